@@ -1,0 +1,1 @@
+"""Lesson files: the format, the loader and validator, and the bundled course."""

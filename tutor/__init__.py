@@ -1,0 +1,1 @@
+"""The autograd-tutor application: command line, Textual app, progress and quizzes."""

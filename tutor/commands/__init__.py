@@ -1,0 +1,1 @@
+"""One module per `autograd-tutor` subcommand, each defining `command`."""
