@@ -1,0 +1,125 @@
+"""Reading typed answers: literals, printouts, fractions, formulas through a runner, errors."""
+import numpy as np
+import pytest
+
+from tutor.answer_input import AnswerFormatError, compare, parse_answer, parse_cell
+from tutor.i18n import STRINGS, default_language, t
+
+
+def test_nested_list_with_fractions():
+    value = parse_answer("[[4, 2/3], [-1/2, 1e-1]]", "tensor", (2, 2))
+    np.testing.assert_allclose(value, [[4, 2 / 3], [-0.5, 0.1]])
+
+
+def test_pasted_printout_with_suffixes():
+    text = "tensor([[1.1667, 1.3333, 1.5000],\n        [1.6667, 1.8333, 2.0000]], requires_grad=True)"
+    value = parse_answer(text, "tensor", (2, 3))
+    assert value.shape == (2, 3)
+    assert value[1, 2] == pytest.approx(2.0)
+    assert parse_answer("tensor(3., grad_fn=<MulBackward0>)", "number") == 3.0
+    np.testing.assert_allclose(parse_answer("tensor([4., 2.], dtype=torch.float64)", "tensor", (2,)), [4, 2])
+
+
+def test_number_fraction_and_special_values():
+    assert parse_answer(" 7/6 ", "number") == pytest.approx(7 / 6)
+    assert parse_answer("-(1/2)**2", "number") == pytest.approx(-0.25)
+    assert parse_answer("inf", "number") == np.inf
+
+
+def test_wrong_shape_names_expected_shape():
+    with pytest.raises(AnswerFormatError) as info:
+        parse_answer("[[1, 2, 3], [4, 5, 6]]", "tensor", (3, 2))
+    assert info.value.key == "answer_wrong_shape"
+    assert "(3, 2)" in str(info.value) and "(2, 3)" in str(info.value)
+    with pytest.raises(AnswerFormatError, match=r"\(2,\)"):
+        parse_answer("[1, 2]", "number")
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ("", "answer_empty"),
+        ("[[1, 2], [3]]", "answer_ragged"),
+        ("[1, 2", "answer_syntax"),
+        ("tensor([1., ..., 3.])", "answer_abbreviated"),
+        ("[True, None]", "answer_not_numbers"),
+        ("None", "answer_expected_numbers"),
+        ("1/0", "answer_division_by_zero"),
+        ("x + 1", "answer_unreadable"),  # a formula, but no runner to evaluate it
+        ("2**1000", "answer_too_large"),
+    ],
+)
+def test_malformed_answers_name_the_problem(text, key):
+    with pytest.raises(AnswerFormatError) as info:
+        parse_answer(text, "tensor", (2,))
+    assert info.value.key == key
+    assert info.value.message("ja") != info.value.message("en")
+
+
+class FakeFailure(Exception):
+    def __init__(self, type_, message):
+        self.error = type("E", (), {"type": type_, "message": message})()
+
+
+def fake_evaluate(expression):
+    """Stands in for RunResult.evaluate: x = [1, 2], y = [[1, 2], [3, 4]]."""
+    namespace = {"x": np.array([1.0, 2.0]), "y": np.array([[1.0, 2.0], [3.0, 4.0]])}
+    try:
+        return eval(expression, {}, namespace)  # test double only; the app uses the runner
+    except NameError as exc:
+        raise FakeFailure("NameError", str(exc)) from None
+
+
+def test_formula_is_evaluated_by_the_runner():
+    np.testing.assert_allclose(parse_answer("x**2/2", "tensor", (2,), fake_evaluate), [0.5, 2.0])
+    np.testing.assert_allclose(parse_answer("y/6", "tensor", (2, 2), fake_evaluate), [[1 / 6, 1 / 3], [0.5, 2 / 3]])
+    with pytest.raises(AnswerFormatError, match="NameError"):
+        parse_answer("z * 2", "tensor", (2,), fake_evaluate)
+    with pytest.raises(AnswerFormatError, match=r"\(2, 2\)"):
+        parse_answer("x", "tensor", (2, 2), fake_evaluate)
+
+
+@pytest.mark.parametrize("formula", ["x.grad", "x.grad * 1", "x.zero_()", "y.backward()"])
+def test_formula_may_not_read_gradients(formula):
+    with pytest.raises(AnswerFormatError) as info:
+        parse_answer(formula, "tensor", (2,), fake_evaluate)
+    assert info.value.key == "answer_formula_forbidden"
+
+
+def test_bool_none_and_text_kinds():
+    assert parse_answer("true", "bool") is True
+    assert parse_answer("False", "bool") is False
+    with pytest.raises(AnswerFormatError):
+        parse_answer("1", "bool")
+    assert parse_answer("None", "none") is None
+    assert parse_answer("[0., 0.]", "none").shape == (2,)
+    assert parse_answer(" <MulBackward0> ", "text") == "MulBackward0"
+
+
+def test_cells():
+    assert parse_cell(" -7/6 ") == pytest.approx(-7 / 6)
+    for bad, key in [("", "answer_empty_cell"), ("abc", "answer_cell_not_number"), ("[1]", "answer_cell_not_number")]:
+        with pytest.raises(AnswerFormatError) as info:
+            parse_cell(bad)
+        assert info.value.key == key
+
+
+def test_compare_marks_wrong_cells_within_tolerance():
+    check = compare(np.array([[4.0, 2.0], [2.0, 4.0]]), np.array([[4.00001, 2.0], [3.0, 4.0]]), "tensor", 1e-4, 1e-4)
+    assert not check.correct
+    assert check.cells.tolist() == [[True, True], [False, True]]
+    assert compare(np.array([1.0]), np.array([1.0]), "tensor", 1e-4, 1e-4).correct
+    assert compare(7 / 6, 1.1667, "number", 1e-4, 1e-4).correct
+    assert not compare(None, np.zeros(2), "none", 0, 0).correct
+    assert compare(None, None, "none", 0, 0).correct
+    assert compare(True, True, "bool", 0, 0).correct and not compare(True, False, "bool", 0, 0).correct
+    assert compare("MulBackward0", "<MulBackward0>", "text", 0, 0).correct
+
+
+def test_i18n_tables_agree_and_locale_default():
+    assert set(STRINGS["ja"]) == set(STRINGS["en"])
+    assert t("step_of", "ja", index=1, total=3) == "ステップ 1 / 3"
+    assert t("missing-key", "ja") == "missing-key"
+    assert default_language({"LANG": "ja_JP.UTF-8"}) == "ja"
+    assert default_language({"LC_ALL": "C.UTF-8", "LANG": "ja_JP.UTF-8"}) == "en"
+    assert default_language({}) == "en"
