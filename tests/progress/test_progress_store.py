@@ -1,0 +1,253 @@
+"""The progress store: durability, concurrency, recovery, migrations, export/import."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from tutor.progress import LessonStatus, Outcome, ProgressError, ProgressStore
+from tutor.progress.schema import LATEST_VERSION, MIGRATIONS
+from tutor.progress.scheduler import ConceptScheduler
+
+REPO = Path(__file__).resolve().parents[2]
+
+WRITER = textwrap.dedent(
+    """
+    import sys
+    from tutor.progress import ProgressStore
+    from tutor.progress.scheduler import ConceptScheduler
+    store = ProgressStore(data_dir=sys.argv[1])
+    scheduler = ConceptScheduler(store)
+    name, count = sys.argv[2], int(sys.argv[3])
+    for i in range(count):
+        attempt = scheduler.record(lesson_id=name, step_id=f"step-{i}", concepts=["shared", name],
+                                   answer=str(i), outcome="correct" if i % 3 else "wrong")
+        print(attempt.uid, flush=True)
+    """
+)
+
+
+def spawn_writer(data_dir: Path, name: str, count: int) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-c", WRITER, str(data_dir), name, str(count)],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=REPO,
+    )
+
+
+def test_attempts_survive_kill_9(tmp_path: Path) -> None:
+    child = spawn_writer(tmp_path, "killed", 1_000_000)
+    reported = [child.stdout.readline().strip() for _ in range(40)]
+    os.kill(child.pid, signal.SIGKILL)
+    child.wait()
+    assert child.returncode == -signal.SIGKILL
+    with ProgressStore(data_dir=tmp_path) as store:
+        assert store.recovered_from is None
+        stored = {attempt.uid for attempt in store.attempts("killed")}
+        assert set(reported) <= stored
+        assert store.card("killed") is not None
+
+
+def test_two_processes_write_at_once(tmp_path: Path) -> None:
+    ProgressStore(data_dir=tmp_path).close()  # both children open an existing, migrated file
+    children = [spawn_writer(tmp_path, name, 60) for name in ("left", "right")]
+    outputs = [child.communicate(timeout=120)[0].split() for child in children]
+    assert [child.returncode for child in children] == [0, 0]
+    with ProgressStore(data_dir=tmp_path) as store:
+        assert store.recovered_from is None
+        for name, uids in zip(("left", "right"), outputs):
+            assert {a.uid for a in store.attempts(name)} == set(uids) and len(uids) == 60
+        counts = store.concept_counts()
+        assert sum(counts["shared"].values()) == 120
+        assert counts["left"] == {Outcome.CORRECT: 40, Outcome.WRONG: 20, Outcome.SKIPPED: 0}
+    conn = sqlite3.connect(tmp_path / "progress.sqlite3")
+    assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+
+
+def filled_store(data_dir: Path, attempts: int = 200) -> Path:
+    with ProgressStore(data_dir=data_dir) as store:
+        for i in range(attempts):
+            store.record_attempt(lesson_id="l", step_id=f"s{i}", concepts=["sum"], answer="x" * 60, outcome="correct")
+        return store.path
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        pytest.param(lambda data: os.urandom(8192), id="garbage-bytes"),
+        pytest.param(lambda data: data[: len(data) // 2], id="truncated-half"),
+        pytest.param(lambda data: data[:60], id="truncated-header"),
+        pytest.param(lambda data: b"SQLite format 3\x00" + b"\xff" * 4000, id="bad-header"),
+    ],
+)
+def test_damaged_file_is_moved_aside_and_a_fresh_one_started(tmp_path: Path, damage) -> None:
+    path = filled_store(tmp_path)
+    damaged = damage(path.read_bytes())
+    path.write_bytes(damaged)
+    with ProgressStore(data_dir=tmp_path) as store:
+        assert store.recovered_from is not None
+        assert store.recovered_from.name.startswith("progress.sqlite3.damaged-")
+        assert store.recovered_from.read_bytes() == damaged  # nothing lost: the old bytes are kept
+        assert store.attempts() == []
+        store.record_attempt(lesson_id="l", step_id="s", concepts=[], answer=None, outcome="skipped")
+    with ProgressStore(data_dir=tmp_path) as store:
+        assert store.recovered_from is None and len(store.attempts()) == 1
+
+
+def test_foreign_sqlite_file_is_moved_aside_not_modified(tmp_path: Path) -> None:
+    path = tmp_path / "progress.sqlite3"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE notes (text TEXT)")
+    conn.execute("INSERT INTO notes VALUES ('keep me')")
+    conn.commit()
+    conn.close()
+    with ProgressStore(data_dir=tmp_path) as store:
+        assert store.recovered_from is not None
+    assert sqlite3.connect(store.recovered_from).execute("SELECT text FROM notes").fetchall() == [("keep me",)]
+
+
+def test_newer_schema_is_refused_and_left_alone(tmp_path: Path) -> None:
+    path = filled_store(tmp_path, attempts=3)
+    conn = sqlite3.connect(path)
+    conn.execute(f"PRAGMA user_version = {LATEST_VERSION + 1}")
+    conn.commit()
+    conn.close()
+    before = path.read_bytes()
+    with pytest.raises(ProgressError, match="newer autograd-tutor"):
+        ProgressStore(data_dir=tmp_path)
+    assert path.read_bytes() == before
+    assert not list(tmp_path.glob("*.damaged-*"))
+
+
+def test_unwritable_folder_gives_a_clear_error(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    with pytest.raises(ProgressError, match="--data-dir"):
+        ProgressStore(data_dir=blocker / "data")
+
+
+def test_migrates_a_version_1_database(tmp_path: Path) -> None:
+    path = tmp_path / "progress.sqlite3"
+    conn = sqlite3.connect(path)
+    conn.executescript(MIGRATIONS[0])
+    conn.execute("PRAGMA user_version = 1")
+    conn.execute(
+        "INSERT INTO attempts (uid, lesson_id, step_id, concepts, answer, outcome, hints_used, duration_ms, at) "
+        "VALUES ('u1', 'lesson', 'step', '[\"jacobian\", \"vjp\"]', '[1, 2]', 'wrong', 1, 2500, "
+        "'2024-05-01T10:00:00.000000+00:00')"
+    )
+    conn.execute("INSERT INTO positions VALUES ('lesson', 'step', '2024-05-01T10:00:00.000000+00:00')")
+    conn.commit()
+    conn.close()
+    with ProgressStore(path) as store:
+        assert store.recovered_from is None
+        [attempt] = store.attempts()
+        assert attempt.concepts == ("jacobian", "vjp") and attempt.outcome is Outcome.WRONG
+        assert attempt.at == datetime(2024, 5, 1, 10, tzinfo=timezone.utc)
+        assert store.concept_counts()["vjp"][Outcome.WRONG] == 1  # back-filled by migration 2
+        assert store.position("lesson") == "step"
+    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == LATEST_VERSION
+
+
+def test_lesson_progress_positions_and_reset(tmp_path: Path) -> None:
+    clock = iter(datetime(2024, 1, 1, tzinfo=timezone.utc) + timedelta(minutes=i) for i in range(100))
+    store = ProgressStore(data_dir=tmp_path, now=lambda: next(clock))
+    steps = ["predict-a", "error-b"]
+    assert store.lesson_progress("one", steps).status is LessonStatus.NEW
+    store.save_position("one", "intro")
+    assert store.lesson_progress("one", steps).status is LessonStatus.IN_PROGRESS
+    store.record_attempt(lesson_id="one", step_id="predict-a", concepts=[], answer="1", outcome="wrong")
+    store.record_attempt(lesson_id="one", step_id="predict-a", concepts=[], answer="2", outcome="correct")
+    store.record_attempt(lesson_id="one", step_id="error-b", concepts=[], answer=None, outcome="skipped")
+    progress = store.lesson_progress("one", steps)
+    assert (progress.status, progress.solved, progress.total) == (LessonStatus.IN_PROGRESS, {"predict-a"}, 2)
+    store.record_attempt(lesson_id="one", step_id="error-b", concepts=[], answer="none", outcome="correct")
+    assert store.lesson_progress("one", steps).status is LessonStatus.DONE
+    store.save_position("two", "start")
+    store.save_position("one", "error-b")
+    last = store.last_position()
+    assert (last.lesson_id, last.step_id) == ("one", "error-b")
+    assert store.reset_lesson("one") == 4
+    assert store.lesson_progress("one", steps).status is LessonStatus.NEW
+    assert store.attempts("one") == [] and store.position("two") == "start"
+
+
+def test_export_import_round_trip_is_idempotent(tmp_path: Path) -> None:
+    clock = [datetime(2024, 3, 1, 9, tzinfo=timezone.utc)]
+    source = ProgressStore(tmp_path / "a.sqlite3", now=lambda: clock[0])
+    scheduler = ConceptScheduler(source, now=lambda: clock[0], enable_fuzzing=False)
+    scheduler.record(lesson_id="l", step_id="s1", concepts=["sum", "mean"], answer="[1, 1]", outcome="correct")
+    scheduler.record(lesson_id="quiz", step_id="mean-scale#7", concepts=["mean"], answer="ほげ", outcome="wrong",
+                     hints_used=2, duration_ms=4100)
+    source.save_position("l", "s2")
+    export = tmp_path / "out" / "progress.json"
+    assert source.export_json(export) == 2
+
+    target = ProgressStore(tmp_path / "b.sqlite3")
+    target.record_attempt(lesson_id="other", step_id="x", concepts=["matmul"], answer=None, outcome="skipped")
+    assert target.import_json(export) == {"attempts": 2, "positions": 1, "cards": 2}
+    assert target.import_json(export) == {"attempts": 0, "positions": 0, "cards": 0}
+    assert {a.uid for a in target.attempts()} >= {a.uid for a in source.attempts()}
+    assert len(target.attempts()) == 3
+    assert [a for a in target.attempts() if a.lesson_id != "other"] == source.attempts()
+    assert target.cards() == source.cards()
+    assert target.position("l") == "s2"
+    assert target.concept_counts()["mean"] == {Outcome.CORRECT: 1, Outcome.WRONG: 1, Outcome.SKIPPED: 0}
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("{not json", r"not valid JSON \(line 1, column 2"),
+        ('{"format": "something-else", "version": 1}', "not an autograd-tutor progress export"),
+        ('{"format": "autograd-tutor-progress", "version": 99}', "export version 99"),
+        ('{"format": "autograd-tutor-progress", "version": 1, "attempts": {}}', "attempts: expected a list"),
+        (
+            '{"format": "autograd-tutor-progress", "version": 1, "attempts": [{"uid": "u", "lesson_id": "l", '
+            '"step_id": "s", "concepts": [], "outcome": "maybe", "hints_used": 0, "at": "2024-01-01T00:00:00+00:00"}]}',
+            r"attempts\[0\]\.outcome: expected one of correct, wrong, skipped",
+        ),
+        (
+            '{"format": "autograd-tutor-progress", "version": 1, "positions": [{"lesson_id": "l", "step_id": "s", '
+            '"updated_at": "yesterday"}]}',
+            r"positions\[0\]\.updated_at: not a timezone-aware ISO 8601 time",
+        ),
+        (
+            '{"format": "autograd-tutor-progress", "version": 1, "cards": [{"key": "k", "card": {"due": 1}, '
+            '"updated_at": "2024-01-01T00:00:00+00:00"}]}',
+            r"cards\[0\]\.card: not a scheduler card",
+        ),
+    ],
+)
+def test_import_rejects_bad_files_without_changing_anything(tmp_path: Path, content: str, message: str) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text(content, encoding="utf-8")
+    with ProgressStore(data_dir=tmp_path) as store:
+        with pytest.raises(ProgressError, match=message) as caught:
+            store.import_json(bad)
+        assert str(bad) in str(caught.value)
+        assert store.attempts() == [] and store.cards() == {}
+
+
+def test_import_of_a_missing_file(tmp_path: Path) -> None:
+    with ProgressStore(data_dir=tmp_path) as store, pytest.raises(ProgressError, match="no such file"):
+        store.import_json(tmp_path / "missing.json")
+
+
+def test_export_is_plain_json_with_utc_times(tmp_path: Path) -> None:
+    with ProgressStore(data_dir=tmp_path) as store:
+        store.record_attempt(lesson_id="l", step_id="s", concepts=["sum"], answer="1", outcome="correct",
+                             at=datetime(2024, 6, 1, 12, tzinfo=timezone(timedelta(hours=9))))
+        store.export_json(tmp_path / "e.json")
+    data = json.loads((tmp_path / "e.json").read_text(encoding="utf-8"))
+    assert data["format"] == "autograd-tutor-progress" and data["version"] == 1
+    assert data["attempts"][0]["at"] == "2024-06-01T03:00:00.000000+00:00"

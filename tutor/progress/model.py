@@ -1,0 +1,79 @@
+"""The records the progress store keeps, and its error type.
+
+Plain frozen dataclasses so the app, the quiz session and the statistics can
+pass them around without touching SQLite.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from enum import StrEnum
+
+QUIZ_LESSON = "quiz"  # the lesson id under which quiz attempts are recorded
+
+
+class ProgressError(Exception):
+    """The progress store cannot do what was asked; the message says why and what to do."""
+
+
+class Outcome(StrEnum):
+    CORRECT = "correct"
+    WRONG = "wrong"
+    SKIPPED = "skipped"
+
+
+class LessonStatus(StrEnum):
+    NEW = "new"
+    IN_PROGRESS = "in progress"
+    DONE = "done"
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One answer to one step (or one quiz question), as recorded."""
+
+    uid: str
+    lesson_id: str  # QUIZ_LESSON for quiz questions
+    step_id: str  # for quiz questions: "<template id>#<seed>"
+    concepts: tuple[str, ...]
+    answer: str | None  # the learner's answer as text (or JSON)
+    outcome: Outcome
+    hints_used: int
+    duration_ms: int | None
+    at: datetime  # UTC
+
+
+@dataclass(frozen=True)
+class Position:
+    """Where the learner left a lesson."""
+
+    lesson_id: str
+    step_id: str
+    updated_at: datetime
+
+
+@dataclass(frozen=True)
+class LessonProgress:
+    """How far a learner is in one lesson: the course view shows `status` and `solved`/`total`."""
+
+    status: LessonStatus
+    solved: frozenset[str]  # gradable steps answered correctly at least once
+    total: int  # number of gradable steps
+
+
+def utc_now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def to_iso(moment: datetime) -> str:
+    """A timezone-aware moment as UTC ISO 8601 text (sorts chronologically as text)."""
+    if moment.tzinfo is None:
+        raise ValueError("progress timestamps must be timezone-aware")
+    return moment.astimezone(timezone.utc).isoformat(timespec="microseconds")
+
+
+def from_iso(text: str) -> datetime:
+    moment = datetime.fromisoformat(text)
+    if moment.tzinfo is None:
+        raise ValueError(f"timestamp {text!r} has no timezone")
+    return moment.astimezone(timezone.utc)

@@ -1,0 +1,426 @@
+"""The SQLite progress store: attempts, lesson positions and scheduler cards.
+
+Durability rules, because learners come back over weeks:
+- every attempt is committed in its own transaction the moment it is recorded
+  (WAL journal, synchronous=FULL), so quitting, a crash or `kill -9` loses
+  nothing already answered;
+- WAL mode plus a busy timeout lets two tutor processes write at once;
+- a damaged file is never overwritten: it is renamed to
+  `progress.sqlite3.damaged-<UTC timestamp>` (with its -wal/-shm), a fresh
+  database is started, and `recovered_from` tells the app where the old one is;
+- a file written by a newer tutor (a schema we don't know) is refused with a
+  clear `ProgressError` instead of being "repaired".
+"""
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import uuid
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from pathlib import Path
+
+from tutor.paths import database_path
+from tutor.progress.model import (
+    Attempt,
+    LessonProgress,
+    LessonStatus,
+    Outcome,
+    Position,
+    ProgressError,
+    from_iso,
+    to_iso,
+    utc_now,
+)
+from tutor.progress.schema import LATEST_VERSION, MIGRATIONS
+
+BUSY_TIMEOUT_MS = 10_000
+GRADABLE_KINDS = ("predict", "error", "choice")
+
+# Called with (card key, stored card JSON or None), returns the new card JSON.
+CardUpdate = Callable[[str, str | None], str]
+
+
+class _Damaged(Exception):
+    """The file is not a readable progress database (internal: triggers recovery)."""
+
+
+def _is_damage(error: sqlite3.DatabaseError) -> bool:
+    name = getattr(error, "sqlite_errorname", "") or ""
+    return name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB"))
+
+
+class ProgressStore:
+    """A learner's progress, in one SQLite file.
+
+    Open it with `ProgressStore(data_dir=...)` (the `--data-dir` override, else
+    $AUTOGRAD_TUTOR_DATA_DIR, else the platform's data directory) or with an
+    explicit `path`. Check `recovered_from` after opening and tell the learner.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        data_dir: str | os.PathLike[str] | None = None,
+        now: Callable[[], datetime] = utc_now,
+    ) -> None:
+        self.path = Path(path) if path is not None else database_path(data_dir)
+        self.now = now
+        self.recovered_from: Path | None = None
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise ProgressError(
+                f"Cannot create the progress folder {self.path.parent}: {error.strerror}. "
+                "Point --data-dir (or $AUTOGRAD_TUTOR_DATA_DIR) at a writable folder."
+            ) from error
+        self._conn = self._open()
+
+    # ----------------------------------------------------------------- opening
+
+    def _open(self) -> sqlite3.Connection:
+        try:
+            return self._connect_and_migrate()
+        except _Damaged:
+            self.recovered_from = self._move_aside()
+            try:
+                return self._connect_and_migrate()
+            except _Damaged as error:  # a fresh file cannot be damaged; the folder is the problem
+                raise ProgressError(f"Cannot start a fresh progress file at {self.path}: {error}") from error
+
+    def _connect_and_migrate(self) -> sqlite3.Connection:
+        try:
+            conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+        except sqlite3.Error as error:
+            raise ProgressError(f"Cannot open the progress file {self.path}: {error}") from error
+        try:
+            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = FULL")
+            conn.execute("PRAGMA foreign_keys = ON")
+            if conn.execute("PRAGMA quick_check").fetchone()[0] != "ok":
+                raise _Damaged("integrity check failed")
+            self._migrate(conn)
+        except sqlite3.DatabaseError as error:
+            conn.close()
+            if _is_damage(error):
+                raise _Damaged(str(error)) from error
+            raise ProgressError(f"Cannot use the progress file {self.path}: {error}") from error
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    def _migrate(self, conn: sqlite3.Connection) -> None:
+        with _immediate(conn):
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            if version > LATEST_VERSION:
+                raise ProgressError(
+                    f"The progress file {self.path} was written by a newer autograd-tutor "
+                    f"(schema version {version}; this one knows up to {LATEST_VERSION}). "
+                    "Upgrade autograd-tutor, or use --data-dir to keep a separate progress folder."
+                )
+            if version == 0 and conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
+                raise _Damaged("an SQLite file that is not an autograd-tutor progress database")
+            for step in range(version, LATEST_VERSION):
+                for statement in _statements(MIGRATIONS[step]):
+                    conn.execute(statement)
+                conn.execute(f"PRAGMA user_version = {step + 1}")
+
+    def _move_aside(self) -> Path:
+        stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+        target = self.path.with_name(f"{self.path.name}.damaged-{stamp}")
+        counter = 1
+        while target.exists():
+            counter += 1
+            target = self.path.with_name(f"{self.path.name}.damaged-{stamp}-{counter}")
+        try:
+            for suffix in ("-wal", "-shm", ""):  # the main file last: it is what marks "damaged"
+                source = Path(f"{self.path}{suffix}")
+                if source.exists():
+                    source.replace(f"{target}{suffix}")
+        except OSError as error:
+            raise ProgressError(
+                f"The progress file {self.path} is damaged and could not be moved aside "
+                f"({error.strerror}). Move it away yourself, or use --data-dir."
+            ) from error
+        return target
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def __enter__(self) -> ProgressStore:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        try:
+            with _immediate(self._conn):
+                yield self._conn
+        except sqlite3.Error as error:
+            raise ProgressError(f"Could not save progress to {self.path}: {error}") from error
+
+    def _read(self, sql: str, params: Iterable[object] = ()) -> list[tuple]:
+        try:
+            return self._conn.execute(sql, tuple(params)).fetchall()
+        except sqlite3.Error as error:
+            raise ProgressError(f"Could not read progress from {self.path}: {error}") from error
+
+    # ----------------------------------------------------------------- attempts
+
+    def record_attempt(
+        self,
+        *,
+        lesson_id: str,
+        step_id: str,
+        concepts: Iterable[str],
+        answer: str | None,
+        outcome: Outcome | str,
+        hints_used: int = 0,
+        duration_ms: int | None = None,
+        at: datetime | None = None,
+        update_cards: CardUpdate | None = None,
+        card_keys: Iterable[str] | None = None,
+    ) -> Attempt:
+        """Record one attempt, committed before this returns.
+
+        `update_cards`, if given, is applied to each of `card_keys` (default: the
+        concepts) inside the same transaction, so an attempt and the scheduling
+        it causes are saved together or not at all, even with two processes.
+        """
+        attempt = Attempt(
+            uid=uuid.uuid4().hex,
+            lesson_id=lesson_id,
+            step_id=step_id,
+            concepts=tuple(dict.fromkeys(concepts)),
+            answer=answer,
+            outcome=Outcome(outcome),
+            hints_used=int(hints_used),
+            duration_ms=None if duration_ms is None else int(duration_ms),
+            at=(at or self.now()).astimezone(timezone.utc),
+        )
+        with self._write() as conn:
+            _insert_attempt(conn, attempt)
+            if update_cards is not None:
+                keys = attempt.concepts if card_keys is None else tuple(card_keys)
+                for key in keys:
+                    row = conn.execute("SELECT card FROM cards WHERE key = ?", (key,)).fetchone()
+                    _put_card(conn, key, update_cards(key, row[0] if row else None), attempt.at)
+        return attempt
+
+    def attempts(self, lesson_id: str | None = None) -> list[Attempt]:
+        """Attempts in the order they were made (all, or one lesson's)."""
+        where, params = ("WHERE lesson_id = ?", (lesson_id,)) if lesson_id is not None else ("", ())
+        rows = self._read(
+            "SELECT uid, lesson_id, step_id, concepts, answer, outcome, hints_used, duration_ms, at "
+            f"FROM attempts {where} ORDER BY at, id",
+            params,
+        )
+        return [
+            Attempt(uid, lesson, step, tuple(json.loads(concepts)), answer, Outcome(outcome), hints, duration, from_iso(at))
+            for uid, lesson, step, concepts, answer, outcome, hints, duration, at in rows
+        ]
+
+    def concept_counts(self) -> dict[str, dict[Outcome, int]]:
+        """For each concept, how many attempts ended in each outcome."""
+        counts: dict[str, dict[Outcome, int]] = {}
+        rows = self._read(
+            "SELECT concept, outcome, count(*) FROM attempt_concepts "
+            "JOIN attempts ON attempts.id = attempt_id GROUP BY concept, outcome ORDER BY concept"
+        )
+        for concept, outcome, count in rows:
+            counts.setdefault(concept, {o: 0 for o in Outcome})[Outcome(outcome)] = count
+        return counts
+
+    # ----------------------------------------------------------------- lessons
+
+    def save_position(self, lesson_id: str, step_id: str) -> None:
+        """Remember the step the learner is on, to resume there."""
+        with self._write() as conn:
+            _put_position(conn, lesson_id, step_id, self.now())
+
+    def position(self, lesson_id: str) -> str | None:
+        rows = self._read("SELECT step_id FROM positions WHERE lesson_id = ?", (lesson_id,))
+        return rows[0][0] if rows else None
+
+    def last_position(self) -> Position | None:
+        """The lesson and step the learner visited most recently, to resume the course."""
+        rows = self._read("SELECT lesson_id, step_id, updated_at FROM positions ORDER BY updated_at DESC LIMIT 1")
+        return Position(rows[0][0], rows[0][1], from_iso(rows[0][2])) if rows else None
+
+    def lesson_progress(self, lesson_id: str, gradable_step_ids: Iterable[str]) -> LessonProgress:
+        """New / in progress / done for one lesson.
+
+        Done means every gradable (predict, error, choice) step was answered
+        correctly at least once; a lesson with no gradable step is done once
+        visited. The app passes the lesson's gradable step ids.
+        """
+        gradable = frozenset(gradable_step_ids)
+        solved = frozenset(
+            step for (step,) in self._read(
+                "SELECT DISTINCT step_id FROM attempts WHERE lesson_id = ? AND outcome = 'correct'", (lesson_id,)
+            )
+        ) & gradable
+        touched = bool(
+            self._read("SELECT 1 FROM attempts WHERE lesson_id = ? LIMIT 1", (lesson_id,))
+            or self.position(lesson_id) is not None
+        )
+        if touched and solved == gradable:
+            status = LessonStatus.DONE
+        elif touched:
+            status = LessonStatus.IN_PROGRESS
+        else:
+            status = LessonStatus.NEW
+        return LessonProgress(status, solved, len(gradable))
+
+    def lesson_ids(self) -> list[str]:
+        """Every lesson with an attempt or a saved position (quiz attempts excluded by the caller)."""
+        rows = self._read("SELECT lesson_id FROM attempts UNION SELECT lesson_id FROM positions ORDER BY 1")
+        return [lesson for (lesson,) in rows]
+
+    def reset_lesson(self, lesson_id: str) -> int:
+        """Forget a lesson's attempts and position (the app confirms first); returns attempts deleted.
+
+        Concept cards are kept: they summarise every lesson and quiz that used the concept.
+        """
+        with self._write() as conn:
+            deleted = conn.execute("DELETE FROM attempts WHERE lesson_id = ?", (lesson_id,)).rowcount
+            conn.execute("DELETE FROM positions WHERE lesson_id = ?", (lesson_id,))
+        return deleted
+
+    # ----------------------------------------------------------------- cards
+
+    def card(self, key: str) -> str | None:
+        """The stored scheduler card (fsrs `Card.to_json()`) for a concept, if any."""
+        rows = self._read("SELECT card FROM cards WHERE key = ?", (key,))
+        return rows[0][0] if rows else None
+
+    def cards(self) -> dict[str, str]:
+        return dict(self._read("SELECT key, card FROM cards ORDER BY key"))
+
+    def put_card(self, key: str, card_json: str) -> None:
+        with self._write() as conn:
+            _put_card(conn, key, card_json, self.now())
+
+    # ----------------------------------------------------------------- moving between machines
+
+    def export_json(self, path: str | os.PathLike[str]) -> int:
+        """Write everything to a JSON file; returns the number of attempts written."""
+        from tutor.progress.exchange import export_document, write_document
+
+        document = export_document(self, self.now())
+        write_document(Path(path), document)
+        return len(document["attempts"])
+
+    def import_json(self, path: str | os.PathLike[str]) -> dict[str, int]:
+        """Merge an exported file into this store, all or nothing.
+
+        Idempotent: attempts are matched by their uid, positions and cards are
+        replaced only by newer ones. Returns counts of what changed; raises
+        `ProgressError` naming the file and the problem if it is not valid.
+        """
+        from tutor.progress.exchange import read_document
+
+        document = read_document(Path(path))
+        changed = {"attempts": 0, "positions": 0, "cards": 0}
+        with self._write() as conn:
+            for attempt in document.attempts:
+                changed["attempts"] += _insert_attempt(conn, attempt)
+            for position in document.positions:
+                changed["positions"] += _put_position(
+                    conn, position.lesson_id, position.step_id, position.updated_at, only_if_newer=True
+                )
+            for key, (card_json, updated_at) in document.cards.items():
+                changed["cards"] += _put_card(conn, key, card_json, updated_at, only_if_newer=True)
+        return changed
+
+    def _dump(self) -> tuple[list[Attempt], list[Position], dict[str, tuple[str, datetime]]]:
+        """Everything, for export."""
+        positions = [
+            Position(lesson, step, from_iso(updated))
+            for lesson, step, updated in self._read("SELECT lesson_id, step_id, updated_at FROM positions ORDER BY 1")
+        ]
+        cards = {
+            key: (card, from_iso(updated))
+            for key, card, updated in self._read("SELECT key, card, updated_at FROM cards ORDER BY key")
+        }
+        return self.attempts(), positions, cards
+
+
+# Writes shared by live recording and import. The "newer wins" rules make
+# importing the same file twice change nothing.
+
+def _insert_attempt(conn: sqlite3.Connection, attempt: Attempt) -> int:
+    cursor = conn.execute(
+        "INSERT OR IGNORE INTO attempts (uid, lesson_id, step_id, concepts, answer, outcome, hints_used, duration_ms, at) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            attempt.uid,
+            attempt.lesson_id,
+            attempt.step_id,
+            json.dumps(list(attempt.concepts)),
+            attempt.answer,
+            attempt.outcome.value,
+            attempt.hints_used,
+            attempt.duration_ms,
+            to_iso(attempt.at),
+        ),
+    )
+    if cursor.rowcount:
+        conn.executemany(
+            "INSERT OR IGNORE INTO attempt_concepts (attempt_id, concept) VALUES (?, ?)",
+            [(cursor.lastrowid, concept) for concept in attempt.concepts],
+        )
+    return cursor.rowcount
+
+
+def _put_position(
+    conn: sqlite3.Connection, lesson_id: str, step_id: str, updated_at: datetime, *, only_if_newer: bool = False
+) -> int:
+    return conn.execute(
+        "INSERT INTO positions (lesson_id, step_id, updated_at) VALUES (?, ?, ?) "
+        "ON CONFLICT (lesson_id) DO UPDATE SET step_id = excluded.step_id, updated_at = excluded.updated_at "
+        + ("WHERE excluded.updated_at > positions.updated_at" if only_if_newer else ""),
+        (lesson_id, step_id, to_iso(updated_at)),
+    ).rowcount
+
+
+def _put_card(
+    conn: sqlite3.Connection, key: str, card_json: str, updated_at: datetime, *, only_if_newer: bool = False
+) -> int:
+    return conn.execute(
+        "INSERT INTO cards (key, card, updated_at) VALUES (?, ?, ?) "
+        "ON CONFLICT (key) DO UPDATE SET card = excluded.card, updated_at = excluded.updated_at "
+        + ("WHERE excluded.updated_at > cards.updated_at" if only_if_newer else ""),
+        (key, card_json, to_iso(updated_at)),
+    ).rowcount
+
+
+@contextmanager
+def _immediate(conn: sqlite3.Connection) -> Iterator[None]:
+    """A write transaction that takes the lock up front (no deadlock between two writers)."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+def _statements(script: str) -> list[str]:
+    """Split a migration script into statements (executescript would commit our transaction)."""
+    return [statement.strip() for statement in script.split(";") if statement.strip()]
+
+
+def gradable_step_ids(steps: Iterable[object]) -> list[str]:
+    """The ids of the steps that count towards "done" (any object with `id` and `kind`)."""
+    return [step.id for step in steps if str(getattr(step, "kind", "")) in GRADABLE_KINDS]
+
+
