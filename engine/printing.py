@@ -131,8 +131,8 @@ class _Formatter:
         if shown.size == 0:
             return
         self.int_mode = bool(np.all(shown == np.ceil(shown)))
-        magnitudes = np.abs(shown).astype(np.float64)
-        smallest, largest = float(magnitudes.min()), float(magnitudes.max())
+        magnitudes = np.abs(shown)
+        smallest, largest = float(magnitudes.min()), float(magnitudes.max())  # compared as doubles
         if _OPTIONS.sci_mode is None:
             self.sci_mode = largest / smallest > 1000.0 or largest > 1.0e8 or smallest < 1.0e-4
         else:
@@ -164,11 +164,10 @@ def _summarized(values: np.ndarray) -> np.ndarray:
     edge = _OPTIONS.edgeitems
     if values.ndim == 0:
         return values
-    if values.ndim == 1:
-        # with edge == 0 this keeps everything, as ``t[:0]`` + ``t[-0:]`` does in PyTorch
-        return np.concatenate((values[:edge], values[-edge:])) if len(values) > 2 * edge else values
-    if not edge:
+    if not edge:  # only "..." is shown
         return np.empty([0] * values.ndim, values.dtype)
+    if values.ndim == 1:
+        return np.concatenate((values[:edge], values[-edge:])) if len(values) > 2 * edge else values
     rows = [*values[:edge], *values[-edge:]] if len(values) > 2 * edge else list(values)
     return np.stack([_summarized(row) for row in rows])
 

@@ -174,6 +174,40 @@ def _check_against_torch(data, grad=None):
     assert actual == expected
 
 
+BOUNDARY_CASES = [
+    np.array([1e-4]),  # exactly the 1e-4 limit: fixed notation
+    np.array([1e-4], dtype=np.float32),  # just below it once rounded to float32: scientific
+    np.array([1.0, 1000.0], dtype=np.float32),  # ratio exactly 1000: fixed
+    np.array([1.0, 1000.5], dtype=np.float32),
+    np.array([1e8, 2e5], dtype=np.float64),  # exactly 1e8: fixed
+    np.array([1.5e8], dtype=np.float64),
+    np.array([9.99995, -0.5], dtype=np.float64),  # rounds up to a wider "10.0000"
+    np.array([-0.0, 0.0, math.nan], dtype=np.float16),
+    np.array([65504.0, -65504.0, 6e-8], dtype=np.float16),
+    np.array([1e-320, 1e300]),  # subnormal: the magnitude ratio overflows
+    np.array([[math.inf, -math.inf]], dtype=np.float32),
+    np.array(-0.0, dtype=np.float32),
+    np.array(math.nan),
+    np.array([np.iinfo(np.int64).min, 7]),
+    np.zeros((2, 0, 3), dtype=np.bool_),
+]
+
+
+@pytest.mark.parametrize("data", BOUNDARY_CASES, ids=repr)
+def test_boundary_cases_match_torch(data):
+    _check_against_torch(data)
+
+
+@pytest.mark.parametrize("linewidth", range(10, 100))
+def test_suffixes_wrap_at_the_same_column_as_torch(linewidth):
+    torch = pytest.importorskip("torch")
+    torch.set_printoptions(linewidth=linewidth)
+    set_printoptions(linewidth=linewidth)
+    for data in (np.linspace(-1, 1, 11), np.arange(6, dtype=np.float16).reshape(2, 3) / 3):
+        _check_against_torch(data, "requires_grad")
+        _check_against_torch(data, "grad_fn")
+
+
 @settings(max_examples=300, deadline=None)
 @given(small_arrays)
 def test_small_arrays_match_torch(data):
