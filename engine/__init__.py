@@ -1,0 +1,52 @@
+"""A small reverse-mode autograd engine with PyTorch's surface: `import engine as torch`.
+
+Lesson snippets say `import torch` and run on this package; the names below are
+the part of PyTorch it implements, with PyTorch's numbers, errors and printouts.
+"""
+from __future__ import annotations
+
+from engine import autograd, nn
+from engine.creation import (arange, empty, eye, from_numpy, full, full_like, linspace, manual_seed, ones,
+                             ones_like, rand, randint, randn, zeros, zeros_like)
+from engine.dtypes import Size, dtype, float16, float32, float64, int8, int16, int32, int64, uint8
+from engine.dtypes import bool_ as bool  # noqa: A001 - torch.bool
+from engine.functional import jacobian, vjp
+from engine.printing import set_printoptions
+from engine.tensor import Tensor, is_grad_enabled, matmul, no_grad, tensor
+
+float = float32  # noqa: A001 - torch.float
+double = float64
+half = float16
+long = int64
+int = int32  # noqa: A001 - torch.int
+FloatTensor = Tensor
+
+
+def _forward_to_method(name: str):
+    def function(input, *args, **kwargs):  # noqa: A002 - PyTorch's argument name
+        return getattr(input, name)(*args, **kwargs)
+
+    function.__name__ = name
+    function.__doc__ = f"`torch.{name}(input, ...)`, the same as `input.{name}(...)`."
+    return function
+
+
+_FUNCTIONS = ("exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "abs", "clamp", "clip", "sum",
+              "mean", "max", "min", "argmax", "argmin", "softmax", "log_softmax", "mm", "mv", "dot", "pow",
+              "add", "sub", "mul", "div", "neg", "square", "reciprocal", "transpose", "permute", "reshape", "t",
+              "unsqueeze", "squeeze", "flatten", "clone", "detach", "numel", "maximum", "norm", "allclose",
+              "equal", "is_floating_point")
+globals().update({name: _forward_to_method(name) for name in _FUNCTIONS})
+
+
+def is_tensor(obj) -> bool:
+    return isinstance(obj, Tensor)
+
+
+__all__ = [
+    "Size", "Tensor", "FloatTensor", "arange", "autograd", "bool", "double", "dtype", "empty", "eye", "float",
+    "float16", "float32", "float64", "from_numpy", "full", "full_like", "half", "int", "int8", "int16", "int32",
+    "int64", "is_grad_enabled", "is_tensor", "jacobian", "linspace", "long", "manual_seed", "matmul", "nn",
+    "no_grad", "ones", "ones_like", "rand", "randint", "randn", "set_printoptions", "tensor", "uint8", "vjp",
+    "zeros", "zeros_like", *_FUNCTIONS,
+]

@@ -1,0 +1,162 @@
+"""The recorded graph and the reverse sweep that walks it.
+
+A `Node` is what PyTorch calls a `grad_fn`: the op that made a tensor, the
+arrays its rule needs, and the nodes of its inputs (`next_functions`). Leaves
+that require grad end in an `AccumulateGrad`. `sweep` pushes cotangents from a
+root back to the leaves using the rules of `engine.derivatives`; with leading
+batch axes on the cotangent it computes many vector-Jacobian products at once.
+"""
+from __future__ import annotations
+
+import contextlib
+import contextvars
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from engine.derivatives import Op
+from engine.xp import sum_to
+
+SECOND_BACKWARD = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after they have "
+    "already been freed). Saved intermediate values of the graph are freed when you call .backward() or "
+    "autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time or "
+    "if you need to access saved tensors after calling backward."
+)
+
+
+class Node:
+    """A backward node (`grad_fn`): which op made a tensor, from which inputs."""
+
+    __slots__ = ("op", "arrays", "attrs", "out", "parents", "freed", "retained", "__weakref__")
+
+    def __init__(self, op: Op, arrays: tuple, attrs: dict, out: np.ndarray, parents: tuple) -> None:
+        self.op = op
+        self.arrays = arrays      # the inputs as arrays (or Python scalars), in the op's order
+        self.attrs = attrs
+        self.out = out
+        self.parents = parents    # per input: a Node, an AccumulateGrad, or None (no grad needed)
+        self.freed = False
+        self.retained = None      # the output Tensor, when it called retain_grad()
+
+    def name(self) -> str:
+        return self.op.grad_fn
+
+    @property
+    def next_functions(self) -> tuple:
+        return tuple((p, 0) for p in self.parents)
+
+    def __repr__(self) -> str:
+        return f"<{self.op.grad_fn} object at {id(self):#x}>"
+
+
+class AccumulateGrad:
+    """The sink at a leaf that requires grad: backward adds into `variable.grad` here."""
+
+    __slots__ = ("variable", "__weakref__")
+    parents: tuple = ()
+
+    def __init__(self, variable) -> None:
+        self.variable = variable
+
+    def name(self) -> str:
+        return "torch::autograd::AccumulateGrad"
+
+    @property
+    def next_functions(self) -> tuple:
+        return ()
+
+    def __repr__(self) -> str:
+        return f"<AccumulateGrad object at {id(self):#x}>"
+
+
+def topological(root) -> list:
+    """Nodes reachable from `root`, each before every node it feeds (iterative: deep graphs are fine)."""
+    order, visited = [], {root}
+    stack = [(root, iter(root.parents))]
+    while stack:
+        node, parents = stack[-1]
+        for parent in parents:
+            if parent is not None and parent not in visited:
+                visited.add(parent)
+                stack.append((parent, iter(parent.parents)))
+                break
+        else:
+            stack.pop()
+            order.append(node)
+    order.reverse()
+    return order
+
+
+def sweep(root, cotangent: np.ndarray, *, nbatch: int = 0, retain_graph: bool = False,
+          on_node=None) -> dict:
+    """Push `cotangent` from `root` to the leaves; return {AccumulateGrad: cotangent} for every leaf.
+
+    `on_node(node, g, contributions)` is called for each node visited (the explanation layer's trace).
+    """
+    order = topological(root)
+    grads: dict[Any, Any] = {root: cotangent}
+    leaves = {}
+    for node in order:
+        g = grads.pop(node, None)
+        if g is None:
+            continue
+        if type(node) is AccumulateGrad:
+            leaves[node] = g
+            continue
+        op = node.op
+        if node.freed and op.saves:
+            raise RuntimeError(SECOND_BACKWARD)
+        if node.retained is not None and nbatch == 0:
+            node.retained._accumulate(g)
+        arrays, out, attrs = node.arrays, node.out, node.attrs
+        contributions = []
+        for i, parent in enumerate(node.parents):
+            if parent is None:
+                continue
+            gi = op.vjp[i](g, out, *arrays, **attrs)
+            shape = arrays[i].shape
+            if gi.shape[nbatch:] != shape:
+                gi = sum_to(gi, shape, nbatch)
+            previous = grads.get(parent)
+            grads[parent] = gi if previous is None else previous + gi
+            contributions.append((i, parent, gi))
+        if on_node is not None:
+            on_node(node, g, contributions)
+        if not retain_graph:
+            node.freed = True
+    return leaves
+
+
+# --- recording backward calls for the explanation layer ------------------------------------------
+@dataclass
+class BackwardCall:
+    """One `Tensor.backward` call: what was differentiated, with which `gradient`, and what it changed."""
+
+    output: Any                       # the Tensor backward was called on
+    gradient: np.ndarray | None       # the `gradient` argument (None: implicit 1 for a scalar)
+    seed: np.ndarray                  # the cotangent actually used (ones for a scalar)
+    leaves: list = field(default_factory=list)         # leaf Tensors that received a gradient
+    grads_before: list = field(default_factory=list)   # their .grad arrays before (None if unset)
+    grads_after: list = field(default_factory=list)    # and after
+    nodes: list = field(default_factory=list)          # the graph, root first (topological order)
+
+
+_recorders: contextvars.ContextVar[tuple] = contextvars.ContextVar("backward_recorders", default=())
+
+
+@contextlib.contextmanager
+def record_backward() -> Iterator[list[BackwardCall]]:
+    """Collect a `BackwardCall` for every backward made inside the block."""
+    calls: list[BackwardCall] = []
+    token = _recorders.set(_recorders.get() + (calls,))
+    try:
+        yield calls
+    finally:
+        _recorders.reset(token)
+
+
+def active_recorders() -> tuple:
+    return _recorders.get()

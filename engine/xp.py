@@ -1,0 +1,192 @@
+"""The small array namespace that the derivative rules are written against.
+
+Every function here accepts either a float numpy array (numbers) or a numpy
+object array whose elements are sympy expressions (symbols). That is what lets
+`engine.derivatives` state each rule once and have the explanation layer run
+the very same rules to get symbolic Jacobians.
+
+Branch decisions (is x > 0? which element is the max?) cannot be made on a bare
+symbol, so for object arrays they are taken at the point being explained: the
+numeric values of the symbols, set with `at_point`.
+"""
+from __future__ import annotations
+
+import contextlib
+import contextvars
+from collections.abc import Iterator, Mapping
+
+import numpy as np
+
+_point: contextvars.ContextVar[Mapping] = contextvars.ContextVar("xp_point", default={})
+
+
+@contextlib.contextmanager
+def at_point(values: Mapping) -> Iterator[None]:
+    """Evaluate branch decisions of symbolic arrays with these symbol values."""
+    token = _point.set(values)
+    try:
+        yield
+    finally:
+        _point.reset(token)
+
+
+def symbolic(a) -> bool:
+    return isinstance(a, np.ndarray) and a.dtype == object
+
+
+def numeric(a) -> np.ndarray:
+    """The float value of an array (object arrays are evaluated at the current point)."""
+    if not symbolic(a):
+        return a
+    values = _point.get()
+    return np.vectorize(lambda e: float(e.xreplace(values)) if hasattr(e, "xreplace") else float(e),
+                        otypes=[np.float64])(a)
+
+
+def _sympy_elementwise(name: str):
+    def apply(a):
+        import sympy
+
+        return np.frompyfunc(getattr(sympy, name), 1, 1)(a)
+
+    return apply
+
+
+def _unary(numpy_fn, sympy_name: str):
+    sym = _sympy_elementwise(sympy_name)
+
+    def fn(a):
+        return sym(a) if symbolic(a) else numpy_fn(a)
+
+    fn.__name__ = sympy_name.lower()
+    return fn
+
+
+exp = _unary(np.exp, "exp")
+log = _unary(np.log, "log")
+sqrt = _unary(np.sqrt, "sqrt")
+sin = _unary(np.sin, "sin")
+cos = _unary(np.cos, "cos")
+tanh = _unary(np.tanh, "tanh")
+abs = _unary(np.abs, "Abs")  # noqa: A001 - mirrors numpy's name
+
+
+def sign(a):
+    """+1, 0 or -1; decided at the point for symbols."""
+    return np.sign(numeric(a)).astype(a.dtype if not symbolic(a) else np.float64)
+
+
+def greater(a, b):
+    """Elementwise a > b as a 0/1 mask in a's dtype (decided at the point for symbols)."""
+    mask = numeric(a) > numeric(b)
+    return mask.astype(np.float64 if symbolic(a) else a.dtype)
+
+
+def between(a, low, high):
+    """1 where low <= a <= high (a bound of None is open), else 0."""
+    value = numeric(a)
+    mask = np.ones(value.shape, dtype=bool)
+    if low is not None:
+        mask &= value >= low
+    if high is not None:
+        mask &= value <= high
+    return mask.astype(np.float64 if symbolic(a) else a.dtype)
+
+
+def equal(a, b):
+    """1 where a == b, else 0 (decided at the point for symbols)."""
+    mask = numeric(a) == numeric(b)
+    return mask.astype(np.float64 if symbolic(a) else a.dtype)
+
+
+def sigmoid(a):
+    return 1 / (1 + exp(-a))
+
+
+def maximum(a, b):
+    return np.where(numeric(a) >= numeric(b), a, b) if symbolic(a) else np.maximum(a, b)
+
+
+def clip(a, low, high):
+    if not symbolic(a):
+        return np.clip(a, low, high)
+    out = a
+    if low is not None:
+        out = np.where(numeric(out) < low, low, out)
+    if high is not None:
+        out = np.where(numeric(out) > high, high, out)
+    return out
+
+
+def argmax(a, axis):
+    return np.argmax(numeric(a), axis=axis)
+
+
+def argmin(a, axis):
+    return np.argmin(numeric(a), axis=axis)
+
+
+def amax(a, axis=None, keepdims=False):
+    if not symbolic(a):
+        return np.max(a, axis=axis, keepdims=keepdims)
+    return _take_arg(a, argmax, axis, keepdims)
+
+
+def amin(a, axis=None, keepdims=False):
+    if not symbolic(a):
+        return np.min(a, axis=axis, keepdims=keepdims)
+    return _take_arg(a, argmin, axis, keepdims)
+
+
+def _take_arg(a, arg, axis, keepdims):
+    if axis is None:
+        flat = a.reshape(-1)
+        return np.array(flat[arg(flat, 0)], dtype=object)
+    idx = np.expand_dims(arg(a, axis), axis)
+    out = np.take_along_axis(a, idx, axis)
+    return out if keepdims else np.squeeze(out, axis)
+
+
+def logsumexp(a, axis):
+    """log(sum(exp(a))) along axis, kept as a dimension; numerically stable for numbers."""
+    if symbolic(a):
+        return log(np.sum(exp(a), axis=axis, keepdims=True))
+    m = np.max(a, axis=axis, keepdims=True)
+    return m + np.log(np.sum(np.exp(a - m), axis=axis, keepdims=True))
+
+
+def softmax(a, axis):
+    if symbolic(a):
+        e = exp(a)
+    else:
+        e = np.exp(a - np.max(a, axis=axis, keepdims=True))
+    return e / np.sum(e, axis=axis, keepdims=True)
+
+
+def zeros(shape, like):
+    return np.zeros(shape, dtype=like.dtype)
+
+
+def batch_shape(g, out) -> tuple[int, ...]:
+    """The leading batch axes of a cotangent (empty for a plain backward)."""
+    return g.shape[: g.ndim - np.ndim(out)]
+
+
+def expand_to(g, out, shape):
+    """Broadcast a cotangent of a reduction's output back over the input's shape."""
+    batch = batch_shape(g, out)
+    return np.broadcast_to(g, batch + tuple(shape))
+
+
+def sum_to(g, shape, nbatch: int):
+    """Sum a cotangent down to an input's shape, undoing broadcasting (batch axes kept)."""
+    shape = tuple(shape)
+    if g.shape[nbatch:] == shape:
+        return g
+    lead = g.ndim - nbatch - len(shape)
+    if lead:
+        g = g.sum(axis=tuple(range(nbatch, nbatch + lead)))
+    axes = tuple(nbatch + i for i, n in enumerate(shape) if n == 1 and g.shape[nbatch + i] != 1)
+    if axes:
+        g = g.sum(axis=axes, keepdims=True)
+    return g
