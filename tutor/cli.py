@@ -11,6 +11,9 @@ import click
 
 # subcommand name -> module under tutor.commands that defines `command`
 SUBCOMMANDS: dict[str, str] = {
+    "check": "check",
+    "new": "new",
+    "paths": "paths",
 }
 
 

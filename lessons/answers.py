@@ -1,0 +1,164 @@
+"""A step's correct answer, computed by running its program — never typed by an author.
+
+`compute_answer(lesson, step)` runs the step's program through the snippet
+runner and evaluates the predicted expression (predict steps), finds the one
+choice matching what the program raised (error steps), or reads the option
+marked correct (choice steps). The `Answer` keeps the `RunResult`, so the
+explanation layer can look at the same run the answer came from.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from lessons.model import (
+    ChoiceStep, ErrorChoice, ErrorStep, Lesson, PredictStep, QuizTemplate, Step, Tolerance,
+)
+from lessons.programs import Program, ProgramBuilder, join
+from lessons.values import Plain, UnsupportedValue, classify, same
+
+# runner outcomes that mean the program itself is unusable, not a PyTorch error to predict
+REFUSALS = frozenset({"SnippetRejected", "ResourceLimitExceeded", "SnippetStopped",
+                      "SyntaxError", "IndentationError", "TabError"})
+
+
+class AnswerError(Exception):
+    """The step has no well-defined answer: its program fails, or its expression or choices are wrong.
+
+    `step_index` and `key` say which key of which step is at fault ("snippet",
+    "expression", "choices"); `file_line` is the file line when it is known.
+    """
+
+    def __init__(self, step_index: int | None, key: str, message: str, file_line: int | None = None):
+        super().__init__(message)
+        self.step_index = step_index
+        self.key = key
+        self.message = message
+        self.file_line = file_line
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The correct answer to a step.
+
+    kind: "tensor" | "number" | "bool" | "none" | "text" for predict steps (the
+    value's kind), "error" or "choice" for the other steps, whose `value` is the
+    index of the correct choice/option.
+    """
+
+    kind: str
+    value: Any
+    shape: tuple[int, ...] | None
+    tolerance: Tolerance
+    stdout: str = ""
+    run: Any = None  # the engine.runner RunResult the answer came from (None for a choice without code)
+    raised: Any = None  # error steps: the SnippetError the program raised, None if it ran cleanly
+
+    @property
+    def plain(self) -> Plain:
+        return Plain(self.kind, self.value, self.shape)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    correct: bool
+    cells: np.ndarray | None = None  # per-cell verdict for tensor answers
+
+
+def compute_answer(lesson: Lesson, step: Step, builder: ProgramBuilder | None = None) -> Answer:
+    """The correct answer to `step` of `lesson` (raises `AnswerError` if the lesson is broken there)."""
+    index = lesson.step_index(step)
+    builder = builder or ProgramBuilder(lesson)
+    program = builder.program(index)
+    if isinstance(step, PredictStep):
+        return predict_answer(program, step.expression, lesson.tolerance_for(step), index, builder.run)
+    if isinstance(step, ErrorStep):
+        return _error_answer(step, index, program, builder.run)
+    if isinstance(step, ChoiceStep):
+        result = run_program(program, index, builder.run) if program else None
+        return Answer("choice", step.correct_index, None, lesson.tolerance,
+                      stdout=result.stdout if result else "", run=result)
+    raise ValueError(f"step {step.id!r} is a {step.kind} step, which has no answer")
+
+
+def quiz_program(template: QuizTemplate, snippet: str) -> Program:
+    return join([(-1, snippet, template.snippet_line)])
+
+
+def predict_answer(program: Program | None, expression: str, tolerance: Tolerance, index: int | None,
+                   run) -> Answer:
+    """Run `program` and evaluate `expression` in what it leaves behind."""
+    result = run_program(program, index, run)
+    from engine.runner.errors import SnippetFailure
+
+    try:
+        value = result.evaluate(expression)
+    except SnippetFailure as failure:
+        raise AnswerError(index, "expression", f"`{expression}` fails after the program: {failure.error.type}: "
+                                               f"{failure.error.message}") from None
+    try:
+        plain = classify(value)
+    except UnsupportedValue as error:
+        raise AnswerError(index, "expression", str(error)) from None
+    return Answer(plain.kind, plain.value, plain.shape, tolerance, stdout=result.stdout, run=result)
+
+
+def run_program(program: Program | None, index: int | None, run):
+    """Run `program`; raise `AnswerError` at the failing line if it does not run cleanly."""
+    if program is None:
+        raise AnswerError(index, "snippet", "this step has no code: add a `snippet` or `continues = true`")
+    result = run(program.source)
+    if result.error is not None:
+        raise _failure(program, result.error, index)
+    return result
+
+
+def _failure(program: Program, error, index: int | None, lead: str = "the program fails") -> AnswerError:
+    part, file_line = program.locate(error.line)
+    where = part.step_index if part is not None else index
+    if error.type in REFUSALS:
+        lead = "the snippet runner refuses the program" if error.type != "ResourceLimitExceeded" else lead
+    return AnswerError(where, "snippet", f"{lead}: {error.type}: {error.message}", file_line)
+
+
+def _error_answer(step: ErrorStep, index: int, program: Program, run) -> Answer:
+    result = run(program.source)
+    error = result.error
+    if error is not None:
+        part, _ = program.locate(error.line)
+        if error.type in REFUSALS or (part is not None and part.step_index != index):
+            raise _failure(program, error, index)
+    matching = [i for i, choice in enumerate(step.choices) if error_matches(choice, error)]
+    outcome = f"{error.type}: {error.message}" if error else "it runs without error"
+    if not matching:
+        raise AnswerError(index, "choices", f"no choice matches what the program does ({outcome}); "
+                                            "add that outcome as a choice")
+    if len(matching) > 1:
+        listed = " and ".join(repr(step.choices[i].error) for i in matching)
+        raise AnswerError(index, "choices", f"choices {listed} both match ({outcome}); exactly one may match")
+    return Answer("error", matching[0], None, Tolerance(), stdout=result.stdout, run=result, raised=error)
+
+
+def error_matches(choice: ErrorChoice, error) -> bool:
+    """Whether an error choice ("<Type>: <message start>", "<Type>" or "none") describes `error`."""
+    if choice.is_none:
+        return error is None
+    if error is None:
+        return False
+    type_name, _, prefix = choice.error.partition(":")
+    return type_name.strip().rsplit(".", 1)[-1] == error.type and error.message.strip().startswith(prefix.strip())
+
+
+def compare(answer: Answer, prediction: Any) -> Comparison:
+    """Whether `prediction` (a value of the answer's kind) is the answer; tensors cell by cell."""
+    if answer.kind in ("error", "choice"):
+        return Comparison(prediction == answer.value)
+    try:
+        plain = classify(prediction)
+    except UnsupportedValue:
+        return Comparison(False)
+    correct, cells = same(answer.plain, plain, answer.tolerance.rtol, answer.tolerance.atol)
+    return Comparison(correct, cells)
+

@@ -1,0 +1,80 @@
+"""Gathering the course: bundled lessons, the learner's folder, and folders given with `--lessons`.
+
+A file that cannot be read is listed in `Course.broken` with its error, so
+the app shows it instead of crashing; so is a lesson whose id another lesson
+already uses (the one found first — bundled, then user, then extra — wins).
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+
+from lessons.errors import LessonError
+from lessons.loader import load_lesson
+from lessons.model import Lesson
+
+
+@dataclass(frozen=True)
+class Course:
+    lessons: list[Lesson] = field(default_factory=list)  # sorted by (order, id)
+    broken: list[LessonError] = field(default_factory=list)
+
+    def lesson(self, lesson_id: str) -> Lesson:
+        for lesson in self.lessons:
+            if lesson.id == lesson_id:
+                return lesson
+        raise KeyError(lesson_id)
+
+
+def bundled_dir() -> Path:
+    """The folder of the lessons shipped with the package."""
+    return Path(str(resources.files("lessons") / "bundled"))
+
+
+def lesson_files(folder: Path) -> list[Path]:
+    """The `*.toml` files under `folder`, recursively, in a stable order (hidden folders skipped)."""
+    return sorted(path for path in folder.rglob("*.toml")
+                  if path.is_file() and not any(part.startswith(".") for part in path.relative_to(folder).parts))
+
+
+def load_course(extra_dirs: Iterable[str | os.PathLike[str]] = (), *, user_dir: str | os.PathLike[str] | None = None,
+                include_bundled: bool = True) -> Course:
+    """Load every lesson; the user folder defaults to `tutor.paths.lessons_dir()` and may not exist yet."""
+    if user_dir is None:
+        from tutor.paths import lessons_dir
+
+        user_dir = lessons_dir()
+    folders: list[tuple[Path, bool]] = []  # (folder, must exist)
+    if include_bundled:
+        folders.append((bundled_dir(), True))
+    folders.append((Path(user_dir), False))
+    folders.extend((Path(folder), True) for folder in extra_dirs)
+
+    lessons: dict[str, Lesson] = {}
+    broken: list[LessonError] = []
+    seen: set[Path] = set()
+    for folder, must_exist in folders:
+        if not folder.is_dir():
+            if must_exist:
+                broken.append(LessonError(folder, "", None, "lesson folder not found" if not folder.exists()
+                                          else "not a folder: give a folder of *.toml lessons"))
+            continue
+        for path in lesson_files(folder):
+            if path.resolve() in seen:
+                continue
+            seen.add(path.resolve())
+            try:
+                lesson = load_lesson(path)
+            except LessonError as error:
+                broken.append(error)
+                continue
+            if lesson.id in lessons:
+                broken.append(LessonError(path, "id", lesson.line_of("id"),
+                                          f"duplicate lesson id '{lesson.id}': {lessons[lesson.id].path} uses it "
+                                          "already; give this lesson another id"))
+            else:
+                lessons[lesson.id] = lesson
+    return Course(sorted(lessons.values(), key=lambda lesson: lesson.sort_key), broken)

@@ -1,0 +1,34 @@
+"""The one error type for a lesson file's problems.
+
+Every problem — a TOML syntax error, a schema violation, a snippet the runner
+refuses, an `expect` the engine disagrees with — is a `LessonError` naming the
+file, the key path inside it and the line, so `check` can print it the way
+compilers do (`path:line: key.path: message`) and an editor can jump there.
+"""
+from __future__ import annotations
+
+import os
+
+
+class LessonError(Exception):
+    """A problem in a lesson file: where it is and what to do about it."""
+
+    def __init__(self, path: str | os.PathLike[str] | None, key_path: str, line: int | None, message: str):
+        self.path = os.fspath(path) if path is not None else "<lesson>"
+        self.key_path = key_path
+        self.line = line
+        self.message = message
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        where = self.path if self.line is None else f"{self.path}:{self.line}"
+        return f"{where}: {self.key_path}: {self.message}" if self.key_path else f"{where}: {self.message}"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, LessonError) and str(self) == str(other)
+
+    def __hash__(self) -> int:
+        return hash(str(self))
+
+    def __reduce__(self):
+        return (LessonError, (self.path, self.key_path, self.line, self.message))

@@ -1,0 +1,386 @@
+"""Reading a lesson file into the model, with a clear problem for anything wrong.
+
+`load_lesson(path)` is what the app uses (one `LessonError`, never a
+traceback); `read_lesson(path)` returns every problem at once for `check`.
+Only the file and its schema are checked here; running the snippets is
+`lessons.validate`'s job.
+"""
+from __future__ import annotations
+
+import ast
+import difflib
+import os
+import re
+import string
+import textwrap
+import tomllib
+from pathlib import Path
+
+from lessons.errors import LessonError
+from lessons.linemap import build_line_map, value_line
+from lessons.model import (
+    DEFAULT_TOLERANCE, FORMAT_VERSION, STEP_KINDS, ChoiceOption, ChoiceParam, ChoiceStep, ErrorChoice,
+    ErrorStep, FloatParam, IntParam, Lesson, PredictStep, QuizTemplate, ReadStep, TensorParam,
+)
+from lessons.schema import Fields, Problems, toml_type
+
+MAX_BYTES = 1_000_000
+MAX_QUIZ_CELLS = 64
+_ERROR_CHOICE = re.compile(r"^(none|[A-Za-z_][A-Za-z0-9_.]*(:\s*\S.*)?)$", re.DOTALL)
+
+_LESSON_KEYS = ["format_version", "id", "order", "title", "summary", "concepts", "source",
+                "tolerance", "steps", "quiz"]
+_COMMON_STEP_KEYS = ["id", "kind", "text", "snippet", "continues", "hints", "explanation"]
+_KIND_KEYS = {"read": [], "predict": ["expression", "expect", "tolerance"], "error": ["choices"],
+              "choice": ["options"]}
+_QUIZ_KEYS = ["id", "concepts", "text", "snippet", "expression", "params", "tolerance", "hints", "explanation"]
+_PARAM_KEYS = {"tensor": ["shapes", "low", "high", "integers", "decimals"], "int": ["low", "high"],
+               "float": ["low", "high", "decimals"], "choice": ["values"]}
+
+
+def load_lesson(path: str | os.PathLike[str]) -> Lesson:
+    """Read and check one lesson file; raise the first `LessonError` if anything is wrong."""
+    lesson, problems = read_lesson(path)
+    if problems:
+        raise problems[0]
+    return lesson
+
+
+def read_lesson(path: str | os.PathLike[str]) -> tuple[Lesson | None, list[LessonError]]:
+    """Read one lesson file, returning the lesson (None if unusable) and every problem found."""
+    try:
+        text = read_source(path)
+    except LessonError as error:
+        return None, [error]
+    return parse_lesson(text, path)
+
+
+def read_source(path: str | os.PathLike[str]) -> str:
+    """The file's text, refusing missing, huge, empty, binary and non-UTF-8 files without reading them whole."""
+    shown = os.fspath(path)
+    try:
+        stat = os.stat(path)
+        if not Path(path).is_file():
+            raise LessonError(shown, "", None, "not a regular file")
+        if stat.st_size > MAX_BYTES:
+            raise _too_big(shown, stat.st_size)
+        with open(path, "rb") as file:
+            data = file.read(MAX_BYTES + 1)
+    except FileNotFoundError:
+        raise LessonError(shown, "", None, "file not found") from None
+    except OSError as error:
+        raise LessonError(shown, "", None, f"cannot read the file: {error.strerror or error}") from None
+    if len(data) > MAX_BYTES:
+        raise _too_big(shown, len(data))
+    if not data.strip():
+        raise LessonError(shown, "", None, "the file is empty; `autograd-tutor new NAME` writes a template to start from")
+    if b"\x00" in data:
+        line = data[:data.index(b"\x00")].count(b"\n") + 1
+        raise LessonError(shown, "", line, "this is a binary file (it contains NUL bytes), not a TOML lesson")
+    try:
+        return data.removeprefix(b"\xef\xbb\xbf").decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data[:error.start].count(b"\n") + 1
+        column = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
+        raise LessonError(shown, "", line, f"not valid UTF-8 (byte 0x{data[error.start]:02x} at column {column}); "
+                                           "save the file with UTF-8 encoding") from None
+
+
+def _too_big(shown: str, size: int) -> LessonError:
+    return LessonError(shown, "", None, f"the file is {size / 1e6:.1f} MB; a lesson file may be at most "
+                                        f"{MAX_BYTES // 1_000_000} MB — is this the right file?")
+
+
+def parse_lesson(text: str, path: str | os.PathLike[str] | None = None) -> tuple[Lesson | None, list[LessonError]]:
+    """Parse lesson TOML text; `path` is only used in messages and stored on the lesson."""
+    shown = os.fspath(path) if path is not None else "<lesson>"
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        return None, [_syntax_error(shown, text, str(error))]
+    problems = Problems(shown, build_line_map(text))
+    lesson = _read_lesson(data, problems, Path(path) if path is not None else None)
+    return (lesson if not problems.found else None), problems.found
+
+
+def _syntax_error(shown: str, text: str, message: str) -> LessonError:
+    match = re.search(r"\s*\(at line (\d+), column (\d+)\)$", message)
+    if match:
+        return LessonError(shown, "", int(match.group(1)),
+                           f"TOML syntax error at column {match.group(2)}: {message[:match.start()]}")
+    message = re.sub(r"\s*\(at end of document\)$", "", message)
+    return LessonError(shown, "", text.count("\n") + 1, f"TOML syntax error at the end of the file: {message}")
+
+
+def _read_lesson(data: dict, problems: Problems, path: Path | None) -> Lesson | None:
+    top = Fields(data, "", problems, _LESSON_KEYS)
+    version = top.integer("format_version", required=True)
+    if version is not None and version != FORMAT_VERSION:
+        newer = version > FORMAT_VERSION
+        top.error("format_version", f"this file uses format version {version}; this autograd-tutor reads version "
+                                    f"{FORMAT_VERSION}" + (" — update autograd-tutor" if newer else ""))
+        return None
+    lesson_id = top.identifier("id")
+    order = top.integer("order")
+    title = top.text("title", required=True)
+    summary = top.text("summary", required=True)
+    concepts = top.tags("concepts")
+    source = top.string("source")
+    tolerance = top.tolerance("tolerance") or DEFAULT_TOLERANCE
+    step_tables = top.tables("steps", required=True)
+    if "steps" in data and isinstance(data["steps"], list) and not data["steps"]:
+        top.error("steps", "a lesson needs at least one step")
+    steps = [_read_step(key_path, table, problems) for key_path, table in step_tables]
+    _check_step_ids_and_chains(step_tables, steps, problems)
+    quiz_tables = top.tables("quiz")
+    quiz = [_read_quiz(key_path, table, problems, concepts or ()) for key_path, table in quiz_tables]
+    _check_unique([(kp, q.id) for (kp, _), q in zip(quiz_tables, quiz) if q], problems, "quiz template")
+    if problems.found:
+        return None
+    return Lesson(format_version=version, id=lesson_id, order=order, title=title, summary=summary,
+                  concepts=concepts, source=source, tolerance=tolerance, steps=tuple(steps), quiz=tuple(quiz),
+                  path=path, lines=problems.lines)
+
+
+def _elsewhere(kind: str | None) -> dict[str, str]:
+    """For keys that belong to another step kind: which one, to explain the error."""
+    found = {}
+    for other, keys in _KIND_KEYS.items():
+        for key in keys:
+            if other != kind and key not in _KIND_KEYS.get(kind, ()):
+                found.setdefault(key, f"it belongs to {other} steps, and this is a {kind} step")
+    return found
+
+
+def _read_step(key_path: str, table: dict, problems: Problems):
+    kind = table.get("kind")
+    known_kind = kind if isinstance(kind, str) and kind in STEP_KINDS else None
+    # with no valid kind, the kind error is enough: accept every step key
+    allowed = _COMMON_STEP_KEYS + (_KIND_KEYS[known_kind] if known_kind else sum(_KIND_KEYS.values(), []))
+    fields = Fields(table, key_path, problems, allowed, elsewhere=_elsewhere(known_kind))
+    if "kind" not in table:
+        problems.add(key_path, f"missing required key 'kind' (one of: {', '.join(STEP_KINDS)})")
+    elif known_kind is None:
+        fields.error("kind", f"unknown step kind {kind!r}{_kind_hint(kind)} (kinds: {', '.join(STEP_KINDS)})")
+    common = dict(
+        id=fields.identifier("id"),
+        text=fields.text("text", required=True),
+        snippet=_snippet(fields, required=known_kind == "error"),
+        continues=fields.boolean("continues"),
+        hints=fields.texts("hints"),
+        explanation=fields.text("explanation"),
+        line=problems.lines.get(key_path),
+        snippet_line=_snippet_line(problems, f"{key_path}.snippet"),
+    )
+    if known_kind == "predict":
+        if common["snippet"] is None and not common["continues"] and "snippet" not in table:
+            problems.add(key_path, "a predict step needs a `snippet`, or `continues = true` to predict "
+                                   "after the previous step's program")
+        return PredictStep(**common, expression=_expression(fields, "expression", required=True) or "",
+                           expect=_expression(fields, "expect"), tolerance=fields.tolerance("tolerance"))
+    if known_kind == "error":
+        return ErrorStep(**common, choices=_error_choices(fields))
+    if known_kind == "choice":
+        return ChoiceStep(**common, options=_options(fields))
+    return ReadStep(**common)
+
+
+def _kind_hint(kind: object) -> str:
+    if not isinstance(kind, str):
+        return ""
+    close = difflib.get_close_matches(kind, list(STEP_KINDS), n=1, cutoff=0.6)
+    return f" — did you mean '{close[0]}'?" if close else ""
+
+
+def _snippet(fields: Fields, *, required: bool) -> str | None:
+    snippet = fields.string("snippet", required=required)
+    return textwrap.dedent(snippet) if snippet is not None else None
+
+
+def _snippet_line(problems: Problems, key_path: str) -> int | None:
+    return value_line(problems.lines, key_path)
+
+
+def _expression(fields: Fields, key: str, *, required: bool = False) -> str | None:
+    source = fields.string(key, required=required)
+    if source is None:
+        return None
+    try:
+        ast.parse(source.strip(), mode="eval")
+    except SyntaxError as error:
+        fields.error(key, f"not a Python expression ({error.msg}): {source.strip()!r}")
+        return None
+    return source.strip()
+
+
+def _error_choices(fields: Fields) -> tuple[ErrorChoice, ...]:
+    choices = []
+    for key_path, table in fields.tables("choices", required=True):
+        sub = Fields(table, key_path, fields.problems, ["error", "why"])
+        error = sub.string("error", required=True)
+        if error is not None and not _ERROR_CHOICE.match(error.strip()):
+            sub.error("error", f"{error!r} is not an error: write \"<Type>: <message start>\" "
+                               "(like \"RuntimeError: grad can be implicitly created\"), \"<Type>\" or \"none\"")
+            error = None
+        if error is not None:
+            choices.append(ErrorChoice(error.strip(), sub.text("why")))
+    if isinstance(fields.table.get("choices"), list) and len(fields.table["choices"]) < 2:
+        fields.error("choices", "an error step needs at least two choices (one may be \"none\")")
+    _check_unique([(f"{fields.at('choices')}[{i}]", c.error) for i, c in enumerate(choices)], fields.problems,
+                  "choice")
+    return tuple(choices)
+
+
+def _options(fields: Fields) -> tuple[ChoiceOption, ...]:
+    options = []
+    for key_path, table in fields.tables("options", required=True):
+        sub = Fields(table, key_path, fields.problems, ["text", "correct", "why"])
+        text = sub.text("text", required=True)
+        if text is not None:
+            options.append(ChoiceOption(text, sub.boolean("correct"), sub.text("why")))
+    if isinstance(fields.table.get("options"), list):
+        if len(fields.table["options"]) < 2:
+            fields.error("options", "a choice step needs at least two options")
+        correct = sum(option.correct for option in options)
+        if options and correct != 1:
+            fields.error("options", f"exactly one option must have `correct = true` (found {correct})")
+    return tuple(options)
+
+
+def _check_unique(pairs: list[tuple[str, str | None]], problems: Problems, what: str) -> None:
+    seen: dict[str, str] = {}
+    for key_path, value in pairs:
+        if value is None:
+            continue
+        if value in seen:
+            problems.add(key_path, f"duplicate {what} {value!r} (also at {seen[value]})")
+        else:
+            seen[value] = key_path
+
+
+def _check_step_ids_and_chains(step_tables: list[tuple[str, dict]], steps: list, problems: Problems) -> None:
+    _check_unique([(kp, step.id) for (kp, _), step in zip(step_tables, steps)], problems, "step id")
+    has_program = False
+    for (key_path, _), step in zip(step_tables, steps):
+        if step.continues:
+            if key_path == step_tables[0][0]:
+                problems.add(f"{key_path}.continues", "the first step cannot continue: there is no previous step")
+            elif not has_program:
+                problems.add(f"{key_path}.continues", "the previous step has no program to continue: give it a "
+                                                      "`snippet` (or `continues = true` after a step with one)")
+        has_program = step.snippet is not None or (step.continues and has_program)
+
+
+def _read_quiz(key_path: str, table: dict, problems: Problems, lesson_concepts: tuple[str, ...]) -> QuizTemplate | None:
+    fields = Fields(table, key_path, problems, _QUIZ_KEYS)
+    template = dict(
+        id=fields.identifier("id"),
+        concepts=fields.tags("concepts", required=False) or lesson_concepts,
+        text=fields.text("text", required=True),
+        snippet=_snippet(fields, required=True),
+        expression=_expression(fields, "expression", required=True),
+        params=_params(fields),
+        tolerance=fields.tolerance("tolerance"),
+        hints=fields.texts("hints"),
+        explanation=fields.text("explanation"),
+        line=problems.lines.get(key_path),
+        snippet_line=_snippet_line(problems, f"{key_path}.snippet"),
+    )
+    if template["snippet"] is not None:
+        _check_placeholders(fields, template["snippet"], {p.name for p in template["params"]})
+    if any(template[key] is None for key in ("id", "text", "snippet", "expression")):
+        return None
+    return QuizTemplate(**template)
+
+
+def _check_placeholders(fields: Fields, snippet: str, names: set[str]) -> None:
+    try:
+        parsed = list(string.Formatter().parse(snippet))
+    except ValueError as error:
+        fields.error("snippet", f"{error}; write {{{{ and }}}} for literal braces")
+        return
+    used = set()
+    for _, name, spec, conversion in parsed:
+        if name is None:
+            continue
+        if name not in names:
+            fields.error("snippet", f"placeholder {{{name}}} has no entry in [quiz.params]"
+                                    + (" (write {{ and }} for literal braces)" if not name.isidentifier() else ""))
+        elif spec or conversion:
+            fields.error("snippet", f"placeholder {{{name}}} must be plain, without '!' or ':'")
+        used.add(name)
+    for name in sorted(names - used):
+        fields.problems.add(f"{fields.at('params')}.{name}", f"param '{name}' is not used in the snippet")
+
+
+def _params(fields: Fields) -> tuple:
+    table = fields.raw("params", "a table of parameters", (dict,), False)
+    if table is None:
+        return ()
+    params = []
+    for name, spec in table.items():
+        key_path = f"{fields.at('params')}.{name}"
+        if not name.isidentifier():
+            fields.problems.add(key_path, f"param name {name!r} must be a Python identifier")
+        elif not isinstance(spec, dict):
+            fields.problems.add(key_path, f"expected a table like {{ kind = \"int\", low = 1, high = 5 }}, "
+                                          f"got {toml_type(spec)}")
+        else:
+            param = _param(name, key_path, spec, fields.problems)
+            if param is not None:
+                params.append(param)
+    return tuple(params)
+
+
+def _param(name: str, key_path: str, spec: dict, problems: Problems):
+    kind = spec.get("kind")
+    if kind not in _PARAM_KEYS:
+        problems.add(f"{key_path}.kind" if "kind" in spec else key_path,
+                     f"param kind must be one of {', '.join(_PARAM_KEYS)}, got {kind!r}")
+        return None
+    fields = Fields(spec, key_path, problems, ["kind", *_PARAM_KEYS[kind]])
+    before = len(problems.found)
+    if kind == "choice":
+        values = fields.raw("values", "a non-empty array", (list,), True)
+        if values is not None and (not values or not all(isinstance(v, (str, int, float)) for v in values)):
+            fields.error("values", "list at least one value; values are strings or numbers")
+        param = ChoiceParam(name, tuple(values or ()))
+    elif kind == "int":
+        param = IntParam(name, fields.integer("low", required=True), fields.integer("high", required=True))
+    elif kind == "float":
+        param = FloatParam(name, fields.number("low", required=True), fields.number("high", required=True),
+                           _decimals(fields))
+    else:
+        param = TensorParam(name, _shapes(fields), fields.number("low", required=True),
+                            fields.number("high", required=True), fields.boolean("integers", True), _decimals(fields))
+    low, high = getattr(param, "low", 0), getattr(param, "high", 0)
+    if low is not None and high is not None and low > high:
+        fields.error("high", f"high ({high}) must not be less than low ({low})")
+    return param if len(problems.found) == before else None
+
+
+def _decimals(fields: Fields) -> int:
+    decimals = fields.integer("decimals")
+    if decimals is not None and not 0 <= decimals <= 6:
+        fields.error("decimals", "use 0 to 6 decimals")
+    return 1 if decimals is None else decimals
+
+
+def _shapes(fields: Fields) -> tuple[tuple[int, ...], ...]:
+    shapes = fields.raw("shapes", "an array of shapes like [[2, 3], [3]]", (list,), True)
+    if shapes is None:
+        return ()
+    good = all(isinstance(s, list) and all(isinstance(d, int) and not isinstance(d, bool) and d > 0 for d in s)
+               for s in shapes)
+    if not shapes or not good:
+        fields.error("shapes", "expected a non-empty array of shapes like [[2, 3], [3], []] with positive sizes")
+        return ()
+    for shape in shapes:
+        cells = 1
+        for size in shape:
+            cells *= size
+        if cells > MAX_QUIZ_CELLS:
+            fields.error("shapes", f"shape {shape} has {cells} cells; keep quiz tensors at most "
+                                   f"{MAX_QUIZ_CELLS} cells so a learner can predict them")
+            return ()
+    return tuple(tuple(shape) for shape in shapes)

@@ -1,0 +1,112 @@
+"""Building a step's program from its `continues` chain, and mapping program lines back to the file.
+
+A step with `continues = true` runs after the previous step's whole program,
+like the next cell of a notebook. The program is one source text made of the
+chain's snippets; `Program.locate` turns a line of it back into the step and
+the file line it came from, so a failure can be reported where it is written.
+
+A step that continues after an error step starts from the state that step
+reached: its snippet is kept only up to the top-level statement that raised,
+as a notebook keeps the variables a failing cell had already bound.
+"""
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from lessons.model import ErrorStep, Lesson
+
+
+@dataclass(frozen=True)
+class Part:
+    """One snippet inside a program."""
+
+    step_index: int
+    first_line: int  # the program line this snippet starts on (1-based)
+    line_count: int
+    file_line: int | None  # the file line of the snippet's first line, when known
+
+
+@dataclass(frozen=True)
+class Program:
+    source: str
+    parts: tuple[Part, ...]
+
+    def locate(self, line: int | None) -> tuple[Part | None, int | None]:
+        """The part a program line belongs to, and the file line it was written on."""
+        if line is None:
+            return None, None
+        for part in self.parts:
+            if part.first_line <= line < part.first_line + part.line_count:
+                offset = line - part.first_line
+                return part, (part.file_line + offset if part.file_line is not None else None)
+        return None, None
+
+
+def join(snippets: list[tuple[int, str, int | None]]) -> Program:
+    """A program made of (step index, snippet, file line) pieces, in order."""
+    texts, parts, line = [], [], 1
+    for step_index, snippet, file_line in snippets:
+        text = snippet.rstrip()
+        if not text:
+            continue
+        count = text.count("\n") + 1
+        texts.append(text)
+        parts.append(Part(step_index, line, count, file_line))
+        line += count
+    return Program("\n".join(texts) + "\n", tuple(parts))
+
+
+class ProgramBuilder:
+    """Builds (and caches) the programs of one lesson's steps."""
+
+    def __init__(self, lesson: Lesson, run: Callable | None = None):
+        self.lesson = lesson
+        self._run = run
+        self._pieces: dict[tuple[int, bool], list] = {}
+
+    def program(self, index: int) -> Program | None:
+        """Step `index`'s full program, or None for a step with no code."""
+        pieces = self._chain(index, as_prefix=False)
+        return join(pieces) if pieces else None
+
+    def _chain(self, index: int, *, as_prefix: bool) -> list[tuple[int, str, int | None]]:
+        key = (index, as_prefix)
+        if key not in self._pieces:
+            step = self.lesson.steps[index]
+            pieces = self._chain(index - 1, as_prefix=True) if step.continues and index > 0 else []
+            if step.snippet is not None:
+                pieces = pieces + [(index, step.snippet, step.snippet_line)]
+            if as_prefix and isinstance(step, ErrorStep) and step.snippet is not None:
+                pieces = pieces[:-1] + self._before_failure(index, pieces)
+            self._pieces[key] = pieces
+        return self._pieces[key]
+
+    def _before_failure(self, index: int, pieces: list) -> list:
+        """The error step's own piece, cut before the top-level statement that raised (if it raised)."""
+        program = join(pieces)
+        result = self.run(program.source)
+        step_index, snippet, file_line = pieces[-1]
+        if result.error is None:
+            return [pieces[-1]]
+        part, _ = program.locate(result.error.line)
+        if part is None or part.step_index != index:
+            return []
+        failing = result.error.line - part.first_line + 1
+        try:
+            statements = ast.parse(snippet).body
+        except SyntaxError:
+            return []
+        for statement in statements:
+            if statement.lineno <= failing <= (statement.end_lineno or statement.lineno):
+                kept = "\n".join(snippet.splitlines()[:statement.lineno - 1])
+                return [(step_index, kept, file_line)]
+        return []
+
+    def run(self, source: str):
+        if self._run is None:
+            from engine.runner import run_snippet
+
+            self._run = run_snippet
+        return self._run(source)

@@ -1,0 +1,88 @@
+"""Turning a value a program computed into a plain answer, and comparing two of them.
+
+Shared by the engine side (`lessons.answers`) and the PyTorch side
+(`lessons.torch_worker`), so both classify `x.grad`, `x.requires_grad` or
+`y.grad_fn.name()` the same way and differences are real differences.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from numbers import Number
+
+import numpy as np
+
+KINDS = ("tensor", "number", "bool", "none", "text")
+
+
+class UnsupportedValue(TypeError):
+    """The expression gives something a learner cannot type as an answer."""
+
+
+@dataclass(frozen=True)
+class Plain:
+    kind: str
+    value: object  # numpy array | float | bool | None | str
+    shape: tuple[int, ...] | None = None
+
+
+def classify(value: object) -> Plain:
+    """The answer kind and plain value of `value` (a tensor becomes a numpy array)."""
+    if value is None:
+        return Plain("none", None)
+    if isinstance(value, (bool, np.bool_)):
+        return Plain("bool", bool(value))
+    if isinstance(value, Number) and not isinstance(value, complex):
+        return Plain("number", float(value))
+    if isinstance(value, str):
+        return Plain("text", value)
+    kind_name = type(value).__name__
+    if kind_name in ("Size", "dtype", "device"):
+        return Plain("text", str(value))
+    if hasattr(value, "detach") and hasattr(value, "shape"):
+        array = np.array(value.detach().numpy(), copy=True)
+        return Plain("tensor", array, tuple(int(n) for n in array.shape))
+    if isinstance(value, (np.ndarray, list, tuple)):
+        try:
+            array = np.array(value, dtype=np.float64)
+        except (TypeError, ValueError):
+            array = None
+        if array is not None:
+            return Plain("tensor", array, tuple(int(n) for n in array.shape))
+    raise UnsupportedValue(f"the expression gives a {kind_name}, which a learner cannot type; "
+                           "predict a tensor, a number, a bool, None or a text such as `y.grad_fn.name()`")
+
+
+def same(answer: Plain, other: Plain, rtol: float, atol: float) -> tuple[bool, np.ndarray | None]:
+    """Whether `other` equals `answer` (numbers within tolerance), and the per-cell verdict for tensors."""
+    numeric = ("tensor", "number")
+    if answer.kind in numeric and other.kind in numeric:
+        want = np.asarray(answer.value, dtype=np.float64)
+        got = np.asarray(other.value, dtype=np.float64)
+        if want.shape != got.shape:
+            return False, None
+        cells = np.isclose(got, want, rtol=rtol, atol=atol, equal_nan=True)
+        return bool(cells.all()), cells if answer.kind == "tensor" else None
+    return answer.kind == other.kind and answer.value == other.value, None
+
+
+def describe(plain: Plain) -> str:
+    """A short human form of a plain value, for messages."""
+    if plain.kind == "tensor":
+        body = np.array2string(np.asarray(plain.value, dtype=np.float64), precision=4, separator=", ",
+                               suppress_small=True, threshold=40)
+        return f"tensor {body} (shape {list(plain.shape)})"
+    if plain.kind == "text":
+        return repr(plain.value)
+    return "None" if plain.kind == "none" else repr(plain.value)
+
+
+def to_json(plain: Plain) -> dict:
+    value = plain.value.tolist() if plain.kind == "tensor" else plain.value
+    return {"kind": plain.kind, "value": value, "shape": list(plain.shape) if plain.shape is not None else None}
+
+
+def from_json(data: dict) -> Plain:
+    if data["kind"] == "tensor":
+        array = np.array(data["value"], dtype=np.float64).reshape(data["shape"])
+        return Plain("tensor", array, tuple(data["shape"]))
+    return Plain(data["kind"], data["value"])

@@ -1,0 +1,134 @@
+"""`autograd-tutor new NAME`: write a commented template lesson that passes `check` as is."""
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import click
+
+TEMPLATE = '''\
+# A lesson for autograd-tutor. The full guide is docs/authoring.md;
+# check this file with:  autograd-tutor check __FILE__
+format_version = 1                 # the lesson format this file is written in
+id = "__ID__"                      # lowercase letters, digits and '-'; unique across the course
+order = 1000                       # where it goes in the course (bundled lessons use 10, 20, 30…)
+title = { en = "__TITLE__", ja = "__TITLE__" }
+summary = { en = "One sentence on what the learner will understand.", ja = "学習者が理解できるようになることを一文で。" }
+concepts = ["chain-rule"]          # tags for quizzes and progress
+source = "Written by <you>"        # credit the article or book an example comes from
+
+# Text fields are Markdown: a plain string (English only) or { en = "…", ja = "…" }.
+# Each [[steps]] is one screen. `kind` is read, predict, error or choice.
+
+[[steps]]
+id = "setup"
+kind = "read"
+text.en = """
+# A small function
+
+We square `x` and sum the result. Run the snippet to see `y`.
+"""
+text.ja = """
+# 小さな関数
+
+`x` を 2 乗して和を取ります。スニペットを実行して `y` を見てみましょう。
+"""
+snippet = """
+import torch
+x = torch.tensor([1., 2., 3.], requires_grad=True)
+y = (x ** 2).sum()
+print(y)
+"""
+
+[[steps]]
+id = "predict-grad"
+kind = "predict"
+continues = true                   # run the previous step's program first, like the next notebook cell
+text = { en = "After `y.backward()`, predict `x.grad`.", ja = "`y.backward()` のあと、`x.grad` を予想してください。" }
+snippet = "y.backward()"
+expression = "x.grad"              # the engine computes the answer from the program
+expect = "2 * x"                   # optional: your intent; check fails if the engine disagrees
+hints = [
+  { en = "Differentiate each term x_i ** 2 on its own.", ja = "各項 x_i ** 2 を別々に微分しましょう。" },
+  { en = "d(x_i ** 2)/dx_i = 2 x_i.", ja = "d(x_i ** 2)/dx_i = 2 x_i です。" },
+]
+explanation = { en = "Each `x_i` appears only in its own term, so `x.grad = 2 * x = [2, 4, 6]`.", ja = "各 `x_i` は自分の項にしか現れないので `x.grad = 2 * x = [2, 4, 6]` です。" }
+
+[[steps]]
+id = "non-scalar"
+kind = "error"                     # the learner predicts whether the snippet raises, and which error
+text = { en = "What happens when we call `backward()` on a vector?", ja = "ベクトルに対して `backward()` を呼ぶとどうなるでしょうか？" }
+snippet = """
+import torch
+x = torch.tensor([1., 2., 3.], requires_grad=True)
+(x ** 2).backward()
+"""
+[[steps.choices]]
+error = "RuntimeError: grad can be implicitly created only for scalar outputs"
+why = { en = "`backward()` without an argument needs a scalar output.", ja = "引数なしの `backward()` にはスカラー出力が必要です。" }
+[[steps.choices]]
+error = "none"                     # "none" means: the snippet runs without error
+why = { en = "It would need to know how to weight the three outputs.", ja = "3 つの出力をどう重み付けするかが必要になります。" }
+
+[[steps]]
+id = "why-scalar"
+kind = "choice"                    # a conceptual question; exactly one option is correct
+text = { en = "Why does a scalar loss need no argument to `backward()`?", ja = "スカラーの損失では、なぜ `backward()` に引数が要らないのでしょうか？" }
+[[steps.options]]
+text = { en = "Its gradient with respect to itself is 1.", ja = "自分自身に対する勾配は 1 だからです。" }
+correct = true
+why = { en = "PyTorch starts the backward pass from 1.", ja = "PyTorch は 1 から逆伝播を始めます。" }
+[[steps.options]]
+text = { en = "Scalars have no gradient.", ja = "スカラーには勾配がないからです。" }
+why = { en = "They do: the gradient flows from them to the inputs.", ja = "あります。勾配はそこから入力へ流れます。" }
+
+# Optional quiz templates: the same question with fresh numbers. {name} is replaced
+# by a generated literal; write {{ and }} for literal braces.
+[[quiz]]
+id = "square-sum"
+text = { en = "Predict `x.grad`.", ja = "`x.grad` を予想してください。" }
+snippet = """
+import torch
+x = torch.tensor({x}, requires_grad=True)
+(x ** 2 * {c}).sum().backward()
+"""
+expression = "x.grad"
+[quiz.params]
+x = { kind = "tensor", shapes = [[3], [2, 2]], low = -3, high = 3, integers = true }
+c = { kind = "int", low = 1, high = 4 }
+'''
+
+
+def slug(name: str) -> str:
+    """A lesson id from a name: lowercase letters, digits and single dashes."""
+    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+
+
+@click.command("new")
+@click.argument("name")
+@click.option("--dir", "folder", type=click.Path(file_okay=False, path_type=Path),
+              help="Folder to write into (default: your lesson folder, see `autograd-tutor paths`).")
+def command(name: str, folder: Path | None) -> None:
+    """Write NAME.toml, a commented template lesson that passes `check` as is."""
+    stem = name.removesuffix(".toml")
+    lesson_id = slug(Path(stem).name)
+    if not lesson_id:
+        raise click.UsageError(f"cannot make a lesson id from {name!r}: use letters or digits, like 'chain-rule'")
+    if folder is None:
+        from tutor.paths import lessons_dir
+
+        folder = lessons_dir()
+    path = folder / f"{stem}.toml"
+    if path.exists():
+        click.echo(f"{path} already exists; choose another name or move that file away.", err=True)
+        sys.exit(1)
+    text = TEMPLATE.replace("__ID__", lesson_id).replace("__TITLE__", lesson_id.replace("-", " ").capitalize())
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "x", encoding="utf-8") as file:
+            file.write(text.replace("__FILE__", str(path)))
+    except OSError as error:
+        click.echo(f"cannot write {path}: {error.strerror or error}", err=True)
+        sys.exit(1)
+    click.echo(f"Wrote {path} (lesson id '{lesson_id}'). Edit it, then run: autograd-tutor check {path}")
