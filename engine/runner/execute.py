@@ -1,0 +1,135 @@
+"""Running a checked snippet: compile the guarded tree, execute it, report what happened.
+
+Runs in the calling thread, so context variables the caller set (the engine's backward recorder)
+are seen by the snippet's `backward()` calls; the wall-clock bound is checked at every step instead
+of by a watchdog thread.  The snippet's own exceptions never escape `run_snippet`.
+"""
+from __future__ import annotations
+
+import ast
+import contextlib
+import types
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from .errors import ResourceLimitExceeded, SnippetError, SnippetFailure, _Stop
+from .guards import Guards
+from .limits import Limits
+from .policy import parse_checked
+from .rewrite import rewrite
+
+
+@dataclass
+class RunResult:
+    """What one snippet did: its output, its error (if any) and the names it bound."""
+
+    ok: bool
+    stdout: str
+    error: SnippetError | None
+    _sandbox: _Sandbox = field(repr=False)
+
+    @property
+    def namespace(self) -> dict[str, object]:
+        """Top-level names the snippet bound (its functions too; no modules, no runner internals)."""
+        return {
+            name: value for name, value in self._sandbox.globals.items()
+            if not name.startswith("__") and not isinstance(value, types.ModuleType)
+        }
+
+    def evaluate(self, expr: str, *, limits: Limits | None = None) -> object:
+        """Evaluate one expression in the final namespace under the same rules and fresh limits."""
+        limits = limits or self._sandbox.limits
+        tree, errors = parse_checked(expr, mode="eval", limits=limits, bound=frozenset(self._sandbox.globals),
+                                     filename=self._sandbox.filename)
+        if errors:
+            raise SnippetFailure(errors[0])
+        value, error = self._sandbox.execute(tree, limits, output=[])
+        if error is not None:
+            raise SnippetFailure(error)
+        return value
+
+
+def run_snippet(source: str, *, limits: Limits | None = None, filename: str = "<snippet>") -> RunResult:
+    """Check and run `source`; never raises for the snippet's fault (see `RunResult.error`)."""
+    limits = limits or Limits()
+    sandbox = _Sandbox(filename, limits)
+    tree, errors = parse_checked(source, limits=limits, filename=filename)
+    if errors:
+        return RunResult(False, "", errors[0], sandbox)
+    output: list[str] = []
+    _, error = sandbox.execute(tree, limits, output=output)
+    return RunResult(error is None, "".join(output), error, sandbox)
+
+
+class _Sandbox:
+    """The globals a snippet (and later `evaluate` calls) run in, and the code objects it owns."""
+
+    def __init__(self, filename: str, limits: Limits) -> None:
+        self.filename = filename
+        self.limits = limits
+        self.globals: dict[str, object] = {"__name__": "__snippet__"}
+        self.codes: set[types.CodeType] = set()
+
+    def execute(self, tree: ast.AST, limits: Limits, *, output: list[str]) -> tuple[object, SnippetError | None]:
+        try:
+            code = compile(rewrite(tree), self.filename, "eval" if isinstance(tree, ast.Expression) else "exec")
+        except SyntaxError as exc:  # e.g. `return` outside a function
+            return None, SnippetError("SyntaxError", exc.msg, exc.lineno, exc.offset)
+        except (RecursionError, MemoryError, ValueError):
+            return None, SnippetError("SnippetRejected", "the code is nested too deeply to run")
+        self.codes.update(_code_objects(code))
+        guards = Guards(limits, self.codes, output)
+        self.globals.update(guards.names())
+        self.globals["__builtins__"] = guards.builtins
+        try:
+            with _engine_state():
+                return eval(code, self.globals), None  # noqa: S307 - checked and guarded above
+        except _Stop as exc:
+            return None, self._error(exc.kind, str(exc), exc)
+        except RecursionError as exc:
+            return None, self._error(ResourceLimitExceeded.kind, "the calls went too deep (endless recursion?)", exc)
+        except MemoryError as exc:
+            return None, self._error(ResourceLimitExceeded.kind, "the snippet ran out of memory", exc)
+        except Exception as exc:  # the snippet's (or the engine's) error, reported as PyTorch would
+            return None, self._error(type(exc).__name__, str(exc), exc)
+
+    def _error(self, kind: str, message: str, exc: BaseException) -> SnippetError:
+        """The error with the line and column of the innermost frame that belongs to the snippet."""
+        line = column = None
+        tb = exc.__traceback__
+        while tb is not None:
+            code = tb.tb_frame.f_code
+            if code in self.codes:
+                line = tb.tb_lineno
+                column = _column(code, tb.tb_lasti)
+            tb = tb.tb_next
+        return SnippetError(kind, message, line, column)
+
+
+def _column(code: types.CodeType, lasti: int) -> int | None:
+    for index, position in enumerate(code.co_positions()):
+        if index == lasti // 2:
+            return None if position[2] is None else position[2] + 1
+    return None
+
+
+def _code_objects(code: types.CodeType) -> Iterator[types.CodeType]:
+    yield code
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            yield from _code_objects(const)
+
+
+@contextlib.contextmanager
+def _engine_state() -> Iterator[None]:
+    """Put back the engine's process-wide settings a snippet may change (print options)."""
+    try:
+        from engine import printing
+    except ImportError:
+        yield
+        return
+    saved = printing.get_printoptions()
+    try:
+        yield
+    finally:
+        printing.set_printoptions(**saved)

@@ -1,0 +1,307 @@
+"""The runtime half of the allow-list: the `__sg_*` functions the rewritten snippet calls.
+
+Each guard checks the *value* it is handed (the static check only saw names), enforces the size
+limits before the operation allocates, runs it, and checks the result.  Values a snippet can reach
+therefore come only from the engine's public API, the safe builtins and its own code.
+"""
+from __future__ import annotations
+
+import math
+import operator
+import types
+import weakref
+from collections.abc import Callable, Iterable, Iterator
+
+import numpy as np
+
+from . import sizes
+from .errors import ResourceLimitExceeded, SnippetRejected
+from .limits import Budget, Limits, broadcast_elements, shape_of
+from .policy import import_engine_module
+from .surface import (
+    BUILTIN_METHODS, NDARRAY_ATTRS, SAFE_BUILTINS, attribute_refusal, is_engine_module_name,
+    is_engine_object, is_engine_type, is_tensor, value_refusal,
+)
+
+_BINOPS: dict[str, Callable[[object, object], object]] = {
+    "Add": operator.add, "Sub": operator.sub, "Mult": operator.mul, "MatMult": operator.matmul,
+    "Div": operator.truediv, "FloorDiv": operator.floordiv, "Mod": operator.mod, "Pow": operator.pow,
+    "LShift": operator.lshift, "RShift": operator.rshift, "BitOr": operator.or_,
+    "BitXor": operator.xor, "BitAnd": operator.and_,
+}
+_IOPS: dict[str, Callable[[object, object], object]] = {
+    "Add": operator.iadd, "Sub": operator.isub, "Mult": operator.imul, "MatMult": operator.imatmul,
+    "Div": operator.itruediv, "FloorDiv": operator.ifloordiv, "Mod": operator.imod, "Pow": operator.ipow,
+    "LShift": operator.ilshift, "RShift": operator.irshift, "BitOr": operator.ior,
+    "BitXor": operator.ixor, "BitAnd": operator.iand,
+}
+_COMPARE: dict[str, Callable[[object, object], object]] = {
+    "Eq": operator.eq, "NotEq": operator.ne, "Lt": operator.lt, "LtE": operator.le, "Gt": operator.gt,
+    "GtE": operator.ge, "Is": operator.is_, "IsNot": operator.is_not,
+    "In": lambda a, b: a in b, "NotIn": lambda a, b: a not in b,
+}
+# builtins that drain an iterable in C, where no snippet code (and so no tick) runs per element
+_CONSUMERS = frozenset({list, tuple, set, sorted, sum, min, max, any, all, dict})
+_MATERIALISED = (list, tuple, str, bytes, dict, set, frozenset, range)
+_BUILTIN_METHOD_TYPES = (types.BuiltinMethodType, types.MethodWrapperType)
+
+
+class Guards:
+    """The guard functions of one execution, bound to its `Budget` and its captured output."""
+
+    def __init__(self, limits: Limits, snippet_codes: set[types.CodeType], output: list[str]) -> None:
+        self.budget = Budget(limits)
+        self.codes = snippet_codes
+        self.output = output
+        self.live: dict[int, int] = {}  # id -> bytes of each live tensor the snippet produced
+        self.live_bytes = 0
+        import builtins
+
+        self.builtins: dict[str, object] = {name: getattr(builtins, name) for name in SAFE_BUILTINS}
+        self.builtins["print"] = self.print
+
+    def names(self) -> dict[str, object]:
+        """The `__sg_*` entries for the snippet's globals."""
+        return {
+            "__sg_" + name: getattr(self, name)
+            for name in ("tick", "attr", "settarget", "item", "store", "slice", "call", "binop", "iop",
+                         "cmp", "chain", "fmt", "ctx", "import_")
+        }
+
+    # --- steps -----------------------------------------------------------------------------------
+
+    def tick(self) -> bool:
+        self.budget.tick()
+        return True
+
+    def _ticked(self, iterable: Iterable[object]) -> Iterator[object]:
+        for item in iterable:
+            self.budget.tick()
+            yield item
+
+    def _bounded(self, value: object) -> object:
+        """A materialised container as is; anything lazy drained with a tick per element."""
+        if isinstance(value, _MATERIALISED):
+            return value
+        return list(self._ticked(value))  # raises TypeError for non-iterables, like the builtin
+
+    # --- attributes, items, imports --------------------------------------------------------------
+
+    def attr(self, obj: object, name: str) -> object:
+        reason = attribute_refusal(obj, name)
+        if reason is not None:
+            raise SnippetRejected(reason)
+        value = getattr(obj, name)
+        reason = value_refusal(value)
+        if reason is not None:
+            raise SnippetRejected(reason)
+        return value
+
+    def settarget(self, obj: object, name: str) -> object:
+        if not is_tensor(obj):
+            raise SnippetRejected(f"only attributes of tensors can be assigned in snippets (`x.{name} = ...`)")
+        if name.startswith("_"):
+            raise SnippetRejected(f"'{name}': names starting with '_' are internals and not available in snippets")
+        return obj
+
+    def item(self, obj: object, index: object) -> object:
+        shape = shape_of(obj)
+        if shape is not None:
+            self.budget.elements(sizes.indexed_elements(shape, index), "the result of indexing")
+        return self._after(obj[index])
+
+    def store(self, obj: object) -> object:
+        return _ListStore(obj, self) if type(obj) is list else obj
+
+    def slice(self, lower: object, upper: object, step: object) -> slice:
+        return slice(lower, upper, step)
+
+    def ctx(self, manager: object) -> object:
+        if not is_engine_object(manager):
+            raise SnippetRejected("only torch's context managers (such as `with torch.no_grad():`) are supported")
+        return manager
+
+    def import_(self, dotted: str) -> types.ModuleType:
+        module = import_engine_module(dotted)
+        if module is None:
+            raise SnippetRejected(f"`{dotted}` is not available in snippets")
+        return module
+
+    # --- operators -------------------------------------------------------------------------------
+
+    def binop(self, op: str, left: object, right: object) -> object:
+        self.budget.before_binop(op, left, right)
+        return self._after(_BINOPS[op](left, right))
+
+    def iop(self, op: str, left: object, right: object) -> object:
+        self.budget.before_binop(op, left, right)
+        return self._after(_IOPS[op](left, right))
+
+    def cmp(self, op: str, left: object, right: object) -> object:
+        if op not in ("Is", "IsNot"):
+            self._check_broadcast(sizes.compared_shapes(op, left, right), "the result of a comparison")
+        return self._after(_COMPARE[op](left, right))
+
+    def chain(self, ops: tuple[str, ...], left: object, *rights: Callable[[], object]) -> object:
+        result: object = True
+        for op, thunk in zip(ops, rights):
+            right = thunk()
+            result = self.cmp(op, left, right)
+            if not result:
+                return result
+            left = right
+        return result
+
+    def fmt(self, value: object, conversion: int, spec: str) -> str:
+        if conversion != -1:
+            value = {ord("s"): str, ord("r"): repr, ord("a"): ascii}[conversion](value)
+        self.budget.format_spec_text(spec)
+        return self._after(format(value, spec))
+
+    # --- calls -----------------------------------------------------------------------------------
+
+    def call(self, fn: object, /, *args: object, **kwargs: object) -> object:
+        self.budget.tick()
+        if isinstance(fn, types.FunctionType) and fn.__code__ in self.codes:
+            self.budget.enter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                self.budget.leave()
+        if fn is self.print:
+            return self.print(*args, **kwargs)
+        if any(fn is builtin for builtin in self.builtins.values()):
+            return self._after(self._call_builtin(fn, args, kwargs))
+        if _is_engine_callable(fn):
+            owner = getattr(fn, "__self__", None)
+            self._check_elements(sizes.engine_call_elements(fn, owner, args, kwargs))
+            return self._after(fn(*args, **kwargs))
+        if isinstance(fn, _BUILTIN_METHOD_TYPES) and not isinstance(fn.__self__, types.ModuleType):
+            return self._after(self._call_method(fn, args, kwargs))
+        if not callable(fn):
+            return fn(*args, **kwargs)  # Python's own "'X' object is not callable"
+        raise SnippetRejected(f"calling {_describe(fn)} is not allowed in snippets")
+
+    def _call_builtin(self, fn: object, args: tuple, kwargs: dict) -> object:
+        if fn is range:
+            result = range(*args, **kwargs)
+            self.budget.items(_length(result), "a range")
+            return result
+        if fn is round and (len(args) > 1 or "ndigits" in kwargs):
+            ndigits = args[1] if len(args) > 1 else kwargs["ndigits"]
+            if isinstance(ndigits, int) and abs(ndigits) > self.budget.limits.max_literal:
+                raise ResourceLimitExceeded(f"round() to {ndigits} digits is beyond the limit")
+        if fn in _CONSUMERS:
+            if fn is sum and (len(args) > 1 or "start" in kwargs):
+                start = args[1] if len(args) > 1 else kwargs["start"]
+                if not isinstance(start, (int, float, complex)) and shape_of(start) is None:
+                    raise SnippetRejected("sum() with a start value that is not a number is not supported")
+            iterable_args = 1 if (fn not in (min, max) or len(args) == 1) else 0
+            args = tuple(self._bounded(a) if i < iterable_args else a for i, a in enumerate(args))
+            values = args[0] if iterable_args and args else args
+            if fn in (sum, min, max, sorted) and isinstance(values, (list, tuple)):
+                self._check_broadcast([s for s in map(shape_of, values) if s is not None], f"the result of {fn.__name__}()")
+        return fn(*args, **kwargs)
+
+    def _call_method(self, method: types.BuiltinMethodType, args: tuple, kwargs: dict) -> object:
+        owner, name = method.__self__, method.__name__
+        if isinstance(owner, (np.ndarray, np.generic)):
+            if name not in NDARRAY_ATTRS:
+                raise SnippetRejected(f"numpy's '.{name}' is not available in snippets")
+            return method(*args, **kwargs)
+        if name not in BUILTIN_METHODS.get(type(owner), ()):
+            raise SnippetRejected(f"calling {_describe(method)} is not allowed in snippets")
+        if name in ("join", "extend", "update", "union", "intersection", "difference") and args:
+            args = (self._bounded(args[0]), *args[1:])
+        if type(owner) is str:
+            self.budget.items(sizes.str_method_length(owner, name, args), "a str")
+        result = method(*args, **kwargs)
+        self.budget.result(owner)  # append/extend/update grow the receiver in place
+        return result
+
+    # --- output ----------------------------------------------------------------------------------
+
+    def print(self, *values: object, sep: str | None = " ", end: str | None = "\n", file: object = None,
+              flush: bool = False) -> None:
+        if file is not None:
+            raise SnippetRejected("print(file=...) is not available in snippets")
+        if not isinstance(sep, (str, type(None))) or not isinstance(end, (str, type(None))):
+            raise TypeError("sep and end must be None or a string")
+        text = (" " if sep is None else sep).join(map(str, values)) + ("\n" if end is None else end)
+        self.budget.printed(len(text))
+        self.output.append(text)
+
+    # --- checks ----------------------------------------------------------------------------------
+
+    def _check_broadcast(self, shapes: list[tuple[int, ...]], what: str) -> None:
+        if len(shapes) > 1:
+            self.budget.elements(broadcast_elements(shapes) or 0, what)
+
+    def _check_elements(self, count: int | None) -> None:
+        if count is not None:
+            self.budget.elements(count, "the requested tensor")
+
+    def _after(self, value: object) -> object:
+        self.budget.result(value)
+        if is_tensor(value):
+            self._account(value)
+        return value
+
+    def _account(self, tensor: object) -> None:
+        """Add a tensor to the live total; a weak reference takes it off again when it dies."""
+        key = id(tensor)
+        if key in self.live:
+            return
+        try:
+            weakref.finalize(tensor, self._release, key)
+        except TypeError:
+            return  # no weak references on this type: only the per-tensor bound applies
+        nbytes = math.prod(tuple(tensor.shape)) * np.dtype(sizes.numpy_dtype(tensor)).itemsize
+        self.live[key] = nbytes
+        self.live_bytes += nbytes
+        limit = self.budget.limits.max_memory
+        if self.live_bytes > limit:
+            raise ResourceLimitExceeded(
+                f"the snippet's tensors take more than {limit // 2**20} MB of memory together"
+            )
+
+    def _release(self, key: int) -> None:
+        self.live_bytes -= self.live.pop(key, 0)
+
+
+class _ListStore:
+    """Stands in for a list being assigned into, so `a[:0] = a` cannot grow it past the limit."""
+
+    __slots__ = ("_target", "_guards")
+
+    def __init__(self, target: list, guards: Guards) -> None:
+        self._target, self._guards = target, guards
+
+    def __setitem__(self, index: object, value: object) -> None:
+        if isinstance(index, slice):
+            value = self._guards._bounded(value)
+            removed = len(range(*index.indices(len(self._target))))
+            self._guards.budget.items(len(self._target) - removed + len(value), "a list")
+        self._target[index] = value
+
+
+def _is_engine_callable(fn: object) -> bool:
+    if isinstance(fn, types.FunctionType):
+        return is_engine_module_name(fn.__module__)
+    if isinstance(fn, types.MethodType):
+        return is_engine_module_name(getattr(fn.__func__, "__module__", None)) and (
+            is_engine_object(fn.__self__) or is_engine_type(fn.__self__)
+        )
+    return is_engine_type(fn) or (is_engine_object(fn) and callable(fn))
+
+
+def _length(r: range) -> int:
+    try:
+        return len(r)
+    except OverflowError:
+        return 2**63
+
+
+def _describe(fn: object) -> str:
+    name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or type(fn).__name__
+    return f"'{name}'"

@@ -1,0 +1,195 @@
+"""Resource bounds: the `Limits` a snippet runs under and the `Budget` that counts against them.
+
+Sizes are checked *before* the work that would allocate them (a requested shape, a broadcast, a
+repeated list, a power of a big int), so `torch.ones(10**9)` or `2**10**10` never starts; results
+are checked again afterwards as a second line.  Time is checked at every step (loop iteration,
+comprehension element, call), so a loop stops within one step of the deadline.
+"""
+from __future__ import annotations
+
+import math
+import re
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from .errors import ResourceLimitExceeded
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The bounds of one run (or one `evaluate`); every field is a hard cap."""
+
+    max_elements: int = 10**6          # elements of one tensor / array
+    max_memory: int = 64 * 2**20       # bytes of all live tensors created by the snippet
+    max_steps: int = 100_000           # loop iterations + comprehension elements + calls
+    max_seconds: float = 2.0           # wall time
+    max_depth: int = 100               # nested calls of the snippet's own functions
+    max_items: int = 10**6             # length of one list/tuple/str/dict/set/range
+    max_int_bits: int = 100_000        # size of one Python int (about 30 000 digits)
+    max_source: int = 100_000          # characters of source
+    max_literal: int = 10_000          # characters of one literal / width in a format spec
+    max_output: int = 1_000_000        # characters printed
+
+
+def shape_of(value: object) -> tuple[int, ...] | None:
+    """The shape of a tensor-like value (engine Tensor or numpy array), None for anything else."""
+    if isinstance(value, (np.ndarray, np.generic)):
+        return value.shape
+    from .surface import is_tensor
+
+    if is_tensor(value):
+        return tuple(value.shape)
+    return None
+
+
+def nested_elements(value: object, _depth: int = 0) -> int:
+    """Estimate how many elements a (nested) list of numbers or tensors turns into as one tensor."""
+    shape = shape_of(value)
+    if shape is not None:
+        return math.prod(shape)
+    if isinstance(value, (list, tuple)) and _depth < 64:
+        if not value:
+            return 0
+        return len(value) * max(1, nested_elements(value[0], _depth + 1))
+    return 1
+
+
+def broadcast_elements(shapes: list[tuple[int, ...]]) -> int | None:
+    """Elements of the broadcast of `shapes`, or None when they do not broadcast (the op will say so)."""
+    try:
+        return math.prod(np.broadcast_shapes(*shapes))
+    except ValueError:
+        return None
+
+
+class Budget:
+    """The counters of one execution; raises `ResourceLimitExceeded` with a plain-language reason."""
+
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
+        self.steps = 0
+        self.depth = 0
+        self.output = 0
+        self.deadline = time.monotonic() + limits.max_seconds
+
+    def tick(self) -> None:
+        self.steps += 1
+        if self.steps > self.limits.max_steps:
+            raise ResourceLimitExceeded(
+                f"the snippet ran more than {self.limits.max_steps} steps (loop iterations and calls); "
+                "is there an endless loop?"
+            )
+        if time.monotonic() > self.deadline:
+            raise ResourceLimitExceeded(f"the snippet ran longer than {self.limits.max_seconds:g} s")
+
+    def enter(self) -> None:
+        self.depth += 1
+        if self.depth > self.limits.max_depth:
+            raise ResourceLimitExceeded(
+                f"functions called each other more than {self.limits.max_depth} levels deep "
+                "(endless recursion?)"
+            )
+
+    def leave(self) -> None:
+        self.depth -= 1
+
+    def elements(self, count: int, what: str = "a tensor") -> None:
+        if count > self.limits.max_elements:
+            raise ResourceLimitExceeded(
+                f"{what} of {count} elements is larger than the limit of {self.limits.max_elements}"
+            )
+
+    def items(self, count: int, what: str) -> None:
+        if count > self.limits.max_items:
+            raise ResourceLimitExceeded(
+                f"{what} of length {count} is longer than the limit of {self.limits.max_items}"
+            )
+
+    def int_bits(self, bits: int) -> None:
+        if bits > self.limits.max_int_bits:
+            raise ResourceLimitExceeded(
+                f"this integer would have about {int(bits * 0.30103)} digits; "
+                f"the limit is {int(self.limits.max_int_bits * 0.30103)}"
+            )
+
+    def printed(self, count: int) -> None:
+        self.output += count
+        if self.output > self.limits.max_output:
+            raise ResourceLimitExceeded(f"the snippet printed more than {self.limits.max_output} characters")
+
+    # --- estimates made before an operation runs -------------------------------------------------
+
+    def before_binop(self, op: str, left: object, right: object) -> None:
+        """Refuse arithmetic whose result would be too big, before computing it."""
+        lshape, rshape = shape_of(left), shape_of(right)
+        if lshape is not None and rshape is not None:
+            if op == "MatMult":
+                self.elements(matmul_elements(lshape, rshape) or 0, "the result of @")
+            else:
+                self.elements(broadcast_elements([lshape, rshape]) or 0, f"the result of {OP_SYMBOL[op]}")
+            return
+        if lshape is not None or rshape is not None:
+            return  # tensor with a Python scalar: same size as the tensor
+        if isinstance(left, bool) or isinstance(right, bool):
+            return
+        if isinstance(left, int) and isinstance(right, int):
+            if op == "Pow" and right > 0:
+                self.int_bits(max(0, abs(left).bit_length() - 1) * right + 1)
+            elif op == "Mult":
+                self.int_bits(left.bit_length() + right.bit_length())
+            elif op == "LShift" and right > 0:
+                self.int_bits(left.bit_length() + right)
+            return
+        if op == "Mult":
+            for seq, times in ((left, right), (right, left)):
+                if isinstance(seq, (str, bytes, list, tuple)) and isinstance(times, int):
+                    self.items(len(seq) * max(times, 0), f"a repeated {type(seq).__name__}")
+        if op == "Mod" and isinstance(left, str):
+            self.format_spec_text(left, percent=True)
+
+    def format_spec_text(self, text: str, percent: bool = False) -> None:
+        """Refuse `*` widths and widths/precisions beyond `max_literal` in a format spec or %-format."""
+        specs = re.findall(r"%[^a-zA-Z%]*", text) if percent else [text]
+        for spec in specs:
+            if percent and "*" in spec:
+                raise ResourceLimitExceeded("'*' widths in %-formatting are not supported in snippets")
+            for number in re.findall(r"\d+", spec):
+                if len(number) > 6 or int(number) > self.limits.max_literal:
+                    raise ResourceLimitExceeded(
+                        f"the width or precision {number} in a format is larger than {self.limits.max_literal}"
+                    )
+
+    # --- checks made after an operation ----------------------------------------------------------
+
+    def result(self, value: object) -> None:
+        """Second line of defence: check what an operation produced."""
+        shape = shape_of(value)
+        if shape is not None:
+            self.elements(math.prod(shape))
+        elif isinstance(value, (str, bytes, list, tuple, dict, set, frozenset)):
+            self.items(len(value), f"a {type(value).__name__}")
+        elif isinstance(value, int) and not isinstance(value, bool):
+            self.int_bits(value.bit_length())
+
+
+def matmul_elements(a: tuple[int, ...], b: tuple[int, ...]) -> int | None:
+    """Elements of `a @ b` by numpy's rules, or None when the shapes do not fit."""
+    if not a or not b:
+        return None
+    if len(a) == 1 and len(b) == 1:
+        return 1
+    if len(b) == 1:
+        return math.prod(a[:-1])
+    if len(a) == 1:
+        return math.prod(b[:-2]) * b[-1]
+    batch = broadcast_elements([a[:-2], b[:-2]])
+    return None if batch is None else batch * a[-2] * b[-1]
+
+
+OP_SYMBOL = {
+    "Add": "+", "Sub": "-", "Mult": "*", "Div": "/", "FloorDiv": "//", "Mod": "%", "Pow": "**",
+    "MatMult": "@", "LShift": "<<", "RShift": ">>", "BitOr": "|", "BitXor": "^", "BitAnd": "&",
+    "Eq": "==", "NotEq": "!=", "Lt": "<", "LtE": "<=", "Gt": ">", "GtE": ">=",
+}

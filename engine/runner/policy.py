@@ -1,0 +1,252 @@
+"""The static allow-list: which syntax a snippet may use, checked before any of it runs.
+
+Every node type of the parsed tree must be on the allow-list below; anything else (classes,
+try/except, imports other than torch, dunder names, starred unpacking, ...) is refused with its line,
+column (1-based) and a plain-language reason.  This is the first wall; `guards` is the second, at run
+time, because a static check cannot know what `x` is in `x.something`.
+"""
+from __future__ import annotations
+
+import ast
+import builtins
+import types
+
+from .errors import SnippetError
+from .limits import Limits
+from .surface import SAFE_BUILTINS, engine_module, public_names
+
+_ALLOWED = {
+    # statements
+    ast.Module, ast.Expression, ast.Expr, ast.Assign, ast.AugAssign, ast.For, ast.While, ast.If,
+    ast.Break, ast.Continue, ast.Pass, ast.FunctionDef, ast.Return, ast.With, ast.Assert,
+    ast.Import, ast.ImportFrom, ast.Delete,
+    # expressions
+    ast.BoolOp, ast.BinOp, ast.UnaryOp, ast.Lambda, ast.IfExp, ast.Dict, ast.Set, ast.ListComp,
+    ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.Compare, ast.Call, ast.FormattedValue,
+    ast.JoinedStr, ast.Constant, ast.Attribute, ast.Subscript, ast.Name, ast.List, ast.Tuple, ast.Slice,
+    # pieces
+    ast.Load, ast.Store, ast.Del, ast.comprehension, ast.arguments, ast.arg, ast.keyword, ast.alias,
+    ast.withitem,
+    ast.And, ast.Or, ast.Add, ast.Sub, ast.Mult, ast.MatMult, ast.Div, ast.Mod, ast.Pow, ast.LShift,
+    ast.RShift, ast.BitOr, ast.BitXor, ast.BitAnd, ast.FloorDiv, ast.Invert, ast.Not, ast.UAdd,
+    ast.USub, ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Is, ast.IsNot, ast.In, ast.NotIn,
+}
+
+_REASONS = {
+    "ClassDef": "classes are not supported in snippets",
+    "Try": "try/except is not supported in snippets (it could hide the errors the tutor shows)",
+    "TryStar": "try/except is not supported in snippets",
+    "Raise": "raise is not supported in snippets",
+    "Global": "global is not supported in snippets",
+    "Nonlocal": "nonlocal is not supported in snippets",
+    "Yield": "generators (yield) are not supported in snippets",
+    "YieldFrom": "generators (yield from) are not supported in snippets",
+    "Await": "async code is not supported in snippets",
+    "AsyncFunctionDef": "async code is not supported in snippets",
+    "AsyncFor": "async code is not supported in snippets",
+    "AsyncWith": "async code is not supported in snippets",
+    "NamedExpr": "the := operator is not supported in snippets",
+    "Starred": "* unpacking is not supported in snippets",
+    "Match": "match statements are not supported in snippets",
+    "AnnAssign": "annotated assignments are not supported in snippets; write `x = ...`",
+}
+
+_MAX_DEPTH = 100
+_LITERAL_TYPES = (int, float, complex, str, bytes, bool, type(None), type(Ellipsis))
+FORBIDDEN_BUILTINS = frozenset(n for n in dir(builtins) if not n.startswith("_")) - set(SAFE_BUILTINS) - {
+    "True", "False", "None", "Ellipsis", "NotImplemented",
+}
+
+
+def parse_checked(
+    source: str, *, mode: str = "exec", limits: Limits | None = None,
+    bound: frozenset[str] = frozenset(), filename: str = "<snippet>",
+) -> tuple[ast.AST | None, list[SnippetError]]:
+    """Parse and check `source`; return the tree (None if unparsable) and every refusal found."""
+    limits = limits or Limits()
+    if len(source) > limits.max_source:
+        return None, [SnippetError("SnippetRejected",
+                                   f"the snippet has {len(source)} characters; the limit is {limits.max_source}", 1, 1)]
+    try:
+        tree = ast.parse(source, filename=filename, mode=mode)
+    except SyntaxError as exc:
+        return None, [SnippetError("SyntaxError", exc.msg, exc.lineno, exc.offset)]
+    except (ValueError, RecursionError, MemoryError) as exc:
+        reason = "it is nested too deeply" if not isinstance(exc, ValueError) else str(exc)
+        return None, [SnippetError("SyntaxError", f"the snippet cannot be read: {reason}", None, None)]
+    checker = _Checker(limits, bound | _bound_names(tree))
+    checker.visit(tree)
+    return tree, checker.errors
+
+
+def check_source(source: str, *, limits: Limits | None = None) -> list[SnippetError]:
+    """The static allow-list check alone (used by `autograd-tutor check` on lesson code)."""
+    return parse_checked(source, limits=limits)[1]
+
+
+def _bound_names(tree: ast.AST) -> set[str]:
+    """Every name the snippet binds somewhere, so `input = torch.ones(2)` may shadow a builtin."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            names.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.arg):
+            names.add(node.arg)
+        elif isinstance(node, ast.alias):
+            names.add(node.asname or node.name.split(".")[0])
+    return names
+
+
+class _Checker(ast.NodeVisitor):
+    def __init__(self, limits: Limits, bound: set[str] | frozenset[str]) -> None:
+        self.limits = limits
+        self.bound = bound
+        self.errors: list[SnippetError] = []
+        self.depth = 0
+
+    def refuse(self, node: ast.AST, reason: str) -> None:
+        line = getattr(node, "lineno", None)
+        col = getattr(node, "col_offset", None)
+        self.errors.append(SnippetError("SnippetRejected", reason, line, None if col is None else col + 1))
+
+    def visit(self, node: ast.AST) -> None:
+        if type(node) not in _ALLOWED:
+            name = type(node).__name__
+            self.refuse(node, _REASONS.get(name, f"{name} syntax is not supported in snippets"))
+            return
+        self.depth += 1
+        try:
+            if self.depth > _MAX_DEPTH:
+                self.refuse(node, f"the code is nested more than {_MAX_DEPTH} levels deep")
+                return
+            check = getattr(self, "check_" + type(node).__name__, None)
+            if check is not None:
+                check(node)
+            self.generic_visit(node)
+        finally:
+            self.depth -= 1
+
+    # --- names and attributes --------------------------------------------------------------------
+
+    def check_Name(self, node: ast.Name) -> None:
+        if node.id.startswith("__"):
+            self.refuse(node, f"'{node.id}': names starting with '__' are internals and not available in snippets")
+        elif isinstance(node.ctx, ast.Load) and node.id in FORBIDDEN_BUILTINS and node.id not in self.bound:
+            self.refuse(node, f"'{node.id}' is not available in snippets")
+
+    def check_Attribute(self, node: ast.Attribute) -> None:
+        if node.attr.startswith("_"):
+            self.refuse(node, f"'.{node.attr}': names starting with '_' are internals and not available in snippets")
+        if isinstance(node.ctx, ast.Del):
+            self.refuse(node, "deleting attributes is not supported in snippets")
+
+    def check_Constant(self, node: ast.Constant) -> None:
+        if not isinstance(node.value, _LITERAL_TYPES):
+            self.refuse(node, "this kind of literal is not supported in snippets")
+        elif isinstance(node.value, (str, bytes)) and len(node.value) > self.limits.max_literal:
+            self.refuse(node, f"a literal of {len(node.value)} characters is longer than the limit of "
+                              f"{self.limits.max_literal}")
+
+    # --- imports: only torch (the engine) --------------------------------------------------------
+
+    def check_Import(self, node: ast.Import) -> None:
+        for alias in node.names:
+            if alias.name == "torch":
+                continue
+            if alias.name.startswith("torch.") and alias.asname and engine_submodule_exists(alias.name):
+                continue
+            self.refuse(node, f"only `import torch` is available in snippets, not `import {alias.name}`")
+
+    def check_ImportFrom(self, node: ast.ImportFrom) -> None:
+        module = node.module or ""
+        if node.level or not (module == "torch" or engine_submodule_exists(module)):
+            self.refuse(node, f"only imports from torch are available in snippets, not from {'.' * node.level}{module}")
+            return
+        available = public_names(import_engine_module(module))
+        for alias in node.names:
+            if alias.name not in available:
+                self.refuse(node, f"`{alias.name}` is not part of the torch API this tutor provides")
+
+    # --- functions -------------------------------------------------------------------------------
+
+    def check_FunctionDef(self, node: ast.FunctionDef) -> None:
+        if node.decorator_list:
+            self.refuse(node, "decorators are not supported in snippets")
+        if node.returns is not None:
+            self.refuse(node, "annotations are not supported in snippets")
+        if node.name.startswith("__"):
+            self.refuse(node, f"'{node.name}': names starting with '__' are not available in snippets")
+
+    def check_arguments(self, node: ast.arguments) -> None:
+        if node.posonlyargs or node.vararg or node.kwonlyargs or node.kwarg:
+            self.refuse(node.vararg or node.kwarg or (node.posonlyargs + node.kwonlyargs)[0],
+                        "only plain parameters (a, b=1) are supported in snippets")
+        for default in node.defaults:
+            if not _is_literal(default):
+                self.refuse(default, "parameter defaults must be plain literals such as 1, 0.5, None or 'text'")
+
+    def check_arg(self, node: ast.arg) -> None:
+        if node.annotation is not None:
+            self.refuse(node, "annotations are not supported in snippets")
+        if node.arg.startswith("__"):
+            self.refuse(node, f"'{node.arg}': names starting with '__' are not available in snippets")
+
+    # --- shapes of targets and calls -------------------------------------------------------------
+
+    def check_Call(self, node: ast.Call) -> None:
+        for keyword in node.keywords:
+            if keyword.arg is None:
+                self.refuse(keyword.value, "** unpacking is not supported in snippets")
+
+    def check_Dict(self, node: ast.Dict) -> None:
+        for key, value in zip(node.keys, node.values):
+            if key is None:
+                self.refuse(value, "** unpacking is not supported in snippets")
+
+    def check_comprehension(self, node: ast.comprehension) -> None:
+        self._simple_target(node.target, "a comprehension")
+
+    def check_For(self, node: ast.For) -> None:
+        self._simple_target(node.target, "a for loop")
+
+    def check_With(self, node: ast.With) -> None:
+        for item in node.items:
+            if item.optional_vars is not None and not isinstance(item.optional_vars, ast.Name):
+                self.refuse(item.optional_vars, "`with ... as` must name a single variable")
+
+    def check_Delete(self, node: ast.Delete) -> None:
+        for target in node.targets:
+            if not isinstance(target, (ast.Name, ast.Subscript)):
+                self.refuse(target, "only `del name` and `del x[i]` are supported in snippets")
+
+    def _simple_target(self, target: ast.AST, where: str) -> None:
+        if isinstance(target, (ast.Tuple, ast.List)):
+            for element in target.elts:
+                self._simple_target(element, where)
+        elif not isinstance(target, ast.Name):
+            self.refuse(target, f"the variable of {where} must be a plain name (or a tuple of names)")
+
+
+def _is_literal(node: ast.AST) -> bool:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        node = node.operand
+    return isinstance(node, ast.Constant)
+
+
+def engine_submodule_exists(dotted: str) -> bool:
+    """`torch.a.b` is importable when each part is a module the engine lists in its `__all__`."""
+    return dotted.startswith("torch.") and import_engine_module(dotted) is not None
+
+
+def import_engine_module(dotted: str) -> types.ModuleType | None:
+    """The engine module a `torch...` import name stands for, reached through public names only."""
+    module = engine_module()
+    for part in dotted.split(".")[1:]:
+        if part not in public_names(module):
+            return None
+        module = getattr(module, part, None)
+        if not isinstance(module, types.ModuleType):
+            return None
+    return module

@@ -1,0 +1,162 @@
+"""Rewrite a checked tree so that every risky operation goes through a runtime guard.
+
+The static check cannot know what `x` is in `x.y`, `f(a)` or `a * b`; after this rewrite the
+attribute access, the call, the arithmetic, the comparison, the subscript, the f-string format and
+the import each become a call of a `__sg_*` guard (see `guards.Guards`), and every loop iteration
+and comprehension element ticks the step/time budget.  Snippets cannot name the guards: names
+starting with `__` are refused by `policy`.
+"""
+from __future__ import annotations
+
+import ast
+import itertools
+
+G = "__sg_"  # prefix of the guard names in the snippet's globals
+
+
+def rewrite(tree: ast.AST) -> ast.AST:
+    """A guarded copy of a tree that passed `policy`."""
+    return ast.fix_missing_locations(_Rewriter().visit(tree))
+
+
+def _guard(name: str, *args: ast.expr, node: ast.AST, keywords: list[ast.keyword] | None = None) -> ast.Call:
+    call = ast.Call(func=ast.Name(G + name, ast.Load()), args=list(args), keywords=keywords or [])
+    return ast.copy_location(call, node)
+
+
+def _const(value: object, node: ast.AST) -> ast.Constant:
+    return ast.copy_location(ast.Constant(value), node)
+
+
+def _tick(node: ast.AST) -> ast.Expr:
+    return ast.copy_location(ast.Expr(_guard("tick", node=node)), node)
+
+
+class _Rewriter(ast.NodeTransformer):
+    def __init__(self) -> None:
+        self._temps = itertools.count()
+
+    def _temp(self) -> str:
+        return f"{G}t{next(self._temps)}"
+
+    # --- expressions -----------------------------------------------------------------------------
+
+    def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+        value = self.visit(node.value)
+        if isinstance(node.ctx, ast.Load):
+            return _guard("attr", value, _const(node.attr, node), node=node)
+        node.value = _guard("settarget", value, _const(node.attr, node), node=node)
+        return node
+
+    def visit_Subscript(self, node: ast.Subscript) -> ast.AST:
+        value, index = self.visit(node.value), self.visit(node.slice)
+        if isinstance(node.ctx, ast.Load):
+            return _guard("item", value, index, node=node)
+        if isinstance(node.ctx, ast.Store):
+            value = _guard("store", value, node=node)
+        node.value, node.slice = value, index
+        return node
+
+    def visit_Slice(self, node: ast.Slice) -> ast.AST:
+        parts = [self.visit(p) if p is not None else _const(None, node) for p in (node.lower, node.upper, node.step)]
+        return _guard("slice", *parts, node=node)
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        return _guard("call", node.func, *node.args, node=node, keywords=node.keywords)
+
+    def visit_BinOp(self, node: ast.BinOp) -> ast.AST:
+        self.generic_visit(node)
+        return _guard("binop", _const(type(node.op).__name__, node), node.left, node.right, node=node)
+
+    def visit_Compare(self, node: ast.Compare) -> ast.AST:
+        self.generic_visit(node)
+        ops = [type(op).__name__ for op in node.ops]
+        if len(ops) == 1:
+            return _guard("cmp", _const(ops[0], node), node.left, node.comparators[0], node=node)
+        # a < b < c evaluates b once and stops early: pass the later operands as thunks
+        thunks = [
+            ast.copy_location(ast.Lambda(args=_no_args(), body=c), c) for c in node.comparators
+        ]
+        return _guard("chain", _const(tuple(ops), node), node.left, *thunks, node=node)
+
+    def visit_FormattedValue(self, node: ast.FormattedValue) -> ast.AST:
+        self.generic_visit(node)
+        spec = node.format_spec if node.format_spec is not None else _const("", node)
+        node.value = _guard("fmt", node.value, _const(node.conversion, node), spec, node=node)
+        node.conversion, node.format_spec = -1, None
+        return node
+
+    def visit_comprehension(self, node: ast.comprehension) -> ast.AST:
+        self.generic_visit(node)
+        node.ifs = [_guard("tick", node=node), *node.ifs]  # every element ticks, kept or not
+        return node
+
+    # --- statements ------------------------------------------------------------------------------
+
+    def visit_For(self, node: ast.For) -> ast.AST:
+        self.generic_visit(node)
+        node.body = [_tick(node), *node.body]
+        return node
+
+    def visit_While(self, node: ast.While) -> ast.AST:
+        self.generic_visit(node)
+        node.body = [_tick(node), *node.body]
+        return node
+
+    def visit_With(self, node: ast.With) -> ast.AST:
+        self.generic_visit(node)
+        for item in node.items:
+            item.context_expr = _guard("ctx", item.context_expr, node=item.context_expr)
+        return node
+
+    def visit_Import(self, node: ast.Import) -> list[ast.stmt]:
+        out = []
+        for alias in node.names:
+            # `import torch` binds torch; `import torch.nn.functional as F` binds F (policy requires `as`)
+            module = _guard("import_", _const(alias.name, node), node=node)
+            out.append(_assign(alias.asname or alias.name, module, node))
+        return out
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> list[ast.stmt]:
+        module = _guard("import_", _const(node.module, node), node=node)
+        return [
+            _assign(alias.asname or alias.name, _guard("attr", module, _const(alias.name, node), node=node), node)
+            for alias in node.names
+        ]
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> list[ast.stmt]:
+        op = _const(type(node.op).__name__, node)
+        value = self.visit(node.value)
+        target = node.target
+        if isinstance(target, ast.Name):
+            current = ast.copy_location(ast.Name(target.id, ast.Load()), target)
+            return [_assign(target.id, _guard("iop", op, current, value, node=node), node)]
+        # obj.a += v / c[i] += v: evaluate obj (and i) once, as Python does
+        holder = self._temp()
+        load_holder = ast.copy_location(ast.Name(holder, ast.Load()), target)
+        if isinstance(target, ast.Attribute):
+            setup = [_assign(holder, _guard("settarget", self.visit(target.value), _const(target.attr, node), node=node), node)]
+            current = _guard("attr", load_holder, _const(target.attr, node), node=node)
+            store = ast.Attribute(value=load_holder, attr=target.attr, ctx=ast.Store())
+        else:
+            index = self._temp()
+            load_index = ast.copy_location(ast.Name(index, ast.Load()), target)
+            setup = [
+                _assign(holder, self.visit(target.value), node),
+                _assign(index, self.visit(target.slice), node),
+            ]
+            current = _guard("item", load_holder, load_index, node=node)
+            store = ast.Subscript(value=_guard("store", load_holder, node=node), slice=load_index, ctx=ast.Store())
+        ast.copy_location(store, target)
+        update = ast.copy_location(ast.Assign(targets=[store], value=_guard("iop", op, current, value, node=node)), node)
+        return [*setup, update]
+
+
+def _assign(name: str, value: ast.expr, node: ast.AST) -> ast.Assign:
+    target = ast.copy_location(ast.Name(name, ast.Store()), node)
+    return ast.copy_location(ast.Assign(targets=[target], value=value), node)
+
+
+def _no_args() -> ast.arguments:
+    return ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])

@@ -1,0 +1,147 @@
+"""Estimates of how big a result will be, computed from the operands before the operation runs.
+
+They are upper bounds for the cases that can blow up (a broadcast, a requested shape, an advanced
+index, a repeat, a Jacobian); an estimate of None means "no growth beyond the operands".
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .limits import broadcast_elements, matmul_elements, nested_elements, shape_of
+
+_CREATION = frozenset({
+    "ones", "zeros", "empty", "rand", "randn", "full", "randint", "new_ones", "new_zeros", "new_empty",
+    "new_full",
+})
+_LEGACY = frozenset({"Tensor", "FloatTensor", "DoubleTensor", "LongTensor"})  # sizes only as ints
+_MATMUL = frozenset({"matmul", "mm", "bmm", "mv", "dot", "__matmul__", "__rmatmul__"})
+_CONCAT = frozenset({"cat", "concat", "concatenate", "stack", "hstack", "vstack"})
+
+
+def numpy_dtype(tensor: object) -> np.dtype:
+    dtype = tensor.dtype
+    return np.dtype(getattr(dtype, "numpy", dtype))
+
+
+def engine_call_elements(fn: object, owner: object, args: tuple, kwargs: dict) -> int | None:
+    """Largest result size an engine call could produce, judged from its name and arguments."""
+    name = getattr(fn, "__name__", "")
+    operands = ([owner] if shape_of(owner) is not None else []) + list(args) + list(kwargs.values())
+    shapes = [s for s in map(shape_of, operands) if s is not None]
+    estimates = [nested_elements(a) for a in operands if isinstance(a, (list, tuple))]
+    if len(shapes) > 1:
+        estimates.append(broadcast_elements(shapes) or 0)
+    if name in _CREATION:
+        estimates.append(_requested(args, kwargs))
+    elif name in _LEGACY and args and isinstance(args[0], int):
+        estimates.append(math.prod(max(d, 0) for d in _dims(args, kwargs)))
+    elif name == "eye" and args:
+        n = _int(args[0])
+        estimates.append(n * _int(args[1] if len(args) > 1 and args[1] is not None else kwargs.get("m", n)))
+    elif name == "arange":
+        estimates.append(_arange_length(args, kwargs))
+    elif name in ("linspace", "logspace"):
+        estimates.append(_int(args[2] if len(args) > 2 else kwargs.get("steps", 0)))
+    elif name in ("expand", "broadcast_to") and shapes:
+        dims = _dims(args[1:] if owner is None else args, kwargs)
+        estimates.append(math.prod(max(d, 1) for d in dims) * (1 if dims else math.prod(shapes[0])))
+    elif name in ("repeat", "tile") and shapes:
+        estimates.append(math.prod(shapes[0]) * math.prod(max(d, 1) for d in _dims(args[1:] if owner is None else args, kwargs)))
+    elif name in ("outer", "ger", "kron") and len(shapes) >= 2:
+        estimates.append(math.prod(shapes[0]) * math.prod(shapes[1]))
+    elif name in ("diag", "diag_embed") and shapes:
+        estimates.append(math.prod(shapes[0]) ** 2)
+    elif name in _MATMUL and len(shapes) >= 2:
+        estimates.append(matmul_elements(shapes[0], shapes[1]) or 0)
+    elif name in ("jacobian", "hessian") and shapes:
+        estimates.append(math.prod(shapes[0]) ** 2)
+    elif name in _CONCAT and args and isinstance(args[0], (list, tuple)):
+        estimates.append(sum(math.prod(s) for s in map(shape_of, args[0]) if s is not None))
+    return max(estimates, default=None)
+
+
+def indexed_elements(shape: tuple[int, ...], index: object) -> int:
+    """Upper bound of `x[index]`'s size; only advanced (list/tensor) indices can exceed x's size."""
+    parts = index if isinstance(index, tuple) else (index,)
+    advanced, consumed = 1, 0
+    has_advanced = False
+    for part in parts:
+        part_shape = shape_of(part)
+        if part_shape is not None or isinstance(part, (list, tuple)):
+            has_advanced = True
+            count = math.prod(part_shape) if part_shape is not None else nested_elements(part)
+            advanced = max(advanced, count)
+            is_mask = part_shape is not None and numpy_dtype(part) == np.bool_
+            consumed += len(part_shape) if is_mask else 1
+        elif part is not None and part is not Ellipsis:
+            consumed += 1
+    if not has_advanced:
+        return 0  # basic indexing gives a view no larger than x
+    return advanced * math.prod(shape[consumed:])
+
+
+def compared_shapes(op: str, left: object, right: object) -> list[list[tuple[int, ...]]]:
+    """The pairs of tensor shapes a comparison will broadcast (also inside `in` and list `==`)."""
+    pairs: list[tuple[object, object]] = [(left, right)]
+    if op in ("In", "NotIn") and isinstance(right, (list, tuple, set, frozenset, dict)):
+        pairs = [(left, element) for element in right]
+    elif isinstance(left, (list, tuple)) and isinstance(right, (list, tuple)):
+        pairs = list(zip(left, right))
+    shapes = [[shape_of(a), shape_of(b)] for a, b in pairs]
+    return [pair for pair in shapes if None not in pair]
+
+
+def str_method_length(text: str, name: str, args: tuple) -> int:
+    """Length of the string a str method returns, for the methods that can make it longer."""
+    if name == "join" and args and isinstance(args[0], (list, tuple)):
+        items = args[0]
+        return sum(len(s) for s in items if isinstance(s, str)) + len(text) * max(len(items) - 1, 0)
+    if name == "replace" and len(args) >= 2 and isinstance(args[0], str) and isinstance(args[1], str):
+        old, new = args[0], args[1]
+        count = len(text) + 1 if old == "" else text.count(old)
+        if len(args) > 2 and isinstance(args[2], int) and args[2] >= 0:
+            count = min(count, args[2])
+        return len(text) + count * max(len(new) - len(old), 0)
+    return len(text)
+
+
+def _requested(args: tuple, kwargs: dict) -> int:
+    if "size" in kwargs:
+        return math.prod(max(d, 0) for d in _dims((kwargs["size"],), {}))
+    for arg in args:
+        if isinstance(arg, (list, tuple)) and all(isinstance(d, int) for d in arg):
+            return math.prod(max(d, 0) for d in arg)
+    return math.prod(max(d, 0) for d in _dims(args, kwargs))
+
+
+def _dims(args: tuple, kwargs: dict) -> list[int]:
+    """Sizes given as `f(2, 3)`, `f((2, 3))` or `f(size=(2, 3))` (ints only; the op checks the rest)."""
+    if "size" in kwargs:
+        args = (kwargs["size"],)
+    if len(args) == 1 and isinstance(args[0], (list, tuple)):
+        args = tuple(args[0])
+    dims = []
+    for arg in args:
+        if isinstance(arg, bool) or not isinstance(arg, int):
+            break
+        dims.append(arg)
+    return dims
+
+
+def _int(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _arange_length(args: tuple, kwargs: dict) -> int:
+    values = list(args[:3])
+    if len(values) == 1:
+        values = [0, values[0]]
+    start = kwargs.get("start", values[0] if values else 0)
+    end = kwargs.get("end", values[1] if len(values) > 1 else 0)
+    step = kwargs.get("step", values[2] if len(values) > 2 else 1)
+    try:
+        return max(0, math.ceil((float(end) - float(start)) / float(step)))
+    except (TypeError, ValueError, ZeroDivisionError, OverflowError):
+        return 0

@@ -1,0 +1,130 @@
+"""The surface a snippet may touch, derived from the engine's public API at run time.
+
+Attribute access is default-deny.  Allowed are: the names in `engine.__all__` on the engine module,
+public (non-underscore) attributes of objects and classes defined in the `engine` package (Tensor,
+grad_fn nodes, dtypes, `no_grad`, `Size`), a read-only subset of numpy arrays (what `x.numpy()`
+returns), and a few methods of builtin containers and strings that cannot grow memory unchecked or
+reach object internals (no `str.format`: ``"{0.__class__}".format(x)`` walks attributes).
+Deriving the engine part from the live classes means it follows the engine without a copied list.
+"""
+from __future__ import annotations
+
+import types
+from functools import lru_cache
+
+import numpy as np
+
+# the builtins a snippet may use (`print` is the runner's own, writing to the captured output)
+SAFE_BUILTINS = (
+    "abs", "all", "any", "bool", "dict", "enumerate", "float", "int", "isinstance", "len", "list",
+    "max", "min", "print", "range", "repr", "reversed", "round", "set", "sorted", "str", "sum",
+    "tuple", "zip",
+)
+
+# methods of builtin values that a snippet may call, by exact type
+BUILTIN_METHODS: dict[type, frozenset[str]] = {
+    str: frozenset(
+        "capitalize count endswith find index isalnum isalpha isdigit islower isspace isupper join "
+        "lower lstrip replace rfind rstrip split splitlines startswith strip title upper".split()
+    ),
+    list: frozenset("append clear copy count extend index insert pop remove reverse sort".split()),
+    tuple: frozenset("count index".split()),
+    dict: frozenset("clear copy get items keys pop setdefault update values".split()),
+    set: frozenset("add clear copy difference discard intersection pop remove union update".split()),
+    int: frozenset({"bit_length"}),
+    float: frozenset({"is_integer"}),
+}
+
+# read-only, in-memory ndarray attributes: no tofile/dump/ctypes/data/base/view/resize
+NDARRAY_ATTRS = frozenset(
+    "T all any argmax argmin astype copy cumsum dtype flatten item max mean min ndim prod "
+    "reshape round shape size squeeze std sum tolist transpose var".split()
+)
+NUMPY_DTYPE_ATTRS = frozenset({"name", "itemsize", "kind"})
+
+_RUNNER_PACKAGE = __name__.rsplit(".", 1)[0]
+
+
+def is_engine_module_name(name: str | None) -> bool:
+    """True for `engine` and its submodules, except the runner itself."""
+    if not name:
+        return False
+    return (name == "engine" or name.startswith("engine.")) and not (
+        name == _RUNNER_PACKAGE or name.startswith(_RUNNER_PACKAGE + ".")
+    )
+
+
+def engine_module() -> types.ModuleType:
+    import engine
+
+    return engine
+
+
+def public_names(module: types.ModuleType) -> frozenset[str]:
+    """The engine's public API: its `__all__` (or its public names while `__all__` is missing)."""
+    names = getattr(module, "__all__", None)
+    if names is None:
+        names = [n for n in dir(module) if not n.startswith("_")]
+    return frozenset(n for n in names if not n.startswith("_"))
+
+
+@lru_cache(maxsize=None)
+def _tensor_class() -> type | None:
+    try:
+        from engine.tensor import Tensor
+    except ImportError:
+        return None
+    return Tensor
+
+
+def is_tensor(value: object) -> bool:
+    cls = _tensor_class()
+    if cls is None:
+        _tensor_class.cache_clear()  # the engine may appear later in a long-lived process
+        return False
+    return isinstance(value, cls)
+
+
+def is_engine_type(value: object) -> bool:
+    return isinstance(value, type) and is_engine_module_name(value.__module__)
+
+
+def is_engine_object(value: object) -> bool:
+    return is_engine_module_name(type(value).__module__)
+
+
+def attribute_refusal(obj: object, name: str) -> str | None:
+    """None when `obj.name` is part of the allowed surface, else the reason it is not."""
+    if name.startswith("_"):
+        return f"'{name}': names starting with '_' are internals and not available in snippets"
+    if isinstance(obj, types.ModuleType):
+        if is_engine_module_name(obj.__name__) and name in public_names(obj):
+            return None
+        return f"'{name}' is not part of the torch API this tutor provides"
+    if isinstance(obj, type):
+        if is_engine_type(obj) and hasattr(obj, name):
+            return None
+        return f"attributes of the type {obj.__name__!r} are not available in snippets"
+    if is_engine_object(obj):
+        return None  # a misspelt public name gets Python's own AttributeError, as in PyTorch
+    if isinstance(obj, (np.ndarray, np.generic)):
+        return None if name in NDARRAY_ATTRS else f"numpy's '.{name}' is not available in snippets"
+    if isinstance(obj, np.dtype):
+        return None if name in NUMPY_DTYPE_ATTRS else f"numpy's '.{name}' is not available in snippets"
+    allowed = BUILTIN_METHODS.get(type(obj))
+    if allowed is not None and name in allowed:
+        return None
+    return f"'.{name}' of a {type(obj).__name__} is not available in snippets"
+
+
+def value_refusal(value: object) -> str | None:
+    """None when a value fetched through an allowed attribute may be handed to the snippet."""
+    if isinstance(value, types.ModuleType):
+        return None if is_engine_module_name(value.__name__) else f"the module {value.__name__!r} is not available"
+    if isinstance(value, types.FunctionType) and not is_engine_module_name(value.__module__):
+        return f"the function {value.__qualname__!r} is not part of the engine's API"
+    if isinstance(value, type) and not (is_engine_type(value) or issubclass(value, (np.generic, int, float))):
+        return f"the type {value.__name__!r} is not available in snippets"
+    if isinstance(value, (types.CodeType, types.FrameType, types.TracebackType, types.GeneratorType)):
+        return "interpreter internals are not available in snippets"
+    return None
