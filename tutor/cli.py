@@ -31,11 +31,22 @@ class LazyGroup(click.Group):
 
 
 @click.group(cls=LazyGroup, invoke_without_command=True)
+@click.option("--lang", type=click.Choice(["en", "ja"]), default=None,
+              help="Language of the app (default: from the locale).")
+@click.option("--lessons", "lesson_dirs", multiple=True, metavar="DIR",
+              type=click.Path(exists=True, file_okay=False, dir_okay=True),
+              help="Also load the lessons in DIR (repeatable); edits are picked up while the app runs.")
+@click.option("--data-dir", type=click.Path(file_okay=False), default=None,
+              help="Keep progress and your lessons here (default: $AUTOGRAD_TUTOR_DATA_DIR or the per-user folder).")
+@click.option("--theme", type=click.Choice(["dark", "light"]), default="dark", show_default=True,
+              help="Colour theme.")
 @click.pass_context
-def main(ctx: click.Context) -> None:
+def main(ctx: click.Context, lang: str | None, lesson_dirs: tuple[str, ...], data_dir: str | None, theme: str) -> None:
     """autograd-tutor: predict x.grad, then see why.
 
     With no subcommand, opens the interactive tutor on the bundled course.
     """
     if ctx.invoked_subcommand is None:
-        click.echo("The interactive app is not built yet; try `autograd-tutor --help`.")
+        from tutor.app import TutorApp
+
+        TutorApp(lang=lang, extra_dirs=lesson_dirs, data_dir=data_dir, theme=theme).run()

@@ -1,0 +1,88 @@
+"""The course view: lessons with progress, broken lessons with their error, filter, reset, language."""
+import shutil
+
+from textual.widgets import OptionList
+
+from tutor.screens.confirm import ConfirmScreen
+from tutor.screens.course import CourseScreen
+from tutor.screens.help import HelpScreen
+from tutor.screens.lesson import LessonScreen
+from tutor.screens.too_small import TooSmallScreen
+
+
+def prompts(app) -> list[str]:
+    listing = app.screen.query_one("#lessons", OptionList)
+    return [str(listing.get_option_at_index(i).prompt) for i in range(listing.option_count)]
+
+
+async def test_lists_lessons_and_broken_ones(make_app):
+    app = make_app(folders=("course", "broken"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, CourseScreen)
+        text = "\n".join(prompts(app))
+        assert "Squares and their gradients" in text
+        assert "[new]" in text and "6 steps" in text and "#vjp" in text
+        assert "broken.toml" in text and "unknown key 'stepz'" in text
+
+
+async def test_filter_language_and_help(make_app):
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("slash", *"nothing-like-this")
+        assert "No lessons match." in prompts(app)[0]
+        await pilot.press("escape")
+        assert "Squares" in prompts(app)[0]
+        await pilot.press("f2")
+        assert app.lang == "ja"
+        assert "二乗とその勾配" in prompts(app)[0] and "未着手" in prompts(app)[0]
+        await pilot.press("f1")
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        assert isinstance(app.screen, CourseScreen)
+
+
+async def test_open_then_reset_with_confirmation(make_app):
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("enter")
+        assert isinstance(app.screen, LessonScreen)
+        await pilot.press("escape")
+        assert isinstance(app.screen, CourseScreen)
+        assert "[in progress" in prompts(app)[0]  # visiting saves a position
+        await pilot.press("r")
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("n")
+        assert "[in progress" in prompts(app)[0]
+        await pilot.press("r", "y")
+        await pilot.pause()
+        assert "[new]" in prompts(app)[0]
+
+
+async def test_tiny_terminal_shows_notice_then_recovers(make_app):
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.resize_terminal(30, 8)
+        await pilot.pause(0.1)
+        assert isinstance(app.screen, TooSmallScreen)
+        assert "30×8" in str(app.screen.query_one("#too-small-message").render())
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause(0.1)
+        assert isinstance(app.screen, CourseScreen)
+
+
+async def test_edited_lesson_reloads_and_broken_edit_is_shown(make_app, tmp_path, fixtures_dir):
+    folder = tmp_path / "authored"
+    shutil.copytree(fixtures_dir / "course", folder)
+    app = make_app(folders=(folder,))
+    async with app.run_test(size=(80, 24)) as pilot:
+        path = folder / "squares.toml"
+        path.write_text(path.read_text(encoding="utf-8").replace("Squares and their gradients", "Cubes"), encoding="utf-8")
+        app.poll_lesson_files()
+        await pilot.pause()
+        assert "Cubes" in prompts(app)[0]
+        path.write_text("format_version = 1\nid = [", encoding="utf-8")
+        app.poll_lesson_files()
+        await pilot.pause()
+        assert any("squares.toml" in p for p in prompts(app))
+        assert any("squares.toml has an error" in str(n.message) for n in app._notifications)

@@ -1,0 +1,241 @@
+"""The Textual app that `autograd-tutor` opens.
+
+`TutorApp` owns what every screen shares: the course (reloaded when a lesson file changes on
+disk), the progress store, the language and the theme. Screens ask it to open lessons and to
+record attempts; they never touch files or the database themselves. Heavy modules (numpy, the
+runner, the explanation layer) are imported by the screens that need them, not here, so the
+course view appears as fast as a bare Textual app.
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+from textual import events
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.reactive import reactive
+from textual.screen import Screen
+
+from tutor.i18n import default_language, t
+from tutor.paths import lessons_dir
+
+STYLES = Path(__file__).parent / "styles"
+THEMES = {"dark": "textual-dark", "light": "textual-light"}
+POLL_SECONDS = 1.0
+
+
+class TutorApp(App[None]):
+    """Course view first; lessons, explanations, help and dialogs are pushed on top."""
+
+    CSS_PATH = [STYLES / name for name in ("app.tcss", "course.tcss", "lesson.tcss", "reveal.tcss")]
+    TITLE = "autograd-tutor"
+    BINDINGS = [
+        Binding("f1", "help", "help"),
+        Binding("question_mark", "help", "help", show=False),
+        Binding("f2", "toggle_language", "language"),
+        Binding("f3", "toggle_theme", "theme"),
+        Binding("ctrl+q", "quit", "quit"),
+    ]
+
+    lang: reactive[str] = reactive("en", init=False)
+
+    def __init__(
+        self,
+        lang: str | None = None,
+        extra_dirs: Iterable[str | os.PathLike[str]] = (),
+        data_dir: str | os.PathLike[str] | None = None,
+        theme: str = "dark",
+        start: str = "course",
+        include_bundled: bool = True,
+    ) -> None:
+        super().__init__()
+        self.set_reactive(TutorApp.lang, lang or default_language())
+        self.extra_dirs = tuple(Path(d) for d in extra_dirs)
+        self.data_dir = data_dir
+        self.theme = THEMES.get(theme, theme)
+        self.start = start
+        self.include_bundled = include_bundled  # tests load only their fixture folders
+        self.course = None
+        self.store = None
+        self._lesson_files: dict[Path, int] = {}
+
+    # ------------------------------------------------------------------ start-up
+
+    def on_mount(self) -> None:
+        from tutor.screens.course import CourseScreen
+
+        self.course = self._load_course()
+        self._lesson_files = self._scan_lesson_files()
+        self._open_store()
+        self.push_screen(CourseScreen())
+        self.set_interval(POLL_SECONDS, self.poll_lesson_files)
+        if self.start == "quiz":
+            self.open_quiz()
+        self._check_size(self.size.width, self.size.height)
+
+    def _load_course(self):
+        from lessons.course import load_course
+
+        return load_course(self.extra_dirs, user_dir=lessons_dir(self.data_dir), include_bundled=self.include_bundled)
+
+    def _open_store(self) -> None:
+        from tutor.progress.model import ProgressError
+        from tutor.progress.store import ProgressStore
+
+        try:
+            self.store = ProgressStore(data_dir=self.data_dir)
+        except ProgressError as error:
+            self.notify(t("progress_unavailable", self.lang, reason=error), severity="error", timeout=10)
+            return
+        if self.store.recovered_from is not None:
+            self.notify(str(self.store.recovered_from), title="progress", severity="warning", timeout=15)
+
+    def on_unmount(self) -> None:
+        if self.store is not None:
+            self.store.close()
+
+    # ------------------------------------------------------------------ lessons
+
+    def lesson(self, lesson_id: str):
+        return next((lesson for lesson in self.course.lessons if lesson.id == lesson_id), None)
+
+    def open_lesson(self, lesson_id: str, step_id: str | None = None) -> None:
+        from tutor.screens.lesson import LessonScreen
+
+        lesson = self.lesson(lesson_id)
+        if lesson is None:
+            return
+        if step_id is None and self.store is not None:
+            step_id = self._progress(lambda store: store.position(lesson_id))
+        index = next((i for i, step in enumerate(lesson.steps) if step.id == step_id), 0)
+        self.push_screen(LessonScreen(lesson, index))
+
+    def open_quiz(self) -> None:
+        """The quiz screen arrives with the quiz session API (issue 7)."""
+        self.notify("quiz", severity="warning")
+
+    def _lesson_folders(self) -> list[Path]:
+        from lessons.course import bundled_dir
+
+        bundled = [bundled_dir()] if self.include_bundled else []
+        return [*bundled, lessons_dir(self.data_dir), *self.extra_dirs]
+
+    def _scan_lesson_files(self) -> dict[Path, int]:
+        from lessons.course import lesson_files
+
+        files = {}
+        for folder in self._lesson_folders():
+            if not folder.is_dir():
+                continue
+            for path in lesson_files(folder):
+                try:
+                    files[path] = path.stat().st_mtime_ns
+                except OSError:
+                    continue
+        return files
+
+    def poll_lesson_files(self) -> None:
+        """Reload the course when a lesson file is added, removed or edited, and say what happened."""
+        files = self._scan_lesson_files()
+        if files == self._lesson_files:
+            return
+        changed = {path for path in files.keys() | self._lesson_files.keys() if files.get(path) != self._lesson_files.get(path)}
+        self._lesson_files = files
+        self.course = self._load_course()
+        broken = {Path(error.path): error for error in self.course.broken}
+        for path in sorted(changed):
+            if path in broken:
+                self.notify(t("lesson_broken", self.lang, path=path.name, message=broken[path].message), severity="error", timeout=10)
+            elif path in files:
+                self.notify(t("lesson_reloaded", self.lang, path=path.name))
+        for screen in self.screen_stack:
+            if hasattr(screen, "course_changed"):
+                screen.course_changed()
+
+    # ------------------------------------------------------------------ progress
+
+    def _progress(self, read, default=None):
+        """Run a store call; a store that fails is reported once and then left alone."""
+        from tutor.progress.model import ProgressError
+
+        if self.store is None:
+            return default
+        try:
+            return read(self.store)
+        except ProgressError as error:
+            self.notify(t("progress_unavailable", self.lang, reason=error), severity="error", timeout=10)
+            return default
+
+    def lesson_progress(self, lesson):
+        from tutor.progress.store import gradable_step_ids
+
+        return self._progress(lambda store: store.lesson_progress(lesson.id, gradable_step_ids(lesson.steps)))
+
+    def last_position(self):
+        position = self._progress(lambda store: store.last_position())
+        return position if position is not None and self.lesson(position.lesson_id) else None
+
+    def reset_lesson(self, lesson_id: str) -> None:
+        self._progress(lambda store: store.reset_lesson(lesson_id))
+
+    def save_position(self, lesson_id: str, step_id: str) -> None:
+        self._progress(lambda store: store.save_position(lesson_id, step_id))
+
+    def record_attempt(self, **attempt) -> None:
+        self._progress(lambda store: store.record_attempt(**attempt))
+
+    def attempts(self, lesson_id: str) -> list:
+        return self._progress(lambda store: store.attempts(lesson_id), [])
+
+    # ------------------------------------------------------------------ language, theme, help
+
+    def watch_lang(self) -> None:
+        for screen in self.screen_stack:
+            if hasattr(screen, "apply_language"):
+                screen.apply_language()
+        self.screen.refresh_bindings()
+
+    def action_toggle_language(self) -> None:
+        self.lang = "ja" if self.lang == "en" else "en"
+
+    def action_toggle_theme(self) -> None:
+        self.theme = THEMES["light"] if self.current_theme.dark else THEMES["dark"]
+
+    def action_help(self) -> None:
+        from tutor.screens.help import HelpScreen
+
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen(self.screen))
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        """Every key of the current screen, plus the app's own, in the learner's language."""
+        lang = self.lang
+        yield SystemCommand(t("language", lang), t("cmd_language_help", lang), self.action_toggle_language)
+        yield SystemCommand(t("theme", lang), t("cmd_theme_help", lang), self.action_toggle_theme)
+        yield SystemCommand(t("help", lang), t("cmd_help_help", lang), self.action_help)
+        yield SystemCommand(t("quit", lang), t("cmd_quit_help", lang), self.action_quit)
+        seen = {"help", "toggle_language", "toggle_theme", "quit", "command_palette"}
+        for node, binding, enabled, _tooltip in screen.active_bindings.values():
+            if binding.description and enabled and binding.action not in seen and isinstance(node, Screen):
+                seen.add(binding.action)
+                title = t(binding.description, lang)
+                help_text = f"{self.get_key_display(binding)}: {title}"
+                yield SystemCommand(title, help_text, lambda node=node, action=binding.action: self.run_action(action, node))
+
+    # ------------------------------------------------------------------ size
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._check_size(event.size.width, event.size.height)
+
+    def _check_size(self, width: int, height: int) -> None:
+        from tutor.screens.too_small import TooSmallScreen, too_small
+
+        showing = isinstance(self.screen, TooSmallScreen)
+        if too_small(width, height) and not showing:
+            self.push_screen(TooSmallScreen())
+        elif too_small(width, height):
+            self.screen.show_size(width, height)
+        elif showing:
+            self.pop_screen()

@@ -1,0 +1,40 @@
+"""A yes/no question over the current screen (resetting a lesson asks first)."""
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static
+
+from tutor.i18n import t
+
+
+class ConfirmScreen(ModalScreen[bool]):
+    """Dismisses with True for yes; Escape or n means no."""
+
+    BINDINGS = [
+        Binding("y", "answer(True)", "yes"),
+        Binding("n,escape", "answer(False)", "no"),
+    ]
+
+    def __init__(self, question: str) -> None:
+        super().__init__()
+        self.question = question
+
+    def compose(self) -> ComposeResult:
+        lang = self.app.lang
+        with Vertical(id="dialog"):
+            yield Static(self.question, id="question")
+            with Horizontal(id="buttons"):
+                yield Button(t("yes", lang), id="yes", variant="error")
+                yield Button(t("no", lang), id="no", variant="primary")
+
+    def on_mount(self) -> None:
+        self.query_one("#no", Button).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "yes")
+
+    def action_answer(self, yes: bool) -> None:
+        self.dismiss(yes)

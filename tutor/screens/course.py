@@ -1,0 +1,146 @@
+"""The course view: every lesson with its progress, broken lessons with their error, a filter."""
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import Header, Input, OptionList
+from textual.widgets.option_list import Option
+
+from tutor.i18n import t
+from tutor.screens.confirm import ConfirmScreen
+from tutor.widgets.footer import TutorFooter
+from tutor.widgets.inline_text import inline_markdown
+
+_STATUS = {"done": ("✓", "green"), "in progress": ("◐", "yellow"), "new": ("○", "dim")}
+
+
+def matches(lesson, query: str) -> bool:
+    """Whether a lesson's id, title, summary (either language) or concepts contain `query`."""
+    query = query.strip().casefold()
+    if not query:
+        return True
+    haystack = [lesson.id, *lesson.concepts]
+    for text in (lesson.title, lesson.summary):
+        haystack += [text.en, text.ja or ""]
+    return any(query in item.casefold() for item in haystack)
+
+
+class CourseScreen(Screen[None]):
+    """Enter opens the highlighted lesson where the learner left it; `c` resumes the last one."""
+
+    BINDINGS = [
+        Binding("enter", "open", "open"),
+        Binding("c", "resume", "resume"),
+        Binding("r", "reset", "reset"),
+        Binding("slash", "filter", "filter"),
+        Binding("escape", "leave_filter", show=False),
+    ]
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Input(id="filter")
+        yield OptionList(id="lessons")
+        yield TutorFooter()
+
+    def on_mount(self) -> None:
+        self.apply_language()
+        self.query_one("#lessons", OptionList).focus()
+
+    def apply_language(self) -> None:
+        lang = self.app.lang
+        self.sub_title = t("course_title", lang)
+        self.query_one("#filter", Input).placeholder = t("filter_placeholder", lang)
+        self.refresh_lessons()
+        self.refresh_bindings()
+
+    def refresh_lessons(self) -> None:
+        """Rebuild the list from the app's course and progress, keeping the highlight."""
+        lang = self.app.lang
+        listing = self.query_one("#lessons", OptionList)
+        highlighted = listing.highlighted_option.id if listing.highlighted_option else None
+        query = self.query_one("#filter", Input).value
+        options: list[Option | None] = [
+            Option(self._lesson_prompt(lesson, lang), id=lesson.id)
+            for lesson in self.app.course.lessons
+            if matches(lesson, query)
+        ]
+        if not options:
+            options.append(Option(Text(t("no_lessons", lang), style="dim"), disabled=True))
+        if self.app.course.broken:
+            options += [None, Option(Text(t("broken_title", lang), style="bold red"), disabled=True)]
+            options += [Option(Text(str(error), style="red"), disabled=True) for error in self.app.course.broken]
+        listing.set_options(options)
+        ids = [option.id for option in options if option is not None and option.id]
+        if ids:
+            listing.highlighted = listing.get_option_index(highlighted if highlighted in ids else ids[0])
+
+    def _lesson_prompt(self, lesson, lang: str) -> Text:
+        progress = self.app.lesson_progress(lesson)
+        status = str(progress.status) if progress else "new"
+        mark, style = _STATUS.get(status, ("○", "dim"))
+        label = t(f"status_{status.replace(' ', '_')}", lang)
+        if progress and progress.total and status != "new":
+            label += f" {len(progress.solved)}/{progress.total}"
+        prompt = Text.assemble((f"{mark} ", style), inline_markdown(lesson.title.get(lang), "bold"), "  ", (f"[{label}]", style))
+        prompt.append(f"  {t('steps_count', lang, count=len(lesson.steps))}", style="dim")
+        prompt.append("\n")
+        prompt.append_text(inline_markdown(lesson.summary.get(lang), "italic"))
+        if lesson.concepts:
+            prompt.append("\n" + "  ".join(f"#{concept}" for concept in lesson.concepts), style="cyan dim")
+        return prompt
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        self.refresh_lessons()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.query_one("#lessons", OptionList).focus()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        if event.option.id:
+            self.app.open_lesson(event.option.id)
+
+    def action_open(self) -> None:
+        option = self.query_one("#lessons", OptionList).highlighted_option
+        if option is not None and option.id:
+            self.app.open_lesson(option.id)
+
+    def action_resume(self) -> None:
+        position = self.app.last_position()
+        if position is None:
+            self.notify(t("resume_nothing", self.app.lang))
+        else:
+            self.app.open_lesson(position.lesson_id, position.step_id)
+
+    def action_filter(self) -> None:
+        self.query_one("#filter", Input).focus()
+
+    def action_leave_filter(self) -> None:
+        search = self.query_one("#filter", Input)
+        if search.has_focus and search.value:
+            search.value = ""
+        self.query_one("#lessons", OptionList).focus()
+
+    def action_reset(self) -> None:
+        option = self.query_one("#lessons", OptionList).highlighted_option
+        lesson = self.app.lesson(option.id) if option is not None and option.id else None
+        if lesson is None:
+            return
+        lang = self.app.lang
+        title = lesson.title.get(lang)
+
+        def reset(confirmed: bool | None) -> None:
+            if confirmed:
+                self.app.reset_lesson(lesson.id)
+                self.notify(t("reset_done", self.app.lang, title=title))
+                self.refresh_lessons()
+
+        self.app.push_screen(ConfirmScreen(t("reset_confirm", lang, title=title)), reset)
+
+    def on_screen_resume(self) -> None:
+        """Back from a lesson: its progress may have changed."""
+        self.refresh_lessons()
+
+    def course_changed(self) -> None:
+        self.refresh_lessons()

@@ -1,0 +1,43 @@
+"""The keys of the screen underneath, in the learner's language (`?` / F1)."""
+from __future__ import annotations
+
+from rich.table import Table
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from tutor.i18n import t
+
+
+class HelpScreen(ModalScreen[None]):
+    """Lists each binding of `screen` (and the app's) that has a description."""
+
+    BINDINGS = [Binding("escape,q,question_mark,f1", "dismiss", "close")]
+
+    def __init__(self, screen) -> None:
+        super().__init__()
+        self.bindings = [
+            (self.app.get_key_display(binding), binding.description)
+            for _node, binding, _enabled, _tooltip in screen.active_bindings.values()
+            if binding.description
+        ]
+
+    def compose(self) -> ComposeResult:
+        lang = self.app.lang
+        table = Table.grid(padding=(0, 2))
+        table.add_column(style="bold cyan", no_wrap=True)
+        table.add_column()
+        seen = set()
+        for key, description in self.bindings:
+            if (key, description) not in seen:
+                seen.add((key, description))
+                table.add_row(key, t(description, lang))
+        with VerticalScroll(id="dialog"):
+            yield Static(f"[b]{t('help_title', lang)}[/b]", id="help-title")
+            yield Static(table)
+            yield Static(t("help_intro", lang), id="help-intro")
+
+    async def action_dismiss(self, result=None) -> None:
+        self.dismiss(None)

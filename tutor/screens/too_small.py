@@ -1,0 +1,30 @@
+"""Shown instead of the app while the terminal is smaller than the layouts can hold."""
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.screen import Screen
+from textual.widgets import Static
+
+from tutor.i18n import t
+
+MIN_WIDTH = 60
+MIN_HEIGHT = 16
+
+
+def too_small(width: int, height: int) -> bool:
+    return width < MIN_WIDTH or height < MIN_HEIGHT
+
+
+class TooSmallScreen(Screen[None]):
+    """The app pushes this on a resize below the minimum and pops it when the window grows."""
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="too-small-message")
+
+    def on_mount(self) -> None:
+        self.show_size(*self.app.size)
+
+    def show_size(self, width: int, height: int) -> None:
+        self.query_one("#too-small-message", Static).update(
+            t("too_small", self.app.lang, width=MIN_WIDTH, height=MIN_HEIGHT, now_width=width, now_height=height)
+        )

@@ -1,0 +1,23 @@
+"""One-line Markdown (`code`, **bold**) as rich Text, for list rows where a Markdown widget is too heavy."""
+from __future__ import annotations
+
+import re
+
+from rich.text import Text
+
+_SPANS = re.compile(r"`([^`]+)`|\*\*([^*]+)\*\*")
+
+
+def inline_markdown(source: str, style: str = "") -> Text:
+    """`source` with code spans and bold rendered, other Markdown left as written."""
+    text = Text(style=style)
+    position = 0
+    for match in _SPANS.finditer(source):
+        text.append(source[position : match.start()])
+        if match.group(1) is not None:
+            text.append(match.group(1), style="bold cyan")
+        else:
+            text.append(match.group(2), style="bold")
+        position = match.end()
+    text.append(source[position:])
+    return text

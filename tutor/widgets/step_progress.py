@@ -1,0 +1,23 @@
+"""Where the learner is in a lesson: "Step 3 of 8" and one mark per step, coloured by outcome."""
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widgets import Static
+
+from tutor.i18n import t
+
+# outcome -> (mark, style); steps not yet answered use the kind's own mark
+_MARKS = {"correct": ("●", "green"), "wrong": ("●", "red"), "skipped": ("●", "yellow")}
+
+
+class StepProgress(Static):
+    """Redrawn by the lesson screen whenever the step or an outcome changes."""
+
+    def show(self, index: int, outcomes: list[str | None], lang: str) -> None:
+        text = Text(t("step_of", lang, index=index + 1, total=len(outcomes)) + "  ")
+        for position, outcome in enumerate(outcomes):
+            mark, style = _MARKS.get(outcome or "", ("○", "dim"))
+            if position == index:
+                style += " reverse"
+            text.append(mark, style=style)
+        self.update(text)
