@@ -1,4 +1,4 @@
-"""Reading a learner's typed or pasted answer, and checking it cell by cell.
+"""Reading a learner's typed or pasted answer.
 
 A learner may answer in whatever form they have at hand: a nested list `[[4, 2], [2, 4]]`, a
 PyTorch printout pasted from a notebook `tensor([[1.1667, ...]], requires_grad=True)`, fractions
@@ -7,7 +7,8 @@ Literals are read by walking the syntax tree (never `eval`); formulas are handed
 runner's `RunResult.evaluate`, so they run under the same allow-list as lesson code.
 
 An answer that cannot be read raises `AnswerFormatError`, whose `key`/`params` name the problem
-for `tutor.i18n`; the app shows it under the field and does not count it as an attempt.
+for `tutor.i18n`; the app shows it under the field and does not count it as an attempt. The parsed
+value is then judged by `lessons.answers.compare`, the same cell-by-cell check the validator uses.
 """
 from __future__ import annotations
 
@@ -15,7 +16,6 @@ import ast
 import math
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 # answer kinds, as `lessons.answers.Answer.kind` names them
@@ -43,14 +43,6 @@ class AnswerFormatError(ValueError):
         from tutor.i18n import t
 
         return t(self.key, lang, **self.params)
-
-
-@dataclass(frozen=True)
-class Check:
-    """The verdict on one prediction: `cells` marks each tensor element right (True) or wrong."""
-
-    correct: bool
-    cells: Any = None  # numpy bool array for tensor answers, else None
 
 
 class _NotLiteral(Exception):
@@ -237,21 +229,3 @@ def parse_cell(text: str) -> float:
         return float(_number(_literal(_parse_python(text))))
     except _NotLiteral:
         raise AnswerFormatError("answer_cell_not_number", text=text) from None
-
-
-def compare(expected: Any, predicted: Any, kind: str, rtol: float, atol: float) -> Check:
-    """Compare a parsed prediction with the engine's value, element by element within tolerance."""
-    import numpy as np
-
-    if kind in NUMERIC_KINDS:
-        want = np.asarray(expected, dtype=np.float64)
-        got = np.asarray(predicted, dtype=np.float64)
-        if got.shape != want.shape:
-            return Check(False)
-        cells = np.isclose(got, want, rtol=rtol, atol=atol, equal_nan=True)
-        return Check(bool(cells.all()), cells if kind == "tensor" else None)
-    if kind == "none":
-        return Check(predicted is None)
-    if kind == "text":
-        return Check(str(predicted).strip("'\"<> ") == str(expected).strip("'\"<> "))
-    return Check(predicted is expected or predicted == expected)
