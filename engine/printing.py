@@ -41,12 +41,10 @@ _PROFILES = {
     "full": (4, math.inf, 3, 80),
 }
 
-# dtypes PyTorch prints without a ``dtype=`` suffix (unless the tensor is empty)
-_DEFAULT_DTYPES = (np.dtype(np.float32), np.dtype(np.int64), np.dtype(np.bool_))
-_SUPPORTED_DTYPES = frozenset(
-    np.dtype(t)
-    for t in (np.float16, np.float32, np.float64, np.int8, np.int16, np.int32, np.int64, np.uint8, np.bool_)
-)
+# By numpy dtype name, which is also PyTorch's (``torch.float64``) and ignores the byte order.
+# The default dtypes print without a ``dtype=`` suffix (unless the tensor is empty).
+_DEFAULT_DTYPES = frozenset({"float32", "int64", "bool"})
+_SUPPORTED_DTYPES = frozenset({"float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool"})
 
 _PREFIX = "tensor("
 
@@ -228,7 +226,7 @@ def format_tensor(data: np.ndarray, *, requires_grad: bool = False, grad_fn: str
         data = np.asarray(data)
     if not isinstance(data, np.ndarray):
         raise TypeError(f"format_tensor: expected a numpy array, got {type(data).__name__}")
-    if data.dtype not in _SUPPORTED_DTYPES:
+    if data.dtype.name not in _SUPPORTED_DTYPES:
         raise TypeError(
             f"format_tensor: cannot print dtype {data.dtype}; "
             "supported: float16/32/64, int8/16/32/64, uint8 and bool"
@@ -238,13 +236,13 @@ def format_tensor(data: np.ndarray, *, requires_grad: bool = False, grad_fn: str
     if data.size == 0:
         if data.ndim != 1:
             suffixes.append(f"size={tuple(data.shape)}")
-        if data.dtype != np.float32:  # nothing shows that an empty tensor holds integers
+        if data.dtype.name != "float32":  # nothing shows that an empty tensor holds integers
             suffixes.append(f"dtype=torch.{data.dtype.name}")
         body = "[]"
     else:
         if not _OPTIONS.edgeitems:
             suffixes.append(f"size={tuple(data.shape)}")
-        if data.dtype not in _DEFAULT_DTYPES:
+        if data.dtype.name not in _DEFAULT_DTYPES:
             suffixes.append(f"dtype=torch.{data.dtype.name}")
         summarize = data.size > _OPTIONS.threshold
         formatter = _Formatter(_summarized(data) if summarize else data)

@@ -157,7 +157,7 @@ def large_arrays(draw, min_size=1001):
 
 
 def _torch_repr(torch, data, *, grad=None):
-    tensor = torch.from_numpy(data.copy())
+    tensor = torch.from_numpy(data.astype(data.dtype.newbyteorder("=")))  # a native-order copy
     if grad == "requires_grad":
         tensor.requires_grad_()
     elif grad == "grad_fn":
@@ -190,6 +190,8 @@ BOUNDARY_CASES = [
     np.array(math.nan),
     np.array([np.iinfo(np.int64).min, 7]),
     np.zeros((2, 0, 3), dtype=np.bool_),
+    np.arange(12.0).reshape(3, 4).T[::-1],  # a strided view
+    np.array([1.5, -2.0], dtype=">f4"),  # big-endian
 ]
 
 
