@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import importlib
 import types
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from .errors import ResourceLimitExceeded, SnippetError, SnippetFailure, _Stop
@@ -82,7 +83,7 @@ class _Sandbox:
         self.globals.update(guards.names())
         self.globals["__builtins__"] = guards.builtins
         try:
-            with _engine_state():
+            with _engine_state(guards.size_guard):
                 return eval(code, self.globals), None  # noqa: S307 - checked and guarded above
         except _Stop as exc:
             return None, self._error(exc.kind, str(exc), exc)
@@ -121,15 +122,15 @@ def _code_objects(code: types.CodeType) -> Iterator[types.CodeType]:
 
 
 @contextlib.contextmanager
-def _engine_state() -> Iterator[None]:
-    """Put back the engine's process-wide settings a snippet may change (print options)."""
-    try:
-        from engine import printing
-    except ImportError:
-        yield
-        return
+def _engine_state(size_guard: Callable[[tuple[int, ...]], None]) -> Iterator[None]:
+    """Install the engine's size hook for the run; put back the print options a snippet may change."""
+    printing = importlib.import_module("engine.printing")
+    tensor = importlib.import_module("engine.tensor")  # `engine.tensor` the attribute is the function
+
     saved = printing.get_printoptions()
+    tensor.set_size_guard(size_guard)
     try:
         yield
     finally:
+        tensor.set_size_guard(None)
         printing.set_printoptions(**saved)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import operator
+import threading
 import types
 import weakref
 from collections.abc import Callable, Iterable, Iterator
@@ -59,6 +60,13 @@ class Guards:
 
         self.builtins: dict[str, object] = {name: getattr(builtins, name) for name in SAFE_BUILTINS}
         self.builtins["print"] = self.print
+        self._builtin_ids = {id(value) for value in self.builtins.values()}
+        self.thread = threading.get_ident()
+
+    def size_guard(self, shape: tuple[int, ...]) -> None:
+        """The engine's hook, called with every shape before it allocates; other threads pass."""
+        if threading.get_ident() == self.thread:
+            self.budget.elements(math.prod(shape))
 
     def names(self) -> dict[str, object]:
         """The `__sg_*` entries for the snippet's globals."""
@@ -170,7 +178,7 @@ class Guards:
                 self.budget.leave()
         if fn is self.print:
             return self.print(*args, **kwargs)
-        if any(fn is builtin for builtin in self.builtins.values()):
+        if id(fn) in self._builtin_ids:
             return self._after(self._call_builtin(fn, args, kwargs))
         if _is_engine_callable(fn):
             owner = getattr(fn, "__self__", None)

@@ -41,6 +41,9 @@ NDARRAY_ATTRS = frozenset(
     "reshape round shape size squeeze std sum tolist transpose var".split()
 )
 NUMPY_DTYPE_ATTRS = frozenset({"name", "itemsize", "kind"})
+# graph nodes (`x.grad_fn`) show PyTorch's node API only, not the engine's saved arrays and rules
+NODE_MODULE = "engine.graph"
+NODE_ATTRS = frozenset({"name", "next_functions", "variable", "metadata"})
 
 _RUNNER_PACKAGE = __name__.rsplit(".", 1)[0]
 
@@ -105,7 +108,9 @@ def attribute_refusal(obj: object, name: str) -> str | None:
         if is_engine_type(obj) and hasattr(obj, name):
             return None
         return f"attributes of the type {obj.__name__!r} are not available in snippets"
-    if is_engine_object(obj):
+    if type(obj).__module__ == NODE_MODULE:
+        return None if name in NODE_ATTRS else f"'.{name}' of a graph node is not available in snippets"
+    if is_engine_object(obj) or isinstance(obj, types.SimpleNamespace):  # e.g. torch.autograd.functional
         return None  # a misspelt public name gets Python's own AttributeError, as in PyTorch
     if isinstance(obj, (np.ndarray, np.generic)):
         return None if name in NDARRAY_ATTRS else f"numpy's '.{name}' is not available in snippets"
