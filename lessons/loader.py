@@ -134,7 +134,7 @@ def _read_lesson(data: dict, problems: Problems, path: Path | None) -> Lesson | 
     _check_step_ids_and_chains(step_tables, steps, problems)
     quiz_tables = top.tables("quiz")
     quiz = [_read_quiz(key_path, table, problems, concepts or ()) for key_path, table in quiz_tables]
-    _check_unique([(kp, q.id) for (kp, _), q in zip(quiz_tables, quiz) if q], problems, "quiz template")
+    _check_unique([(f"{kp}.id", q.id) for (kp, _), q in zip(quiz_tables, quiz) if q], problems, "quiz template id")
     if problems.found:
         return None
     return Lesson(format_version=version, id=lesson_id, order=order, title=title, summary=summary,
@@ -259,7 +259,7 @@ def _check_unique(pairs: list[tuple[str, str | None]], problems: Problems, what:
 
 
 def _check_step_ids_and_chains(step_tables: list[tuple[str, dict]], steps: list, problems: Problems) -> None:
-    _check_unique([(kp, step.id) for (kp, _), step in zip(step_tables, steps)], problems, "step id")
+    _check_unique([(f"{kp}.id", step.id) for (kp, _), step in zip(step_tables, steps)], problems, "step id")
     has_program = False
     for (key_path, _), step in zip(step_tables, steps):
         if step.continues:

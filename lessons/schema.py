@@ -38,13 +38,6 @@ def toml_type(value: object) -> str:
     return type(value).__name__
 
 
-def suggestion(key: str, allowed: list[str], cutoff: float = 0.6) -> str:
-    close = difflib.get_close_matches(key, allowed, n=1, cutoff=cutoff)
-    if close:
-        return f" — did you mean '{close[0]}'?"
-    return f" (allowed keys: {', '.join(sorted(allowed))})"
-
-
 @dataclass
 class Problems:
     """The problems found in one file, with the file's key-path -> line map."""
@@ -66,13 +59,17 @@ class Fields:
         self.table = table
         self.key_path = key_path
         self.problems = problems
+        self.suggested: set[str] = set()  # keys a typo was matched to: no "missing" error for them too
         for key in table:
             if key in allowed:
                 continue
             if elsewhere and key in elsewhere:
                 problems.add(self.at(key), f"key '{key}' is not used here ({elsewhere[key]})")
-            else:
-                problems.add(self.at(key), f"unknown key '{key}'{suggestion(key, allowed, cutoff)}")
+                continue
+            close = difflib.get_close_matches(key, allowed, n=1, cutoff=cutoff)
+            self.suggested.update(close)
+            hint = f" — did you mean '{close[0]}'?" if close else f" (allowed keys: {', '.join(sorted(allowed))})"
+            problems.add(self.at(key), f"unknown key '{key}'{hint}")
 
     def at(self, key: str | int) -> str:
         if isinstance(key, int):
@@ -85,7 +82,7 @@ class Fields:
     def raw(self, key: str, expected: str, types: tuple[type, ...], required: bool):
         value = self.table.get(key, MISSING)
         if value is MISSING:
-            if required:
+            if required and key not in self.suggested:
                 self.problems.add(self.key_path, f"missing required key '{key}' ({expected})")
             return None
         if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
@@ -135,7 +132,7 @@ class Fields:
     def text(self, key: str, *, required: bool = False) -> LocalText | None:
         value = self.table.get(key, MISSING)
         if value is MISSING:
-            if required:
+            if required and key not in self.suggested:
                 self.problems.add(self.key_path, f"missing required key '{key}' (a text: a string or {{ en = \"…\", ja = \"…\" }})")
             return None
         return read_text(value, self.at(key), self.problems)

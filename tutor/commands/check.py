@@ -7,6 +7,7 @@ error (a path that does not exist, `--against-torch` without PyTorch).
 from __future__ import annotations
 
 import sys
+import warnings
 from pathlib import Path
 
 import click
@@ -23,7 +24,9 @@ def command(paths: tuple[Path, ...], against_torch: bool) -> None:
     if against_torch and not torch_available():
         click.echo("--against-torch needs PyTorch, which is not installed here (pip install torch).", err=True)
         sys.exit(2)
-    problems, checked = check_paths(paths, against_torch=against_torch)
+    with warnings.catch_warnings():  # engine warnings (PyTorch's own, like non-leaf .grad) are not problems
+        warnings.simplefilter("ignore")
+        problems, checked = check_paths(paths, against_torch=against_torch)
     for problem in sorted(problems, key=lambda p: (p.path, p.line or 0)):
         click.echo(str(problem))
     lessons = "lesson" if checked == 1 else "lessons"
