@@ -194,6 +194,7 @@ op("view", "ViewBackward0", ["self"], lambda a, shape: a.reshape(shape), {"self"
 op("unsqueeze", "UnsqueezeBackward0", ["self"], lambda a, dim: np.expand_dims(a, dim), {"self": _reshape_back})
 op("squeeze", "SqueezeBackward0", ["self"], lambda a: np.squeeze(a), {"self": _reshape_back})
 op("squeeze_dim", "SqueezeBackward1", ["self"], lambda a, dim: np.squeeze(a, dim), {"self": _reshape_back})
+op("squeeze_matmul", "SqueezeBackward4", ["self"], lambda a, dim: np.squeeze(a, dim), {"self": _reshape_back})
 op("expand", "ExpandBackward0", ["self"], lambda a, shape: np.broadcast_to(a, shape),
    {"self": ("at::sum_to(grad, self.sizes())", lambda g, out, a, shape: g)})
 op("clone", "CloneBackward0", ["self"], lambda a: a.copy(), {"self": ("grad", lambda g, out, a: g)})

@@ -65,9 +65,9 @@ def _result_dtype(arrays, out_dtype):
     return out_dtype
 
 
-def _apply(key: str, inputs: tuple, **attrs) -> "Tensor":
-    """Run op `key` forward on `inputs` (Tensors or Python numbers) and record its node if needed."""
-    op = OPS[key]
+def _apply(name: str, inputs: tuple, /, **attrs) -> "Tensor":
+    """Run op `name` forward on `inputs` (Tensors or Python numbers) and record its node if needed."""
+    op = OPS[name]
     arrays = tuple(t._data if type(t) is Tensor else t for t in inputs)
     out = op.forward(*arrays, **attrs)
     if type(out) is not np.ndarray:
@@ -159,6 +159,8 @@ for _result in (MaxResult, MinResult):
     _result.__repr__ = lambda self: (f"torch.return_types.{type(self).__name__}(\nvalues={self.values!r},\n"
                                       f"indices={self.indices!r})")
 
+_SCALAR_TYPE_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+                      "bool": "Bool", "float16": "Half", "float32": "Float", "float64": "Double"}
 LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
 
 
@@ -490,6 +492,12 @@ class Tensor:
     def __ge__(self, other):
         return self._compare(other, np.greater_equal)
 
+    def all(self):
+        return Tensor._make(np.asarray(np.all(self._data)))
+
+    def any(self):
+        return Tensor._make(np.asarray(np.any(self._data)))
+
     def eq(self, other):
         return self == other
 
@@ -546,7 +554,7 @@ class Tensor:
     # --- reductions ---------------------------------------------------------------------------
     def _reduce(self, key: str, dim, keepdim: bool, dtype_message: str | None = None):
         if dtype_message and self._data.dtype.kind != "f":
-            raise RuntimeError(dtype_message.format(self.dtype.name.capitalize()))
+            raise RuntimeError(dtype_message.format(_SCALAR_TYPE_NAMES[self._data.dtype.name]))
         if dim is None:
             return _apply(key, (self,))
         return _apply(key + "_dim", (self,), dims=_dims(dim, self._data.ndim), keepdim=keepdim)
@@ -854,16 +862,16 @@ def matmul(a, b) -> Tensor:
     if na == 1 and nb == 2:
         if sa[0] != sb[0]:
             raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied (1x{sa[0]} and {sb[0]}x{sb[1]})")
-        return matmul(a.unsqueeze(0), b).squeeze(0)
+        return _apply("squeeze_matmul", (matmul(a.unsqueeze(0), b),), dim=-2)
     if na == 2 and nb == 2:
         if sa[1] != sb[0]:
             raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({sa[0]}x{sa[1]} and {sb[0]}x{sb[1]})")
         guard_shape((sa[0], sb[1]))
         return _apply("mm", (a, b))
     if na == 1:
-        return matmul(a.unsqueeze(0), b).squeeze(-2)
+        return _apply("squeeze_matmul", (matmul(a.unsqueeze(0), b),), dim=-2)
     if nb == 1:
-        return matmul(a, b.unsqueeze(-1)).squeeze(-1)
+        return _apply("squeeze_matmul", (matmul(a, b.unsqueeze(-1)),), dim=-1)
     if sa[-1] != sb[-2]:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{sb[0] if nb > 2 else 1}, {sa[-1]}] but got: [{sb[0] if nb > 2 else 1}, {sb[-2]}].")

@@ -1,0 +1,71 @@
+"""The numeric Jacobian of one backward call, and what its structure is.
+
+J = d vec(y) / d vec(x) is computed the way `engine.jacobian` does it: every
+one-hot cotangent at once, stacked on a leading batch axis, in one sweep of the
+engine's backward over a copy of the recorded graph.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from engine.graph import AccumulateGrad, sweep
+from engine.explain.replay import clone, root_of
+
+
+def one_hot_seeds(shape: tuple, dtype) -> np.ndarray:
+    m = int(np.prod(shape, dtype=np.int64))
+    return np.eye(m, dtype=dtype).reshape((m,) + tuple(shape))
+
+
+def batched_pullback(nodes: list, copies: dict, seeds: np.ndarray, edges: list) -> list[np.ndarray]:
+    """Rows d(seed·y)/dx for each seed (leading axis) and each leaf edge, flattened to (batch, n)."""
+    root = root_of(nodes)
+    batch = seeds.shape[0]
+    if type(root) is AccumulateGrad:  # backward on a leaf itself: y = x
+        reached = {root: seeds}
+    else:
+        reached = sweep(copies[root], seeds, nbatch=1, retain_graph=True)
+    rows = []
+    for edge in edges:
+        shape = edge.variable._data.shape
+        g = reached.get(edge)
+        if g is None:
+            g = np.zeros((batch,) + shape, dtype=seeds.dtype)
+        rows.append(np.broadcast_to(g, (batch,) + shape).reshape(batch, -1))
+    return rows
+
+
+def numeric_jacobians(nodes: list, out_shape: tuple, out_dtype, edges: list) -> list[np.ndarray]:
+    """One (m, n) Jacobian per leaf edge, in the graph's own dtypes (what backward computed with)."""
+    return batched_pullback(nodes, clone(nodes), one_hot_seeds(out_shape, out_dtype), edges)
+
+
+def structure(J: np.ndarray, *, tol: float = 0.0) -> dict:
+    """Classify a Jacobian: zero, scalar (1x1), identity, diagonal, constant, rows-equal, block-diagonal or dense.
+
+    Returns {"kind", "shape", "nonzero", "blocks"} — blocks is (rows, cols) of each diagonal
+    block for a block-diagonal matrix (e.g. a softmax along rows), else None.
+    """
+    m, n = J.shape
+    nz = np.abs(J) > tol
+    info = {"shape": [m, n], "nonzero": int(nz.sum()), "blocks": None}
+    if not nz.any():
+        return {**info, "kind": "zero"}
+    if m == n == 1:
+        return {**info, "kind": "scalar"}
+    if m == n and m > 1 and not (nz & ~np.eye(m, dtype=bool)).any():
+        diag = np.diag(J)
+        kind = "identity" if np.all(diag == 1) else "diagonal"
+        return {**info, "kind": kind}
+    if m * n > 1 and np.all(J == J.flat[0]):
+        return {**info, "kind": "constant"}
+    if m > 1 and np.all(J == J[0]):
+        return {**info, "kind": "rows-equal"}
+    for k in range(min(m, n), 1, -1):
+        if m % k or n % k:
+            continue
+        bm, bn = m // k, n // k
+        mask = np.kron(np.eye(k, dtype=bool), np.ones((bm, bn), dtype=bool))
+        if not (nz & ~mask).any():
+            return {**info, "kind": "block-diagonal", "blocks": [bm, bn]}
+    return {**info, "kind": "dense"}

@@ -1,0 +1,230 @@
+"""PyTorch snippets run verbatim on both the engine and real PyTorch; their printouts must agree.
+
+Each snippet prints what a learner would look at (values, grads, grad_fn names); a
+snippet whose last line raises is compared by exception type and message.
+"""
+
+SEEDS = {
+    "autograd-wo-tamesu": """
+tensor1 = torch.Tensor([[1, 2, 3], [4, 5, 6]])
+tensor2 = torch.Tensor([[7, 8, 9], [10, 11, 12]])
+print(tensor1)
+print(tensor1.requires_grad)
+tensor1.requires_grad_()
+tensor2.requires_grad_()
+print(tensor1, tensor1.grad)
+output_tensor = (tensor1 * tensor2).mean()
+print(output_tensor)
+output_tensor.backward()
+print(tensor1.grad)
+print(tensor2.grad)
+print(tensor2 / 6)
+""",
+    "autograd-wo-tamesu-error": """
+tensor1 = torch.Tensor([[1, 2, 3], [4, 5, 6]]).requires_grad_()
+tensor2 = torch.Tensor([[7, 8, 9], [10, 11, 12]]).requires_grad_()
+output_tensor = tensor1 + tensor2
+print(output_tensor)
+output_tensor.backward()
+""",
+    "jacobian-vjp": """
+inp = torch.tensor([1., 0.], requires_grad=True)
+out = (inp + 1).pow(2)
+print(out)
+out.backward(torch.tensor([1, 1]), retain_graph=True)
+print(inp.grad)
+""",
+    "jacobian-eye5": """
+inp = torch.eye(5, requires_grad=True)
+out = (inp + 1).pow(2)
+out.backward(torch.ones_like(inp), retain_graph=True)
+print(f"First call\\n{inp.grad}")
+out.backward(torch.ones_like(inp), retain_graph=True)
+print(f"\\nSecond call\\n{inp.grad}")
+inp.grad.zero_()
+out.backward(torch.ones_like(inp), retain_graph=True)
+print(f"\\nCall after zeroing gradients\\n{inp.grad}")
+""",
+    "chain-rule": """
+x = torch.tensor([[1., 2.], [3., 4.]], requires_grad=True)
+print(x)
+g = 2 * x ** 3
+print(g)
+h = g / 12
+z = h.sum()
+print(z)
+z.backward()
+print(x.grad)
+print(g.grad_fn)
+print(x ** 2 / 2)
+""",
+    "chain-rule-error": """
+x = torch.tensor([[1., 2.], [3., 4.]], requires_grad=True)
+y = 2 * x ** 3
+y.backward()
+""",
+}
+
+ENGINE = {
+    "broadcast-add": """
+x = torch.tensor([1., 2., 3.], requires_grad=True)
+b = torch.tensor([[1.], [2.]], requires_grad=True)
+y = (x * b + x).sum()
+y.backward()
+print(x.grad, b.grad)
+""",
+    "sum-mean-dims": """
+x = torch.arange(12.).reshape(3, 4).requires_grad_()
+y = x.sum(dim=1) * torch.tensor([1., 2., 3.])
+y.sum().backward()
+print(x.grad)
+m = x.mean(dim=0, keepdim=True)
+print(m, m.grad_fn)
+m.backward(torch.ones(1, 4))
+print(x.grad)
+print(x.sum(1).grad_fn, x.mean().grad_fn, x.sum().grad_fn)
+""",
+    "matmul": """
+x = torch.tensor([[1., 2.], [3., 4.], [5., 6.]], requires_grad=True)
+W = torch.tensor([[0.5, -1., 2.], [1.5, 0., -0.5]], requires_grad=True)
+y = x @ W
+print(y)
+y.backward(torch.ones(3, 3))
+print(x.grad, W.grad)
+v = torch.tensor([1., -1.], requires_grad=True)
+print((x @ v).grad_fn, (v @ v).grad_fn, (v @ W).grad_fn, torch.matmul(x, W).grad_fn)
+(x @ v).sum().backward()
+print(v.grad)
+""",
+    "softmax": """
+z = torch.tensor([1., 2., 0.5], requires_grad=True)
+s = torch.softmax(z, dim=0)
+print(s)
+s[0].backward()
+print(z.grad)
+print(z.grad.sum().abs() < 1e-6)
+ls = torch.log_softmax(z, 0)
+print(ls)
+""",
+    "unary": """
+x = torch.tensor([0.5, 1.5, -2.0, 3.0], requires_grad=True)
+for f in [torch.exp, torch.sin, torch.cos, torch.tanh, torch.sigmoid, torch.relu, torch.abs]:
+    x.grad = None
+    y = f(x)
+    y.sum().backward()
+    print(y.grad_fn.name(), x.grad)
+p = torch.tensor([0.5, 1.5, 2.0], requires_grad=True)
+(p.log() + p.sqrt()).sum().backward()
+print(p.grad)
+c = x.clamp(-1, 1)
+c.sum().backward()
+print(c, x.grad)
+""",
+    "max-min": """
+x = torch.tensor([[1., 5., 2.], [7., 0., 7.]], requires_grad=True)
+m = x.max()
+m.backward()
+print(m, x.grad)
+x.grad = None
+v = x.max(dim=1)
+print(v)
+v.values.sum().backward()
+print(x.grad)
+x.grad = None
+x.min(dim=0, keepdim=True).values.sum().backward()
+print(x.grad, x.argmax(), x.argmin(dim=1))
+""",
+    "indexing": """
+W = torch.arange(1., 13.).reshape(3, 4).requires_grad_()
+a = W[0]
+b = W[:, 1]
+c = W[1:3, ::2]
+d = W[0, 1:]
+print(a.grad_fn, b.grad_fn, c.grad_fn, d.grad_fn, W[None].grad_fn)
+(a.sum() + 2 * b.sum() + 3 * c.sum() + d.sum()).backward()
+print(W.grad)
+W.grad.zero_()
+W[[0, 2, 0]].sum().backward()
+print(W.grad)
+""",
+    "leaf-nonleaf": """
+x = torch.tensor([1., 2.], requires_grad=True)
+y = x * 3
+y.retain_grad()
+z = (y ** 2).sum()
+z.backward()
+print(x.is_leaf, y.is_leaf, z.is_leaf, y.grad, x.grad)
+d = x.detach()
+print(d.requires_grad, d.is_leaf)
+with torch.no_grad():
+    w = x * 2
+print(w.requires_grad, w.grad_fn)
+print(x.grad_fn, z.grad_fn.next_functions)
+""",
+    "accumulate-twice": """
+x = torch.tensor([1., 2., 3.], requires_grad=True)
+for _ in range(3):
+    (x ** 2).sum().backward()
+print(x.grad)
+x.grad.zero_()
+print(x.grad)
+""",
+    "scalars-both-sides": """
+x = torch.tensor([1., 2., 4.], requires_grad=True)
+y = 1 - x + 2 / x - x / 2 + 3 * x ** 2 + 2 ** x
+print(y)
+y.sum().backward()
+print(x.grad)
+print((1 - x).grad_fn, (2 / x).grad_fn, (2 ** x).grad_fn, (x ** x).grad_fn, (-x).grad_fn)
+""",
+    "shapes": """
+x = torch.arange(6.).requires_grad_()
+y = x.view(2, 3).t()
+print(y, y.shape, y.size(), y.size(1), y.dim(), y.numel())
+z = x.reshape(3, 2).transpose(0, 1).unsqueeze(0)
+print(z.shape, z.grad_fn, y.grad_fn, x.view(2, 3).T.grad_fn)
+(z * torch.arange(6.).reshape(1, 2, 3)).sum().backward()
+print(x.grad)
+""",
+    "dtypes": """
+a = torch.tensor([1, 2, 3])
+print(a, a.dtype, a * 2.5, a / 2, (a * 2).dtype)
+b = torch.tensor([1., 2.], dtype=torch.float64, requires_grad=True)
+print(b, (b * 2).dtype, b.sum())
+c = torch.tensor([0.1, 0.2])
+print(c + b.detach(), torch.tensor(3.5), torch.tensor(True), torch.zeros(2, 3), torch.ones(2, dtype=torch.long))
+print(torch.tensor([1.1666666, 123456.7]), torch.tensor([1e-5, 1.]), torch.tensor([0.18108]))
+""",
+    "printing-item": """
+x = torch.tensor([[1.5, 2.5]], requires_grad=True)
+y = (x * x).sum()
+print(y.item(), x.tolist(), float(y), y.grad_fn.name())
+print(torch.linspace(0, 1, 5), torch.full((2, 2), 7.), torch.eye(2))
+""",
+}
+
+ERRORS = {
+    "nonscalar": "x = torch.ones(3, requires_grad=True)\n(x * 2).backward()",
+    "no-grad-fn": "torch.ones(3).sum().backward()",
+    "int-requires-grad": "torch.tensor([1, 2], requires_grad=True)",
+    "int-requires-grad-method": "torch.tensor([1, 2]).requires_grad_()",
+    "broadcast": "torch.ones(3) + torch.ones(2)",
+    "broadcast-2d": "torch.ones(2, 3) * torch.ones(2, 2)",
+    "mm-shapes": "torch.ones(2, 3) @ torch.ones(2, 3)",
+    "mv-shapes": "torch.ones(2, 3) @ torch.ones(2)",
+    "dot-shapes": "torch.ones(3) @ torch.ones(2)",
+    "second-backward": "x = torch.ones(3, requires_grad=True)\ny = (x * x).sum()\ny.backward()\ny.backward()",
+    "inplace-leaf": "x = torch.ones(3, requires_grad=True)\nx.add_(1)",
+    "inplace-leaf-mul": "x = torch.ones(3, requires_grad=True)\nx.mul_(2)",
+    "gradient-shape": "x = torch.ones(3, requires_grad=True)\n(x * 2).backward(torch.ones(2))",
+    "item-many": "torch.ones(3).item()",
+    "requires-grad-false-nonleaf": "x = torch.ones(3, requires_grad=True)\n(x * 2).requires_grad_(False)",
+    "view-size": "torch.ones(3).view(2, 2)",
+    "index-range": "torch.ones(3)[5]",
+    "dim-range": "torch.ones(3).sum(dim=2)",
+    "numpy-requires-grad": "torch.ones(3, requires_grad=True).numpy()",
+    "ragged": "torch.tensor([[1, 2], [3]])",
+    "bool-ambiguous": "bool(torch.ones(3))",
+    "mean-int": "torch.tensor([1, 2]).mean()",
+    "clamp-none": "torch.ones(2).clamp()",
+}

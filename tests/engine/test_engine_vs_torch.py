@@ -1,0 +1,37 @@
+"""The same snippets on the engine and on real PyTorch 2.13: identical printouts and errors."""
+import contextlib
+import io
+import re
+import warnings
+
+import pytest
+
+import engine
+from snippets import ENGINE, ERRORS, SEEDS
+
+torch = pytest.importorskip("torch")
+
+
+def run(source: str, module) -> str:
+    """Run `source` with `torch` bound to `module`; the printout, or the exception's type and message."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            exec(source, {"torch": module})
+        except Exception as err:  # noqa: BLE001 - the error is what is compared
+            print(f"{type(err).__name__}: {err}")
+    return re.sub(r"0x[0-9a-f]+", "0x…", out.getvalue())  # object addresses differ
+
+
+@pytest.mark.parametrize("name", sorted(SEEDS) + sorted(ENGINE))
+def test_printout_matches_torch(name):
+    source = {**SEEDS, **ENGINE}[name]
+    assert run(source, engine) == run(source, torch)
+
+
+@pytest.mark.parametrize("name", sorted(ERRORS))
+def test_error_matches_torch(name):
+    expected = run(ERRORS[name], torch)
+    assert ":" in expected, "the snippet should raise in PyTorch"
+    assert run(ERRORS[name], engine) == expected
