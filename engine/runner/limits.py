@@ -8,6 +8,7 @@ comprehension element, call), so a loop stops within one step of the deadline.
 from __future__ import annotations
 
 import math
+import os
 import re
 import time
 from dataclasses import dataclass
@@ -23,6 +24,7 @@ class Limits:
 
     max_elements: int = 10**6          # elements of one tensor / array
     max_memory: int = 64 * 2**20       # bytes of all live tensors created by the snippet
+    max_growth: int = 256 * 2**20      # growth of the whole process's memory during the run
     max_steps: int = 100_000           # loop iterations + comprehension elements + calls
     max_seconds: float = 2.0           # wall time
     max_depth: int = 100               # nested calls of the snippet's own functions
@@ -73,9 +75,12 @@ class Budget:
         self.depth = 0
         self.output = 0
         self.deadline = time.monotonic() + limits.max_seconds
+        self.baseline = process_memory()
 
     def tick(self) -> None:
         self.steps += 1
+        if self.steps % 256 == 0:
+            self.memory()
         if self.steps > self.limits.max_steps:
             raise ResourceLimitExceeded(
                 f"the snippet ran more than {self.limits.max_steps} steps (loop iterations and calls); "
@@ -83,6 +88,12 @@ class Budget:
             )
         if time.monotonic() > self.deadline:
             raise ResourceLimitExceeded(f"the snippet ran longer than {self.limits.max_seconds:g} s")
+
+    def memory(self) -> None:
+        """The backstop for everything not counted one by one (lists of lists, graph internals)."""
+        now = process_memory()
+        if now is not None and self.baseline is not None and now - self.baseline > self.limits.max_growth:
+            raise ResourceLimitExceeded(f"the snippet used more than {self.limits.max_growth // 2**20} MB of memory")
 
     def enter(self) -> None:
         self.depth += 1
@@ -98,13 +109,13 @@ class Budget:
     def elements(self, count: int, what: str = "a tensor") -> None:
         if count > self.limits.max_elements:
             raise ResourceLimitExceeded(
-                f"{what} of {count} elements is larger than the limit of {self.limits.max_elements}"
+                f"{what} would have {count} elements; the limit is {self.limits.max_elements} per tensor"
             )
 
     def items(self, count: int, what: str) -> None:
         if count > self.limits.max_items:
             raise ResourceLimitExceeded(
-                f"{what} of length {count} is longer than the limit of {self.limits.max_items}"
+                f"{what} would have length {count}; the limit is {self.limits.max_items}"
             )
 
     def int_bits(self, bits: int) -> None:
@@ -168,10 +179,27 @@ class Budget:
         shape = shape_of(value)
         if shape is not None:
             self.elements(math.prod(shape))
+            if math.prod(shape) >= _BIG:
+                self.memory()
         elif isinstance(value, (str, bytes, list, tuple, dict, set, frozenset)):
             self.items(len(value), f"a {type(value).__name__}")
+            if len(value) >= _BIG:
+                self.memory()
         elif isinstance(value, int) and not isinstance(value, bool):
             self.int_bits(value.bit_length())
+
+
+_BIG = 10_000  # results at least this big also trigger the process-memory check
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
+def process_memory() -> int | None:
+    """Resident memory of this process in bytes (Linux), or None where it cannot be read cheaply."""
+    try:
+        with open("/proc/self/statm", "rb") as statm:
+            return int(statm.read().split()[1]) * _PAGE
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def matmul_elements(a: tuple[int, ...], b: tuple[int, ...]) -> int | None:

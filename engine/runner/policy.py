@@ -71,9 +71,10 @@ def parse_checked(
         tree = ast.parse(source, filename=filename, mode=mode)
     except SyntaxError as exc:
         return None, [SnippetError("SyntaxError", exc.msg, exc.lineno, exc.offset)]
-    except (ValueError, RecursionError, MemoryError) as exc:
-        reason = "it is nested too deeply" if not isinstance(exc, ValueError) else str(exc)
-        return None, [SnippetError("SyntaxError", f"the snippet cannot be read: {reason}", None, None)]
+    except ValueError as exc:  # e.g. a NUL byte
+        return None, [SnippetError("SyntaxError", f"the snippet cannot be read: {exc}", None, None)]
+    except (RecursionError, MemoryError):
+        return None, [SnippetError("SnippetRejected", "the code is nested too deeply to be read", None, None)]
     checker = _Checker(limits, bound | _bound_names(tree))
     checker.visit(tree)
     return tree, checker.errors
