@@ -128,7 +128,10 @@ def _from_lesson(template: Template, seed: int) -> Question:
     source = template.source
 
     def draw(index: int) -> tuple[PredictStep, None]:
-        variant = instantiate(source, seed + index * 1_000_003)
+        try:
+            variant = instantiate(source, seed + index * 1_000_003)
+        except (KeyError, IndexError, ValueError) as error:  # a placeholder without a parameter, say
+            raise QuizError(f"quiz template {template.id!r} cannot be filled in: {error!r}") from error
         step = PredictStep(id=f"{source.id}-{seed}", text=variant.text, snippet=variant.snippet,
                            expression=variant.expression, tolerance=source.tolerance, hints=source.hints,
                            explanation=source.explanation)
