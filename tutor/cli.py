@@ -14,6 +14,7 @@ SUBCOMMANDS: dict[str, str] = {
     "check": "check",
     "new": "new",
     "paths": "paths",
+    "progress": "progress",
     "run": "run",
 }
 
