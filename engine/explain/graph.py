@@ -1,0 +1,81 @@
+"""The computation graph of one backward call, described for display.
+
+Nodes are listed from the output back to the leaves, in the order the engine
+stores them (root first, each node before the nodes that feed it). Each op node
+says which tensors it saved for backward (`Op.saves`, as PyTorch saves them),
+and each edge says what feeds the node: another node, a leaf, or a constant.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from engine.graph import AccumulateGrad, Node
+
+
+@dataclass
+class Edge:
+    input: str                 # the op's name for this input (self, other, exponent…)
+    source: int | None         # index of the node that produced it (None: a constant)
+    label: str                 # what it is: "x (leaf)", "g", "constant 2", "tensor2 (2x3, no grad)"
+
+
+@dataclass
+class GraphNode:
+    index: int
+    name: str                  # MulBackward0, AccumulateGrad
+    kind: str                  # "output", "intermediate" or "leaf"
+    tensor: str | None         # the program's name for the tensor this node made (or the leaf)
+    shape: list[int]
+    inputs: list[Edge] = field(default_factory=list)
+    saved: list[str] = field(default_factory=list)   # "self = x (3x3)", "result (3x3)"
+    formula: list[str] = field(default_factory=list)  # the VJP rule per differentiable input
+
+
+def shape_text(shape) -> str:
+    shape = tuple(shape)
+    return "x".join(map(str, shape)) if shape else "scalar"
+
+
+def describe_constant(value, names) -> str:
+    if isinstance(value, np.ndarray):
+        name = names.array(value)
+        if value.size == 1 and name is None:
+            return f"constant {value.item():g}"
+        return f"{name or 'constant'} ({shape_text(value.shape)}, no grad)"
+    return f"constant {value:g}" if isinstance(value, (int, float)) else f"constant {value!r}"
+
+
+def describe_graph(nodes: list, names) -> list[GraphNode]:
+    index = {node: k for k, node in enumerate(nodes)}
+    described = []
+    for k, node in enumerate(nodes):
+        if type(node) is AccumulateGrad:
+            described.append(GraphNode(k, "AccumulateGrad", "leaf", names.leaf(node),
+                                       list(node.variable._data.shape)))
+            continue
+        kind = "output" if k == 0 else "intermediate"
+        entry = GraphNode(k, node.name(), kind, names.node(node), list(np.shape(node.out)),
+                          formula=list(node.op.formula))
+        labels = {}
+        for i, value in enumerate(node.arrays[: len(node.op.inputs)]):
+            parent = node.parents[i] if i < len(node.parents) else None
+            if parent is None:
+                label = describe_constant(value, names)
+            elif type(parent) is AccumulateGrad:
+                label = f"{names.leaf(parent)} (leaf)"
+            else:
+                label = names.node(parent) or f"#{index[parent]} {parent.name()}"
+            entry.inputs.append(Edge(node.op.inputs[i], index.get(parent), label))
+            labels[node.op.inputs[i]] = (label, np.shape(value))
+        for saved in node.op.saves:
+            if saved == "result":
+                entry.saved.append(f"result ({shape_text(np.shape(node.out))})")
+            elif saved in labels:
+                label, shape = labels[saved]
+                entry.saved.append(f"{saved} = {label.split(' (')[0]} ({shape_text(shape)})")
+            else:
+                entry.saved.append(saved)
+        described.append(entry)
+    return described

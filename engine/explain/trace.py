@@ -1,0 +1,77 @@
+"""Backpropagation one node at a time, as the engine's own sweep performs it.
+
+The sweep runs again on a copy of the recorded graph with the call's cotangent,
+and `sweep`'s `on_node` hook reports each node: the cotangent arriving, the rule
+it applies (`Op.formula`) and the cotangent it sends to each input. Where a
+tensor feeds several nodes, the step that visits it lists the contributions that
+were summed; the last steps are the leaves, where the sum is added into `.grad`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from engine.explain.replay import clone, root_of
+from engine.graph import AccumulateGrad, sweep
+
+
+@dataclass
+class Flow:
+    input: str                 # the op's input name (self, other)
+    target: int                # index of the receiving node in the call's graph
+    target_label: str
+    cotangent: np.ndarray      # what this node sends there
+    formula: str
+
+
+@dataclass
+class TraceStep:
+    node: int                  # index in the call's graph (root first)
+    name: str
+    label: str                 # "MulBackward0 (g)" / "AccumulateGrad (x)"
+    incoming: np.ndarray       # the cotangent arriving (the sum of `summed` when there are several)
+    summed: list[tuple[int, np.ndarray]] = field(default_factory=list)  # (from node, contribution)
+    flows: list[Flow] = field(default_factory=list)
+    grad_before: np.ndarray | None = None   # leaves: .grad before this call
+    grad_after: np.ndarray | None = None    # leaves: .grad after (before + incoming)
+
+
+def trace_backward(call, names, labels: list[str]) -> list[TraceStep]:
+    nodes = call.nodes
+    index = {node: k for k, node in enumerate(nodes)}
+    copies = clone(nodes)
+    original = {copy: node for node, copy in copies.items()}
+    received: dict[int, list] = {}
+    steps: list[TraceStep] = []
+
+    def on_node(copy, g, contributions):
+        node = original[copy]
+        k = index[node]
+        step = TraceStep(k, node.name(), labels[k], np.array(g), summed=received.get(k, []))
+        for i, parent, gi in contributions:
+            target = index[original.get(parent, parent)]
+            cotangent = np.array(np.broadcast_to(gi, np.shape(node.arrays[i])))
+            step.flows.append(Flow(node.op.inputs[i], target, labels[target], cotangent, node.op.formula[i]))
+            received.setdefault(target, []).append((k, cotangent))
+        steps.append(step)
+
+    root = root_of(nodes)
+    if type(root) is AccumulateGrad:
+        reached = {root: call.seed}
+    else:
+        reached = sweep(copies[root], call.seed, retain_graph=True, on_node=on_node)
+    for edge, g in reached.items():
+        k = index[edge]
+        leaf = edge.variable
+        before, after = _grads(call, leaf)
+        steps.append(TraceStep(k, "AccumulateGrad", labels[k], np.array(np.broadcast_to(g, leaf._data.shape)),
+                               summed=received.get(k, []), grad_before=before, grad_after=after))
+    return steps
+
+
+def _grads(call, leaf):
+    for tensor, before, after in zip(call.leaves, call.grads_before, call.grads_after):
+        if tensor is leaf:
+            return before, after
+    return None, None
