@@ -82,7 +82,7 @@ def _mT(a):
 def _pow_rule(g, out, a, exponent):
     if exponent == 0:
         return g * 0
-    return g * exponent * a ** (exponent - 1)
+    return g * (exponent * a ** (exponent - 1))
 
 
 # --- arithmetic -------------------------------------------------------------------------------
@@ -97,36 +97,36 @@ op("mul", "MulBackward0", ["self", "other"], lambda a, b: a * b,
     "other": ("grad * self", lambda g, out, a, b: g * a)}, saves=["self", "other"])
 op("div", "DivBackward0", ["self", "other"], lambda a, b: a / b,
    {"self": ("grad / other", lambda g, out, a, b: g / b),
-    "other": ("-grad * self / (other * other)", lambda g, out, a, b: -g * a / (b * b))},
+    "other": ("-grad * self / (other * other)", lambda g, out, a, b: g * (-a / (b * b)))},
    saves=["self", "other"])
 op("neg", "NegBackward0", ["self"], lambda a: -a, {"self": ("-grad", lambda g, out, a: -g)})
 op("reciprocal", "ReciprocalBackward0", ["self"], lambda a: 1 / a,
-   {"self": ("-grad * result * result", lambda g, out, a: -g * out * out)}, saves=["result"])
+   {"self": ("-grad * result * result", lambda g, out, a: g * -(out * out))}, saves=["result"])
 op("pow", "PowBackward0", ["self"], lambda a, exponent: a ** exponent,
    {"self": ("grad * exponent * self.pow(exponent - 1)", _pow_rule)}, saves=["self"])
 op("pow_tensor", "PowBackward1", ["self", "exponent"], lambda a, b: a ** b,
-   {"self": ("grad * exponent * self.pow(exponent - 1)", lambda g, out, a, b: g * b * a ** (b - 1)),
-    "exponent": ("grad * result * self.log()", lambda g, out, a, b: g * out * xp.log(a))},
+   {"self": ("grad * exponent * self.pow(exponent - 1)", lambda g, out, a, b: g * (b * a ** (b - 1))),
+    "exponent": ("grad * result * self.log()", lambda g, out, a, b: g * (out * xp.log(a)))},
    saves=["self", "exponent", "result"])
 op("rpow", "PowBackward2", ["exponent"], lambda b, base: base ** b,
-   {"exponent": ("grad * result * log(self)", lambda g, out, b, base: g * out * math.log(base))},
+   {"exponent": ("grad * result * log(self)", lambda g, out, b, base: g * (out * math.log(base)))},
    saves=["exponent", "result"])
 
 # --- elementwise functions --------------------------------------------------------------------
 op("exp", "ExpBackward0", ["self"], xp.exp, {"self": ("grad * result", lambda g, out, a: g * out)},
    saves=["result"])
-op("log", "LogBackward0", ["self"], xp.log, {"self": ("grad / self", lambda g, out, a: g / a)},
+op("log", "LogBackward0", ["self"], xp.log, {"self": ("grad / self", lambda g, out, a: g * (1 / a))},
    saves=["self"])
 op("sqrt", "SqrtBackward0", ["self"], xp.sqrt,
-   {"self": ("grad / (2 * result)", lambda g, out, a: g / (2 * out))}, saves=["result"])
+   {"self": ("grad / (2 * result)", lambda g, out, a: g * (0.5 / out))}, saves=["result"])
 op("sin", "SinBackward0", ["self"], xp.sin,
    {"self": ("grad * self.cos()", lambda g, out, a: g * xp.cos(a))}, saves=["self"])
 op("cos", "CosBackward0", ["self"], xp.cos,
-   {"self": ("grad * -self.sin()", lambda g, out, a: -g * xp.sin(a))}, saves=["self"])
+   {"self": ("grad * -self.sin()", lambda g, out, a: g * -xp.sin(a))}, saves=["self"])
 op("tanh", "TanhBackward0", ["self"], xp.tanh,
    {"self": ("grad * (1 - result * result)", lambda g, out, a: g * (1 - out * out))}, saves=["result"])
 op("sigmoid", "SigmoidBackward0", ["self"], xp.sigmoid,
-   {"self": ("grad * result * (1 - result)", lambda g, out, a: g * out * (1 - out))}, saves=["result"])
+   {"self": ("grad * result * (1 - result)", lambda g, out, a: g * (out * (1 - out)))}, saves=["result"])
 op("relu", "ReluBackward0", ["self"], lambda a: xp.maximum(a, 0 * a),
    {"self": ("grad * (result > 0)", lambda g, out, a: g * xp.greater(out, 0))}, saves=["result"])
 op("abs", "AbsBackward0", ["self"], xp.abs,

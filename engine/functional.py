@@ -29,7 +29,7 @@ def _pullback(y: Tensor, x: Tensor, cotangents: np.ndarray, nbatch: int, retain_
     g = leaves.get(x._grad_edge())
     if g is None:
         return np.zeros(batch + x._data.shape, dtype=x._data.dtype)
-    return np.broadcast_to(g, batch + x._data.shape).astype(x._data.dtype)
+    return np.broadcast_to(g, batch + x._data.shape)
 
 
 def jacobian(func, inputs: Tensor) -> Tensor:
@@ -39,7 +39,8 @@ def jacobian(func, inputs: Tensor) -> Tensor:
     m = y._data.size
     seeds = np.eye(m, dtype=y._data.dtype).reshape((m,) + y._data.shape)
     rows = _pullback(y, x, seeds, nbatch=1, retain_graph=False)
-    return Tensor._make(np.ascontiguousarray(rows).reshape(y._data.shape + x._data.shape))
+    rows = np.asarray(rows, dtype=x._data.dtype, order="C")  # one copy at most
+    return Tensor._make(rows.reshape(y._data.shape + x._data.shape))
 
 
 def vjp(func, inputs: Tensor, v: Tensor | None = None) -> tuple[Tensor, Tensor]:
@@ -57,4 +58,4 @@ def vjp(func, inputs: Tensor, v: Tensor | None = None) -> tuple[Tensor, Tensor]:
             raise RuntimeError(f"Mismatch in shape: grad_output[0] has a shape of torch.Size({list(seed.shape)}) "
                                f"and output[0] has a shape of torch.Size({list(y._data.shape)}).")
     g = _pullback(y, x, seed, nbatch=0, retain_graph=False)
-    return y.detach(), Tensor._make(np.array(g))
+    return y.detach(), Tensor._make(np.array(g, dtype=x._data.dtype))

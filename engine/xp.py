@@ -52,11 +52,20 @@ def _sympy_elementwise(name: str):
     return apply
 
 
-def _unary(numpy_fn, sympy_name: str):
+_F32 = np.dtype(np.float32)
+
+
+def _unary(numpy_fn, sympy_name: str, widen: bool = True):
+    """An elementwise function; float32 goes through float64 so results are correctly rounded
+    (numpy's float32 transcendental kernels can be one unit off where PyTorch's are not)."""
     sym = _sympy_elementwise(sympy_name)
 
     def fn(a):
-        return sym(a) if symbolic(a) else numpy_fn(a)
+        if symbolic(a):
+            return sym(a)
+        if widen and a.dtype == _F32:
+            return numpy_fn(a.astype(np.float64)).astype(_F32)
+        return numpy_fn(a)
 
     fn.__name__ = sympy_name.lower()
     return fn
@@ -64,11 +73,11 @@ def _unary(numpy_fn, sympy_name: str):
 
 exp = _unary(np.exp, "exp")
 log = _unary(np.log, "log")
-sqrt = _unary(np.sqrt, "sqrt")
+sqrt = _unary(np.sqrt, "sqrt", widen=False)
 sin = _unary(np.sin, "sin")
 cos = _unary(np.cos, "cos")
 tanh = _unary(np.tanh, "tanh")
-abs = _unary(np.abs, "Abs")  # noqa: A001 - mirrors numpy's name
+abs = _unary(np.abs, "Abs", widen=False)  # noqa: A001 - mirrors numpy's name
 
 
 def sign(a):

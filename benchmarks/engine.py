@@ -1,0 +1,139 @@
+"""Engine speed, side by side in one run: this engine, PyTorch (CPU) and HIPS autograd when installed.
+
+(a) per-op overhead: a 1000-op chain of elementwise ops on a 3x3 tensor, then backward;
+(b) the full Jacobian of f(x) = (x + 1)**2 * x.sum() for n = 10, 100, 1000 inputs.
+Prints medians and ratios to PyTorch. Run: python benchmarks/engine.py [--repeat N]
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+# This file is itself called engine.py: keep its folder off the path so `import engine` finds the package.
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+import engine  # noqa: E402
+
+try:
+    import torch
+except ImportError:  # the comparison columns are left out
+    torch = None
+try:
+    import autograd
+    import autograd.numpy as anp
+except ImportError:
+    autograd = None
+
+
+def median_seconds(fn, repeat: int) -> float:
+    fn()  # warm-up
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+CHAIN = 1000
+
+
+def chain(lib, x):
+    """CHAIN elementwise ops (mul, add, sin, tanh cycling), summed."""
+    for i in range(CHAIN // 4):
+        x = x * 0.999
+        x = x + 0.001
+        x = lib.sin(x)
+        x = lib.tanh(x)
+    return x.sum()
+
+
+def chain_engine():
+    x = engine.ones(3, 3, requires_grad=True)
+    chain(engine, x).backward()
+
+
+def chain_torch():
+    x = torch.ones(3, 3, requires_grad=True)
+    chain(torch, x).backward()
+
+
+def chain_autograd():
+    autograd.grad(lambda x: chain(anp, x))(np.ones((3, 3)))
+
+
+def f_engine(x):
+    return (x + 1) ** 2 * x.sum()
+
+
+def jac_engine(n):
+    return lambda: engine.jacobian(f_engine, engine.linspace(-1, 1, n))
+
+
+def jac_engine_loop(n):
+    """One backward per output element: what the batched sweep replaces."""
+    def run():
+        x = engine.linspace(-1, 1, n).requires_grad_()
+        y = f_engine(x)
+        rows = []
+        for i in range(n):
+            x.grad = None
+            y[i].backward(retain_graph=True)
+            rows.append(x.grad)
+        return rows
+    return run
+
+
+def jac_torch(n, vectorize):
+    x = torch.linspace(-1, 1, n)
+    return lambda: torch.autograd.functional.jacobian(f_engine, x, vectorize=vectorize)
+
+
+def jac_jacrev(n):
+    x = torch.linspace(-1, 1, n)
+    jac = torch.func.jacrev(f_engine)
+    return lambda: jac(x)
+
+
+def jac_autograd(n):
+    x = np.linspace(-1, 1, n)
+    jac = autograd.jacobian(lambda x: (x + 1) ** 2 * anp.sum(x))
+    return lambda: jac(x)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--repeat", type=int, default=15)
+    args = parser.parse_args()
+    rows = []
+    ref = median_seconds(chain_torch, args.repeat) if torch else None
+    rows.append(("(a) 1000-op chain + backward", "engine", median_seconds(chain_engine, args.repeat), ref))
+    if torch:
+        rows.append(("(a) 1000-op chain + backward", "torch", ref, ref))
+    if autograd:
+        rows.append(("(a) 1000-op chain + backward", "HIPS autograd", median_seconds(chain_autograd, args.repeat), ref))
+    for n in (10, 100, 1000):
+        label = f"(b) jacobian n={n}"
+        candidates = [("engine (batched sweep)", jac_engine(n)), ("engine (loop of backward)", jac_engine_loop(n))]
+        if torch:
+            candidates += [("torch functional.jacobian", jac_torch(n, False)),
+                           ("torch functional.jacobian vectorize", jac_torch(n, True)),
+                           ("torch.func.jacrev", jac_jacrev(n))]
+        if autograd:
+            candidates.append(("HIPS autograd.jacobian", jac_autograd(n)))
+        repeat = max(3, args.repeat // (5 if n == 1000 else 1))
+        timed = [(name, median_seconds(fn, repeat)) for name, fn in candidates]
+        ref = dict(timed).get("torch functional.jacobian")
+        rows += [(label, name, t, ref) for name, t in timed]
+    print(f"{'benchmark':32} {'implementation':38} {'median':>12} {'vs torch':>9}")
+    for label, name, seconds, ref in rows:
+        ratio = f"{seconds / ref:8.2f}x" if ref else "        -"
+        print(f"{label:32} {name:38} {seconds * 1e3:9.3f} ms {ratio}")
+
+
+if __name__ == "__main__":
+    main()
