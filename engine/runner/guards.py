@@ -147,7 +147,8 @@ class Guards:
 
     def cmp(self, op: str, left: object, right: object) -> object:
         if op not in ("Is", "IsNot"):
-            self._check_broadcast(sizes.compared_shapes(op, left, right), "the result of a comparison")
+            for shapes in sizes.compared_shapes(op, left, right):
+                self._check_broadcast(shapes, "the result of a comparison")
         return self._after(_COMPARE[op](left, right))
 
     def chain(self, ops: tuple[str, ...], left: object, *rights: Callable[[], object]) -> object:
@@ -183,7 +184,11 @@ class Guards:
         if _is_engine_callable(fn):
             owner = getattr(fn, "__self__", None)
             self._check_elements(sizes.engine_call_elements(fn, owner, args, kwargs))
-            return self._after(fn(*args, **kwargs))
+            self.budget.enter()  # the engine may call back into the snippet: jacobian(f, x)
+            try:
+                return self._after(fn(*args, **kwargs))
+            finally:
+                self.budget.leave()
         if isinstance(fn, _BUILTIN_METHOD_TYPES) and not isinstance(fn.__self__, types.ModuleType):
             return self._after(self._call_method(fn, args, kwargs))
         if not callable(fn):

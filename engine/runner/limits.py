@@ -15,6 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from engine.tensor import Tensor
+
 from .errors import ResourceLimitExceeded
 
 
@@ -37,12 +39,8 @@ class Limits:
 
 def shape_of(value: object) -> tuple[int, ...] | None:
     """The shape of a tensor-like value (engine Tensor or numpy array), None for anything else."""
-    if isinstance(value, (np.ndarray, np.generic)):
+    if isinstance(value, (Tensor, np.ndarray, np.generic)):
         return value.shape
-    from .surface import is_tensor
-
-    if is_tensor(value):
-        return tuple(value.shape)
     return None
 
 
@@ -176,6 +174,8 @@ class Budget:
 
     def result(self, value: object) -> None:
         """Second line of defence: check what an operation produced."""
+        if type(value) in _SMALL:
+            return
         shape = shape_of(value)
         if shape is not None:
             self.elements(math.prod(shape))
@@ -189,6 +189,7 @@ class Budget:
             self.int_bits(value.bit_length())
 
 
+_SMALL = frozenset({float, bool, type(None)})
 _BIG = 10_000  # results at least this big also trigger the process-memory check
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 

@@ -174,7 +174,7 @@ class _Checker(ast.NodeVisitor):
 
     def check_FunctionDef(self, node: ast.FunctionDef) -> None:
         if node.decorator_list:
-            self.refuse(node, "decorators are not supported in snippets")
+            self.refuse(node.decorator_list[0], "decorators are not supported in snippets")
         if node.returns is not None:
             self.refuse(node, "annotations are not supported in snippets")
         if node.name.startswith("__"):

@@ -10,9 +10,9 @@ Deriving the engine part from the live classes means it follows the engine witho
 from __future__ import annotations
 
 import types
-from functools import lru_cache
-
 import numpy as np
+
+from engine.tensor import Tensor
 
 # the builtins a snippet may use (`print` is the runner's own, writing to the captured output)
 SAFE_BUILTINS = (
@@ -71,21 +71,8 @@ def public_names(module: types.ModuleType) -> frozenset[str]:
     return frozenset(n for n in names if not n.startswith("_"))
 
 
-@lru_cache(maxsize=None)
-def _tensor_class() -> type | None:
-    try:
-        from engine.tensor import Tensor
-    except ImportError:
-        return None
-    return Tensor
-
-
 def is_tensor(value: object) -> bool:
-    cls = _tensor_class()
-    if cls is None:
-        _tensor_class.cache_clear()  # the engine may appear later in a long-lived process
-        return False
-    return isinstance(value, cls)
+    return isinstance(value, Tensor)
 
 
 def is_engine_type(value: object) -> bool:

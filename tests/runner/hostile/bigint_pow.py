@@ -1,0 +1,2 @@
+# expect: ResourceLimitExceeded line 2
+x = 2**10**10

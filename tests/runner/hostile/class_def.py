@@ -1,0 +1,3 @@
+# expect: SnippetRejected line 2
+class A:
+    pass

@@ -1,0 +1,3 @@
+# expect: SnippetRejected line 2
+def f(x=[].append):
+    return x

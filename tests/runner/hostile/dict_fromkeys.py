@@ -1,0 +1,2 @@
+# expect: SnippetRejected line 2
+d = dict.fromkeys(range(10), 0)

@@ -1,0 +1,3 @@
+# expect: SnippetRejected line 3
+import torch
+torch.float32.name = "float64"

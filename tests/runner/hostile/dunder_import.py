@@ -1,0 +1,2 @@
+# expect: SnippetRejected line 2
+os = __import__("os")

@@ -1,0 +1,2 @@
+# expect: ResourceLimitExceeded line 2
+s = "".join(["a" * 10**6] * 1000)

@@ -1,0 +1,2 @@
+# expect: ResourceLimitExceeded line 2
+a = [0] * 10**9

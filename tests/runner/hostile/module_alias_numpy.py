@@ -1,0 +1,3 @@
+# expect: SnippetRejected line 3
+import torch as t
+np = t.tensor.__globals__

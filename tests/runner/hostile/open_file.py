@@ -1,0 +1,2 @@
+# expect: SnippetRejected line 2
+data = open("/etc/passwd").read()

@@ -1,0 +1,2 @@
+# expect: ResourceLimitExceeded line 2
+s = "%*d" % (10**9, 1)

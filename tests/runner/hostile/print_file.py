@@ -1,0 +1,3 @@
+# expect: SnippetRejected line 3
+import torch
+print("x", file=torch)

@@ -1,0 +1,2 @@
+# expect: ResourceLimitExceeded line 2
+r = round(5, -10**9)

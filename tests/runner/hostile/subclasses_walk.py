@@ -1,0 +1,2 @@
+# expect: SnippetRejected line 2
+classes = ().__class__.__bases__[0].__subclasses__()

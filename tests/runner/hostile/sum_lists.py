@@ -1,0 +1,2 @@
+# expect: SnippetRejected line 2
+flat = sum([[1] * 1000] * 1000, [])

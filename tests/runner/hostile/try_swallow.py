@@ -1,0 +1,6 @@
+# expect: SnippetRejected line 2
+try:
+    while True:
+        pass
+except BaseException:
+    pass

@@ -1,0 +1,3 @@
+# expect: ResourceLimitExceeded line 2
+while True:
+    pass

@@ -1,0 +1,84 @@
+"""The hostile corpus: every file under hostile/ must be refused or stopped with a clear error.
+
+Each file starts with `# expect: <ErrorType> line <N>`.  Besides the error, each run must leave the
+host intact (the engine's hooks and print options restored, builtins untouched) and create no file.
+"""
+from __future__ import annotations
+
+import builtins
+import importlib
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+from engine.runner import Limits, run_snippet
+
+HOSTILE = sorted((Path(__file__).parent / "hostile").glob("*.py"))
+_HEADER = re.compile(r"# expect: (\w+) line (\d+)")
+
+
+def _host_state() -> tuple:
+    printing = importlib.import_module("engine.printing")
+    tensor = importlib.import_module("engine.tensor")
+    return (printing.get_printoptions(), tensor._size_guard, tensor.is_grad_enabled(), builtins.print,
+            builtins.open, dict(vars(builtins)).keys())
+
+
+@pytest.mark.parametrize("path", HOSTILE, ids=[p.stem for p in HOSTILE])
+def test_hostile_snippet_is_stopped_with_a_clear_error(path: Path, tmp_path: Path, monkeypatch) -> None:
+    expected_type, expected_line = _HEADER.match(path.read_text()).groups()
+    monkeypatch.chdir(tmp_path)
+    before = _host_state()
+    started = time.monotonic()
+
+    result = run_snippet(path.read_text(), filename=path.name)
+
+    assert time.monotonic() - started < 5
+    assert not result.ok
+    assert (result.error.type, result.error.line) == (expected_type, int(expected_line)), result.error
+    assert len(result.error.message) > 10
+    assert list(tmp_path.iterdir()) == []
+    assert _host_state() == before
+
+
+def test_hostile_corpus_is_large() -> None:
+    assert len(HOSTILE) >= 60
+
+
+@pytest.mark.parametrize("source", [
+    "x = 1\n" * 20_000,                  # longer than the source cap
+    "x = " + "-" * 50_000 + "1",         # nested beyond what the parser takes
+    "x = " + "(" * 300 + ")" * 300,      # too many parentheses
+    "x = " + "+".join(["1"] * 30_000),   # a very deep expression tree
+    "x = " + "[" * 150 + "]" * 150,      # nested beyond the checker's depth
+    "s = '" + "a" * 20_000 + "'",        # a literal longer than the literal cap
+], ids=["long", "unary", "parens", "sum", "lists", "literal"])
+def test_huge_or_deep_sources_are_refused_before_running(source: str) -> None:
+    result = run_snippet(source)
+    assert not result.ok
+    assert result.error.type in ("SnippetRejected", "SyntaxError")
+    assert result.namespace == {}
+
+
+def test_limits_are_configurable() -> None:
+    small = Limits(max_steps=50)
+    assert run_snippet("for i in range(40):\n    pass", limits=small).ok
+    result = run_snippet("for i in range(60):\n    pass", limits=small)
+    assert result.error.type == "ResourceLimitExceeded" and "50 steps" in result.error.message
+
+
+def test_wall_time_limit_stops_a_slow_loop() -> None:
+    source = "import torch\nx = torch.ones(300, 300)\nwhile True:\n    y = x @ x\n"
+    started = time.monotonic()
+    result = run_snippet(source, limits=Limits(max_seconds=0.3, max_steps=10**9))
+    assert time.monotonic() - started < 2
+    assert result.error.type == "ResourceLimitExceeded" and "0.3 s" in result.error.message
+
+
+def test_the_host_runs_snippets_normally_after_the_corpus() -> None:
+    for path in HOSTILE[:10]:
+        run_snippet(path.read_text())
+    result = run_snippet("import torch\nx = torch.ones(2, requires_grad=True)\n(x * 3).sum().backward()\nprint(x.grad)")
+    assert result.ok and result.stdout == "tensor([3., 3.])\n"
