@@ -34,8 +34,11 @@ class GraphNode:
 
 
 def shape_text(shape) -> str:
+    """5x5, length 2, scalar."""
     shape = tuple(shape)
-    return "x".join(map(str, shape)) if shape else "scalar"
+    if not shape:
+        return "scalar"
+    return f"length {shape[0]}" if len(shape) == 1 else "x".join(map(str, shape))
 
 
 def describe_constant(value, names) -> str:

@@ -41,7 +41,8 @@ def numeric_jacobians(nodes: list, out_shape: tuple, out_dtype, edges: list) -> 
 
 
 def structure(J: np.ndarray, *, tol: float = 0.0) -> dict:
-    """Classify a Jacobian: zero, scalar (1x1), identity, diagonal, constant, rows-equal, block-diagonal or dense.
+    """Classify a Jacobian: zero, scalar (1x1), identity, diagonal,
+    constant, rows-equal, row (a scalar output), block-diagonal or dense.
 
     Returns {"kind", "shape", "nonzero", "blocks"} — blocks is (rows, cols) of each diagonal
     block for a block-diagonal matrix (e.g. a softmax along rows), else None.
@@ -61,6 +62,8 @@ def structure(J: np.ndarray, *, tol: float = 0.0) -> dict:
         return {**info, "kind": "constant"}
     if m > 1 and np.all(J == J[0]):
         return {**info, "kind": "rows-equal"}
+    if m == 1:
+        return {**info, "kind": "row"}
     for k in range(min(m, n), 1, -1):
         if m % k or n % k:
             continue

@@ -1,0 +1,105 @@
+"""`autograd-tutor explain FILE [--step ID] [--json] [--symbolic/--no-symbolic]`.
+
+Explains every backward call a snippet file (.py) or a lesson step (.toml with
+--step) makes: Jacobian (numeric and symbolic), vᵀJ, chain rule, graph, the
+backward trace and a finite-difference check — what the app's reveal shows.
+Exit status: 0 explained, 1 the program failed (calls made before the failure are
+still explained), 2 usage error (no such file, unknown step, broken lesson).
+"""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+MAX_FILE_BYTES = 1_000_000
+
+
+@click.command("explain")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--step", "step_id", metavar="ID", help="The step of a lesson file (.toml) to explain.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of the rich report.")
+@click.option("--symbolic/--no-symbolic", default=True, show_default=True,
+              help="Also derive the Jacobian and the chain rule with sympy.")
+@click.option("--timeout", type=click.FloatRange(min=0.1), default=2.0, show_default=True,
+              help="Seconds the symbolic part may take per backward call.")
+def command(file: Path, step_id: str | None, as_json: bool, symbolic: bool, timeout: float) -> None:
+    """Explain why x.grad is what it is, for a snippet FILE or a lesson step."""
+    from engine.explain import explain_program, explain_step, explain_symbolic
+
+    if file.suffix == ".toml":
+        lesson = _lesson(file)
+        if step_id is None:
+            _usage(f"{file} is a lesson: say which step with --step (one of: {_ids(lesson)})")
+        try:
+            step = lesson.step(step_id)
+        except KeyError:
+            _usage(f"{file} has no step '{step_id}' (steps: {_ids(lesson)})")
+        explanation = explain_step(lesson, step)
+    else:
+        if step_id is not None:
+            _usage("--step only applies to a lesson file (.toml)")
+        explanation = explain_program(_read(file))
+    symbolic_parts = {call.index: explain_symbolic(explanation, call.index, timeout=timeout)
+                      for call in explanation.calls} if symbolic else {}
+    if as_json:
+        click.echo(json.dumps(explanation.to_json(symbolic_parts), ensure_ascii=False))
+    else:
+        _print(explanation, symbolic_parts)
+    sys.exit(0 if explanation.ok else 1)
+
+
+def _print(explanation, symbolic_parts) -> None:
+    from rich.console import Console
+
+    from engine.explain.render import render_call
+
+    console = Console()
+    if explanation.stdout:
+        console.rule("what the program printed")
+        console.out(explanation.stdout, end="" if explanation.stdout.endswith("\n") else "\n")
+    if not explanation.calls:
+        console.print("The program made no backward call, so there is no gradient to explain.")
+    for call in explanation.calls:
+        console.print(render_call(call, symbolic_parts.get(call.index)))
+    if explanation.error is not None:
+        console.print(f"[red]The program failed:[/red] {explanation.error}", highlight=False)
+
+
+def _read(file: Path) -> str:
+    try:
+        data = file.read_bytes()
+    except FileNotFoundError:
+        _usage(f"{file}: no such file")
+    except OSError as error:
+        _usage(f"{file}: cannot be read ({error.strerror or error})")
+    if len(data) > MAX_FILE_BYTES:
+        _usage(f"{file}: larger than {MAX_FILE_BYTES} bytes; a snippet is a few lines")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        _usage(f"{file}: not UTF-8 text (byte {error.start}); save it as UTF-8")
+
+
+def _lesson(file: Path):
+    from lessons.loader import read_lesson
+
+    if not file.exists():
+        _usage(f"{file}: no such file")
+    lesson, problems = read_lesson(file)
+    if lesson is None or problems:
+        for problem in problems:
+            click.echo(str(problem), err=True)
+        _usage(f"{file}: the lesson has errors (see above); `autograd-tutor check {file}` lists them")
+    return lesson
+
+
+def _ids(lesson) -> str:
+    return ", ".join(step.id for step in lesson.steps)
+
+
+def _usage(message: str) -> None:
+    click.echo(f"autograd-tutor explain: {message}", err=True)
+    sys.exit(2)
