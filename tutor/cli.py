@@ -12,6 +12,7 @@ import click
 # subcommand name -> module under tutor.commands that defines `command`
 SUBCOMMANDS: dict[str, str] = {
     "check": "check",
+    "explain": "explain",
     "new": "new",
     "paths": "paths",
     "progress": "progress",
