@@ -1,7 +1,7 @@
 """Random compositions of the engine's operations agree with central finite differences (float64),
 and `jacobian`, `vjp` and `backward` agree with each other."""
 import numpy as np
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import engine as torch
@@ -78,6 +78,7 @@ def test_gradients_match_finite_differences(program, shape, broadcast_y, seed):
     x = leaf(rng, shape)
     y = leaf(rng, (1, shape[1]) if broadcast_y else shape)
     out = build(program, x, y)
+    assume(np.abs(out.detach().numpy()).max() < 1e3)  # keep exp-of-exp overflow out of reach of FD
     weights = torch.tensor(rng.uniform(0.5, 1.5, size=tuple(out.shape)), dtype=torch.float64)
     (out * weights).sum().backward()
 
@@ -94,7 +95,7 @@ def test_gradients_match_finite_differences(program, shape, broadcast_y, seed):
             minus[which][idx] -= eps
             numeric[idx] = (f(*plus) - f(*minus)) / (2 * eps)
         grad = np.zeros(leaf_t.shape) if leaf_t.grad is None else leaf_t.grad.numpy()
-        np.testing.assert_allclose(grad, numeric, rtol=1e-4, atol=1e-5)
+        np.testing.assert_allclose(grad, numeric, rtol=1e-4, atol=1e-6 * max(1.0, np.abs(numeric).max()))
 
 
 @settings(max_examples=80, deadline=None)
