@@ -91,6 +91,8 @@ class Guards:
         """A materialised container as is; anything lazy drained with a tick per element."""
         if isinstance(value, _MATERIALISED):
             return value
+        if isinstance(value, types.GeneratorType) and value.gi_code in self.codes:
+            return list(value)  # the snippet's own generator expression ticks by itself
         return list(self._ticked(value))  # raises TypeError for non-iterables, like the builtin
 
     # --- attributes, items, imports --------------------------------------------------------------

@@ -77,7 +77,7 @@ def parse_checked(
         return None, [SnippetError("SnippetRejected", "the code is nested too deeply to be read", None, None)]
     checker = _Checker(limits, bound | _bound_names(tree))
     checker.visit(tree)
-    return tree, checker.errors
+    return tree, sorted(checker.errors, key=lambda e: (e.line or 0, e.column or 0))
 
 
 def check_source(source: str, *, limits: Limits | None = None) -> list[SnippetError]:
@@ -140,8 +140,6 @@ class _Checker(ast.NodeVisitor):
     def check_Attribute(self, node: ast.Attribute) -> None:
         if node.attr.startswith("_"):
             self.refuse(node, f"'.{node.attr}': names starting with '_' are internals and not available in snippets")
-        if isinstance(node.ctx, ast.Del):
-            self.refuse(node, "deleting attributes is not supported in snippets")
 
     def check_Constant(self, node: ast.Constant) -> None:
         if not isinstance(node.value, _LITERAL_TYPES):

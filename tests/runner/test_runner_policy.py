@@ -1,0 +1,88 @@
+"""The static allow-list (`check_source`) on its own: what passes, what is refused, and where."""
+from __future__ import annotations
+
+import pytest
+
+from engine.runner import check_source
+
+ALLOWED = {
+    "seed_mean": "import torch\nt1 = torch.Tensor([[1, 2, 3], [4, 5, 6]])\nt1.requires_grad_()\n"
+                 "out = (t1 * t1).mean()\nout.backward()\nprint(t1.grad)",
+    "aliases": "import torch as t\nfrom torch import tensor, eye\nimport torch.nn.functional as F\nx = eye(2)",
+    "assignments": "a, (b, c) = 1, (2, 3)\na += 1\nd = [0, 1]\nd[0] = 5\nd[1] *= 2\ndel d[0]",
+    "tensor_attrs": "import torch\nx = torch.ones(2)\nx.requires_grad = True\nx.grad = None",
+    "control_flow": "for i in range(3):\n    if i == 1:\n        continue\n    elif i > 1:\n        break\n"
+                    "n = 0\nwhile n < 3:\n    n += 1\nassert n == 3\npass",
+    "functions": "def f(x, y=2, z=-1.5, w=None):\n    return (x + y) ** 2\ng = lambda x: (x + 1) ** 2\n",
+    "comprehensions": "a = [i * i for i in range(3) if i]\nb = {k: v for k, v in zip('ab', a)}\n"
+                      "c = {i for i in a}\nd = sum(i for i in a)\ne = [(i, j) for i, j in b.items()]",
+    "fstrings": "x = 1.5\ns = f'{x:.3f} {x!r:>10} {x:{5}}'",
+    "no_grad": "import torch\nwith torch.no_grad():\n    y = torch.ones(2) * 2",
+    "shadow_builtin_name": "import torch\ninput = torch.ones(2)\nprint(input)",
+    "indexing": "import torch\nx = torch.ones(3, 3)\ny = x[:, 1] + x[0] + x[1:3, ...].sum() + x[None, 0]",
+    "literals": "a = [1, 2.5, 'x', None, True, (1,), {1: 2}, {3}, -4]",
+}
+
+REFUSED = {
+    # source: (line, column, words in the reason)
+    "import os": (1, 1, "only `import torch`"),
+    "import torch.nn.functional": (1, 1, "only `import torch`"),
+    "from torch import creation": (1, 1, "not part of the torch API"),
+    "from . import x": (1, 1, "only imports from torch"),
+    "x = 1\ny = x.__class__": (2, 5, "internals"),
+    "x = 1\ny = x._private": (2, 5, "internals"),
+    "__builtins__": (1, 1, "internals"),
+    "class A:\n    pass": (1, 1, "classes"),
+    "try:\n    x = 1\nexcept Exception:\n    pass": (1, 1, "try/except"),
+    "raise ValueError('x')": (1, 1, "raise"),
+    "def f():\n    global g": (2, 5, "global"),
+    "def f():\n    yield 1": (2, 5, "yield"),
+    "async def f():\n    pass": (1, 1, "async"),
+    "print(*[1, 2])": (1, 7, "unpacking"),
+    "print(**{})": (1, 9, "unpacking"),
+    "d = {**{}}": (1, 8, "unpacking"),
+    "a, *b = [1, 2]": (1, 4, "unpacking"),
+    "(y := 1)": (1, 2, ":="),
+    "x: int = 1": (1, 1, "annotated"),
+    "def f(x: int):\n    pass": (1, 7, "annotations"),
+    "def f(*args):\n    pass": (1, 8, "plain parameters"),
+    "def f(x=[]):\n    pass": (1, 9, "literals"),
+    "eval('1')": (1, 1, "'eval' is not available"),
+    "x = vars()": (1, 5, "'vars' is not available"),
+    "x = 1\ndel x.real": (2, 5, "`del name`"),
+    "for x.y in []:\n    pass": (1, 5, "plain name"),
+    "with open('f') as (a, b):\n    pass": (1, 6, "'open' is not available"),
+    "match 1:\n    case 1:\n        pass": (1, 1, "match"),
+    "s = '" + "a" * 10_001 + "'": (1, 5, "longer than the limit"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ALLOWED))
+def test_allowed_snippets_pass_the_static_check(name: str) -> None:
+    assert check_source(ALLOWED[name]) == []
+
+
+@pytest.mark.parametrize("source", sorted(REFUSED))
+def test_refused_syntax_is_reported_with_place_and_reason(source: str) -> None:
+    line, column, words = REFUSED[source]
+    errors = check_source(source)
+    assert errors, f"{source!r} passed the check"
+    first = errors[0]
+    assert first.type == "SnippetRejected"
+    assert (first.line, first.column) == (line, column), first
+    assert words in first.message
+
+
+def test_every_problem_is_reported_not_only_the_first() -> None:
+    errors = check_source("import os\nx = 1\ny = x.__dict__\nclass A:\n    pass")
+    assert [e.line for e in errors] == [1, 3, 4]
+
+
+def test_syntax_errors_carry_their_position() -> None:
+    [error] = check_source("x = (1,\ny = 2")
+    assert error.type == "SyntaxError" and error.line == 1
+
+
+def test_dunder_names_are_refused_even_when_bound_by_the_snippet() -> None:
+    errors = check_source("__x = 1\nprint(__x)")
+    assert [e.line for e in errors] == [1, 2]
