@@ -11,6 +11,7 @@ import importlib.util
 import json
 import subprocess
 import sys
+from collections.abc import Iterable
 
 from engine.runner.errors import SnippetError
 from lessons.answers import Answer, AnswerError, compute_answer, error_matches, predict_answer, quiz_program
@@ -21,25 +22,45 @@ from lessons.quiztemplate import instantiate
 from lessons.validate import QUIZ_SEEDS
 from lessons.values import describe, from_json, same
 
-TIMEOUT_SECONDS = 120
+TIMEOUT_SECONDS = 300
 
 
 def torch_available() -> bool:
     return importlib.util.find_spec("torch") is not None
 
 
-def compare_with_torch(lesson: Lesson) -> list[LessonError]:
-    """Differences between the engine's answers and PyTorch's for one lesson (steps that fail to compute
-    with the engine are skipped: `validate_lesson` reports them)."""
+def compare_with_torch(lessons: Iterable[Lesson]) -> list[LessonError]:
+    """Differences between the engine's answers and PyTorch's (steps that fail to compute with the engine
+    are skipped: `validate_lesson` reports them). One child process runs every program, since importing
+    torch is the slow part."""
+    checks = [check for lesson in lessons for check in _checks(lesson)]
+    if not checks:
+        return []
+    jobs = [{"program": program, "expression": None if isinstance(step, ErrorStep) else step.expression}
+            for _, _, step, _, program in checks]
+    try:
+        outcomes = _run_worker(jobs)
+    except RuntimeError as error:
+        return [LessonError("--against-torch", "", None, str(error))]
+    problems = []
+    for (lesson, key_path, step, answer, _), outcome in zip(checks, outcomes):
+        message = _difference(step, answer, outcome)
+        if message:
+            problems.append(LessonError(lesson.path, key_path, lesson.line_of(key_path.split(" ")[0]), message))
+    return problems
+
+
+def _checks(lesson: Lesson) -> list[tuple]:
+    """(lesson, key path, step or template, engine answer, program source) for each answer to compare."""
     builder = ProgramBuilder(lesson)
-    checks: list[tuple[str, object, Answer, str]] = []  # (key path, step or None, engine answer, program)
+    checks = []
     for index, step in enumerate(lesson.steps):
         if isinstance(step, (PredictStep, ErrorStep)):
             try:
                 answer = compute_answer(lesson, step, builder)
             except AnswerError:
                 continue
-            checks.append((f"steps[{index}]", step, answer, builder.program(index).source))
+            checks.append((lesson, f"steps[{index}]", step, answer, builder.program(index).source))
     for number, template in enumerate(lesson.quiz):
         for seed in QUIZ_SEEDS:
             variant = instantiate(template, seed)
@@ -49,22 +70,8 @@ def compare_with_torch(lesson: Lesson) -> list[LessonError]:
                                         builder.run)
             except AnswerError:
                 break
-            checks.append((f"quiz[{number}] (seed {seed})", template, answer, program.source))
-    if not checks:
-        return []
-    jobs = [{"program": program, "expression": None if isinstance(step, ErrorStep) else step.expression}
-            for _, step, _, program in checks]
-    try:
-        outcomes = _run_worker(jobs)
-    except RuntimeError as error:
-        return [LessonError(lesson.path, "", None, str(error))]
-    problems = []
-    for (key_path, step, answer, _), outcome in zip(checks, outcomes):
-        message = _difference(step, answer, outcome)
-        if message:
-            line = lesson.line_of(key_path.split(" ")[0])
-            problems.append(LessonError(lesson.path, key_path, line, message))
-    return problems
+            checks.append((lesson, f"quiz[{number}] (seed {seed})", template, answer, program.source))
+    return checks
 
 
 def _run_worker(jobs: list[dict]) -> list[dict]:
@@ -72,11 +79,14 @@ def _run_worker(jobs: list[dict]) -> list[dict]:
         done = subprocess.run([sys.executable, "-m", "lessons.torch_worker"], input=json.dumps(jobs),
                               capture_output=True, text=True, timeout=TIMEOUT_SECONDS)
     except subprocess.TimeoutExpired:
-        raise RuntimeError(f"PyTorch did not finish this lesson's programs within {TIMEOUT_SECONDS} s") from None
+        raise RuntimeError(f"PyTorch did not finish the programs within {TIMEOUT_SECONDS} s") from None
     if done.returncode != 0:
         last = (done.stderr.strip().splitlines() or ["no output"])[-1]
         raise RuntimeError(f"running the programs with PyTorch failed: {last}")
-    return json.loads(done.stdout)
+    try:
+        return json.loads(done.stdout)
+    except ValueError:
+        raise RuntimeError("running the programs with PyTorch gave no readable result") from None
 
 
 def _difference(step, answer: Answer, outcome: dict) -> str | None:

@@ -51,32 +51,34 @@ def check_paths(paths: tuple[Path, ...], *, against_torch: bool = False):
         else:
             files.append(path)
     first_with_id: dict[str, Path] = {}
+    sound = []  # lessons without problems, for --against-torch
     for path in dict.fromkeys(files):
         try:
-            lesson, found = _check_file(path, against_torch)
+            lesson, found = _check_file(path)
         except Exception as error:  # a checker bug must still not end in a traceback for the author
             found = [LessonError(path, "", None, f"internal error in the checker ({type(error).__name__}: "
                                                  f"{error}); please report it")]
             lesson = None
         problems.extend(found)
+        if lesson is not None and not found:
+            sound.append(lesson)
         if lesson is not None:
             if lesson.id in first_with_id:
                 problems.append(LessonError(path, "id", lesson.line_of("id"), f"duplicate lesson id '{lesson.id}' "
                                                                               f"(also in {first_with_id[lesson.id]})"))
             first_with_id.setdefault(lesson.id, path)
+    if against_torch:
+        from lessons.against_torch import compare_with_torch
+
+        problems.extend(compare_with_torch(sound))
     return problems, len(dict.fromkeys(files))
 
 
-def _check_file(path: Path, against_torch: bool):
+def _check_file(path: Path):
     from lessons.loader import read_lesson
     from lessons.validate import validate_lesson
 
     lesson, problems = read_lesson(path)
     if lesson is None:
         return None, problems
-    problems = validate_lesson(lesson)
-    if against_torch and not problems:
-        from lessons.against_torch import compare_with_torch
-
-        problems = compare_with_torch(lesson)
-    return lesson, problems
+    return lesson, validate_lesson(lesson)

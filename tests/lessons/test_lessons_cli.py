@@ -1,0 +1,121 @@
+"""`check`, `new` and `paths` from the command line: exit codes, messages, never a traceback."""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from conftest import MALFORMED, REPO
+
+BUNDLED = REPO / "lessons" / "bundled"
+
+
+def test_the_bundled_course_passes_check(cli):
+    files = sorted(BUNDLED.glob("*.toml"))
+    assert len(files) >= 8, "the bundled course needs the three seed lessons and at least five more"
+    result = cli("check", BUNDLED)
+    assert result.output.splitlines()[-1] == f"{len(files)} lessons checked, 0 problems", result.output
+    assert result.exit_code == 0
+
+
+@pytest.mark.parametrize("name, expected", [
+    ("rejected_snippet.toml", ":13: steps[0].snippet: the snippet runner refuses the program: SnippetRejected:"),
+    ("expect_disagrees.toml", ":18: steps[0].expect: the engine computes `inp.grad` = tensor [4., 2.]"),
+    ("no_matching_choice.toml", ":16: steps[0].choices: no choice matches what the program does (RuntimeError: "
+                                "grad can be implicitly created only for scalar outputs)"),
+    ("failing_snippet.toml", ":14: steps[0].snippet: the program fails: RuntimeError: grad can be implicitly"),
+    ("bad_expression.toml", ":15: steps[0].expression: `y.grad` fails after the program: NameError"),
+    ("bad_toml.toml", ":3: TOML syntax error at column 32"),
+    ("unknown_key.toml", ":18: steps[1].expresion: unknown key 'expresion' — did you mean 'expression'?"),
+    ("invalid_utf8.toml", ":3: not valid UTF-8"),
+    ("empty.toml", ": the file is empty"),
+])
+def test_each_malformed_file_fails_check_with_its_message(cli, name, expected):
+    result = cli("check", MALFORMED / name)
+    assert result.exit_code == 1
+    first, summary = result.output.splitlines()[0], result.output.splitlines()[-1]
+    assert first.startswith(f"{MALFORMED / name}{expected}"), result.output
+    assert summary.startswith("1 lesson checked, ") and summary.endswith(("1 problem", "problems"))
+
+
+def test_the_whole_malformed_corpus_reports_every_file(cli):
+    files = sorted(MALFORMED.glob("*.toml"))
+    result = cli("check", MALFORMED)
+    assert result.exit_code == 1
+    reported = {line.split(":")[0] for line in result.output.splitlines()[:-1]}
+    assert reported == {str(f) for f in files}
+
+
+def test_a_10_mb_file_is_refused(cli, tmp_path):
+    huge = tmp_path / "huge.toml"
+    huge.write_bytes(b"x" * 10_000_000)
+    result = cli("check", huge)
+    assert result.exit_code == 1
+    assert "the file is 10.0 MB; a lesson file may be at most 1 MB" in result.output
+
+
+def test_usage_errors_exit_2(cli, tmp_path):
+    assert cli("check", tmp_path / "missing.toml").exit_code == 2
+    assert cli("check").exit_code == 2
+    empty = tmp_path / "empty-folder"
+    empty.mkdir()
+    result = cli("check", empty)
+    assert result.exit_code == 1 and "no lesson files (*.toml) in this folder" in result.output
+
+
+def test_check_without_torch_installed_exits_2(cli, monkeypatch):
+    monkeypatch.setattr("lessons.against_torch.torch_available", lambda: False)
+    result = cli("check", "--against-torch", BUNDLED)
+    assert result.exit_code == 2 and "needs PyTorch" in result.output
+
+
+def test_duplicate_lesson_ids_across_files(cli, tmp_path):
+    assert cli("new", "one", "--dir", tmp_path).exit_code == 0
+    (tmp_path / "two.toml").write_text((tmp_path / "one.toml").read_text(encoding="utf-8"), encoding="utf-8")
+    result = cli("check", tmp_path)
+    assert result.exit_code == 1
+    assert f"{tmp_path / 'two.toml'}:4: id: duplicate lesson id 'one' (also in {tmp_path / 'one.toml'})" in result.output
+
+
+def test_new_writes_a_template_that_passes_check_and_refuses_to_overwrite(cli, tmp_path):
+    result = cli("new", "My First Lesson", "--dir", tmp_path)
+    assert result.exit_code == 0
+    path = tmp_path / "My First Lesson.toml"
+    text = path.read_text(encoding="utf-8")
+    assert 'id = "my-first-lesson"' in text and "ja =" in text and "#" in text
+    check = cli("check", path)
+    assert check.exit_code == 0, check.output
+    assert check.output.strip() == "1 lesson checked, 0 problems"
+    again = cli("new", "My First Lesson", "--dir", tmp_path)
+    assert again.exit_code == 1 and "already exists" in again.output
+    assert path.read_text(encoding="utf-8") == text
+
+
+def test_new_defaults_to_the_user_lesson_folder_and_the_course_loads_it(cli, tmp_path):
+    from lessons.course import load_course
+    from tutor.paths import lessons_dir
+
+    assert cli("new", "chain").exit_code == 0
+    assert (lessons_dir() / "chain.toml").is_file()
+    assert "chain" in [lesson.id for lesson in load_course(include_bundled=False).lessons]
+    assert cli("new", "???").exit_code == 2
+
+
+def test_paths_prints_the_data_locations(cli, tmp_path):
+    result = cli("paths")
+    data = tmp_path / "data"
+    assert result.output.splitlines() == [
+        f"data folder:       {data}",
+        f"lesson folder:     {data / 'lessons'}",
+        f"progress database: {data / 'progress.sqlite3'}",
+    ]
+
+
+def test_check_runs_as_a_real_command_without_traceback():
+    done = subprocess.run([sys.executable, "-m", "tutor", "check", str(MALFORMED / "wrong_types.toml")],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert done.stdout.splitlines() == [f"{MALFORMED / 'wrong_types.toml'}:3: order: expected an integer, got a string",
+                                        "1 lesson checked, 1 problem"]
+    assert "Traceback" not in done.stderr
