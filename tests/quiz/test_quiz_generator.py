@@ -15,15 +15,13 @@ TEMPLATES = {template.id: template for template in builtin_templates()}
 PREDICT = [tid for tid, t in TEMPLATES.items() if t.source.kind == "predict"]
 
 
-def run_on_engine(source: str) -> dict:
-    """Run a generated program directly on the engine (tests only; the app goes through the runner)."""
-    namespace = {"torch": engine}
-    exec(source.replace("import torch\n", "", 1), namespace)  # noqa: S102 - our own generated code
-    return namespace
-
-
 def finite_differences(program: Program, h: float = 1e-6) -> np.ndarray:
-    """Central differences of Σ⟨gradient, output⟩ with respect to the target leaf, in float64."""
+    """Central differences of Σ⟨gradient, output⟩ with respect to the target leaf, in float64.
+
+    The forward-only objective runs directly on the engine (tests only; the app goes through the runner).
+    """
+    source = program.objective_snippet(given=(program.target,)).replace("import torch\n", "", 1)
+    code = compile(source, f"<objective of {program.target}>", "exec")
     x = program.leaf(program.target).astype(np.float64)
     grad = np.zeros_like(x)
     for index in np.ndindex(x.shape):
@@ -31,9 +29,10 @@ def finite_differences(program: Program, h: float = 1e-6) -> np.ndarray:
         for sign in (1, -1):
             moved = x.copy()
             moved[index] += sign * h
-            objective = run_on_engine(program.with_leaf(program.target, moved).objective_snippet())["objective"]
-            assert objective.dtype == engine.float64
-            values.append(objective.item())
+            namespace = {"torch": engine, program.target: engine.tensor(moved, dtype=engine.float64)}
+            exec(code, namespace)  # noqa: S102 - our own generated code
+            assert namespace["objective"].dtype == engine.float64
+            values.append(namespace["objective"].item())
         grad[index] = (values[0] - values[1]) / (2 * h)
     return grad
 

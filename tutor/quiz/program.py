@@ -7,7 +7,7 @@ tests differentiate numerically to check the engine's answer.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -41,26 +41,28 @@ class Program:
     def snippet(self) -> str:
         return self._render(self.steps, dtype=None)
 
-    def objective_snippet(self, dtype: str = "float64") -> str:
-        """Forward only, ending in `objective = Σₖ (gradientₖ · outputₖ).sum()`."""
+    def objective_snippet(self, dtype: str = "float64", given: tuple[str, ...] = ()) -> str:
+        """Forward only, ending in `objective = Σₖ (gradientₖ · outputₖ).sum()`.
+
+        Leaves named in `given` are not created: the caller puts them in the namespace, so one
+        compiled objective can be evaluated at many points (finite differences).
+        """
         terms = []
         for step in self.steps:
             if isinstance(step, Backward):
                 weight = "" if step.gradient is None else f" * torch.tensor({literal(step.gradient)}, dtype=torch.{dtype})"
                 terms.append(f"({step.output}{weight}).sum()")
         forward = tuple(step for step in self.steps if isinstance(step, str))
-        return self._render((*forward, f"objective = {' + '.join(terms)}"), dtype=dtype)
-
-    def with_leaf(self, name: str, value: np.ndarray) -> Program:
-        return replace(self, leaves=tuple((n, value if n == name else v) for n, v in self.leaves))
+        return self._render((*forward, f"objective = {' + '.join(terms)}"), dtype=dtype, given=given)
 
     def leaf(self, name: str) -> np.ndarray:
         return dict(self.leaves)[name]
 
-    def _render(self, steps: tuple[str | Backward, ...], dtype: str | None) -> str:
+    def _render(self, steps: tuple[str | Backward, ...], dtype: str | None, given: tuple[str, ...] = ()) -> str:
         kind = f", dtype=torch.{dtype}" if dtype else ""
         lines = ["import torch"]
-        lines += [f"{name} = torch.tensor({literal(value)}{kind}, requires_grad=True)" for name, value in self.leaves]
+        lines += [f"{name} = torch.tensor({literal(value)}{kind}, requires_grad=True)"
+                  for name, value in self.leaves if name not in given]
         lines += [f"{name} = torch.tensor({literal(value)}{kind})" for name, value in self.constants]
         lines += [step.code() if isinstance(step, Backward) else step for step in steps]
         return "\n".join(lines) + "\n"
