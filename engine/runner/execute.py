@@ -13,6 +13,8 @@ import types
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from .errors import ResourceLimitExceeded, SnippetError, SnippetFailure, _Stop
 from .guards import Guards
 from .limits import Limits
@@ -130,7 +132,8 @@ def _engine_state(size_guard: Callable[[tuple[int, ...]], None]) -> Iterator[Non
     saved = printing.get_printoptions()
     tensor.set_size_guard(size_guard)
     try:
-        yield
+        with np.errstate(all="ignore"):  # PyTorch gives inf/nan silently; numpy would warn on stderr
+            yield
     finally:
         tensor.set_size_guard(None)
         printing.set_printoptions(**saved)
