@@ -106,7 +106,12 @@ class _Sandbox:
                 line = tb.tb_lineno
                 column = _column(code, tb.tb_lasti)
             tb = tb.tb_next
+        if len(message) > _MAX_MESSAGE:  # an error may quote a huge value back
+            message = message[:_MAX_MESSAGE] + " …"
         return SnippetError(kind, message, line, column)
+
+
+_MAX_MESSAGE = 1000
 
 
 def _column(code: types.CodeType, lasti: int) -> int | None:

@@ -15,6 +15,8 @@ from collections.abc import Callable, Iterable, Iterator
 
 import numpy as np
 
+from engine.dtypes import dtype as EngineDtype
+
 from . import sizes
 from .errors import ResourceLimitExceeded, SnippetRejected
 from .limits import Budget, Limits, broadcast_elements, shape_of
@@ -184,6 +186,8 @@ class Guards:
         if id(fn) in self._builtin_ids:
             return self._after(self._call_builtin(fn, args, kwargs))
         if _is_engine_callable(fn):
+            if fn is EngineDtype:  # torch.dtype('x', 'U1000000') would make huge elements
+                raise SnippetRejected("new dtypes cannot be made in snippets; use torch.float32, torch.float64, ...")
             owner = getattr(fn, "__self__", None)
             self._check_elements(sizes.engine_call_elements(fn, owner, args, kwargs))
             self.budget.enter()  # the engine may call back into the snippet: jacobian(f, x)

@@ -35,9 +35,10 @@ BUILTIN_METHODS: dict[type, frozenset[str]] = {
     float: frozenset({"is_integer"}),
 }
 
-# read-only, in-memory ndarray attributes: no tofile/dump/ctypes/data/base/view/resize
+# read-only, in-memory ndarray attributes: no tofile/dump/ctypes/data/base/view/resize, and no
+# astype (a dtype such as 'U1000000' makes every element megabytes)
 NDARRAY_ATTRS = frozenset(
-    "T all any argmax argmin astype copy cumsum dtype flatten item max mean min ndim prod "
+    "T all any argmax argmin copy cumsum dtype flatten item max mean min ndim prod "
     "reshape round shape size squeeze std sum tolist transpose var".split()
 )
 NUMPY_DTYPE_ATTRS = frozenset({"name", "itemsize", "kind"})
@@ -64,10 +65,17 @@ def engine_module() -> types.ModuleType:
 
 
 def public_names(module: types.ModuleType) -> frozenset[str]:
-    """The engine's public API: its `__all__` (or its public names while `__all__` is missing)."""
+    """A module's public API: its `__all__`; without one, only what the module itself defines
+    (or re-exports from the top-level API), never what it merely imports (`np`, internal helpers)."""
     names = getattr(module, "__all__", None)
     if names is None:
-        names = [n for n in dir(module) if not n.startswith("_")]
+        top = engine_module()
+        exported = {id(getattr(top, n)) for n in public_names(top)} if module is not top else set()
+        names = [
+            n for n, v in vars(module).items()
+            if getattr(v, "__module__", None) == module.__name__ and not isinstance(v, types.ModuleType)
+            or isinstance(v, types.SimpleNamespace) or id(v) in exported
+        ]
     return frozenset(n for n in names if not n.startswith("_"))
 
 
