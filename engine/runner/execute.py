@@ -9,8 +9,9 @@ from __future__ import annotations
 import ast
 import contextlib
 import importlib
+import threading
 import types
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -85,7 +86,7 @@ class _Sandbox:
         self.globals.update(guards.names())
         self.globals["__builtins__"] = guards.builtins
         try:
-            with _engine_state(guards.size_guard):
+            with _engine_state(guards):
                 return eval(code, self.globals), None  # noqa: S307 - checked and guarded above
         except _Stop as exc:
             return None, self._error(exc.kind, str(exc), exc)
@@ -128,17 +129,27 @@ def _code_objects(code: types.CodeType) -> Iterator[types.CodeType]:
             yield from _code_objects(const)
 
 
+_ACTIVE = threading.local()  # the Guards of the run going on in each thread
+
+
+def _size_hook(shape: tuple[int, ...]) -> None:
+    """The engine's allocation hook: vets shapes for the run in this thread; others pass freely."""
+    guards = getattr(_ACTIVE, "guards", None)
+    if guards is not None:
+        guards.size_guard(shape)
+
+
 @contextlib.contextmanager
-def _engine_state(size_guard: Callable[[tuple[int, ...]], None]) -> Iterator[None]:
-    """Install the engine's size hook for the run; put back the print options a snippet may change."""
+def _engine_state(guards: Guards) -> Iterator[None]:
+    """Make the run's guards vet the engine's allocations; put back the print options it may change."""
     printing = importlib.import_module("engine.printing")
     tensor = importlib.import_module("engine.tensor")  # `engine.tensor` the attribute is the function
-
-    saved = printing.get_printoptions()
-    tensor.set_size_guard(size_guard)
+    saved, outer = printing.get_printoptions(), getattr(_ACTIVE, "guards", None)
+    tensor.set_size_guard(_size_hook)  # idempotent; a no-op in threads that run no snippet
+    _ACTIVE.guards = guards
     try:
         with np.errstate(all="ignore"):  # PyTorch gives inf/nan silently; numpy would warn on stderr
             yield
     finally:
-        tensor.set_size_guard(None)
+        _ACTIVE.guards = outer
         printing.set_printoptions(**saved)

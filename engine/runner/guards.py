@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import math
 import operator
-import threading
 import types
 import weakref
 from collections.abc import Callable, Iterable, Iterator
@@ -63,12 +62,10 @@ class Guards:
         self.builtins: dict[str, object] = {name: getattr(builtins, name) for name in SAFE_BUILTINS}
         self.builtins["print"] = self.print
         self._builtin_ids = {id(value) for value in self.builtins.values()}
-        self.thread = threading.get_ident()
 
     def size_guard(self, shape: tuple[int, ...]) -> None:
-        """The engine's hook, called with every shape before it allocates; other threads pass."""
-        if threading.get_ident() == self.thread:
-            self.budget.elements(math.prod(shape))
+        """Vet a shape the engine is about to allocate (see `execute._size_hook`)."""
+        self.budget.elements(math.prod(shape))
 
     def names(self) -> dict[str, object]:
         """The `__sg_*` entries for the snippet's globals."""
@@ -175,12 +172,17 @@ class Guards:
 
     def call(self, fn: object, /, *args: object, **kwargs: object) -> object:
         self.budget.tick()
+        # every call counts as a level: calls only nest when something calls back into the snippet
+        # (its own recursion, jacobian(f, x), sorted(key=f)), and that is what the depth bounds
+        self.budget.enter()
+        try:
+            return self._dispatch(fn, args, kwargs)
+        finally:
+            self.budget.leave()
+
+    def _dispatch(self, fn: object, args: tuple, kwargs: dict) -> object:
         if isinstance(fn, types.FunctionType) and fn.__code__ in self.codes:
-            self.budget.enter()
-            try:
-                return fn(*args, **kwargs)
-            finally:
-                self.budget.leave()
+            return fn(*args, **kwargs)
         if fn is self.print:
             return self.print(*args, **kwargs)
         if id(fn) in self._builtin_ids:
@@ -190,11 +192,7 @@ class Guards:
                 raise SnippetRejected("new dtypes cannot be made in snippets; use torch.float32, torch.float64, ...")
             owner = getattr(fn, "__self__", None)
             self._check_elements(sizes.engine_call_elements(fn, owner, args, kwargs))
-            self.budget.enter()  # the engine may call back into the snippet: jacobian(f, x)
-            try:
-                return self._after(fn(*args, **kwargs))
-            finally:
-                self.budget.leave()
+            return self._after(fn(*args, **kwargs))
         if isinstance(fn, _BUILTIN_METHOD_TYPES) and not isinstance(fn.__self__, types.ModuleType):
             return self._after(self._call_method(fn, args, kwargs))
         if not callable(fn):

@@ -151,3 +151,22 @@ def test_values_of_the_engine_api_are_derived_from_its_all() -> None:
     for name in ("tensor", "eye", "jacobian", "no_grad", "float64"):
         assert name in engine.__all__
         assert run_snippet(f"import torch\nv = torch.{name}").ok
+
+
+def test_limits_apply_to_the_snippets_thread_only() -> None:
+    import threading
+
+    engine = importlib.import_module("engine")
+    started, results = threading.Event(), []
+
+    def worker() -> None:
+        started.set()
+        results.append(run_snippet("import torch\nx = torch.ones(10)\nwhile True:\n    y = x * 2",
+                                   limits=Limits(max_seconds=1, max_steps=10**9)))
+
+    thread = threading.Thread(target=worker)
+    thread.start()
+    started.wait()
+    assert engine.ones(2 * 10**6).numel() == 2 * 10**6  # the host thread is not bound by the snippet's limits
+    thread.join()
+    assert results[0].error.type == "ResourceLimitExceeded"

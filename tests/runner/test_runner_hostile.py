@@ -22,8 +22,9 @@ _HEADER = re.compile(r"# expect: (\w+) line (\d+)")
 def _host_state() -> tuple:
     printing = importlib.import_module("engine.printing")
     tensor = importlib.import_module("engine.tensor")
-    return (printing.get_printoptions(), tensor._size_guard, tensor.is_grad_enabled(), builtins.print,
-            builtins.open, dict(vars(builtins)).keys())
+    big = importlib.import_module("engine").ones(2 * 10**6)  # the host is not bound by snippet limits
+    return (printing.get_printoptions(), tensor.is_grad_enabled(), builtins.print, builtins.open,
+            dict(vars(builtins)).keys(), big.numel())
 
 
 @pytest.mark.parametrize("path", HOSTILE, ids=[p.stem for p in HOSTILE])
