@@ -197,6 +197,7 @@ op("squeeze_dim", "SqueezeBackward1", ["self"], lambda a, dim: np.squeeze(a, dim
 op("squeeze_matmul", "SqueezeBackward4", ["self"], lambda a, dim: np.squeeze(a, dim), {"self": _reshape_back})
 op("expand", "ExpandBackward0", ["self"], lambda a, shape: np.broadcast_to(a, shape),
    {"self": ("at::sum_to(grad, self.sizes())", lambda g, out, a, shape: g)})
+op("alias", "AliasBackward0", ["self"], lambda a: a, {"self": ("grad", lambda g, out, a: g)})
 op("clone", "CloneBackward0", ["self"], lambda a: a.copy(), {"self": ("grad", lambda g, out, a: g)})
 op("to_copy", "ToCopyBackward0", ["self"], lambda a, dtype: a.astype(dtype),
    {"self": ("grad.to(self.dtype)", lambda g, out, a, dtype: g if xp.symbolic(g) else g.astype(a.dtype))})

@@ -798,6 +798,7 @@ def _numpy_key(key):
 
 def _index(t: Tensor, key) -> Tensor:
     """Indexing as PyTorch records it: a chain of select / slice / unsqueeze nodes, or one index node."""
+    lone_slice = isinstance(key, slice)  # PyTorch records x[:] as a slice, but skips full slices in x[:, 1:]
     key = key if isinstance(key, tuple) else (key,)
     if any(isinstance(k, (list, np.ndarray, Tensor)) for k in key):
         np_key = tuple(np.asarray(k._data if isinstance(k, Tensor) else k) for k in key)
@@ -825,7 +826,7 @@ def _index(t: Tensor, key) -> Tensor:
             start, stop, step = k.indices(size)
             if step <= 0:
                 raise ValueError("step must be greater than zero")
-            if (start, stop, step) != (0, size, 1):
+            if lone_slice or (start, stop, step) != (0, size, 1):
                 out = _apply("slice", (out,), key=(slice(None),) * dim + (slice(start, stop, step),)
                              + (slice(None),) * (out._data.ndim - dim - 1))
             dim += 1
@@ -839,7 +840,7 @@ def _index(t: Tensor, key) -> Tensor:
             raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
                              "are valid indices")
     if out is t:
-        return _apply("view", (t,), shape=t._data.shape)  # x[:] is a view in PyTorch too
+        return _apply("alias", (t,))
     return out
 
 
