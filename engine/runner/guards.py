@@ -6,6 +6,7 @@ therefore come only from the engine's public API, the safe builtins and its own 
 """
 from __future__ import annotations
 
+import builtins
 import math
 import operator
 import types
@@ -57,8 +58,6 @@ class Guards:
         self.output = output
         self.live: dict[int, int] = {}  # id -> bytes of each live tensor the snippet produced
         self.live_bytes = 0
-        import builtins
-
         self.builtins: dict[str, object] = {name: getattr(builtins, name) for name in SAFE_BUILTINS}
         self.builtins["print"] = self.print
         self._builtin_ids = {id(value) for value in self.builtins.values()}
