@@ -12,7 +12,7 @@ from engine.dtypes import Size, dtype, float16, float32, float64, int8, int16, i
 from engine.dtypes import bool_ as bool  # noqa: A001 - torch.bool
 from engine.functional import jacobian, vjp
 from engine.printing import set_printoptions
-from engine.tensor import Tensor, is_grad_enabled, matmul, no_grad, tensor
+from engine.tensor import Tensor, cat, is_grad_enabled, matmul, no_grad, stack, tensor, where
 
 float = float32  # noqa: A001 - torch.float
 double = float64
@@ -35,7 +35,7 @@ _FUNCTIONS = ("exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "ab
               "mean", "max", "min", "argmax", "argmin", "softmax", "log_softmax", "mm", "mv", "dot", "pow",
               "add", "sub", "mul", "div", "neg", "square", "reciprocal", "transpose", "permute", "reshape", "t",
               "unsqueeze", "squeeze", "flatten", "clone", "detach", "numel", "maximum", "norm", "allclose",
-              "equal", "is_floating_point")
+              "equal", "is_floating_point", "prod", "var", "std", "log1p")
 globals().update({name: _forward_to_method(name) for name in _FUNCTIONS})
 
 
@@ -44,7 +44,7 @@ def is_tensor(obj) -> bool:
 
 
 __all__ = [
-    "Size", "Tensor", "FloatTensor", "arange", "autograd", "bool", "double", "dtype", "empty", "eye", "float",
+    "Size", "Tensor", "FloatTensor", "arange", "autograd", "bool", "cat", "stack", "where", "double", "dtype", "empty", "eye", "float",
     "float16", "float32", "float64", "from_numpy", "full", "full_like", "half", "int", "int8", "int16", "int32",
     "int64", "is_grad_enabled", "is_tensor", "jacobian", "linspace", "long", "manual_seed", "matmul", "nn",
     "no_grad", "ones", "ones_like", "rand", "randint", "randn", "set_printoptions", "tensor", "uint8", "vjp",

@@ -216,3 +216,82 @@ op("slice", "SliceBackward0", ["self"], lambda a, key: a[key],
 op("index", "IndexBackward0", ["self"], lambda a, key: a[key],
    {"self": ("index_put(zeros_like(self), indices, grad, accumulate=True)",
              lambda g, out, a, key: _scatter_add(g, out, a, key))}, saves=["indices"])
+
+# --- losses, norms and selections ---------------------------------------------------------------
+op("log1p", "Log1PBackward0", ["self"], lambda a: xp.log(1 + a),
+   {"self": ("grad / (self + 1)", lambda g, out, a: g * (1 / (a + 1)))}, saves=["self"])
+op("norm", "LinalgVectorNormBackward0", ["self"], lambda a: xp.sqrt(np.sum(a * a)),
+   {"self": ("grad * self / result", lambda g, out, a: xp.expand_to(g, out, a.shape) * (a / out))},
+   saves=["self", "result"])
+op("prod", "ProdBackward0", ["self"], lambda a: np.prod(a),
+   {"self": ("grad * result / self", lambda g, out, a: xp.expand_to(g, out, a.shape) * (out / a))},
+   saves=["self", "result"])
+op("var", "VarBackward0", ["self"], lambda a, correction: np.sum((a - np.mean(a)) ** 2) / (np.size(a) - correction),
+   {"self": ("grad * 2 * (self - self.mean()) / (N - correction)",
+             lambda g, out, a, correction: xp.expand_to(g, out, a.shape)
+             * (2 * (a - np.mean(a)) / (np.size(a) - correction)))}, saves=["self"])
+op("std", "StdBackward0", ["self"],
+   lambda a, correction: xp.sqrt(np.sum((a - np.mean(a)) ** 2) / (np.size(a) - correction)),
+   {"self": ("grad * (self - self.mean()) / ((N - correction) * result)",
+             lambda g, out, a, correction: xp.expand_to(g, out, a.shape)
+             * ((a - np.mean(a)) / ((np.size(a) - correction) * out)))}, saves=["self", "result"])
+op("where", "WhereBackward0", ["self", "other"], lambda a, b, condition: np.where(condition, a, b),
+   {"self": ("where(condition, grad, 0)", lambda g, out, a, b, condition: g * condition),
+    "other": ("where(condition, 0, grad)", lambda g, out, a, b, condition: g * ~condition)},
+   saves=["condition"])
+op("mse_loss", "MseLossBackward0", ["self", "target"], lambda a, b: np.mean((a - b) ** 2),
+   {"self": ("grad * 2 * (self - target) / N",
+             lambda g, out, a, b: xp.expand_to(g, out, np.broadcast_shapes(a.shape, b.shape))
+             * (2 * (a - b) / np.size(a - b))),
+    "target": ("grad * -2 * (self - target) / N",
+               lambda g, out, a, b: xp.expand_to(g, out, np.broadcast_shapes(a.shape, b.shape))
+               * (-2 * (a - b) / np.size(a - b)))}, saves=["self", "target"])
+op("bce_with_logits", "BinaryCrossEntropyWithLogitsBackward0", ["self", "target"],
+   lambda a, b: np.mean(xp.log(1 + xp.exp(-xp.abs(a))) + xp.maximum(a, 0 * a) - a * b),
+   {"self": ("grad * (sigmoid(self) - target) / N",
+             lambda g, out, a, b: xp.expand_to(g, out, a.shape) * ((xp.sigmoid(a) - b) / np.size(a))),
+    "target": ("grad * -self / N",
+               lambda g, out, a, b: xp.expand_to(g, out, b.shape) * (-a / np.size(a)))}, saves=["self", "target"])
+op("nll_loss", "NllLossBackward0", ["self"],
+   lambda a, target: -np.mean(a[np.arange(a.shape[0]), target]),
+   {"self": ("-grad / N at each target", lambda g, out, a, target: _nll_rule(g, out, a, target))},
+   saves=["self", "target"])
+
+
+def _nll_rule(g, out, a, target):
+    onehot = xp.zeros(a.shape, like=a)
+    onehot[np.arange(a.shape[0]), target] = -1 / a.shape[0]
+    return xp.expand_to(g, out, a.shape) * onehot
+
+
+# --- ops over a list of tensors (one rule, specialised per input position) ---------------------
+def _cat_rule(g, out, *arrays, dim, index):
+    start = sum(a.shape[dim] for a in arrays[:index])
+    key = (slice(None),) * (-dim - 1)
+    return g[(Ellipsis, slice(start, start + arrays[index].shape[dim])) + key]
+
+
+def _stack_rule(g, out, *arrays, dim, index):
+    return np.take(g, index, axis=dim)
+
+
+VARIADIC = {
+    "cat": ("CatBackward0", lambda *arrays, dim: np.concatenate(arrays, axis=dim), "grad.narrow(dim, offset, size)",
+            _cat_rule),
+    "stack": ("StackBackward0", lambda *arrays, dim: np.stack(arrays, axis=dim), "grad.select(dim, index)",
+              _stack_rule),
+}
+
+
+def variadic(key: str, n: int) -> Op:
+    """The Op of `cat`/`stack` over n tensors: the same rule, told which input it serves."""
+    name = f"{key}/{n}"
+    if name not in OPS:
+        grad_fn, forward, formula, rule = VARIADIC[key]
+        rules = {f"tensors[{i}]": (formula, _bind_index(rule, i)) for i in range(n)}
+        op(name, grad_fn, list(rules), forward, rules)
+    return OPS[name]
+
+
+def _bind_index(rule, index):
+    return lambda g, out, *arrays, **attrs: rule(g, out, *arrays, index=index, **attrs)

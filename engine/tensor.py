@@ -12,7 +12,7 @@ from collections import namedtuple
 import numpy as np
 
 from engine import dtypes
-from engine.derivatives import OPS
+from engine.derivatives import OPS, variadic
 from engine.graph import AccumulateGrad, BackwardCall, Node, active_recorders, sweep, topological
 from engine.printing import format_tensor
 
@@ -67,7 +67,10 @@ def _result_dtype(arrays, out_dtype):
 
 def _apply(name: str, inputs: tuple, /, **attrs) -> "Tensor":
     """Run op `name` forward on `inputs` (Tensors or Python numbers) and record its node if needed."""
-    op = OPS[name]
+    return _run(OPS[name], inputs, attrs)
+
+
+def _run(op, inputs: tuple, attrs: dict) -> "Tensor":
     arrays = tuple(t._data if type(t) is Tensor else t for t in inputs)
     out = op.forward(*arrays, **attrs)
     if type(out) is not np.ndarray:
@@ -605,7 +608,19 @@ class Tensor:
         return _apply("log_softmax", (self,), dim=_normalize_dim(dim, self._data.ndim))
 
     def norm(self):
-        return (self * self).sum().sqrt()
+        return _apply("norm", (self,))
+
+    def prod(self):
+        return _apply("prod", (self,))
+
+    def var(self, correction=1, unbiased=None):
+        return _apply("var", (self,), correction=_correction(correction, unbiased))
+
+    def std(self, correction=1, unbiased=None):
+        return _apply("std", (self,), correction=_correction(correction, unbiased))
+
+    def log1p(self):
+        return _apply("log1p", (self,))
 
     # --- products -----------------------------------------------------------------------------
     def matmul(self, other):
@@ -786,6 +801,49 @@ class Tensor:
     __isub__ = sub_
     __imul__ = mul_
     __itruediv__ = div_
+
+
+def _correction(correction, unbiased) -> int:
+    return int(unbiased) if unbiased is not None else correction
+
+
+def cat(tensors, dim=0) -> Tensor:
+    """`torch.cat`: join tensors along an existing dim."""
+    tensors = [_as_operand(t) for t in tensors]
+    if not tensors:
+        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+    d = _normalize_dim(dim, tensors[0]._data.ndim)
+    for i, t in enumerate(tensors[1:], 1):
+        a, b = tensors[0]._data.shape, t._data.shape
+        if len(a) != len(b) or any(x != y for k, (x, y) in enumerate(zip(a, b)) if k != d % len(a)):
+            k = next((k for k, (x, y) in enumerate(zip(a, b)) if k != d % len(a) and x != y), 0)
+            raise RuntimeError(f"Sizes of tensors must match except in dimension {d % len(a)}. Expected size "
+                               f"{a[k] if k < len(a) else 0} but got size {b[k] if k < len(b) else 0} for tensor "
+                               f"number {i} in the list.")
+    return _run(variadic("cat", len(tensors)), tuple(tensors), {"dim": d})
+
+
+def stack(tensors, dim=0) -> Tensor:
+    """`torch.stack`: join tensors along a new dim."""
+    tensors = [_as_operand(t) for t in tensors]
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    for i, t in enumerate(tensors[1:], 1):
+        if t._data.shape != tensors[0]._data.shape:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got "
+                               f"{list(tensors[0]._data.shape)} at entry 0 and {list(t._data.shape)} at entry {i}")
+    d = _normalize_dim(dim, tensors[0]._data.ndim + 1)
+    return _run(variadic("stack", len(tensors)), tuple(tensors), {"dim": d})
+
+
+def where(condition, input, other) -> Tensor:  # noqa: A002 - PyTorch's argument names
+    """`torch.where(condition, input, other)`: pick elementwise; the gradient follows the pick."""
+    input, other = _as_operand(input), _as_operand(other)
+    a = input if isinstance(input, Tensor) else Tensor._make(np.asarray(input, dtype=np.float32))
+    cond = np.asarray(condition._data if isinstance(condition, Tensor) else condition, dtype=bool)
+    guard_shape(np.broadcast_shapes(cond.shape, a._data.shape, np.shape(other._data if isinstance(other, Tensor)
+                                                                        else other)))
+    return _apply("where", (a, other), condition=cond)
 
 
 def _numpy_key(key):

@@ -26,7 +26,7 @@ def explain_program(source: str, *, max_symbolic: int = MAX_ENTRIES, limits=None
     run = recording.run
     names = Names(run.namespace if run.ok or run.namespace else {})
     calls = [explain_call(k, call, names) for k, call in enumerate(recording.calls)]
-    return Explanation(run.ok, run.error, run.stdout, calls, source, max_symbolic)
+    return Explanation(run.ok, run.error, run.stdout, calls, source, max_symbolic, run)
 
 
 def explain_step(lesson, step, **options) -> Explanation:

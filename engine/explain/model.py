@@ -65,6 +65,7 @@ class Explanation:
     calls: list[CallExplanation]
     source: str = ""
     max_symbolic: int = 1024
+    run: Any = field(default=None, repr=False)   # the runner's RunResult (namespace, evaluate)
 
     def to_json(self, symbolic: dict | None = None) -> dict:
         """Plain data: arrays as nested lists; `symbolic` maps call index -> SymbolicJacobian to include."""

@@ -24,6 +24,7 @@ from engine.graph import AccumulateGrad
 
 MAX_NODES = 200
 MAX_ENTRIES = 1024
+SIMPLIFY_OPS = 12        # expressions up to this many operations get sympy's full simplify
 
 
 class SymbolicLimit(Exception):
@@ -84,7 +85,9 @@ def tidy(expr):
         return expr
     if expr.is_rational_function():
         return sympy.factor(expr)
-    return sympy.simplify(expr)
+    if sympy.count_ops(expr) <= SIMPLIFY_OPS:
+        return sympy.simplify(expr)
+    return sympy.factor_terms(expr)  # full simplify grows steeply with size; this one stays cheap
 
 
 @dataclass

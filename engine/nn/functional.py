@@ -1,7 +1,9 @@
 """`torch.nn.functional`: activations and simple losses built from the engine's ops."""
 from __future__ import annotations
 
-from engine.tensor import Tensor
+import numpy as np
+
+from engine.tensor import Tensor, _apply
 
 
 def relu(input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's argument name
@@ -25,7 +27,20 @@ def log_softmax(input: Tensor, dim: int) -> Tensor:  # noqa: A002
 
 
 def mse_loss(input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
-    return ((input - target) ** 2).mean()
+    return _apply("mse_loss", (input, target))
 
 
-__all__ = ["log_softmax", "mse_loss", "relu", "sigmoid", "softmax", "tanh"]
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
+    return _apply("bce_with_logits", (input, target))
+
+
+def nll_loss(input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
+    return _apply("nll_loss", (input,), target=np.asarray(target._data, dtype=np.int64))
+
+
+def cross_entropy(input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
+    return nll_loss(input.log_softmax(-1), target)
+
+
+__all__ = ["binary_cross_entropy_with_logits", "cross_entropy", "log_softmax", "mse_loss", "nll_loss", "relu",
+           "sigmoid", "softmax", "tanh"]

@@ -228,3 +228,51 @@ ERRORS = {
     "mean-int": "torch.tensor([1, 2]).mean()",
     "clamp-none": "torch.ones(2).clamp()",
 }
+
+ENGINE.update({
+    "losses-and-joins": """
+import torch.nn.functional as F
+x = torch.tensor([[1., -2., 3.], [0.5, 0.25, -1.]], requires_grad=True)
+y = torch.tensor([[0., 1., 1.], [1., 0., 0.]])
+for loss in [F.mse_loss(x, y), F.binary_cross_entropy_with_logits(x, y), F.cross_entropy(x, torch.tensor([2, 0])),
+             x.norm(), x.prod(), x.var(), x.std(), (x * x).log1p().sum(), torch.where(x > 0, x, x * 2).sum(),
+             torch.cat([x, x * 2], dim=1).sum(), torch.stack([x, x ** 2], dim=1).sum(),
+             torch.cat([x, x], 0)[1:3].sum()]:
+    x.grad = None
+    loss.backward()
+    print(loss, x.grad)
+""",
+    "pytorch-tutorial": """
+x = torch.ones(2, 2, requires_grad=True)
+print(x)
+y = x + 2
+print(y)
+print(y.grad_fn)
+z = y * y * 3
+out = z.mean()
+print(z, out)
+out.backward()
+print(x.grad)
+print(x.requires_grad)
+print((x ** 2).requires_grad)
+with torch.no_grad():
+    print((x ** 2).requires_grad)
+inp = torch.eye(4, 5, requires_grad=True)
+out = (inp + 1).pow(2).t()
+out.backward(torch.ones_like(out), retain_graph=True)
+print(f"First call\\n{inp.grad}")
+out.backward(torch.ones_like(out), retain_graph=True)
+print(f"\\nSecond call\\n{inp.grad}")
+inp.grad.zero_()
+out.backward(torch.ones_like(out), retain_graph=True)
+print(f"\\nCall after zeroing gradients\\n{inp.grad}")
+w = torch.tensor([[0.1, -0.2, 0.3], [0.5, 0.4, -0.6]], requires_grad=True)
+b = torch.tensor([0.1, 0.2, 0.3], requires_grad=True)
+z = torch.matmul(torch.ones(2), w) + b
+loss = torch.nn.functional.binary_cross_entropy_with_logits(z, torch.zeros(3))
+print(z.grad_fn, loss.grad_fn)
+loss.backward()
+print(w.grad, b.grad)
+print(z.detach().requires_grad)
+""",
+})

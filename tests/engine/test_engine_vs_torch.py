@@ -2,6 +2,8 @@
 import contextlib
 import io
 import re
+import sys
+from unittest import mock
 import warnings
 
 import pytest
@@ -15,7 +17,8 @@ torch = pytest.importorskip("torch")
 def run(source: str, module) -> str:
     """Run `source` with `torch` bound to `module`; the printout, or the exception's type and message."""
     out = io.StringIO()
-    with contextlib.redirect_stdout(out), warnings.catch_warnings():
+    modules = {"torch": module, "torch.nn": module.nn, "torch.nn.functional": module.nn.functional}
+    with contextlib.redirect_stdout(out), warnings.catch_warnings(), mock.patch.dict(sys.modules, modules):
         warnings.simplefilter("ignore")
         try:
             exec(source, {"torch": module})
