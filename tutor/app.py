@@ -36,6 +36,8 @@ class TutorApp(App[None]):
         Binding("question_mark", "help", "help", show=False),
         Binding("f2", "toggle_language", "language"),
         Binding("f3", "toggle_theme", "theme"),
+        Binding("f4", "quiz", "quiz"),
+        Binding("f5", "stats", "stats"),
         Binding("ctrl+q", "quit", "quit"),
     ]
 
@@ -49,6 +51,8 @@ class TutorApp(App[None]):
         theme: str = "dark",
         start: str = "course",
         include_bundled: bool = True,
+        quiz_seed: int | None = None,
+        quiz_count: int = 10,
     ) -> None:
         super().__init__()
         self.set_reactive(TutorApp.lang, lang or default_language())
@@ -56,6 +60,8 @@ class TutorApp(App[None]):
         self.data_dir = data_dir
         self.theme = THEMES.get(theme, theme)
         self.start = start
+        self.quiz_seed = quiz_seed  # `autograd-tutor quiz --seed N --count N`
+        self.quiz_count = quiz_count
         self.include_bundled = include_bundled  # tests load only their fixture folders
         self.course = None
         self.store = None
@@ -113,8 +119,21 @@ class TutorApp(App[None]):
         self.push_screen(LessonScreen(lesson, index))
 
     def open_quiz(self) -> None:
-        """The quiz screen arrives with the quiz session API (issue 7)."""
-        self.notify("quiz", severity="warning")
+        from tutor.screens.quiz import start_quiz
+
+        start_quiz(self, seed=self.quiz_seed, count=self.quiz_count)
+
+    def action_quiz(self) -> None:
+        from tutor.screens.quiz import QuizScreen
+
+        if not isinstance(self.screen, QuizScreen):
+            self.open_quiz()
+
+    def action_stats(self) -> None:
+        from tutor.screens.stats import StatsScreen
+
+        if not isinstance(self.screen, StatsScreen):
+            self.push_screen(StatsScreen())
 
     def _lesson_folders(self) -> list[Path]:
         from lessons.course import bundled_dir
@@ -215,8 +234,10 @@ class TutorApp(App[None]):
         yield SystemCommand(t("language", lang), t("cmd_language_help", lang), self.action_toggle_language)
         yield SystemCommand(t("theme", lang), t("cmd_theme_help", lang), self.action_toggle_theme)
         yield SystemCommand(t("help", lang), t("cmd_help_help", lang), self.action_help)
+        yield SystemCommand(t("quiz", lang), t("cmd_quiz_help", lang), self.action_quiz)
+        yield SystemCommand(t("stats", lang), t("cmd_stats_help", lang), self.action_stats)
         yield SystemCommand(t("quit", lang), t("cmd_quit_help", lang), self.action_quit)
-        seen = {"help", "toggle_language", "toggle_theme", "quit", "command_palette"}
+        seen = {"help", "toggle_language", "toggle_theme", "quiz", "stats", "quit", "command_palette"}
         for node, binding, enabled, _tooltip in screen.active_bindings.values():
             if binding.description and enabled and binding.action not in seen and isinstance(node, Screen):
                 seen.add(binding.action)
