@@ -16,6 +16,7 @@ SUBCOMMANDS: dict[str, str] = {
     "new": "new",
     "paths": "paths",
     "progress": "progress",
+    "quiz": "quiz",
     "run": "run",
 }
 

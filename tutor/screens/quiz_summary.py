@@ -1,0 +1,83 @@
+"""The end of a quiz: how each concept went and when the scheduler brings it back."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import DataTable, Header, Static
+
+from tutor.i18n import t
+from tutor.widgets.due_label import due_label
+from tutor.widgets.footer import TutorFooter
+
+
+class QuizSummaryScreen(Screen[None]):
+    """Replaces the quiz screen when the last question is answered; Esc returns to the course."""
+
+    CSS_PATH = Path(__file__).parent.parent / "styles" / "quiz.tcss"
+    BINDINGS = [
+        Binding("escape", "back", "back"),
+        Binding("n", "quiz_again", "quiz_again"),
+        Binding("t", "stats", "stats"),
+    ]
+
+    def __init__(self, summary, *, count: int, now: Callable[[], datetime]) -> None:
+        super().__init__()
+        self.summary = summary
+        self.count = count
+        self.now = now
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with VerticalScroll(id="summary-body"):
+            yield Static(id="summary-total")
+            yield DataTable(id="summary-table", cursor_type="row", zebra_stripes=True)
+        yield TutorFooter()
+
+    def on_mount(self) -> None:
+        self.apply_language()
+        self.query_one("#summary-table").focus()
+
+    def apply_language(self) -> None:
+        lang = self.app.lang
+        self.sub_title = t("quiz_summary_title", lang)
+        total = self.summary.total
+        self.query_one("#summary-total", Static).update(Text.assemble(
+            (t("quiz_summary_title", lang) + ": ", "bold"),
+            t("quiz_total", lang, correct=total.correct, wrong=total.wrong, skipped=total.skipped, asked=total.asked),
+        ))
+        table = self.query_one("#summary-table", DataTable)
+        table.clear(columns=True)
+        for key in ("col_concept", "col_correct", "col_wrong", "col_skipped", "col_next_review"):
+            table.add_column(t(key, lang), key=key)
+        now = self.now()
+        for concept, tally in sorted(self.summary.concepts.items()):
+            table.add_row(
+                concept,
+                Text(str(tally.correct), style="green" if tally.correct else "dim"),
+                Text(str(tally.wrong), style="red" if tally.wrong else "dim"),
+                Text(str(tally.skipped), style="yellow" if tally.skipped else "dim"),
+                due_label(self.summary.next_due.get(concept), now, lang),
+                key=concept,
+            )
+        self.refresh_bindings()
+
+    def action_back(self) -> None:
+        self.dismiss()
+
+    def action_quiz_again(self) -> None:
+        from tutor.screens.quiz import start_quiz
+
+        self.dismiss()
+        self.app.call_later(start_quiz, self.app, count=self.count, now=self.now)
+
+    def action_stats(self) -> None:
+        from tutor.screens.stats import StatsScreen
+
+        self.app.switch_screen(StatsScreen(now=self.now))
