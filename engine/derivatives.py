@@ -13,6 +13,7 @@ sums a returned cotangent down to its input's shape (undoing broadcasting).
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -30,6 +31,13 @@ class Op:
     formula: tuple[str, ...]     # the same rules as derivatives.yaml writes them, for explanations
     saves: tuple[str, ...] = ()  # tensors PyTorch saves; a node that saves any cannot run twice once freed
 
+    needs: tuple[tuple[str, ...], ...] = ()  # per input: the saved names its formula reads
+
+    def saved_for(self, wanted) -> set[str]:
+        """What PyTorch saves when the inputs flagged in `wanted` need a gradient (as its codegen does:
+        the saved names that their formulas mention)."""
+        return {name for needs, want in zip(self.needs, wanted) if want for name in needs}
+
 
 OPS: dict[str, Op] = {}
 
@@ -38,7 +46,8 @@ def op(key, grad_fn, inputs, forward, rules, saves=()):
     """Register an op. `rules` maps each input name to (formula text, rule function)."""
     formula = tuple(rules[name][0] for name in inputs)
     vjp = tuple(rules[name][1] for name in inputs)
-    OPS[key] = Op(grad_fn, tuple(inputs), forward, vjp, formula, tuple(saves))
+    needs = tuple(tuple(s for s in saves if re.search(rf"\b{s}\b", text)) for text in formula)
+    OPS[key] = Op(grad_fn, tuple(inputs), forward, vjp, formula, tuple(saves), needs)
 
 
 def _reduced_count(a, out) -> int:

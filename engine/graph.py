@@ -30,7 +30,7 @@ SECOND_BACKWARD = (
 class Node:
     """A backward node (`grad_fn`): which op made a tensor, from which inputs."""
 
-    __slots__ = ("op", "arrays", "attrs", "out", "parents", "freed", "retained", "__weakref__")
+    __slots__ = ("op", "arrays", "attrs", "out", "parents", "freed", "retained", "versions", "__weakref__")
 
     def __init__(self, op: Op, arrays: tuple, attrs: dict, out: np.ndarray, parents: tuple) -> None:
         self.op = op
@@ -40,6 +40,7 @@ class Node:
         self.parents = parents    # per input: a Node, an AccumulateGrad, or None (no grad needed)
         self.freed = False
         self.retained = None      # the output Tensor, when it called retain_grad()
+        self.versions = ()        # (saved Tensor, its version when saved, saved as this node's output?)
 
     def name(self) -> str:
         return self.op.grad_fn
@@ -70,6 +71,25 @@ class AccumulateGrad:
 
     def __repr__(self) -> str:
         return f"<AccumulateGrad object at {id(self):#x}>"
+
+
+_TENSOR_TYPES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
+                 "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+
+
+def check_versions(node: Node) -> None:
+    """PyTorch's error when a tensor this node saved was changed in place after it was saved."""
+    for tensor, version, is_output in node.versions:
+        if tensor._version != version:
+            data = tensor._data
+            maker = node if is_output else tensor.grad_fn
+            made_by = "" if maker is None else f", which is output 0 of {maker.name().rsplit('Backward', 1)[0]},"
+            raise RuntimeError(
+                "one of the variables needed for gradient computation has been modified by an inplace operation: "
+                f"[torch.{_TENSOR_TYPES[data.dtype.name]}Tensor [{', '.join(map(str, data.shape))}]]{made_by} "
+                f"is at version {tensor._version}; expected version {version} instead. Hint: enable anomaly "
+                "detection to find the operation that failed to compute its gradient, with "
+                "torch.autograd.set_detect_anomaly(True, check_nan=False).")
 
 
 def topological(root) -> list:
@@ -109,6 +129,8 @@ def sweep(root, cotangent: np.ndarray, *, nbatch: int = 0, retain_graph: bool = 
         op = node.op
         if node.freed and op.saves:
             raise RuntimeError(SECOND_BACKWARD)
+        if node.versions:
+            check_versions(node)
         if node.retained is not None and nbatch == 0:
             node.retained._accumulate(g)
         arrays, out, attrs = node.arrays, node.out, node.attrs

@@ -85,7 +85,13 @@ def _run(op, inputs: tuple, attrs: dict) -> "Tensor":
                         for t in inputs[: len(op.vjp)])
         if any(p is not None for p in parents):
             result._requires_grad = True
-            result.grad_fn = Node(op, arrays, attrs, out, parents)
+            node = result.grad_fn = Node(op, arrays, attrs, out, parents)
+            if op.saves:
+                saved = op.saved_for(p is not None for p in parents)
+                node.versions = tuple((t, t._version, False) for t, name in zip(inputs, op.inputs)
+                                      if name in saved and type(t) is Tensor)
+                if "result" in saved:
+                    node.versions += ((result, 0, True),)
     return result
 
 
@@ -170,7 +176,7 @@ LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place 
 class Tensor:
     """A multi-dimensional array that can record the operations applied to it."""
 
-    __slots__ = ("_data", "_requires_grad", "_grad", "grad_fn", "_accumulator", "__weakref__")
+    __slots__ = ("_data", "_requires_grad", "_grad", "grad_fn", "_accumulator", "_version", "__weakref__")
     __array_priority__ = 1000  # numpy scalars on the left defer to Tensor's reflected operators
 
     def __init__(self, *args) -> None:
@@ -182,11 +188,13 @@ class Tensor:
             guard_shape(shape)
             data = np.zeros(shape, dtype=np.float32)
         self._data, self._requires_grad, self._grad, self.grad_fn, self._accumulator = data, False, None, None, None
+        self._version = 0
 
     @classmethod
     def _make(cls, data: np.ndarray, requires_grad: bool = False) -> "Tensor":
         t = object.__new__(cls)
         t._data, t._requires_grad, t._grad, t.grad_fn, t._accumulator = data, requires_grad, None, None, None
+        t._version = 0
         return t
 
     # --- autograd attributes ------------------------------------------------------------------
@@ -725,6 +733,7 @@ class Tensor:
         data = self._data.copy()
         data[_numpy_key(key)] = value
         self._data = data
+        self._version += 1
 
     # --- dtype conversion -----------------------------------------------------------------------
     def to(self, dtype=None, *args, **kwargs):
@@ -761,8 +770,14 @@ class Tensor:
     def _inplace(self, result: "Tensor") -> "Tensor":
         """Make this tensor hold `result`: same object, new value, and (if recorded) the new grad_fn."""
         self._data = result._data.astype(self._data.dtype, copy=False)
-        if result.grad_fn is not None:
-            self.grad_fn, self._requires_grad = result.grad_fn, True
+        self._version += 1
+        node = result.grad_fn
+        if node is not None:
+            self.grad_fn, self._requires_grad = node, True
+            # The node kept this tensor's old value (PyTorch saves `original_self` too), and its output is now
+            # this tensor, at its new version.
+            node.versions = tuple((self, self._version, True) if t is result else (t, v, is_output)
+                                  for t, v, is_output in node.versions if t is not self)
         return self
 
     def _check_inplace(self) -> None:
@@ -789,12 +804,14 @@ class Tensor:
         self._check_inplace()
         if self.grad_fn is None:
             self._data[...] = 0
+            self._version += 1
             return self
         return self._inplace(self * 0)
 
     def fill_(self, value):
         self._check_inplace()
         self._data[...] = value
+        self._version += 1
         return self
 
     __iadd__ = add_

@@ -276,3 +276,32 @@ print(w.grad, b.grad)
 print(z.detach().requires_grad)
 """,
 })
+
+ERRORS.update({
+    "inplace-saved-input": "x = torch.ones(3, requires_grad=True)\ny = x * 2\nz = y * y\ny.add_(1)\nz.sum().backward()",
+    "inplace-saved-output": "x = torch.ones(3, requires_grad=True)\ny = x.exp()\ny.add_(1)\ny.sum().backward()",
+    "inplace-saved-constant": "x = torch.ones(3, requires_grad=True)\na = torch.ones(3)\ny = x * a\na.mul_(2)\n"
+                              "y.sum().backward()",
+    "setitem-saved": "x = torch.ones(3, requires_grad=True)\na = torch.ones(2, 3, dtype=torch.float64)\ny = x * a\n"
+                     "a[0, 0] = 5\ny.sum().backward()",
+})
+ENGINE["inplace-allowed"] = """
+x = torch.ones(3, requires_grad=True)
+y = x + 1
+y.mul_(2)
+y.sum().backward()
+print(x.grad, y.grad_fn)
+w = x * 1
+z = w + 1
+w.zero_()
+z.sum().backward()
+print(x.grad)
+"""
+ENGINE["inplace-with-grad-operand"] = """
+x = torch.ones(3, requires_grad=True)
+w = torch.tensor([1., 2., 3.], requires_grad=True)
+y = x + 1
+y.mul_(w)
+y.sum().backward()
+print(x.grad, w.grad, y)
+"""
