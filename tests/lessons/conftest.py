@@ -1,4 +1,4 @@
-"""Shared helpers for the lesson tests: the malformed corpus folder and a `check` runner."""
+"""Fixtures for the lesson tests: the malformed corpus folder and an in-process `autograd-tutor` runner."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -7,7 +7,6 @@ import pytest
 from click.testing import CliRunner
 
 MALFORMED = Path(__file__).parent / "malformed"
-REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture

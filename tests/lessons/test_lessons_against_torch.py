@@ -1,15 +1,18 @@
 """`check --against-torch`: real PyTorch agrees with the engine on the bundled course, and differences show."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from conftest import REPO
 from lessons.against_torch import _difference
 from lessons.answers import compute_answer
 from lessons.loader import parse_lesson
 from lessons.values import Plain, to_json
 
 pytest.importorskip("torch")
+
+BUNDLED = Path(__file__).resolve().parents[2] / "lessons" / "bundled"
 
 LESSON = '''\
 format_version = 1
@@ -46,7 +49,7 @@ error = "none"
 
 
 def test_the_bundled_course_agrees_with_pytorch(cli):
-    result = cli("check", "--against-torch", REPO / "lessons" / "bundled")
+    result = cli("check", "--against-torch", BUNDLED)
     assert result.exit_code == 0, result.output
     assert result.output.splitlines()[-1].endswith("lessons checked, 0 problems")
 

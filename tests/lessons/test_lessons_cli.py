@@ -3,12 +3,12 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
-from conftest import MALFORMED, REPO
-
-BUNDLED = REPO / "lessons" / "bundled"
+MALFORMED = Path(__file__).parent / "malformed"
+BUNDLED = Path(__file__).resolve().parents[2] / "lessons" / "bundled"
 
 
 def test_the_bundled_course_passes_check(cli):
