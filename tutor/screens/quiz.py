@@ -104,6 +104,7 @@ class QuizScreen(LessonScreen):
             return
         self.outcomes.append(outcome)
         self._show_progress()
+        self.query_one("#body").focus()  # out of the editor, so n / e / h work as keys at once
         self.refresh_bindings()
 
     def _feedback(self, message: Text, kind: str) -> None:

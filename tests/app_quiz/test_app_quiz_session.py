@@ -1,0 +1,162 @@
+"""A whole quiz in the app: typed right and wrong answers, a skip, the summary, the attempts on disk."""
+import numpy as np
+from textual.widgets import DataTable, Input
+
+from tutor.progress import Outcome, ProgressStore
+from tutor.quiz import QuizSession, builtin_templates
+from tutor.screens.quiz import QuizScreen
+from tutor.screens.quiz_summary import QuizSummaryScreen
+from tutor.widgets.answer_grid import format_cell
+
+
+def as_text(values) -> str:
+    """An answer the way a learner types it: nested lists of short decimals."""
+    array = np.asarray(values, dtype=float)
+    if array.ndim == 0:
+        return format_cell(float(array))
+    return "[" + ", ".join(as_text(row) for row in array) + "]"
+
+
+def feedback(screen) -> str:
+    return str(screen.query_one("#feedback").render())
+
+
+async def type_answer(pilot, text: str) -> None:
+    whole = pilot.app.screen.query_one("#whole", Input)
+    whole.focus()
+    await pilot.press(*text, "enter")
+    await pilot.pause()
+
+
+async def test_full_quiz_session_is_marked_summarised_and_recorded(make_app, data_dir):
+    app = make_app(start="quiz", quiz_seed=1, quiz_count=3)
+    asked = []
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, QuizScreen)
+        assert "Step 1 of 3" in str(screen.query_one("#progress").render())
+
+        # 1: the engine's own answer, typed -> correct, every cell marked right
+        question = screen.question
+        asked.append(question.id)
+        assert question.kind == "predict" and question.answer.kind == "tensor"
+        assert screen.query_one("#snippet .code")  # the question's code cell is on screen
+        await type_answer(pilot, as_text(question.answer.value))
+        assert "Correct!" in feedback(screen)
+        cells = list(screen.query("GridCell"))
+        assert len(cells) == question.answer.value.size
+        assert all(cell.has_class("-right") for cell in cells)
+        await pilot.press("enter")  # Enter again: the next question
+        await pilot.pause()
+
+        # 2: every cell off by one -> wrong, cells marked, correct values shown beside
+        question = screen.question
+        asked.append(question.id)
+        assert question.id != asked[0]
+        assert "Step 2 of 3" in str(screen.query_one("#progress").render())
+        await type_answer(pilot, as_text(np.asarray(question.answer.value) + 1))
+        assert "Not quite." in feedback(screen)
+        assert all(cell.has_class("-wrong") for cell in screen.query("GridCell"))
+        shown = [str(label.render()) for label in screen.query(".correct-value") if label.display]
+        assert shown and all(text.startswith("✗") for text in shown)
+
+        # 3: skipped from outside the editor
+        await pilot.press("n")
+        await pilot.pause()
+        question = screen.question
+        asked.append(question.id)
+        await pilot.press("escape", "s")
+        await pilot.pause()
+        assert "Skipped" in feedback(screen)
+        await pilot.press("n")
+        await pilot.pause()
+
+        summary = app.screen
+        assert isinstance(summary, QuizSummaryScreen)
+        assert "1 correct, 1 wrong, 1 skipped of 3" in str(summary.query_one("#summary-total").render())
+        table = summary.query_one("#summary-table", DataTable)
+        concepts = {str(key.value) for key in table.rows}
+        assert concepts == set(summary.summary.concepts)
+        for concept in concepts:
+            row = table.get_row(concept)
+            tally = summary.summary.concepts[concept]
+            assert [str(cell) for cell in row[1:4]] == [str(tally.correct), str(tally.wrong), str(tally.skipped)]
+            assert row[4]  # when it comes back
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, QuizSummaryScreen)
+
+    with ProgressStore(data_dir=data_dir) as store:
+        attempts = store.attempts("quiz")
+        cards = store.cards()
+    assert [a.step_id for a in attempts] == asked
+    assert [a.outcome for a in attempts] == [Outcome.CORRECT, Outcome.WRONG, Outcome.SKIPPED]
+    assert all(a.duration_ms is not None and a.hints_used == 0 for a in attempts)
+    assert {c for a in attempts for c in a.concepts} <= set(cards)
+
+
+async def test_hints_count_and_explanation_opens_after_an_answer(make_app, data_dir):
+    app = make_app(start="quiz", quiz_seed=1, quiz_count=1)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        question = screen.question
+        await pilot.press("escape", "e")  # not before an attempt
+        await pilot.pause()
+        assert screen is app.screen
+        await pilot.press("h")
+        await pilot.pause()
+        assert screen.query_one("#hints").display
+        assert "Hint 1 of" in screen.query_one("#hints").source
+        await type_answer(pilot, as_text(question.answer.value))
+        await pilot.press("e")  # the answer moved focus out of the editor
+        await pilot.pause()
+        from tutor.screens.reveal import RevealScreen
+
+        assert isinstance(app.screen, RevealScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is screen
+    with ProgressStore(data_dir=data_dir) as store:
+        [attempt] = store.attempts("quiz")
+    assert attempt.outcome is Outcome.CORRECT and attempt.hints_used == 1
+
+
+async def test_a_malformed_answer_costs_nothing_and_next_waits_for_an_answer(make_app, data_dir):
+    app = make_app(start="quiz", quiz_seed=1, quiz_count=2)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        first = screen.question.id
+        await type_answer(pilot, "[1, 2, 3, 4, 5, 6, 7]")
+        assert "Expected shape" in feedback(screen)
+        await pilot.press("escape", "n")
+        await pilot.pause()
+        assert screen.question.id == first
+    with ProgressStore(data_dir=data_dir) as store:
+        assert store.attempts("quiz") == []
+
+
+async def test_error_question_is_answered_by_choice(make_app, data_dir):
+    from tutor.progress.scheduler import ConceptScheduler
+
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        errors = [template for template in builtin_templates() if template.source.kind == "error"]
+        session = QuizSession(ConceptScheduler(app.store), errors, count=1, seed=5)
+        screen = QuizScreen(session)
+        await app.push_screen(screen)
+        await pilot.pause()
+        answer = screen.question.answer
+        assert answer.kind == "error"
+        choices = screen.query_one("#choices")
+        choices.focus()
+        choices.highlighted = answer.value
+        await pilot.press("enter")
+        await pilot.pause()
+        assert "Correct!" in feedback(screen)
+        assert "✓" in str(choices.get_option_at_index(answer.value).prompt)
+    with ProgressStore(data_dir=data_dir) as store:
+        assert [a.outcome for a in store.attempts("quiz")] == [Outcome.CORRECT]
