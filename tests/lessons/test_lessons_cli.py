@@ -102,14 +102,20 @@ def test_new_defaults_to_the_user_lesson_folder_and_the_course_loads_it(cli, tmp
     assert cli("new", "???").exit_code == 2
 
 
-def test_paths_prints_the_data_locations(cli, tmp_path):
-    result = cli("paths")
-    data = tmp_path / "data"
+@pytest.mark.parametrize("options, folder", [((), "data"), (("--data-dir", "elsewhere"), "elsewhere")])
+def test_paths_prints_the_data_locations(cli, tmp_path, options, folder):
+    data = tmp_path / folder
+    result = cli(*(option.replace("elsewhere", str(data)) for option in options), "paths")
     assert result.output.splitlines() == [
         f"data folder:       {data}",
         f"lesson folder:     {data / 'lessons'}",
         f"progress database: {data / 'progress.sqlite3'}",
     ]
+
+
+def test_new_follows_the_global_data_dir(cli, tmp_path):
+    assert cli("--data-dir", tmp_path / "mine", "new", "chain").exit_code == 0
+    assert (tmp_path / "mine" / "lessons" / "chain.toml").is_file()
 
 
 def test_check_runs_as_a_real_command_without_traceback():
@@ -119,3 +125,19 @@ def test_check_runs_as_a_real_command_without_traceback():
     assert done.stdout.splitlines() == [f"{MALFORMED / 'wrong_types.toml'}:3: order: expected an integer, got a string",
                                         "1 lesson checked, 1 problem"]
     assert "Traceback" not in done.stderr
+
+
+def test_every_complete_lesson_in_the_authoring_guide_passes_check(cli, tmp_path):
+    guide = (Path(__file__).resolve().parents[2] / "docs" / "authoring.md").read_text(encoding="utf-8")
+    blocks = [block.split("```", 1)[0] for block in guide.split("```toml\n")[1:]]
+    lessons = [block for block in blocks if block.startswith("format_version")]
+    assert len(lessons) == 2  # the worked example, in the English and the Japanese half
+    for number, text in enumerate(lessons):
+        (tmp_path / f"guide-{number}").mkdir()
+        (tmp_path / f"guide-{number}" / "example.toml").write_text(text, encoding="utf-8")
+        result = cli("check", tmp_path / f"guide-{number}")
+        assert result.exit_code == 0, result.output
+    mistaken = lessons[0].replace('expect = "w"', 'expect = "2 * w"')
+    (tmp_path / "mistake.toml").write_text(mistaken, encoding="utf-8")
+    result = cli("check", tmp_path / "mistake.toml")
+    assert result.exit_code == 1 and "steps[1].expect: the engine computes `x.grad` = tensor [4., 5., 6.]" in result.output

@@ -109,7 +109,8 @@ def slug(name: str) -> str:
 @click.argument("name")
 @click.option("--dir", "folder", type=click.Path(file_okay=False, path_type=Path),
               help="Folder to write into (default: your lesson folder, see `autograd-tutor paths`).")
-def command(name: str, folder: Path | None) -> None:
+@click.pass_context
+def command(ctx: click.Context, name: str, folder: Path | None) -> None:
     """Write NAME.toml, a commented template lesson that passes `check` as is."""
     stem = name.removesuffix(".toml")
     lesson_id = slug(Path(stem).name)
@@ -118,7 +119,7 @@ def command(name: str, folder: Path | None) -> None:
     if folder is None:
         from tutor.paths import lessons_dir
 
-        folder = lessons_dir()
+        folder = lessons_dir(ctx.parent.params.get("data_dir") if ctx.parent is not None else None)
     path = folder / f"{stem}.toml"
     if path.exists():
         click.echo(f"{path} already exists; choose another name or move that file away.", err=True)

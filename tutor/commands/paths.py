@@ -5,12 +5,14 @@ import click
 
 
 @click.command("paths")
-def command() -> None:
+@click.pass_context
+def command(ctx: click.Context) -> None:
     """Print the data folder, the user lesson folder and the progress database."""
     from tutor import paths
 
-    rows = [("data folder", paths.data_dir()), ("lesson folder", paths.lessons_dir()),
-            ("progress database", paths.database_path())]
+    override = ctx.parent.params.get("data_dir") if ctx.parent is not None else None
+    rows = [("data folder", paths.data_dir(override)), ("lesson folder", paths.lessons_dir(override)),
+            ("progress database", paths.database_path(override))]
     width = max(len(name) for name, _ in rows)
     for name, path in rows:
         click.echo(f"{name + ':':<{width + 1}} {path}")
