@@ -14,7 +14,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Header, Input, Markdown, OptionList, Static
+from textual.widgets import Header, Input, OptionList, Static
 
 from tutor.answer_input import AnswerFormatError, parse_answer
 from tutor.i18n import t
@@ -22,6 +22,7 @@ from tutor.widgets.answer_grid import AnswerGrid, format_cell, grid_fits
 from tutor.widgets.choice_list import ChoiceList
 from tutor.widgets.footer import TutorFooter
 from tutor.widgets.hints import Hints
+from tutor.widgets.markdown_text import MarkdownText
 from tutor.widgets.snippet_cell import SnippetCell
 from tutor.widgets.step_progress import StepProgress
 
@@ -117,7 +118,7 @@ class LessonScreen(Screen[None]):
 
     def _step_widgets(self, lang: str):
         step = self.step
-        yield Markdown(step.text.get(lang), id="step-text")
+        yield MarkdownText(step.text.get(lang), id="step-text")
         answer, problem = self._answer_or_problem()
         if step.snippet is not None:
             yield self._snippet_cell(step, answer, lang)
@@ -141,7 +142,7 @@ class LessonScreen(Screen[None]):
         hints = Hints(id="hints")
         hints.display = False
         yield hints
-        yield Markdown("", id="explanation")
+        yield MarkdownText("", id="explanation")
 
     def _snippet_cell(self, step, answer, lang: str) -> SnippetCell:
         """The code, with its output — for an error step only once it is answered (it is the question)."""
@@ -317,7 +318,7 @@ class LessonScreen(Screen[None]):
             parts.append(self.step.explanation.get(lang))
         explanation = self.query("#explanation")
         if explanation and parts:
-            explanation.first(Markdown).update("\n\n".join(parts))
+            explanation.first(MarkdownText).show_markdown("\n\n".join(parts))
 
     def _feedback(self, message: Text, kind: str) -> None:
         feedback = self.query_one("#feedback", Static)
@@ -397,7 +398,8 @@ class LessonScreen(Screen[None]):
             return
         from tutor.screens.reveal import RevealScreen
 
-        self.app.push_screen(RevealScreen(self.lesson, self.step, answer))
+        source = self._program_builder().program(self.index).source
+        self.app.push_screen(RevealScreen(self.lesson, self.step, answer, source))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Hide keys that do nothing on this step (None greys them out in the footer)."""
@@ -405,7 +407,9 @@ class LessonScreen(Screen[None]):
         if action in ("hint", "skip", "retry"):
             return graded
         if action == "explain":
-            return True if graded and self.state.attempted else None if graded else False
+            if self.step.kind != "predict" or not graded:
+                return False
+            return True if self.state.attempted else None
         if action == "previous":
             return self.index > 0
         return True

@@ -11,9 +11,9 @@ class ChoiceList(OptionList):
 
     def __init__(self, labels: list[Text | str], **kwargs) -> None:
         self._labels = [Text(label) if isinstance(label, str) else label for label in labels]
-        super().__init__(*self._options({}), **kwargs)
+        super().__init__(*self._build({}), **kwargs)
 
-    def _options(self, marks: dict[int, str]) -> list[Option]:
+    def _build(self, marks: dict[int, str]) -> list[Option]:
         options = []
         for index, label in enumerate(self._labels):
             mark = marks.get(index, " ")
@@ -29,5 +29,5 @@ class ChoiceList(OptionList):
         if correct is not None:
             marks[correct] = "✓"
         highlighted = self.highlighted
-        self.set_options(self._options(marks))
+        self.set_options(self._build(marks))
         self.highlighted = highlighted

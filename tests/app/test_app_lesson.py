@@ -1,0 +1,148 @@
+"""Walking the fixture lesson: read, predict (grid, text, formula), hints, skip, bool, error, choice."""
+from textual.widgets import Input
+
+from tutor.widgets.markdown_text import MarkdownText
+
+from tutor.progress.store import ProgressStore
+from tutor.screens.course import CourseScreen
+from tutor.screens.lesson import LessonScreen
+
+
+def text_of(app, selector) -> str:
+    return str(app.screen.query_one(selector).render())
+
+
+def outcomes(data_dir) -> list[tuple[str, str, str | None, int]]:
+    with ProgressStore(data_dir=data_dir) as store:
+        return [(a.step_id, str(a.outcome), a.answer, a.hints_used) for a in store.attempts("fixture-squares")]
+
+
+async def open_step(pilot, index: int) -> LessonScreen:
+    await pilot.press("enter")
+    screen = pilot.app.screen
+    assert isinstance(screen, LessonScreen)
+    await screen.show_step(index)
+    await pilot.pause()
+    return screen
+
+
+async def test_read_step_shows_output_and_continues(make_app):
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_step(pilot, 0)
+        assert "tensor([1., 0.], requires_grad=True)" in str(screen.query_one("#snippet .output").render())
+        assert "requires grad" in screen.query_one("#step-text", MarkdownText).source
+        await pilot.press("enter")
+        assert screen.step.id == "predict-grad"
+        assert "Step 2 of 6" in text_of(app, "#progress")
+
+
+async def test_predict_grid_correct_is_recorded(make_app, data_dir):
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_step(pilot, 1)
+        assert app.focused.id == "cell-0-0"
+        await pilot.press("4", "tab", "2", "enter")
+        assert "Correct!" in text_of(app, "#feedback")
+        assert screen.query_one("#cell-0-1").has_class("-right")
+        assert "(1, 1) J = (4, 2)." in screen.query_one("#explanation", MarkdownText).source
+    assert outcomes(data_dir) == [("predict-grad", "correct", "[4.0, 2.0]", 0)]
+
+
+async def test_predict_grid_wrong_marks_cells_and_shows_values(make_app, data_dir):
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_step(pilot, 2)  # x.grad = 2x for x = [[1, 2], [3, 4]]
+        await pilot.press("2", "tab", "4", "tab", "5", "tab", "8", "enter")
+        feedback = text_of(app, "#feedback")
+        assert "Not quite." in feedback and "1 of 4 cells are wrong" in feedback
+        assert "tensor([[2., 4.],\n        [6., 8.]])" in feedback
+        assert screen.query_one("#cell-1-0").has_class("-wrong")
+        assert not screen.query_one("#cell-0-0").has_class("-wrong")
+        correct_values = [str(w.render()) for w in screen.query(".correct-value") if w.display]
+        assert correct_values == ["✗ 6"]
+        # arrow keys move between cells: up from (1, 0) reaches (0, 0)
+        screen.query_one("#cell-1-0").focus()
+        await pilot.press("up")
+        assert app.focused.id == "cell-0-0"
+    assert outcomes(data_dir) == [("predict-matrix", "wrong", "[[2.0, 4.0], [5.0, 8.0]]", 0)]
+
+
+async def test_whole_answer_text_formula_and_malformed(make_app, data_dir):
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_step(pilot, 1)
+        whole = screen.query_one("#whole", Input)
+        whole.focus()
+        await pilot.press(*"[1, 2, 3]", "enter")
+        assert "Expected shape (2,), got (3,)." in text_of(app, "#feedback")
+        assert outcomes(data_dir) == []  # malformed answers cost nothing
+        whole.value = "inp.grad"
+        await pilot.press("enter")
+        assert "may use the snippet's variables but not “grad”" in text_of(app, "#feedback")
+        whole.value = "2*(inp+1)"
+        await pilot.press("enter")
+        assert "Correct!" in text_of(app, "#feedback")
+        assert [str(c.value) for c in screen.query("GridCell")] == ["4", "2"]
+        whole.value = "tensor([4.0000, 2.0001], grad_fn=<MulBackward0>)"
+        await pilot.press("enter")
+        assert "Correct!" in text_of(app, "#feedback")
+    assert [o[:2] for o in outcomes(data_dir)] == [("predict-grad", "correct")] * 2
+
+
+async def test_hints_one_at_a_time_and_skip(make_app, data_dir):
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_step(pilot, 1)
+        await pilot.press("escape", "e")  # explanation only after an attempt
+        assert isinstance(app.screen, LessonScreen)
+        await pilot.press("h")
+        hints = screen.query_one("#hints", MarkdownText)
+        assert hints.display and "diagonal" in hints.source and "(1, 1)" not in hints.source
+        await pilot.press("h")
+        assert "Multiply by the vector (1, 1)." in hints.source
+        await pilot.press("h")
+        assert any("No more hints." in str(n.message) for n in app._notifications)
+        await pilot.press("s")
+        assert "Skipped" in text_of(app, "#feedback") and "tensor([4., 2.])" in text_of(app, "#feedback")
+    assert outcomes(data_dir) == [("predict-grad", "skipped", None, 2)]
+
+
+async def test_bool_error_and_choice_steps(make_app, data_dir):
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_step(pilot, 3)  # x.requires_grad -> True
+        assert app.focused.id == "choices"
+        await pilot.press("down", "enter")  # False
+        assert "Not quite." in text_of(app, "#feedback") and "The answer is True" in text_of(app, "#feedback")
+        await pilot.press("up", "enter")
+        assert "Correct!" in text_of(app, "#feedback")
+        await screen.show_step(4)  # error step: the error is hidden until answered
+        await pilot.pause()
+        assert "RuntimeError" not in str(screen.query_one("#snippet").query(".output") or "")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert "Correct!" in text_of(app, "#feedback")
+        assert "grad can be implicitly created only for scalar outputs" in str(screen.query_one("#snippet .output").render())
+        assert "needs a `gradient` argument" in screen.query_one("#explanation", MarkdownText).source
+        await screen.show_step(5)
+        await pilot.press("down", "enter")
+        assert "Not quite." in text_of(app, "#feedback")
+        assert "learning rates" in screen.query_one("#explanation", MarkdownText).source
+    assert [o[:2] for o in outcomes(data_dir)] == [
+        ("predict-flag", "wrong"), ("predict-flag", "correct"), ("nonscalar", "correct"), ("why-argument", "wrong")]
+
+
+async def test_language_switch_and_resume(make_app):
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_step(pilot, 2)
+        await pilot.press("f2")
+        await pilot.pause()
+        assert "二乗和に対する" in screen.query_one("#step-text", MarkdownText).source
+        assert "ステップ 3 / 6" in text_of(app, "#progress")
+        await pilot.press("escape", "escape")
+        assert isinstance(app.screen, CourseScreen)
+        await pilot.press("c")
+        await pilot.pause()
+        assert isinstance(app.screen, LessonScreen) and app.screen.step.id == "predict-matrix"

@@ -1,0 +1,169 @@
+"""Why the answer is what it is: Answer, Jacobian, VJP, Chain rule, Graph and Backprop tabs.
+
+Every panel shows renderables made by `engine.explain`; this screen only lays them out. The
+numeric explanation is quick and computed on opening; the symbolic Jacobian (sympy) runs in a
+worker thread with a spinner, so the screen never freezes.
+"""
+from __future__ import annotations
+
+from rich.console import Group
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.worker import Worker, WorkerState
+from textual.widgets import Header, LoadingIndicator, Static, TabbedContent, TabPane
+
+from tutor.i18n import t
+from tutor.widgets.backprop_stepper import BackpropStepper
+from tutor.widgets.footer import TutorFooter
+from tutor.widgets.markdown_text import MarkdownText
+
+TABS = ("answer", "jacobian", "vjp", "chain", "graph", "backprop")
+SYMBOLIC_SECONDS = 2.0
+
+
+class RevealScreen(Screen[None]):
+    """Opened from a step after an attempt; Esc returns to the step."""
+
+    BINDINGS = [
+        Binding("escape", "back", "back"),
+        Binding("1", "tab('answer')", show=False),
+        Binding("2", "tab('jacobian')", show=False),
+        Binding("3", "tab('vjp')", show=False),
+        Binding("4", "tab('chain')", show=False),
+        Binding("5", "tab('graph')", show=False),
+        Binding("6", "tab('backprop')", show=False),
+    ]
+
+    def __init__(self, lesson, step, answer, source: str, initial: str = "answer") -> None:
+        super().__init__()
+        self.lesson = lesson
+        self.step = step
+        self.answer = answer
+        self.source = source
+        self.initial = initial
+        self.explanation = None  # engine.explain.Explanation, numbers only
+        self.problem: str | None = None  # why there is nothing to explain
+        self.symbolic: dict | None = None  # call index -> SymbolicJacobian, once the worker is done
+
+    def compose(self) -> ComposeResult:
+        lang = self.app.lang
+        if self.explanation is None and self.problem is None:
+            self._explain()
+        yield Header()
+        with TabbedContent(initial=f"tab-{self.initial}"):
+            for tab in TABS:
+                with TabPane(t(f"tab_{tab}", lang), id=f"tab-{tab}"):
+                    yield from self._panel(tab, lang)
+        yield TutorFooter()
+
+    def on_mount(self) -> None:
+        self.sub_title = t("reveal_title", self.app.lang, expression=self.step.expression)
+        if self.explanation is not None and self.symbolic is None:
+            self._symbolic()
+
+    def _panel(self, tab: str, lang: str):
+        if tab == "backprop" and self.explanation is not None:
+            yield BackpropStepper(self._trace(), id="stepper")
+            return
+        with VerticalScroll(classes="panel", id=f"panel-{tab}"):
+            if tab == "answer":
+                yield from self._answer_widgets(lang)
+            elif self.problem is not None:
+                yield Static(Text(self.problem, style="yellow"), classes="problem")
+            else:
+                if tab == "jacobian" and self.symbolic is None:
+                    yield Static(Text(t("symbolic_running", lang), style="dim"), id="symbolic-note")
+                    yield LoadingIndicator(id="symbolic-spinner")
+                yield Static(self._panel_content(tab), id=f"{tab}-body")
+
+    def _answer_widgets(self, lang: str):
+        from engine.explain import render_fd_check
+
+        from tutor.screens.lesson import format_value
+
+        value = format_value(self.answer.kind, self.answer.value)
+        yield Static(Text.assemble((f"{self.step.expression} = ", "bold"), value), id="answer-value")
+        if self.explanation is not None:
+            yield Static(Group(*(render_fd_check(call) for call in self.explanation.calls)), id="fd-check")
+        elif self.problem is not None:
+            yield Static(Text(self.problem, style="dim"), classes="problem")
+        if self.step.explanation is not None:
+            yield MarkdownText(self.step.explanation.get(lang), id="answer-explanation")
+
+    # ------------------------------------------------------------------ engine.explain
+
+    def _explain(self) -> None:
+        """The numeric explanation of every backward call the step's program makes (fast)."""
+        from engine.explain import explain_program
+
+        explanation = explain_program(self.source)
+        if not explanation.ok:
+            error = explanation.error
+            self.problem = t("explain_unavailable", self.app.lang, reason=f"{error.type}: {error.message}")
+        elif not explanation.calls:
+            self.problem = t("no_backward", self.app.lang)
+        else:
+            self.explanation = explanation
+
+    def _panel_content(self, tab: str):
+        """One tab's content for every backward call, with the symbolic forms once they exist."""
+        from engine import explain
+
+        symbolic = self.symbolic or {}
+        parts = []
+        for call in self.explanation.calls:
+            sym = symbolic.get(call.index)
+            if tab == "jacobian":
+                parts += [explain.render_summary(call), explain.render_jacobian(call, sym)]
+            elif tab == "vjp":
+                parts.append(explain.render_vjp(call, sym))
+            elif tab == "chain":
+                parts.append(explain.render_chain(call, sym))
+            elif tab == "graph":
+                parts.append(explain.render_graph(call))
+        return Group(*parts)
+
+    def _trace(self) -> list:
+        from engine.explain import render_trace_step
+
+        return [render_trace_step(call, i) for call in self.explanation.calls for i in range(len(call.trace))]
+
+    @work(thread=True, exclusive=True, group="symbolic", exit_on_error=False)
+    def _symbolic(self) -> None:
+        """sympy, off the UI thread: bounded per call by the explanation layer's own timeout."""
+        from engine.explain import explain_symbolic
+
+        symbolic = {call.index: explain_symbolic(call, timeout=SYMBOLIC_SECONDS) for call in self.explanation.calls}
+        self.app.call_from_thread(self._symbolic_done, symbolic)
+
+    async def _symbolic_done(self, symbolic: dict) -> None:
+        self.symbolic = symbolic
+        await self.query("#symbolic-note, #symbolic-spinner").remove()
+        for tab in ("jacobian", "vjp", "chain"):
+            self.query_one(f"#{tab}-body", Static).update(self._panel_content(tab))
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """A symbolic computation that fails only costs the symbolic form, with a note saying so."""
+        if event.state == WorkerState.ERROR and event.worker.group == "symbolic":
+            note = self.query("#symbolic-note")
+            if note:
+                reason = f"{type(event.worker.error).__name__}: {event.worker.error}"
+                note.first(Static).update(Text(t("symbolic_unavailable", self.app.lang, reason=reason), style="yellow"))
+            self.query("#symbolic-spinner").remove()
+
+    # ------------------------------------------------------------------ actions
+
+    def action_tab(self, tab: str) -> None:
+        self.query_one(TabbedContent).active = f"tab-{tab}"
+
+    def action_back(self) -> None:
+        self.dismiss()
+
+    def apply_language(self) -> None:
+        self.initial = (self.query_one(TabbedContent).active or "tab-answer").removeprefix("tab-")
+        self.sub_title = t("reveal_title", self.app.lang, expression=self.step.expression)
+        self.call_later(self.recompose)
