@@ -194,7 +194,10 @@ class Lesson:
         raise KeyError(step_id)
 
     def step_index(self, step: Step) -> int:
-        return next(i for i, s in enumerate(self.steps) if s is step)
+        for index, candidate in enumerate(self.steps):
+            if candidate is step:
+                return index
+        raise ValueError(f"step {step.id!r} is not a step of lesson {self.id!r}")
 
     def tolerance_for(self, step: PredictStep | QuizTemplate) -> Tolerance:
         return step.tolerance or self.tolerance

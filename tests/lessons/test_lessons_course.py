@@ -1,0 +1,50 @@
+"""The course: bundled, user and extra folders; broken files and duplicate ids are listed, not fatal."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from lessons.course import bundled_dir, load_course
+
+MALFORMED = Path(__file__).parent / "malformed"
+
+
+def lesson_text(lesson_id: str, order: int | None = None) -> str:
+    order_line = f"order = {order}\n" if order is not None else ""
+    return (f'format_version = 1\nid = "{lesson_id}"\n{order_line}title = "T"\nsummary = "S"\nconcepts = ["c"]\n'
+            '[[steps]]\nid = "s"\nkind = "read"\ntext = "Hi"\n')
+
+
+def test_the_bundled_course_loads_sorted_and_credited(tmp_path):
+    course = load_course(user_dir=tmp_path / "none")
+    assert course.broken == []
+    assert len(course.lessons) == len(list(bundled_dir().glob("*.toml"))) >= 8
+    assert [lesson.sort_key for lesson in course.lessons] == sorted(lesson.sort_key for lesson in course.lessons)
+    for lesson in course.lessons:
+        assert lesson.source and lesson.title.ja and lesson.summary.ja, lesson.id
+        assert sum(step.kind == "predict" for step in lesson.steps) >= 3, lesson.id
+
+
+def test_user_and_extra_folders_join_and_duplicates_are_broken(tmp_path):
+    user, extra = tmp_path / ".local" / "user", tmp_path / "extra"  # a hidden parent, like ~/.local/share
+    (user / "nested").mkdir(parents=True)
+    extra.mkdir()
+    (user / "nested" / "mine.toml").write_text(lesson_text("mine", order=5), encoding="utf-8")
+    (user / "unordered.toml").write_text(lesson_text("zz-unordered"), encoding="utf-8")
+    (extra / "copy.toml").write_text(lesson_text("mine"), encoding="utf-8")
+    (extra / "broken.toml").write_text("id = ", encoding="utf-8")
+    course = load_course([extra, tmp_path / "missing"], user_dir=user, include_bundled=False)
+    assert [lesson.id for lesson in course.lessons] == ["mine", "zz-unordered"]
+    messages = sorted(str(error) for error in course.broken)
+    assert messages[0].startswith(f"{extra / 'broken.toml'}:1: TOML syntax error")
+    assert messages[1] == (f"{extra / 'copy.toml'}:2: id: duplicate lesson id 'mine': "
+                           f"{user / 'nested' / 'mine.toml'} uses it already; give this lesson another id")
+    assert messages[2] == f"{tmp_path / 'missing'}: lesson folder not found"
+    assert course.lesson("mine").path == user / "nested" / "mine.toml"
+
+
+def test_every_malformed_file_is_listed_not_raised(tmp_path):
+    course = load_course([MALFORMED], user_dir=tmp_path, include_bundled=False)
+    # these are sound as files; only running them shows their problems (`check` does that)
+    runnable = {"rejected_snippet", "expect_disagrees", "no_matching_choice", "failing_snippet", "bad_expression"}
+    assert {lesson.id.replace("-", "_") for lesson in course.lessons} == runnable
+    assert {Path(error.path).stem for error in course.broken} == {p.stem for p in MALFORMED.glob("*.toml")} - runnable
