@@ -12,6 +12,7 @@ sums a returned cotangent down to its input's shape (undoing broadcasting).
 """
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Callable
@@ -22,7 +23,7 @@ import numpy as np
 from engine import xp
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Op:
     grad_fn: str                 # the name PyTorch 2.13 gives the backward node
     inputs: tuple[str, ...]      # PyTorch's names of the differentiable inputs
@@ -33,13 +34,19 @@ class Op:
 
     needs: tuple[tuple[str, ...], ...] = ()  # per input: the saved names its formula reads
 
-    def saved_for(self, wanted) -> set[str]:
-        """What PyTorch saves when the inputs flagged in `wanted` need a gradient (as its codegen does:
-        the saved names that their formulas mention)."""
-        return {name for needs, want in zip(self.needs, wanted) if want for name in needs}
+    def saved_for(self, wanted: tuple[bool, ...]) -> tuple[tuple[int, ...], bool]:
+        """What PyTorch saves when the inputs flagged in `wanted` need a gradient, as its codegen does (the
+        saved names their formulas mention): (positions of saved inputs, whether the result is saved)."""
+        return _saved_for(self, wanted)
 
 
 OPS: dict[str, Op] = {}
+
+
+@functools.lru_cache(maxsize=None)
+def _saved_for(op: Op, wanted: tuple[bool, ...]) -> tuple[tuple[int, ...], bool]:
+    names = {name for needs, want in zip(op.needs, wanted) if want for name in needs}
+    return tuple(i for i, name in enumerate(op.inputs) if name in names), "result" in names
 
 
 def op(key, grad_fn, inputs, forward, rules, saves=()):
@@ -208,7 +215,7 @@ op("expand", "ExpandBackward0", ["self"], lambda a, shape: np.broadcast_to(a, sh
    {"self": ("at::sum_to(grad, self.sizes())", lambda g, out, a, shape: g)})
 op("alias", "AliasBackward0", ["self"], lambda a: a, {"self": ("grad", lambda g, out, a: g)})
 op("clone", "CloneBackward0", ["self"], lambda a: a.copy(), {"self": ("grad", lambda g, out, a: g)})
-op("to_copy", "ToCopyBackward0", ["self"], lambda a, dtype: a.astype(dtype),
+op("to_copy", "ToCopyBackward0", ["self"], lambda a, dtype: a if xp.symbolic(a) else a.astype(dtype),
    {"self": ("grad.to(self.dtype)", lambda g, out, a, dtype: g if xp.symbolic(g) else g.astype(a.dtype))})
 op("t", "TBackward0", ["self"], lambda a: a.T, {"self": ("grad.t()", lambda g, out, a: g if a.ndim < 2 else _mT(g))})
 op("transpose", "TransposeBackward0", ["self"], lambda a, dim0, dim1: np.swapaxes(a, dim0, dim1),

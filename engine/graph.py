@@ -40,7 +40,7 @@ class Node:
         self.parents = parents    # per input: a Node, an AccumulateGrad, or None (no grad needed)
         self.freed = False
         self.retained = None      # the output Tensor, when it called retain_grad()
-        self.versions = ()        # (saved Tensor, its version when saved, saved as this node's output?)
+        self.versions = ()        # [(saved Tensor, its version when saved, saved as this node's output?)]
 
     def name(self) -> str:
         return self.op.grad_fn
@@ -133,19 +133,20 @@ def sweep(root, cotangent: np.ndarray, *, nbatch: int = 0, retain_graph: bool = 
             check_versions(node)
         if node.retained is not None and nbatch == 0:
             node.retained._accumulate(g)
-        arrays, out, attrs = node.arrays, node.out, node.attrs
-        contributions = []
+        arrays, out, attrs, vjp = node.arrays, node.out, node.attrs, op.vjp
+        contributions = [] if on_node is not None else None
         for i, parent in enumerate(node.parents):
             if parent is None:
                 continue
-            gi = op.vjp[i](g, out, *arrays, **attrs)
+            gi = vjp[i](g, out, *arrays, **attrs)
             shape = arrays[i].shape
-            if gi.shape[nbatch:] != shape:
+            if (gi.shape[nbatch:] if nbatch else gi.shape) != shape:
                 gi = sum_to(gi, shape, nbatch)
             previous = grads.get(parent)
             grads[parent] = gi if previous is None else previous + gi
-            contributions.append((i, parent, gi))
-        if on_node is not None:
+            if contributions is not None:
+                contributions.append((i, parent, gi))
+        if contributions is not None:
             on_node(node, g, contributions)
         if not retain_graph:
             node.freed = True

@@ -71,28 +71,38 @@ def _apply(name: str, inputs: tuple, /, **attrs) -> "Tensor":
 
 
 def _run(op, inputs: tuple, attrs: dict) -> "Tensor":
-    arrays = tuple(t._data if type(t) is Tensor else t for t in inputs)
+    arrays = [t._data if type(t) is Tensor else t for t in inputs]
     out = op.forward(*arrays, **attrs)
     if type(out) is not np.ndarray:
         out = np.asarray(out)
-    if "dtype" not in attrs:  # an explicit cast keeps its dtype; everything else promotes like PyTorch
-        dtype = _result_dtype(arrays, out.dtype)
-        if dtype is not out.dtype and dtype != out.dtype:
-            out = out.astype(dtype)
+    # numpy makes float64 where PyTorch keeps float32; an explicit cast (`dtype` attr) keeps its dtype
+    if out.dtype == _FLOAT64 and "dtype" not in attrs:
+        out = out.astype(_result_dtype(arrays, out.dtype), copy=False)
     result = Tensor._make(out)
-    if _grad_enabled:
-        parents = tuple(t._grad_edge() if type(t) is Tensor and t._requires_grad else None
-                        for t in inputs[: len(op.vjp)])
-        if any(p is not None for p in parents):
-            result._requires_grad = True
-            node = result.grad_fn = Node(op, arrays, attrs, out, parents)
-            if op.saves:
-                saved = op.saved_for(p is not None for p in parents)
-                node.versions = tuple((t, t._version, False) for t, name in zip(inputs, op.inputs)
-                                      if name in saved and type(t) is Tensor)
-                if "result" in saved:
-                    node.versions += ((result, 0, True),)
+    if not _grad_enabled:
+        return result
+    parents, needed = [], False
+    for t in inputs[: len(op.vjp)]:
+        if type(t) is Tensor and t._requires_grad:
+            parents.append(t.grad_fn or t._grad_edge())
+            needed = True
+        else:
+            parents.append(None)
+    if needed:
+        result._requires_grad = True
+        node = result.grad_fn = Node(op, arrays, attrs, out, parents)
+        if op.saves:
+            _save_versions(node, op, inputs, parents, result)
     return result
+
+
+def _save_versions(node, op, inputs, parents, result) -> None:
+    """Remember the versions of the tensors this node's rules will read (for the in-place check)."""
+    positions, saves_result = op.saved_for(tuple(p is not None for p in parents))
+    versions = [(inputs[i], inputs[i]._version, False) for i in positions if type(inputs[i]) is Tensor]
+    if saves_result:
+        versions.append((result, 0, True))
+    node.versions = versions
 
 
 def _as_operand(other):
