@@ -11,7 +11,6 @@ from numbers import Number
 
 import numpy as np
 
-KINDS = ("tensor", "number", "bool", "none", "text")
 
 
 class UnsupportedValue(TypeError):
