@@ -83,6 +83,9 @@ async def test_full_quiz_session_is_marked_summarised_and_recorded(make_app, dat
             tally = summary.summary.concepts[concept]
             assert [str(cell) for cell in row[1:4]] == [str(tally.correct), str(tally.wrong), str(tally.skipped)]
             assert row[4]  # when it comes back
+        await pilot.press("f2")  # 日本語
+        await pilot.pause()
+        assert "3 問中 正解 1・不正解 1・スキップ 1" in str(summary.query_one("#summary-total").render())
         await pilot.press("escape")
         await pilot.pause()
         assert not isinstance(app.screen, QuizSummaryScreen)

@@ -57,6 +57,11 @@ async def test_stats_show_accuracy_per_concept_streak_and_plot(make_app, data_di
         assert list(rows) == ["vjp", "broadcasting", "matmul"]  # most overdue first
         plot = screen.query_one("#stats-plot", AccuracyPlot)
         assert plot.display and plot.size.height >= 8
+        await pilot.press("f2")  # 日本語: composed again, same numbers
+        await pilot.pause()
+        assert "連続学習: 3 日" in str(screen.query_one("#stats-summary").render())
+        table = screen.query_one("#stats-table", DataTable)
+        assert [str(cell) for cell in table.get_row("matmul")] == ["matmul", "3", "███████░░░  67%", "4 日後"]
         await pilot.press("escape")
         await pilot.pause()
         assert not isinstance(app.screen, StatsScreen)
@@ -70,8 +75,7 @@ async def test_stats_key_opens_the_empty_state(make_app):
         screen = app.screen
         assert isinstance(screen, StatsScreen)
         assert "まだ解答がありません" in str(screen.query_one("#stats-summary").render())
-        assert not screen.query_one("#stats-table").display
-        assert not screen.query_one("#stats-plot").display
+        assert not screen.query("#stats-table, #stats-plot")
         await pilot.press("f2")  # English
         await pilot.pause()
         assert "No attempts yet — take a quiz" in str(screen.query_one("#stats-summary").render())

@@ -34,39 +34,37 @@ class QuizSummaryScreen(Screen[None]):
         self.now = now
 
     def compose(self) -> ComposeResult:
+        lang = self.app.lang
+        total = self.summary.total
         yield Header()
         with VerticalScroll(id="summary-body"):
-            yield Static(id="summary-total")
-            yield DataTable(id="summary-table", cursor_type="row", zebra_stripes=True)
+            yield Static(Text.assemble(
+                (t("quiz_summary_title", lang) + ": ", "bold"),
+                t("quiz_total", lang, correct=total.correct, wrong=total.wrong, skipped=total.skipped, asked=total.asked),
+            ), id="summary-total")
+            table = DataTable(id="summary-table", cursor_type="row", zebra_stripes=True)
+            for key in ("col_concept", "col_correct", "col_wrong", "col_skipped", "col_next_review"):
+                table.add_column(t(key, lang), key=key)
+            now = self.now()
+            for concept, tally in sorted(self.summary.concepts.items()):
+                table.add_row(
+                    concept,
+                    Text(str(tally.correct), style="green" if tally.correct else "dim"),
+                    Text(str(tally.wrong), style="red" if tally.wrong else "dim"),
+                    Text(str(tally.skipped), style="yellow" if tally.skipped else "dim"),
+                    due_label(self.summary.next_due.get(concept), now, lang),
+                    key=concept,
+                )
+            yield table
         yield TutorFooter()
 
     def on_mount(self) -> None:
-        self.apply_language()
+        self.sub_title = t("quiz_summary_title", self.app.lang)
         self.query_one("#summary-table").focus()
 
     def apply_language(self) -> None:
-        lang = self.app.lang
-        self.sub_title = t("quiz_summary_title", lang)
-        total = self.summary.total
-        self.query_one("#summary-total", Static).update(Text.assemble(
-            (t("quiz_summary_title", lang) + ": ", "bold"),
-            t("quiz_total", lang, correct=total.correct, wrong=total.wrong, skipped=total.skipped, asked=total.asked),
-        ))
-        table = self.query_one("#summary-table", DataTable)
-        table.clear(columns=True)
-        for key in ("col_concept", "col_correct", "col_wrong", "col_skipped", "col_next_review"):
-            table.add_column(t(key, lang), key=key)
-        now = self.now()
-        for concept, tally in sorted(self.summary.concepts.items()):
-            table.add_row(
-                concept,
-                Text(str(tally.correct), style="green" if tally.correct else "dim"),
-                Text(str(tally.wrong), style="red" if tally.wrong else "dim"),
-                Text(str(tally.skipped), style="yellow" if tally.skipped else "dim"),
-                due_label(self.summary.next_due.get(concept), now, lang),
-                key=concept,
-            )
-        self.refresh_bindings()
+        self.sub_title = t("quiz_summary_title", self.app.lang)
+        self.call_later(self.recompose)
 
     def action_back(self) -> None:
         self.dismiss()

@@ -1,7 +1,8 @@
 """The Stats screen: accuracy per concept, what is due when, streaks and accuracy over time.
 
 Numbers come from `tutor.progress.stats` (lessons and quizzes together: a concept is one FSRS
-card whichever way it was practised); this screen lays them out and draws the picture.
+card whichever way it was practised); this screen lays them out and draws the picture. It is
+composed from the store each time it is shown or the language changes.
 """
 from __future__ import annotations
 
@@ -45,54 +46,52 @@ class StatsScreen(Screen[None]):
 
         self.now = now or utc_now
         self.tz = tz
+        self._shown = False
 
     def compose(self) -> ComposeResult:
         yield Header()
         with VerticalScroll(id="stats-body"):
-            yield Static(id="stats-summary")
-            yield DataTable(id="stats-table", cursor_type="row", zebra_stripes=True)
-            yield AccuracyPlot(id="stats-plot")
+            yield from self._content(self.app.lang)
         yield TutorFooter()
 
-    def on_mount(self) -> None:
-        self.apply_language()
-
-    def on_screen_resume(self) -> None:
-        self.apply_language()
-
-    def apply_language(self) -> None:
-        """Read the store afresh and redraw everything in the current language."""
+    def _content(self, lang: str):
         from tutor.progress.scheduler import ConceptScheduler
         from tutor.progress.stats import accuracy_over_time, concept_stats, streak
 
-        lang = self.app.lang
-        self.sub_title = t("stats_title", lang)
         now = self.now()
-        store = self.app.store
-        attempts = self.app._progress(lambda s: s.attempts(), [])
-        concepts = self.app._progress(lambda s: concept_stats(ConceptScheduler(s, now=self.now), now), [])
-        summary = self.query_one("#stats-summary", Static)
-        table = self.query_one("#stats-table", DataTable)
-        plot = self.query_one("#stats-plot", AccuracyPlot)
-        table.display = plot.display = bool(attempts)
-        summary.set_class(not attempts, "-empty")
-        if store is None or not attempts:
-            summary.update(t("stats_empty", lang))
+        attempts = self.app._progress(lambda store: store.attempts(), [])
+        if not attempts:
+            yield Static(t("stats_empty", lang), id="stats-summary", classes="-empty")
             return
+        concepts = self.app._progress(lambda store: concept_stats(ConceptScheduler(store, now=self.now), now), [])
         run = streak(attempts, now.astimezone(self.tz).date(), self.tz)
-        correct = sum(str(a.outcome) == "correct" for a in attempts)
-        summary.update(Text.assemble(
+        correct = sum(str(attempt.outcome) == "correct" for attempt in attempts)
+        yield Static(Text.assemble(
             (t("stats_streak", lang, current=run.current, longest=run.longest), "bold"),
             "   ",
             t("stats_overall", lang, attempts=len(attempts), accuracy=f"{correct / len(attempts):.0%}"),
-        ))
-        table.clear(columns=True)
+        ), id="stats-summary")
+        table = DataTable(id="stats-table", cursor_type="row", zebra_stripes=True)
         for key in ("col_concept", "col_attempts", "col_accuracy", "col_next_review"):
             table.add_column(t(key, lang), key=key)
         for item in concepts:
             table.add_row(item.concept, str(item.attempts), accuracy_bar(item.accuracy),
                           due_label(item.due, now, lang), key=item.concept)
-        plot.show(accuracy_over_time(attempts, self.tz), lang)
+        yield table
+        yield AccuracyPlot(accuracy_over_time(attempts, self.tz), lang, id="stats-plot")
+
+    def on_mount(self) -> None:
+        self.sub_title = t("stats_title", self.app.lang)
+
+    async def on_screen_resume(self) -> None:
+        """Coming back (from a quiz, say): read the store again."""
+        if self._shown:
+            await self.recompose()
+        self._shown = True
+
+    def apply_language(self) -> None:
+        self.sub_title = t("stats_title", self.app.lang)
+        self.call_later(self.recompose)
 
     def action_back(self) -> None:
         self.dismiss()
