@@ -53,6 +53,7 @@ class QuizScreen(LessonScreen):
         super().__init__(question.lesson, 0)
         self.session = session
         self.outcomes: list[str] = []  # this session's outcomes, in order, for the progress marks
+        self._verdict_shown = False  # keep the feedback scrolled into view while it is laid out
         self._load(question)
 
     def _load(self, question) -> None:
@@ -65,6 +66,7 @@ class QuizScreen(LessonScreen):
         self._answers = {question.step.id: question.answer}
 
     async def on_mount(self) -> None:
+        self.watch(self.query_one("#body"), "virtual_size", self._body_resized, init=False)
         await self.show_step(0)
 
     async def show_step(self, index: int = 0) -> None:
@@ -73,6 +75,7 @@ class QuizScreen(LessonScreen):
         self.sub_title = f"{t('quiz_title', lang)} · {', '.join(self.question.concepts)}"
         self._show_progress()
         body = self.query_one("#body", VerticalScroll)
+        self._verdict_shown = False
         await body.remove_children()
         await body.mount_all(list(self._step_widgets(lang)))
         body.scroll_home(animate=False)
@@ -111,7 +114,14 @@ class QuizScreen(LessonScreen):
         if kind in ("-correct", "-wrong", "-skipped"):
             message.append("\n" + t("quiz_next_hint", self.app.lang), style="dim")
         super()._feedback(message, kind)
-        self.call_after_refresh(self.query_one("#feedback").scroll_visible, animate=False)  # below the editor at 80x24
+        self._verdict_shown = kind in ("-correct", "-wrong", "-skipped")
+
+    def _body_resized(self) -> None:
+        """Keep the verdict in view while it is laid out (at 80x24 it lands below the editor)."""
+        if self._verdict_shown:
+            body, feedback = self.query_one("#body"), self.query_one("#feedback")
+            bottom = feedback.virtual_region_with_margin.bottom
+            body.scroll_to(y=max(body.scroll_y, bottom - body.scrollable_content_region.height), animate=False)
 
     def action_check(self) -> None:
         """Enter in the editor: check the first time, go on to the next question after that."""
