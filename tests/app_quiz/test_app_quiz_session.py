@@ -6,7 +6,7 @@ from tutor.progress import Outcome, ProgressStore
 from tutor.quiz import QuizSession, builtin_templates
 from tutor.screens.quiz import QuizScreen
 from tutor.screens.quiz_summary import QuizSummaryScreen
-from tutor.widgets.answer_grid import format_cell
+from tutor.widgets.answer_grid import AnswerGrid, format_cell
 
 
 def as_text(values) -> str:
@@ -44,9 +44,9 @@ async def test_full_quiz_session_is_marked_summarised_and_recorded(make_app, dat
         assert screen.query_one("#snippet .code")  # the question's code cell is on screen
         await type_answer(pilot, as_text(question.answer.value))
         assert "Correct!" in feedback(screen)
-        cells = list(screen.query("GridCell"))
-        assert len(cells) == question.answer.value.size
-        assert all(cell.has_class("-right") for cell in cells)
+        grid = screen.query_one("#grid", AnswerGrid)
+        assert np.array(grid.marks).size == question.answer.value.size and np.all(grid.marks)
+        assert "✗" not in str(grid.render())
         await pilot.press("enter")  # Enter again: the next question
         await pilot.pause()
 
@@ -57,9 +57,10 @@ async def test_full_quiz_session_is_marked_summarised_and_recorded(make_app, dat
         assert "Step 2 of 3" in str(screen.query_one("#progress").render())
         await type_answer(pilot, as_text(np.asarray(question.answer.value) + 1))
         assert "Not quite." in feedback(screen)
-        assert all(cell.has_class("-wrong") for cell in screen.query("GridCell"))
-        shown = [str(label.render()) for label in screen.query(".correct-value") if label.display]
-        assert shown and all(text.startswith("✗") for text in shown)
+        grid = screen.query_one("#grid", AnswerGrid)
+        assert not np.any(grid.marks)
+        drawn = str(grid.render())  # each wrong cell has the correct value under it
+        assert all(f"✗ {format_cell(value)}" in drawn for value in np.ravel(question.answer.value))
 
         # 3: skipped from outside the editor
         await pilot.press("n")
