@@ -10,6 +10,7 @@ from engine.graph import sweep
 from engine.tensor import Tensor
 
 functional = SimpleNamespace(jacobian=jacobian, vjp=vjp)
+__all__ = ["backward", "functional", "grad"]
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, allow_unused=False):

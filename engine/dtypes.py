@@ -9,10 +9,15 @@ class dtype:  # noqa: N801 - PyTorch's spelling
 
     __slots__ = ("name", "numpy", "is_floating_point")
 
-    def __init__(self, name: str, numpy_type) -> None:
-        self.name = name
-        self.numpy = np.dtype(numpy_type)
-        self.is_floating_point = self.numpy.kind == "f"
+    def __new__(cls, *args, **kwargs):
+        raise TypeError("cannot create 'torch.dtype' instances")
+
+    @classmethod
+    def _define(cls, name: str, numpy_type) -> "dtype":
+        d = object.__new__(cls)
+        d.name, d.numpy = name, np.dtype(numpy_type)
+        d.is_floating_point = d.numpy.kind == "f"
+        return d
 
     @property
     def itemsize(self) -> int:
@@ -22,15 +27,15 @@ class dtype:  # noqa: N801 - PyTorch's spelling
         return f"torch.{self.name}"
 
 
-float16 = dtype("float16", np.float16)
-float32 = dtype("float32", np.float32)
-float64 = dtype("float64", np.float64)
-uint8 = dtype("uint8", np.uint8)
-int8 = dtype("int8", np.int8)
-int16 = dtype("int16", np.int16)
-int32 = dtype("int32", np.int32)
-int64 = dtype("int64", np.int64)
-bool_ = dtype("bool", np.bool_)
+float16 = dtype._define("float16", np.float16)
+float32 = dtype._define("float32", np.float32)
+float64 = dtype._define("float64", np.float64)
+uint8 = dtype._define("uint8", np.uint8)
+int8 = dtype._define("int8", np.int8)
+int16 = dtype._define("int16", np.int16)
+int32 = dtype._define("int32", np.int32)
+int64 = dtype._define("int64", np.int64)
+bool_ = dtype._define("bool", np.bool_)
 
 ALL = (float16, float32, float64, uint8, int8, int16, int32, int64, bool_)
 _BY_NUMPY = {d.numpy: d for d in ALL}

@@ -492,6 +492,8 @@ class Tensor:
 
     # comparisons give bool tensors and never record a graph
     def _compare(self, other, fn):
+        other = _as_operand(other)
+        _broadcast(self, other)
         other = other._data if isinstance(other, Tensor) else other
         return Tensor._make(np.asarray(fn(self._data, other)))
 
@@ -991,11 +993,18 @@ def _to_array(data, np_dtype=None) -> np.ndarray:
         array = data
     else:
         if isinstance(data, (list, tuple)):
-            _nested_shape([d._data.tolist() if isinstance(d, Tensor) else d for d in data])
             data = [d._data.tolist() if isinstance(d, Tensor) else d for d in data]
-        elif not isinstance(data, (int, float, bool, np.number, np.bool_)):
+            try:
+                array = np.asarray(data)
+            except ValueError:  # ragged: find where, for PyTorch's message
+                _nested_shape(data)
+                raise
+            if array.dtype == object:
+                _nested_shape(data)
+        elif isinstance(data, (int, float, bool, np.number, np.bool_)):
+            array = np.asarray(data)
+        else:
             raise TypeError(f"new(): data must be a sequence (got {type(data).__name__})")
-        array = np.asarray(data)
         if np_dtype is None:
             kind = array.dtype.kind
             np_dtype = {"f": np.float32, "i": np.int64, "u": np.int64, "b": np.bool_}.get(kind)

@@ -11,6 +11,7 @@ import contextlib
 import importlib
 import threading
 import types
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -86,7 +87,7 @@ class _Sandbox:
         self.globals.update(guards.names())
         self.globals["__builtins__"] = guards.builtins
         try:
-            with _engine_state(guards):
+            with _engine_state(guards, output):
                 return eval(code, self.globals), None  # noqa: S307 - checked and guarded above
         except _Stop as exc:
             return None, self._error(exc.kind, str(exc), exc)
@@ -140,15 +141,19 @@ def _size_hook(shape: tuple[int, ...]) -> None:
 
 
 @contextlib.contextmanager
-def _engine_state(guards: Guards) -> Iterator[None]:
-    """Make the run's guards vet the engine's allocations; put back the print options it may change."""
+def _engine_state(guards: Guards, output: list[str]) -> Iterator[None]:
+    """Make the run's guards vet the engine's allocations; show the engine's warnings in the output (as a
+    notebook does — the non-leaf `.grad` warning is a lesson in itself); put back the print options."""
     printing = importlib.import_module("engine.printing")
     tensor = importlib.import_module("engine.tensor")  # `engine.tensor` the attribute is the function
     saved, outer = printing.get_printoptions(), getattr(_ACTIVE, "guards", None)
     tensor.set_size_guard(_size_hook)  # idempotent; a no-op in threads that run no snippet
     _ACTIVE.guards = guards
     try:
-        with np.errstate(all="ignore"):  # PyTorch gives inf/nan silently; numpy would warn on stderr
+        with np.errstate(all="ignore"), warnings.catch_warnings():  # PyTorch gives inf/nan silently
+            warnings.simplefilter("always")
+            warnings.showwarning = lambda message, category, *_args, **_kw: output.append(
+                f"{category.__name__}: {message}\n")
             yield
     finally:
         _ACTIVE.guards = outer
