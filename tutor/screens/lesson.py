@@ -176,7 +176,7 @@ class LessonScreen(Screen[None]):
             yield Input(placeholder=t("text_placeholder", lang), id="whole")
 
     def _editor(self):
-        for selector in ("#grid GridCell", "#whole", "#choices"):
+        for selector in ("#grid", "#whole", "#choices"):
             found = self.query(selector)
             if found:
                 return found.first()
@@ -331,6 +331,10 @@ class LessonScreen(Screen[None]):
         event.stop()
         self.action_check()
 
+    def on_answer_grid_submitted(self, event: AnswerGrid.Submitted) -> None:
+        event.stop()
+        self.action_check()
+
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
         self._check_choice(int(event.option.id))
@@ -416,7 +420,7 @@ class LessonScreen(Screen[None]):
 
     async def action_back(self) -> None:
         """Esc leaves a field first (so letter keys work again), then the lesson."""
-        if isinstance(self.focused, (Input, OptionList)):
+        if isinstance(self.focused, (Input, OptionList, AnswerGrid)):
             self.query_one("#body").focus()
         else:
             self.dismiss()

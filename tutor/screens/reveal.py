@@ -141,6 +141,8 @@ class RevealScreen(Screen[None]):
         self.app.call_from_thread(self._symbolic_done, symbolic)
 
     async def _symbolic_done(self, symbolic: dict) -> None:
+        if not self.is_attached:  # the learner left before sympy finished
+            return
         self.symbolic = symbolic
         await self.query("#symbolic-note, #symbolic-spinner").remove()
         for tab in ("jacobian", "vjp", "chain"):
@@ -148,7 +150,7 @@ class RevealScreen(Screen[None]):
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """A symbolic computation that fails only costs the symbolic form, with a note saying so."""
-        if event.state == WorkerState.ERROR and event.worker.group == "symbolic":
+        if event.state == WorkerState.ERROR and event.worker.group == "symbolic" and self.is_attached:
             note = self.query("#symbolic-note")
             if note:
                 reason = f"{type(event.worker.error).__name__}: {event.worker.error}"

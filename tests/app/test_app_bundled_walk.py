@@ -1,0 +1,72 @@
+"""Every bundled lesson, walked in the app once answering each step correctly and once wrongly.
+
+Correct answers come from `compute_answer` (what the engine says), typed into the app as a learner
+would paste them; the test asserts what the screen then shows and what the store recorded.
+"""
+import json
+
+import numpy as np
+import pytest
+
+from lessons.course import load_course
+from tutor.progress.store import ProgressStore
+from tutor.screens.lesson import LessonScreen
+
+BUNDLED = load_course(user_dir="/nonexistent-autograd-tutor-user-dir").lessons
+
+
+def typed(answer, correct: bool) -> str:
+    """The answer as a learner would type it, or a plausible wrong one."""
+    if answer.kind == "tensor":
+        value = np.array(answer.value, dtype=float)
+        if not correct:
+            value.flat[0] += 1
+        return json.dumps(value.tolist())
+    if answer.kind == "number":
+        return repr(answer.value if correct else answer.value + 1)
+    if answer.kind == "none":
+        return "None" if correct else "0."
+    return str(answer.value) if correct else "NotTheAnswer"
+
+
+async def answer_step(pilot, screen: LessonScreen, correct: bool) -> str:
+    answer = screen.answer
+    if answer.kind in ("error", "choice", "bool"):
+        count = screen.query_one("#choices").option_count
+        index = answer.value if answer.kind != "bool" else (0 if answer.value else 1)
+        choices = screen.query_one("#choices")
+        choices.focus()
+        choices.highlighted = index if correct else (index + 1) % count
+    else:
+        whole = screen.query_one("#whole")
+        whole.focus()
+        whole.value = typed(answer, correct)
+    await pilot.press("enter")
+    await pilot.pause()
+    return str(screen.query_one("#feedback").render())
+
+
+@pytest.mark.parametrize("lesson", BUNDLED, ids=[lesson.id for lesson in BUNDLED])
+async def test_walk_lesson_correctly_then_wrongly(lesson, data_dir):
+    from tutor.app import TutorApp
+
+    app = TutorApp(lang="en", data_dir=data_dir)
+    graded = []
+    async with app.run_test(size=(100, 30)) as pilot:
+        app.open_lesson(lesson.id)
+        await pilot.pause()
+        screen = app.screen
+        for correct in (True, False):
+            for index, step in enumerate(lesson.steps):
+                await screen.show_step(index)
+                if step.kind == "read":
+                    continue
+                feedback = await answer_step(pilot, screen, correct)
+                where = f"{lesson.id}/{step.id}"
+                assert ("Correct!" in feedback) == correct, f"{where}: {feedback}"
+                if not correct and screen.answer.kind not in ("error", "choice"):
+                    assert "The answer is" in feedback, where
+                graded.append((step.id, "correct" if correct else "wrong"))
+    with ProgressStore(data_dir=data_dir) as store:
+        assert [(a.step_id, str(a.outcome)) for a in store.attempts(lesson.id)] == graded
+        assert str(store.lesson_progress(lesson.id, [s for s, _ in graded]).status) == "done"
