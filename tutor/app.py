@@ -203,7 +203,10 @@ class TutorApp(App[None]):
         self._progress(lambda store: store.save_position(lesson_id, step_id))
 
     def record_attempt(self, **attempt) -> None:
-        self._progress(lambda store: store.record_attempt(**attempt))
+        """Record a lesson attempt and review its concepts' FSRS cards (one transaction), as quizzes do."""
+        from tutor.progress.scheduler import ConceptScheduler
+
+        self._progress(lambda store: ConceptScheduler(store).record(**attempt))
 
     def attempts(self, lesson_id: str) -> list:
         return self._progress(lambda store: store.attempts(lesson_id), [])
