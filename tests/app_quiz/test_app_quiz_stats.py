@@ -79,3 +79,16 @@ async def test_stats_key_opens_the_empty_state(make_app):
         await pilot.press("f2")  # English
         await pilot.pause()
         assert "No attempts yet — take a quiz" in str(screen.query_one("#stats-summary").render())
+
+
+async def test_a_lesson_attempt_reviews_its_concepts_and_reaches_the_stats(make_app, data_dir):
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.record_attempt(lesson_id="some-lesson", step_id="s1", concepts=("jacobian",), answer="[1]",
+                           outcome="wrong", hints_used=0, duration_ms=900)
+        await pilot.press("f5")
+        await pilot.pause()
+        row = [str(cell) for cell in app.screen.query_one("#stats-table", DataTable).get_row("jacobian")]
+        assert row[1:3] == ["1", "░░░░░░░░░░   0%"]
+    with ProgressStore(data_dir=data_dir) as store:
+        assert "jacobian" in store.cards()  # scheduled for review, like a quiz answer
