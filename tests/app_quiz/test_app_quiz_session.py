@@ -5,7 +5,9 @@ from textual.widgets import DataTable, Input
 from tutor.progress import Outcome, ProgressStore
 from tutor.quiz import QuizSession, builtin_templates
 from tutor.screens.quiz import QuizScreen
+from tutor.screens.course import CourseScreen
 from tutor.screens.quiz_summary import QuizSummaryScreen
+from tutor.screens.stats import StatsScreen
 from tutor.widgets.answer_grid import AnswerGrid, format_cell
 
 
@@ -87,9 +89,13 @@ async def test_full_quiz_session_is_marked_summarised_and_recorded(make_app, dat
         await pilot.press("f2")  # 日本語
         await pilot.pause()
         assert "3 問中 正解 1・不正解 1・スキップ 1" in str(summary.query_one("#summary-total").render())
+        await pilot.press("t")  # on to the Stats screen, which counts this quiz
+        await pilot.pause()
+        assert isinstance(app.screen, StatsScreen)
+        assert "解答 3 回" in str(app.screen.query_one("#stats-summary").render())
         await pilot.press("escape")
         await pilot.pause()
-        assert not isinstance(app.screen, QuizSummaryScreen)
+        assert isinstance(app.screen, CourseScreen)
 
     with ProgressStore(data_dir=data_dir) as store:
         attempts = store.attempts("quiz")
@@ -164,3 +170,28 @@ async def test_error_question_is_answered_by_choice(make_app, data_dir):
         assert "✓" in str(choices.get_option_at_index(answer.value).prompt)
     with ProgressStore(data_dir=data_dir) as store:
         assert [a.outcome for a in store.attempts("quiz")] == [Outcome.CORRECT]
+
+
+async def test_quiz_and_stats_are_in_the_command_palette(make_app):
+    app = make_app(lang="ja")
+    async with app.run_test(size=(80, 24)) as pilot:
+        titles = {command.title: command for command in app.get_system_commands(app.screen)}
+        assert {"クイズ", "統計"} <= set(titles)
+        titles["クイズ"].callback()
+        await pilot.pause()
+        assert isinstance(app.screen, QuizScreen)
+        assert "クイズ" in app.screen.sub_title
+
+
+async def test_quiz_without_a_progress_file_says_why(tmp_path):
+    from tutor.app import TutorApp
+
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the data folder should be")
+    app = TutorApp(lang="en", data_dir=blocker, include_bundled=False, start="quiz")
+    messages = []
+    app.notify = lambda message, **options: messages.append(str(message))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, CourseScreen)
+    assert any("The quiz cannot start" in message for message in messages)
