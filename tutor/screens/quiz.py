@@ -24,13 +24,14 @@ from tutor.widgets.step_progress import StepProgress
 
 def start_quiz(app, *, seed: int | None = None, count: int = 10, now: Callable[[], datetime] | None = None) -> None:
     """Push a quiz screen for `count` questions (reproducible with `seed`), or tell why it cannot start."""
+    from tutor.progress.model import utc_now
     from tutor.progress.scheduler import ConceptScheduler
     from tutor.quiz import QuizError, QuizSession, builtin_templates, lesson_templates
 
     if app.store is None:
         app.notify(t("quiz_unavailable", app.lang, reason=t("quiz_no_store", app.lang)), severity="error", timeout=10)
         return
-    scheduler = ConceptScheduler(app.store, now=now) if now is not None else ConceptScheduler(app.store)
+    scheduler = ConceptScheduler(app.store, now=now or utc_now)
     templates = builtin_templates() + lesson_templates(app.course.lessons if app.course else ())
     try:
         session = QuizSession(scheduler, templates, count=count, seed=seed)
@@ -148,7 +149,13 @@ class QuizScreen(LessonScreen):
         if not self.state.attempted:
             self.notify(t("quiz_answer_first", self.app.lang))
             return
-        question = self.session.next_question()
+        from tutor.quiz import QuizError
+
+        try:
+            question = self.session.next_question()
+        except QuizError as error:  # every template left failed: end early, answers so far are kept
+            self.notify(t("quiz_stopped", self.app.lang, reason=error), severity="error", timeout=10)
+            question = None
         if question is None:
             from tutor.screens.quiz_summary import QuizSummaryScreen
 
