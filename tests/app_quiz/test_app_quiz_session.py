@@ -195,3 +195,26 @@ async def test_quiz_without_a_progress_file_says_why(tmp_path):
         await pilot.pause()
         assert isinstance(app.screen, CourseScreen)
     assert any("The quiz cannot start" in message for message in messages)
+
+
+async def test_a_quiz_whose_templates_fail_ends_with_its_summary(make_app, monkeypatch):
+    from tutor.quiz import QuizError
+
+    app = make_app(start="quiz", quiz_seed=1, quiz_count=3)
+    messages = []
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        await pilot.press("escape", "s")
+        await pilot.pause()
+
+        def broken():
+            raise QuizError("quiz template 'x' (seed 1) gave no usable question")
+
+        monkeypatch.setattr(screen.session, "next_question", broken)
+        monkeypatch.setattr(screen, "notify", lambda message, **options: messages.append(message))
+        await pilot.press("n")
+        await pilot.pause()
+        assert isinstance(app.screen, QuizSummaryScreen)
+        assert "0 correct, 0 wrong, 1 skipped of 1" in str(app.screen.query_one("#summary-total").render())
+    assert messages and messages[0].startswith("The quiz stopped early: quiz template 'x'")
