@@ -91,6 +91,13 @@ def _put_along(g, out, a, dim, keepdim, indices):
     return grad
 
 
+def _put(a, key, value):
+    """A copy of `a` with `value` written at `key` (numpy's setitem, without touching `a`)."""
+    out = a.copy()
+    out[(Ellipsis,) + key] = value
+    return out
+
+
 def _mT(a):
     return np.swapaxes(a, -1, -2)
 
@@ -207,6 +214,8 @@ op("bmm", "UnsafeViewBackward0", ["self", "other"], np.matmul,
 # --- shapes and indexing ----------------------------------------------------------------------
 _reshape_back = ("grad.reshape(self.sizes())", lambda g, out, a, **_: g.reshape(xp.batch_shape(g, out) + a.shape))
 op("view", "ViewBackward0", ["self"], lambda a, shape: a.reshape(shape), {"self": _reshape_back})
+op("reshape_alias", "ReshapeAliasBackward0", ["self"], lambda a, shape: a.reshape(shape), {"self": _reshape_back})
+op("unsafe_view", "UnsafeViewBackward0", ["self"], lambda a, shape: a.reshape(shape), {"self": _reshape_back})
 op("unsqueeze", "UnsqueezeBackward0", ["self"], lambda a, dim: np.expand_dims(a, dim), {"self": _reshape_back})
 op("squeeze", "SqueezeBackward0", ["self"], lambda a: np.squeeze(a), {"self": _reshape_back})
 op("squeeze_dim", "SqueezeBackward1", ["self"], lambda a, dim: np.squeeze(a, dim), {"self": _reshape_back})
@@ -229,6 +238,9 @@ op("select", "SelectBackward0", ["self"], lambda a, key: a[key],
 op("slice", "SliceBackward0", ["self"], lambda a, key: a[key],
    {"self": ("slice_backward(grad, self.sizes(), dim, start, end, step)",
              lambda g, out, a, key: _scatter(g, out, a, key))})
+op("copy_slices", "CopySlices", ["self", "src"], lambda a, b, key: _put(a, key, b),
+   {"self": ("grad with zeros where src was written", lambda g, out, a, b, key: _put(g, key, 0)),
+    "src": ("grad[key]", lambda g, out, a, b, key: g[(Ellipsis,) + key])})
 op("index", "IndexBackward0", ["self"], lambda a, key: a[key],
    {"self": ("index_put(zeros_like(self), indices, grad, accumulate=True)",
              lambda g, out, a, key: _scatter_add(g, out, a, key))}, saves=["indices"])

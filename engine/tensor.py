@@ -661,14 +661,26 @@ class Tensor:
 
     # --- shapes -------------------------------------------------------------------------------
     def view(self, *shape):
-        return _apply("view", (self,), shape=_view_shape(_shape_arg(shape), self._data.size))
+        shape = _view_shape(_shape_arg(shape), self._data.size)
+        if not self._data.flags.c_contiguous and not _viewable(self._data, shape):
+            raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
+                               "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
+        return _apply("view", (self,), shape=shape)
 
-    reshape = view
+    def reshape(self, *shape):
+        """A view when the memory layout allows one (as PyTorch decides), else a copy."""
+        shape = _view_shape(_shape_arg(shape), self._data.size)
+        if self._data.flags.c_contiguous:
+            return _apply("view", (self,), shape=shape)
+        if _viewable(self._data, shape):
+            return _apply("reshape_alias", (self,), shape=shape)
+        return _apply("unsafe_view", (self.clone(),), shape=shape)
 
     def view_as(self, other):
         return self.view(other.shape)
 
-    reshape_as = view_as
+    def reshape_as(self, other):
+        return self.reshape(other.shape)
 
     def flatten(self):
         return self if self._data.ndim == 1 else self.reshape(-1)
@@ -733,19 +745,17 @@ class Tensor:
         return _apply("clone", (self,))
 
     def contiguous(self):
-        return self
+        return self if self._data.flags.c_contiguous else self.clone()
+
+    def is_contiguous(self) -> bool:
+        return bool(self._data.flags.c_contiguous)
 
     def __getitem__(self, key):
         return _index(self, key)
 
     def __setitem__(self, key, value) -> None:
-        if self._requires_grad and self.grad_fn is None and _grad_enabled:
-            raise RuntimeError(LEAF_INPLACE)
-        value = value._data if isinstance(value, Tensor) else value
-        data = self._data.copy()
-        data[_numpy_key(key)] = value
-        self._data = data
-        self._version += 1
+        self._check_inplace()
+        self._inplace(_apply("copy_slices", (self, _as_operand(value)), key=_full_key(key, self._data.ndim)))
 
     # --- dtype conversion -----------------------------------------------------------------------
     def to(self, dtype=None, *args, **kwargs):
@@ -780,16 +790,24 @@ class Tensor:
 
     # --- in-place ---------------------------------------------------------------------------------
     def _inplace(self, result: "Tensor") -> "Tensor":
-        """Make this tensor hold `result`: same object, new value, and (if recorded) the new grad_fn."""
-        self._data = result._data.astype(self._data.dtype, copy=False)
+        """Make this tensor hold `result`: same object, new value, and (if recorded) the new grad_fn.
+
+        Without a graph the array is overwritten in place, so views such as `x.data` see the change;
+        with one it is replaced, so the nodes that saved the old value keep it (PyTorch saves a copy too)."""
+        if result._data.shape != self._data.shape:
+            raise RuntimeError(f"output with shape [{', '.join(map(str, self._data.shape))}] doesn't match the "
+                               f"broadcast shape [{', '.join(map(str, result._data.shape))}]")
         self._version += 1
         node = result.grad_fn
-        if node is not None:
-            self.grad_fn, self._requires_grad = node, True
-            # The node kept this tensor's old value (PyTorch saves `original_self` too), and its output is now
-            # this tensor, at its new version.
-            node.versions = tuple((self, self._version, True) if t is result else (t, v, is_output)
-                                  for t, v, is_output in node.versions if t is not self)
+        if node is None:
+            np.copyto(self._data, result._data, casting="unsafe")
+            return self
+        self._data = result._data.astype(self._data.dtype, copy=False)
+        self.grad_fn, self._requires_grad = node, True
+        # The node kept this tensor's old value (PyTorch saves `original_self` too), and its output is now
+        # this tensor, at its new version.
+        node.versions = tuple((self, self._version, True) if t is result else (t, v, is_output)
+                              for t, v, is_output in node.versions if t is not self)
         return self
 
     def _check_inplace(self) -> None:
@@ -875,12 +893,27 @@ def where(condition, input, other) -> Tensor:  # noqa: A002 - PyTorch's argument
     return _apply("where", (a, other), condition=cond)
 
 
-def _numpy_key(key):
-    if isinstance(key, Tensor):
-        return key._data
-    if isinstance(key, tuple):
-        return tuple(k._data if isinstance(k, Tensor) else k for k in key)
-    return key
+def _viewable(array: np.ndarray, shape) -> bool:
+    """Whether `array` can be seen in `shape` without copying (its strides allow it)."""
+    try:
+        np.reshape(array, shape, copy=False)
+        return True
+    except ValueError:
+        return False
+
+
+def _full_key(key, ndim: int) -> tuple:
+    """A numpy key that names every dim (Ellipsis spelled out, trailing `:` added), so that a rule can
+    prefix it with `...` for leading batch axes."""
+    key = tuple(k._data if isinstance(k, Tensor) else k for k in (key if isinstance(key, tuple) else (key,)))
+    used = sum(0 if k is None or k is Ellipsis else np.ndim(k) if np.asarray(k).dtype == bool else 1 for k in key)
+    ellipses = [i for i, k in enumerate(key) if k is Ellipsis]  # (`in` would compare arrays elementwise)
+    if len(ellipses) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    fill = (slice(None),) * max(0, ndim - used)
+    if ellipses:
+        return key[: ellipses[0]] + fill + key[ellipses[0] + 1:]
+    return key + fill
 
 
 def _index(t: Tensor, key) -> Tensor:

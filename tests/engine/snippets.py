@@ -305,3 +305,42 @@ y.mul_(w)
 y.sum().backward()
 print(x.grad, w.grad, y)
 """
+ENGINE["setitem-and-data"] = """
+x = torch.ones(3, requires_grad=True)
+y = x * 2
+y[0] = 0
+print(y, y.grad_fn)
+y.sum().backward()
+print(x.grad)
+v = torch.tensor(5., requires_grad=True)
+z = x * 1
+z[1:] = v
+z.sum().backward()
+print(v.grad, z)
+a = torch.ones(2, 3)
+a[0] = 3
+a[..., 1] = torch.tensor([7., 8.])
+a[a > 5] = -1
+print(a)
+w = torch.tensor([1., 2.], requires_grad=True)
+(w * w).sum().backward()
+w.data -= 0.1 * w.grad
+print(w)
+with torch.no_grad():
+    w -= 0.5 * w.grad
+print(w, w.requires_grad, w.is_leaf)
+"""
+ERRORS["inplace-broadcast"] = "a = torch.ones(3)\na.add_(torch.ones(2, 3))"
+ENGINE["memory-layout"] = """
+x = torch.ones(2, 3, requires_grad=True)
+def chain(r):
+    names, n = [], r.grad_fn
+    while n is not None:
+        names.append(n.name())
+        n = n.next_functions[0][0] if n.next_functions else None
+    return names
+for r in [x.t().reshape(-1), x.t().contiguous(), x.t().flatten(), x[:, :2].reshape(-1), x[:, 1].reshape(1, 2),
+          x.t().reshape(3, 2), x.t().view(3, 2), (x.t() * 2).reshape(6), x.reshape(6)]:
+    print(chain(r), r.is_contiguous())
+"""
+ERRORS["view-non-contiguous"] = "x = torch.ones(2, 3)\nx.t().view(-1)"
