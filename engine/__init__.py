@@ -12,7 +12,8 @@ from engine.dtypes import Size, dtype, float16, float32, float64, int8, int16, i
 from engine.dtypes import bool_ as bool  # noqa: A001 - torch.bool
 from engine.functional import jacobian, vjp
 from engine.printing import set_printoptions
-from engine.tensor import Tensor, cat, is_grad_enabled, matmul, no_grad, stack, tensor, where
+from engine.tensor import (Tensor, cat, enable_grad, is_grad_enabled, matmul, no_grad, set_grad_enabled, stack,
+                           tensor, where)
 
 float = float32  # noqa: A001 - torch.float
 double = float64
@@ -44,7 +45,8 @@ def is_tensor(obj) -> bool:
 
 
 __all__ = [
-    "Size", "Tensor", "FloatTensor", "arange", "autograd", "bool", "cat", "stack", "where", "double", "dtype", "empty", "eye", "float",
+    "Size", "Tensor", "FloatTensor", "arange", "autograd", "bool", "cat", "stack", "where", "enable_grad",
+    "set_grad_enabled", "double", "dtype", "empty", "eye", "float",
     "float16", "float32", "float64", "from_numpy", "full", "full_like", "half", "int", "int8", "int16", "int32",
     "int64", "is_grad_enabled", "is_tensor", "jacobian", "linspace", "long", "manual_seed", "matmul", "nn",
     "no_grad", "ones", "ones_like", "rand", "randint", "randn", "set_printoptions", "tensor", "uint8", "vjp",

@@ -51,6 +51,25 @@ class no_grad:  # noqa: N801 - PyTorch's spelling
         return wrapper
 
 
+class set_grad_enabled(no_grad):  # noqa: N801 - PyTorch's spelling
+    """`torch.set_grad_enabled(mode)`: switches recording now, and back at the end of a `with` block."""
+
+    def __init__(self, mode: bool) -> None:
+        global _grad_enabled
+        self._previous, _grad_enabled = _grad_enabled, bool(mode)
+
+    def __enter__(self):
+        pass
+
+
+class enable_grad(no_grad):  # noqa: N801
+    """`with torch.enable_grad():` — record again inside a `no_grad` block."""
+
+    def __enter__(self):
+        global _grad_enabled
+        self._previous, _grad_enabled = _grad_enabled, True
+
+
 def is_grad_enabled() -> bool:
     return _grad_enabled
 

@@ -344,3 +344,17 @@ for r in [x.t().reshape(-1), x.t().contiguous(), x.t().flatten(), x[:, :2].resha
     print(chain(r), r.is_contiguous())
 """
 ERRORS["view-non-contiguous"] = "x = torch.ones(2, 3)\nx.t().view(-1)"
+ENGINE["grad-modes"] = """
+x = torch.ones(2, requires_grad=True)
+with torch.no_grad():
+    a = x * 2
+    with torch.enable_grad():
+        b = x * 2
+with torch.set_grad_enabled(False):
+    c = x * 2
+torch.set_grad_enabled(False)
+d = x * 2
+torch.set_grad_enabled(True)
+e = x * 2
+print(a.requires_grad, b.requires_grad, c.requires_grad, d.requires_grad, e.requires_grad, torch.is_grad_enabled())
+"""
