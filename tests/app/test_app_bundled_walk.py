@@ -11,6 +11,7 @@ import pytest
 from lessons.course import load_course
 from tutor.progress.store import ProgressStore
 from tutor.screens.lesson import LessonScreen
+from tutor.screens.reveal import RevealScreen
 
 BUNDLED = load_course(user_dir="/nonexistent-autograd-tutor-user-dir").lessons
 
@@ -46,9 +47,24 @@ async def answer_step(pilot, screen: LessonScreen, correct: bool) -> str:
     return str(screen.query_one("#feedback").render())
 
 
+async def check_reveal(pilot, where: str) -> None:
+    """After an attempt the explanation opens: Jacobian and VJP panels, or why there are none."""
+    await pilot.press("escape", "e")
+    reveal = pilot.app.screen
+    assert isinstance(reveal, RevealScreen), where
+    if reveal.explanation is not None:
+        assert reveal.query("#jacobian-body") and reveal.query("#vjp-body") and reveal.query("#stepper"), where
+    else:
+        assert reveal.problem and reveal.query(".problem"), where
+    await pilot.press("escape")
+
+
 @pytest.mark.parametrize("lesson", BUNDLED, ids=[lesson.id for lesson in BUNDLED])
-async def test_walk_lesson_correctly_then_wrongly(lesson, data_dir):
+async def test_walk_lesson_correctly_then_wrongly(lesson, data_dir, monkeypatch):
     from tutor.app import TutorApp
+    from tutor.screens import reveal
+
+    monkeypatch.setattr(reveal, "SYMBOLIC_SECONDS", 0.0)  # the symbolic worker has its own test; keep this walk fast
 
     app = TutorApp(lang="en", data_dir=data_dir)
     graded = []
@@ -66,6 +82,7 @@ async def test_walk_lesson_correctly_then_wrongly(lesson, data_dir):
                 assert ("Correct!" in feedback) == correct, f"{where}: {feedback}"
                 if not correct and screen.answer.kind not in ("error", "choice"):
                     assert "The answer is" in feedback, where
+                    await check_reveal(pilot, where)
                 graded.append((step.id, "correct" if correct else "wrong"))
     with ProgressStore(data_dir=data_dir) as store:
         assert [(a.step_id, str(a.outcome)) for a in store.attempts(lesson.id)] == graded
