@@ -32,15 +32,27 @@ def _pullback(y: Tensor, x: Tensor, cotangents: np.ndarray, nbatch: int, retain_
     return np.broadcast_to(g, batch + x._data.shape)
 
 
+CHUNK_BYTES = 1 << 20  # cotangent block per sweep: small enough for the allocator to reuse between blocks
+
+
 def jacobian(func, inputs: Tensor) -> Tensor:
-    """d func(x) / d x, shaped `out.shape + x.shape`, as `torch.autograd.functional.jacobian`."""
+    """d func(x) / d x, shaped `out.shape + x.shape`, as `torch.autograd.functional.jacobian`.
+
+    The one-hot cotangents go through the graph as a batch, in blocks of rows: one sweep per block instead
+    of one per output element, and blocks small enough that their memory is recycled rather than faulted
+    in afresh (fresh pages cost more than the arithmetic on them)."""
     x = _fresh_input(inputs)
     y = _as_operand(func(x))
-    m = y._data.size
-    seeds = np.eye(m, dtype=y._data.dtype).reshape((m,) + y._data.shape)
-    rows = _pullback(y, x, seeds, nbatch=1, retain_graph=False)
-    rows = np.asarray(rows, dtype=x._data.dtype, order="C")  # one copy at most
-    return Tensor._make(rows.reshape(y._data.shape + x._data.shape))
+    m, out_shape = y._data.size, y._data.shape
+    result = np.empty((m,) + x._data.shape, dtype=x._data.dtype)
+    rows = max(1, CHUNK_BYTES // max(1, max(m, x._data.size) * y._data.itemsize))
+    for start in range(0, m, rows):
+        stop = min(m, start + rows)
+        seeds = np.zeros((stop - start, m), dtype=y._data.dtype)
+        seeds[np.arange(stop - start), np.arange(start, stop)] = 1
+        result[start:stop] = _pullback(y, x, seeds.reshape((stop - start,) + out_shape), nbatch=1,
+                                       retain_graph=stop < m)
+    return Tensor._make(result.reshape(out_shape + x._data.shape))
 
 
 def vjp(func, inputs: Tensor, v: Tensor | None = None) -> tuple[Tensor, Tensor]:

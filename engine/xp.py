@@ -182,8 +182,11 @@ def batch_shape(g, out) -> tuple[int, ...]:
 
 
 def expand_to(g, out, shape):
-    """Broadcast a cotangent of a reduction's output back over the input's shape."""
+    """Broadcast a cotangent of a reduction's output back over the input's shape (batch axes stay first)."""
     batch = batch_shape(g, out)
+    missing = len(shape) - np.ndim(out)
+    if batch and missing:
+        g = g.reshape(batch + (1,) * missing + g.shape[len(batch):])
     return np.broadcast_to(g, batch + tuple(shape))
 
 

@@ -26,6 +26,8 @@ UNARY = [
     lambda t: t[0:1] * t,
     lambda t: t.max(dim=1, keepdim=True).values * t,
     lambda t: t.clamp(-10, 10),
+    lambda t: t.sum() * t,
+    lambda t: t.mean() + t.max() + t.norm() * t,
     lambda t: t.abs() + 0.1 if bool((t.detach().abs() > 1e-3).all()) else t,
     lambda t: t.relu() if bool((t.detach().abs() > 1e-3).all()) else t,
 ]
