@@ -324,6 +324,7 @@ class LessonScreen(Screen[None]):
         feedback = self.query_one("#feedback", Static)
         feedback.update(message)
         feedback.set_classes(kind)
+        self.call_after_refresh(feedback.scroll_visible, animate=False)  # under a tall grid at 80x24
 
     # ------------------------------------------------------------------ events and actions
 

@@ -162,6 +162,13 @@ class RevealScreen(Screen[None]):
     def action_tab(self, tab: str) -> None:
         self.query_one(TabbedContent).active = f"tab-{tab}"
 
+    def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        """The Backprop tab takes the arrow keys at once; other tabs scroll their panel."""
+        pane = event.pane.id.removeprefix("tab-")
+        target = self.query("#stepper") if pane == "backprop" else self.query(f"#panel-{pane}")
+        if target:
+            target.first().focus()
+
     def action_back(self) -> None:
         self.dismiss()
 

@@ -71,7 +71,8 @@ class AnswerGrid(Widget, can_focus=True):
                     style += styles["right"] if self.marks[row][column] else styles["wrong"]
                 if self.has_focus and (row, column) == self.cursor:
                     style += styles["cursor"]
-                text.append(self.texts[row][column][-CELL_WIDTH:].rjust(CELL_WIDTH), style=style)
+                shown = self.texts[row][column][-(CELL_WIDTH - 1):] or "·"  # empty cells stay visible without colour
+                text.append(shown.rjust(CELL_WIDTH - 1) + " ", style=style)
                 text.append(" ")
             if self.marks is not None and not all(self.marks[row]):
                 text.append("\n")
