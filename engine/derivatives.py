@@ -34,8 +34,8 @@ class Op:
 
     needs: tuple[tuple[str, ...], ...] = ()  # per input: the saved names its formula reads
 
-    def saved_for(self, wanted: tuple[bool, ...]) -> tuple[tuple[int, ...], bool]:
-        """What PyTorch saves when the inputs flagged in `wanted` need a gradient, as its codegen does (the
+    def saved_for(self, wanted: int) -> tuple[tuple[int, ...], bool]:
+        """What PyTorch saves when the inputs in bitmask `wanted` need a gradient, as its codegen does (the
         saved names their formulas mention): (positions of saved inputs, whether the result is saved)."""
         return _saved_for(self, wanted)
 
@@ -44,8 +44,8 @@ OPS: dict[str, Op] = {}
 
 
 @functools.lru_cache(maxsize=None)
-def _saved_for(op: Op, wanted: tuple[bool, ...]) -> tuple[tuple[int, ...], bool]:
-    names = {name for needs, want in zip(op.needs, wanted) if want for name in needs}
+def _saved_for(op: Op, wanted: int) -> tuple[tuple[int, ...], bool]:
+    names = {name for i, needs in enumerate(op.needs) if wanted >> i & 1 for name in needs}
     return tuple(i for i, name in enumerate(op.inputs) if name in names), "result" in names
 
 

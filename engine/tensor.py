@@ -100,24 +100,24 @@ def _run(op, inputs: tuple, attrs: dict) -> "Tensor":
     result = Tensor._make(out)
     if not _grad_enabled:
         return result
-    parents, needed = [], False
-    for t in inputs[: len(op.vjp)]:
+    parents, wanted = [], 0
+    for i, t in enumerate(inputs[: len(op.vjp)]):
         if type(t) is Tensor and t._requires_grad:
             parents.append(t.grad_fn or t._grad_edge())
-            needed = True
+            wanted |= 1 << i
         else:
             parents.append(None)
-    if needed:
+    if wanted:
         result._requires_grad = True
         node = result.grad_fn = Node(op, arrays, attrs, out, parents)
         if op.saves:
-            _save_versions(node, op, inputs, parents, result)
+            _save_versions(node, op, inputs, wanted, result)
     return result
 
 
-def _save_versions(node, op, inputs, parents, result) -> None:
+def _save_versions(node, op, inputs, wanted: int, result) -> None:
     """Remember the versions of the tensors this node's rules will read (for the in-place check)."""
-    positions, saves_result = op.saved_for(tuple(p is not None for p in parents))
+    positions, saves_result = op.saved_for(wanted)
     versions = [(inputs[i], inputs[i]._version, False) for i in positions if type(inputs[i]) is Tensor]
     if saves_result:
         versions.append((result, 0, True))
@@ -138,7 +138,8 @@ def _as_operand(other):
 def _broadcast(a: "Tensor", b) -> None:
     """Raise PyTorch's message when shapes do not broadcast, and vet the result's size."""
     if type(b) is not Tensor or a._data.shape == b._data.shape:
-        guard_shape(a._data.shape)
+        if _size_guard is not None:
+            _size_guard(a._data.shape)
         return
     sa, sb = a._data.shape, b._data.shape
     for i in range(1, min(len(sa), len(sb)) + 1):

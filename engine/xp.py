@@ -61,10 +61,11 @@ def _unary(numpy_fn, sympy_name: str, widen: bool = True):
     sym = _sympy_elementwise(sympy_name)
 
     def fn(a):
-        if symbolic(a):
-            return sym(a)
-        if widen and a.dtype == _F32:
+        kind = a.dtype
+        if widen and kind == _F32:
             return numpy_fn(a.astype(np.float64)).astype(_F32)
+        if kind == object:
+            return sym(a)
         return numpy_fn(a)
 
     fn.__name__ = sympy_name.lower()
