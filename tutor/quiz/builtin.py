@@ -237,8 +237,9 @@ CHAIN_HINT = LocalText(
 
 TEMPLATES: tuple[BuiltinTemplate, ...] = (
     _predict("elementwise", ("elementwise-derivative", "chain-rule"), elementwise, PREDICT_GRAD, CHAIN_HINT,
-             LocalText("`.mean()` divides every cell's gradient by the number of elements.",
-                       "`.mean()` は各要素の勾配を要素数で割ります。")),
+             LocalText("The last step sends 1 to every cell for `.sum()`, and 1/N (N = number of elements) "
+                       "for `.mean()`.",
+                       "最後の集約は、`.sum()` なら各要素に 1 を、`.mean()` なら 1/N（N は要素数）を送ります。")),
     _predict("composition", ("chain-rule",), composition, PREDICT_GRAD, CHAIN_HINT),
     _predict("product-rule", ("product-rule", "chain-rule"), product_rule, PREDICT_GRAD,
              LocalText("(f·g)' = f'·g + f·g', cell by cell.", "要素ごとに (f·g)' = f'·g + f·g' です。")),
