@@ -146,3 +146,24 @@ async def test_language_switch_and_resume(make_app):
         await pilot.press("c")
         await pilot.pause()
         assert isinstance(app.screen, LessonScreen) and app.screen.step.id == "predict-matrix"
+
+
+async def test_open_lesson_follows_edits_of_its_file(make_app, tmp_path, fixtures_dir):
+    import shutil
+
+    folder = tmp_path / "authored"
+    shutil.copytree(fixtures_dir / "course", folder)
+    app = make_app(folders=(folder,))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_step(pilot, 2)
+        path = folder / "squares.toml"
+        source = path.read_text(encoding="utf-8")
+        path.write_text(source.replace("for the sum of squares", "for the sum of all squares"), encoding="utf-8")
+        app.poll_lesson_files()
+        await pilot.pause()
+        assert "sum of all squares" in screen.query_one("#step-text", MarkdownText).source
+        path.write_text(source.replace('kind = "choice"', 'kind = "chioce"'), encoding="utf-8")
+        app.poll_lesson_files()
+        await pilot.pause()
+        assert "sum of all squares" in screen.query_one("#step-text", MarkdownText).source  # the broken edit is not shown
+        assert any("squares.toml has an error" in str(n.message) and "choice" in str(n.message) for n in app._notifications)
