@@ -1,4 +1,4 @@
-"""Every bundled lesson, walked in the app once answering each step correctly and once wrongly.
+"""Every bundled lesson, walked in the app answering each step once wrongly and once correctly.
 
 Correct answers come from `compute_answer` (what the engine says), typed into the app as a learner
 would paste them; the test asserts what the screen then shows and what the store recorded.
@@ -60,7 +60,7 @@ async def check_reveal(pilot, where: str) -> None:
 
 
 @pytest.mark.parametrize("lesson", BUNDLED, ids=[lesson.id for lesson in BUNDLED])
-async def test_walk_lesson_correctly_then_wrongly(lesson, data_dir, monkeypatch):
+async def test_walk_lesson_wrongly_then_correctly(lesson, data_dir, monkeypatch):
     from tutor.app import TutorApp
     from tutor.screens import reveal
 
@@ -72,18 +72,18 @@ async def test_walk_lesson_correctly_then_wrongly(lesson, data_dir, monkeypatch)
         app.open_lesson(lesson.id)
         await pilot.pause()
         screen = app.screen
-        for correct in (True, False):
-            for index, step in enumerate(lesson.steps):
-                await screen.show_step(index)
-                if step.kind == "read":
-                    continue
+        for index, step in enumerate(lesson.steps):
+            await screen.show_step(index)
+            if step.kind == "read":
+                continue
+            where = f"{lesson.id}/{step.id}"
+            for correct in (False, True):  # a wrong answer first, then the right one on the same screen
                 feedback = await answer_step(pilot, screen, correct)
-                where = f"{lesson.id}/{step.id}"
                 assert ("Correct!" in feedback) == correct, f"{where}: {feedback}"
+                graded.append((step.id, "correct" if correct else "wrong"))
                 if not correct and screen.answer.kind not in ("error", "choice"):
                     assert "The answer is" in feedback, where
                     await check_reveal(pilot, where)
-                graded.append((step.id, "correct" if correct else "wrong"))
     with ProgressStore(data_dir=data_dir) as store:
         assert [(a.step_id, str(a.outcome)) for a in store.attempts(lesson.id)] == graded
         assert str(store.lesson_progress(lesson.id, [s for s, _ in graded]).status) == "done"
