@@ -191,6 +191,9 @@ class Guards:
                 raise SnippetRejected("new dtypes cannot be made in snippets; use torch.float32, torch.float64, ...")
             owner = getattr(fn, "__self__", None)
             self._check_elements(sizes.engine_call_elements(fn, owner, args, kwargs))
+            product = sizes.engine_call_product(fn, owner, args)
+            if product is not None:
+                self.budget.product(*product, "the matrix product")
             return self._after(fn(*args, **kwargs))
         if isinstance(fn, _BUILTIN_METHOD_TYPES) and not isinstance(fn.__self__, types.ModuleType):
             return self._after(self._call_method(fn, args, kwargs))

@@ -35,6 +35,7 @@ class Limits:
     max_source: int = 100_000          # characters of source
     max_literal: int = 10_000          # characters of one literal / width in a format spec
     max_output: int = 1_000_000        # characters printed
+    max_product_work: int = 10**8      # multiply-adds of one matrix product (one numpy call: no tick stops it)
 
 
 def shape_of(value: object) -> tuple[int, ...] | None:
@@ -110,6 +111,16 @@ class Budget:
                 f"{what} would have {count} elements; the limit is {self.limits.max_elements} per tensor"
             )
 
+    def product(self, a: tuple[int, ...], b: tuple[int, ...], what: str) -> None:
+        """A matrix product: its result's size, and the work of computing it in one uninterruptible call."""
+        count = matmul_elements(a, b) or 0
+        self.elements(count, what)
+        work = count * (a[-1] if a else 0)
+        if work > self.limits.max_product_work:
+            raise ResourceLimitExceeded(
+                f"{what} would take {work} multiply-adds; the limit is {self.limits.max_product_work}"
+            )
+
     def items(self, count: int, what: str) -> None:
         if count > self.limits.max_items:
             raise ResourceLimitExceeded(
@@ -135,7 +146,7 @@ class Budget:
         lshape, rshape = shape_of(left), shape_of(right)
         if lshape is not None and rshape is not None:
             if op == "MatMult":
-                self.elements(matmul_elements(lshape, rshape) or 0, "the result of @")
+                self.product(lshape, rshape, "the result of @")
             else:
                 self.elements(broadcast_elements([lshape, rshape]) or 0, f"the result of {OP_SYMBOL[op]}")
             return

@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from .limits import broadcast_elements, matmul_elements, nested_elements, shape_of
+from .limits import broadcast_elements, nested_elements, shape_of
 
 _CREATION = frozenset({
     "ones", "zeros", "empty", "rand", "randn", "full", "randint", "new_ones", "new_zeros", "new_empty",
@@ -53,13 +53,19 @@ def engine_call_elements(fn: object, owner: object, args: tuple, kwargs: dict) -
         estimates.append(math.prod(shapes[0]) * math.prod(shapes[1]))
     elif name in ("diag", "diag_embed") and shapes:
         estimates.append(math.prod(shapes[0]) ** 2)
-    elif name in _MATMUL and len(shapes) >= 2:
-        estimates.append(matmul_elements(shapes[0], shapes[1]) or 0)
     elif name in ("jacobian", "hessian") and shapes:
         estimates.append(math.prod(shapes[0]) ** 2)
     elif name in _CONCAT and args and isinstance(args[0], (list, tuple)):
         estimates.append(sum(math.prod(s) for s in map(shape_of, args[0]) if s is not None))
     return max(estimates, default=None)
+
+
+def engine_call_product(fn: object, owner: object, args: tuple) -> tuple[tuple[int, ...], ...] | None:
+    """The operand shapes of a matrix-product call (`torch.matmul(a, b)`, `a.mm(b)`…), else None."""
+    if getattr(fn, "__name__", "") not in _MATMUL:
+        return None
+    shapes = [s for s in map(shape_of, ([owner] if shape_of(owner) is not None else []) + list(args)) if s]
+    return tuple(shapes[:2]) if len(shapes) >= 2 else None
 
 
 def indexed_elements(shape: tuple[int, ...], index: object) -> int:
