@@ -86,3 +86,21 @@ async def test_edited_lesson_reloads_and_broken_edit_is_shown(make_app, tmp_path
         await pilot.pause()
         assert any("squares.toml" in p for p in prompts(app))
         assert any("squares.toml has an error" in str(n.message) for n in app._notifications)
+
+
+async def test_japanese_double_width_text_keeps_the_layout(make_app):
+    """Every row of the bordered lesson list ends in its border at the same terminal column."""
+    import io
+
+    from rich.cells import cell_len
+    from rich.console import Console
+
+    app = make_app(lang="ja")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        console = Console(width=80, height=24, file=io.StringIO(), force_terminal=True, record=True, legacy_windows=False)
+        console.print(app.screen._compositor.render_update(full=True, screen_stack=app._background_screens))
+        lines = console.export_text().splitlines()
+    listed = [line for line in lines if line.startswith(" │")]
+    assert any("二乗とその勾配" in line for line in listed)
+    assert listed and all(cell_len(line.rstrip()) == 79 and line.rstrip().endswith("│") for line in listed)

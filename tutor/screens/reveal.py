@@ -30,12 +30,12 @@ class RevealScreen(Screen[None]):
 
     BINDINGS = [
         Binding("escape", "back", "back"),
-        Binding("1", "tab('answer')", show=False),
-        Binding("2", "tab('jacobian')", show=False),
-        Binding("3", "tab('vjp')", show=False),
-        Binding("4", "tab('chain')", show=False),
-        Binding("5", "tab('graph')", show=False),
-        Binding("6", "tab('backprop')", show=False),
+        Binding("1", "tab('answer')", "tab_answer", show=False),
+        Binding("2", "tab('jacobian')", "tab_jacobian", show=False),
+        Binding("3", "tab('vjp')", "tab_vjp", show=False),
+        Binding("4", "tab('chain')", "tab_chain", show=False),
+        Binding("5", "tab('graph')", "tab_graph", show=False),
+        Binding("6", "tab('backprop')", "tab_backprop", show=False),
     ]
 
     def __init__(self, lesson, step, answer, source: str, initial: str = "answer") -> None:
