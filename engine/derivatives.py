@@ -150,7 +150,7 @@ op("tanh", "TanhBackward0", ["self"], xp.tanh,
    {"self": ("grad * (1 - result * result)", lambda g, out, a: g * (1 - out * out))}, saves=["result"])
 op("sigmoid", "SigmoidBackward0", ["self"], xp.sigmoid,
    {"self": ("grad * result * (1 - result)", lambda g, out, a: g * (out * (1 - out)))}, saves=["result"])
-op("relu", "ReluBackward0", ["self"], lambda a: xp.maximum(a, 0 * a),
+op("relu", "ReluBackward0", ["self"], xp.relu,
    {"self": ("grad * (result > 0)", lambda g, out, a: g * xp.greater(out, 0))}, saves=["result"])
 op("abs", "AbsBackward0", ["self"], xp.abs,
    {"self": ("grad * self.sign()", lambda g, out, a: g * xp.sign(a))}, saves=["self"])

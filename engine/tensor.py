@@ -103,13 +103,13 @@ def _run(op, inputs: tuple, attrs: dict) -> "Tensor":
     parents, wanted = [], 0
     for i, t in enumerate(inputs[: len(op.vjp)]):
         if type(t) is Tensor and t._requires_grad:
-            parents.append(t.grad_fn or t._grad_edge())
+            parents.append(t._grad_fn or t._grad_edge())
             wanted |= 1 << i
         else:
             parents.append(None)
     if wanted:
         result._requires_grad = True
-        node = result.grad_fn = Node(op, arrays, attrs, out, parents)
+        node = result._grad_fn = Node(op, arrays, attrs, out, parents)
         if op.saves:
             _save_versions(node, op, inputs, wanted, result)
     return result
@@ -206,7 +206,7 @@ LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place 
 class Tensor:
     """A multi-dimensional array that can record the operations applied to it."""
 
-    __slots__ = ("_data", "_requires_grad", "_grad", "grad_fn", "_accumulator", "_version", "__weakref__")
+    __slots__ = ("_data", "_requires_grad", "_grad", "_grad_fn", "_accumulator", "_version", "__weakref__")
     __array_priority__ = 1000  # numpy scalars on the left defer to Tensor's reflected operators
 
     def __init__(self, *args) -> None:
@@ -217,13 +217,13 @@ class Tensor:
             shape = _shape_arg(args)
             guard_shape(shape)
             data = np.zeros(shape, dtype=np.float32)
-        self._data, self._requires_grad, self._grad, self.grad_fn, self._accumulator = data, False, None, None, None
+        self._data, self._requires_grad, self._grad, self._grad_fn, self._accumulator = data, False, None, None, None
         self._version = 0
 
     @classmethod
     def _make(cls, data: np.ndarray, requires_grad: bool = False) -> "Tensor":
         t = object.__new__(cls)
-        t._data, t._requires_grad, t._grad, t.grad_fn, t._accumulator = data, requires_grad, None, None, None
+        t._data, t._requires_grad, t._grad, t._grad_fn, t._accumulator = data, requires_grad, None, None, None
         t._version = 0
         return t
 
@@ -241,7 +241,7 @@ class Tensor:
         return self
 
     def _set_requires_grad(self, value: bool, int_message: str) -> None:
-        if self.grad_fn is not None:
+        if self._grad_fn is not None:
             if not value:
                 raise RuntimeError(
                     "you can only change requires_grad flags of leaf variables. If you want to use a computed "
@@ -252,12 +252,21 @@ class Tensor:
         self._requires_grad = bool(value)
 
     @property
+    def grad_fn(self):
+        """The node that made this tensor (None for a leaf); read-only, as in PyTorch."""
+        return self._grad_fn
+
+    @grad_fn.setter
+    def grad_fn(self, value) -> None:
+        raise AttributeError("attribute 'grad_fn' of 'torch._C.TensorBase' objects is not writable")
+
+    @property
     def is_leaf(self) -> bool:
-        return self.grad_fn is None
+        return self._grad_fn is None
 
     @property
     def grad(self):
-        if self.grad_fn is not None and not self.retains_grad:
+        if self._grad_fn is not None and not self.retains_grad:
             warnings.warn(
                 "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute "
                 "won't be populated during autograd.backward(). If you indeed want the .grad field to be populated "
@@ -277,18 +286,18 @@ class Tensor:
 
     @property
     def retains_grad(self) -> bool:
-        return self.grad_fn is not None and self.grad_fn.retained is self
+        return self._grad_fn is not None and self._grad_fn.retained is self
 
     def retain_grad(self) -> None:
         if not self._requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
-        if self.grad_fn is not None:
-            self.grad_fn.retained = self
+        if self._grad_fn is not None:
+            self._grad_fn.retained = self
 
     def _grad_edge(self):
         """Where a gradient for this tensor goes: its grad_fn, or its leaf's AccumulateGrad."""
-        if self.grad_fn is not None:
-            return self.grad_fn
+        if self._grad_fn is not None:
+            return self._grad_fn
         if self._accumulator is None:
             self._accumulator = AccumulateGrad(self)
         return self._accumulator
@@ -339,7 +348,7 @@ class Tensor:
         return Tensor._make(self._data)
 
     def detach_(self) -> "Tensor":
-        self.grad_fn, self._requires_grad = None, False
+        self._grad_fn, self._requires_grad = None, False
         return self
 
     @property
@@ -397,8 +406,8 @@ class Tensor:
         return self._data
 
     def __repr__(self) -> str:
-        return format_tensor(self._data, requires_grad=self._requires_grad and self.grad_fn is None,
-                             grad_fn=None if self.grad_fn is None else self.grad_fn.name())
+        return format_tensor(self._data, requires_grad=self._requires_grad and self._grad_fn is None,
+                             grad_fn=None if self._grad_fn is None else self._grad_fn.name())
 
     __str__ = __repr__
 
@@ -818,12 +827,12 @@ class Tensor:
             raise RuntimeError(f"output with shape [{', '.join(map(str, self._data.shape))}] doesn't match the "
                                f"broadcast shape [{', '.join(map(str, result._data.shape))}]")
         self._version += 1
-        node = result.grad_fn
+        node = result._grad_fn
         if node is None:
             np.copyto(self._data, result._data, casting="unsafe")
             return self
         self._data = result._data.astype(self._data.dtype, copy=False)
-        self.grad_fn, self._requires_grad = node, True
+        self._grad_fn, self._requires_grad = node, True
         # The node kept this tensor's old value (PyTorch saves `original_self` too), and its output is now
         # this tensor, at its new version.
         node.versions = tuple((self, self._version, True) if t is result else (t, v, is_output)
@@ -831,7 +840,7 @@ class Tensor:
         return self
 
     def _check_inplace(self) -> None:
-        if self._requires_grad and self.grad_fn is None and _grad_enabled:
+        if self._requires_grad and self._grad_fn is None and _grad_enabled:
             raise RuntimeError(LEAF_INPLACE)
 
     def add_(self, other, alpha=1):
@@ -852,7 +861,7 @@ class Tensor:
 
     def zero_(self):
         self._check_inplace()
-        if self.grad_fn is None:
+        if self._grad_fn is None:
             self._data[...] = 0
             self._version += 1
             return self

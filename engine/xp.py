@@ -113,6 +113,11 @@ def sigmoid(a):
     return 1 / (1 + exp(-a))
 
 
+def relu(a):
+    """max(a, 0) as PyTorch computes it: negatives become +0, while -0 and nan pass through."""
+    return np.where(numeric(a) < 0, 0, a)
+
+
 def maximum(a, b):
     return np.where(numeric(a) >= numeric(b), a, b) if symbolic(a) else np.maximum(a, b)
 

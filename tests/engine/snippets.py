@@ -358,3 +358,5 @@ torch.set_grad_enabled(True)
 e = x * 2
 print(a.requires_grad, b.requires_grad, c.requires_grad, d.requires_grad, e.requires_grad, torch.is_grad_enabled())
 """
+ERRORS["grad-fn-read-only"] = "x = torch.ones(2, requires_grad=True)\ny = x * 2\ny.grad_fn = None"
+ENGINE["relu-zeros"] = "print(torch.relu(torch.tensor([-1., -0., 0., 2.])), torch.tensor([-3., 1.]).relu())"
