@@ -13,7 +13,6 @@ LANGUAGES = ("en", "ja")
 STRINGS: dict[str, dict[str, str]] = {
     "en": {
         # app and course
-        "app_title": "autograd-tutor",
         "course_title": "Course",
         "filter_placeholder": "Filter lessons (title, concept)…",
         "status_new": "new",
@@ -56,8 +55,6 @@ STRINGS: dict[str, dict[str, str]] = {
         "cmd_theme_help": "Switch between the dark and the light theme",
         "cmd_help_help": "Show the keys",
         "cmd_quit_help": "Leave the tutor",
-        "cmd_course": "Course",
-        "cmd_course_help": "Back to the list of lessons",
         # lesson
         "step_of": "Step {index} of {total}",
         "output": "Output",
@@ -68,8 +65,6 @@ STRINGS: dict[str, dict[str, str]] = {
         "whole_answer_placeholder": "or the whole answer: [[4, 2], [2, 4]], tensor(...), 7/6, x**2/2",
         "number_placeholder": "a number, a fraction 7/6, or a formula of the snippet's variables",
         "text_placeholder": "the answer as text, e.g. MulBackward0",
-        "choice_none": "None",
-        "choice_tensor": "A tensor",
         "error_none": "Runs without error",
         "correct": "Correct!",
         "wrong": "Not quite.",
@@ -97,7 +92,6 @@ STRINGS: dict[str, dict[str, str]] = {
         "no_backward": "This step makes no backward call, so there is no Jacobian to show.",
         "explain_unavailable": "The explanation could not be computed: {reason}",
         "trace_position": "Node {index} of {total}",
-        "finite_difference": "Finite differences agree to {diff}",
         # quiz and stats
         "quiz": "Quiz",
         "stats": "Stats",
@@ -152,7 +146,6 @@ STRINGS: dict[str, dict[str, str]] = {
         "answer_too_large": "A number in the answer is too large.",
     },
     "ja": {
-        "app_title": "autograd-tutor",
         "course_title": "コース",
         "filter_placeholder": "レッスンを絞り込み（タイトル・概念）…",
         "status_new": "未着手",
@@ -194,8 +187,6 @@ STRINGS: dict[str, dict[str, str]] = {
         "cmd_theme_help": "ダークテーマとライトテーマを切り替える",
         "cmd_help_help": "キー操作を表示する",
         "cmd_quit_help": "チューターを終了する",
-        "cmd_course": "コース",
-        "cmd_course_help": "レッスン一覧に戻る",
         "step_of": "ステップ {index} / {total}",
         "output": "出力",
         "no_output": "（出力なし）",
@@ -205,8 +196,6 @@ STRINGS: dict[str, dict[str, str]] = {
         "whole_answer_placeholder": "答え全体: [[4, 2], [2, 4]]、tensor(...)、7/6、x**2/2",
         "number_placeholder": "数値、分数 7/6、またはスニペットの変数を使った式",
         "text_placeholder": "答えを文字列で（例: MulBackward0）",
-        "choice_none": "None",
-        "choice_tensor": "テンソル",
         "error_none": "エラーなく実行される",
         "correct": "正解！",
         "wrong": "残念、不正解です。",
@@ -233,7 +222,6 @@ STRINGS: dict[str, dict[str, str]] = {
         "no_backward": "このステップでは backward を呼ばないので、ヤコビ行列はありません。",
         "explain_unavailable": "解説を計算できませんでした: {reason}",
         "trace_position": "ノード {index} / {total}",
-        "finite_difference": "数値微分との差は最大 {diff}",
         "quiz": "クイズ",
         "stats": "統計",
         "next_question": "次の問題",

@@ -309,11 +309,15 @@ class LessonScreen(Screen[None]):
         """After an attempt: the step's explanation and, for choices, why each option is right or wrong."""
         lang = self.app.lang
         parts = []
-        for index, item in enumerate(getattr(self.step, "choices", ()) or getattr(self.step, "options", ())):
-            if item.why is not None:
-                label = t("error_none", lang) if getattr(item, "is_none", False) else (
-                    item.error if hasattr(item, "error") else item.text.get(lang))
-                parts.append(f"- **{label}** — {item.why.get(lang)}")
+        if self.step.kind == "error":
+            for choice in self.step.choices:
+                if choice.why is not None:
+                    label = t("error_none", lang) if choice.is_none else choice.error
+                    parts.append(f"- **{label}** — {choice.why.get(lang)}")
+        elif self.step.kind == "choice":
+            for option in self.step.options:
+                if option.why is not None:
+                    parts.append(f"- **{option.text.get(lang)}** — {option.why.get(lang)}")
         if self.step.explanation is not None:
             parts.append(self.step.explanation.get(lang))
         explanation = self.query("#explanation")
