@@ -167,3 +167,18 @@ async def test_open_lesson_follows_edits_of_its_file(make_app, tmp_path, fixture
         await pilot.pause()
         assert "sum of all squares" in screen.query_one("#step-text", MarkdownText).source  # the broken edit is not shown
         assert any("squares.toml has an error" in str(n.message) and "choice" in str(n.message) for n in app._notifications)
+
+
+async def test_three_dimensional_answer_is_typed_as_text(make_app, data_dir):
+    app = make_app(folders=("shapes",))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_step(pilot, 0)
+        assert not screen.query("#grid") and "Shape (2, 2, 3): type the whole answer" in text_of(app, ".editor-hint")
+        assert app.focused.id == "whole"
+        await pilot.press(*"[[3, 3, 3], [3, 3, 3]]", "enter")
+        assert "Expected shape (2, 2, 3), got (2, 3)." in text_of(app, "#feedback")
+        app.focused.value = "3 * torch.ones(2, 2, 3)"
+        await pilot.press("enter")
+        assert "Correct!" in text_of(app, "#feedback")
+        await screen.show_step(1)
+        assert "x.grad[0]" in text_of(app, "#prompt") and screen.query_one("#grid").shape == (2, 3)

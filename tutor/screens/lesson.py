@@ -126,7 +126,8 @@ class LessonScreen(Screen[None]):
             yield Static(t("answer_unavailable", lang, message=problem), id="feedback", classes="-error")
             return
         if step.kind == "predict":
-            yield Static(Text.from_markup(t("predict_prompt", lang, expression=f"[b]{step.expression}[/b]").replace("`", "")), id="prompt")
+            before, _, after = t("predict_prompt", lang, expression="\0").replace("`", "").partition("\0")
+            yield Static(Text.assemble(before, (step.expression, "bold"), after), id="prompt")
             yield from self._predict_editor(answer, lang)
         elif step.kind == "error":
             labels = [t("error_none", lang) if choice.is_none else choice.error for choice in step.choices]
@@ -165,6 +166,8 @@ class LessonScreen(Screen[None]):
             if grid_fits(shape):
                 yield Static(t("tensor_hint", lang, shape=shown), classes="editor-hint")
                 yield AnswerGrid(shape, id="grid")
+            else:
+                yield Static(t("tensor_text_hint", lang, shape=shown), classes="editor-hint")
             yield Input(placeholder=t("whole_answer_placeholder", lang), id="whole")
         elif answer.kind == "bool":
             yield ChoiceList(["True", "False"], id="choices")
