@@ -104,3 +104,32 @@ async def test_japanese_double_width_text_keeps_the_layout(make_app):
     listed = [line for line in lines if line.startswith(" │")]
     assert any("二乗とその勾配" in line for line in listed)
     assert listed and all(cell_len(line.rstrip()) == 79 and line.rstrip().endswith("│") for line in listed)
+
+
+async def test_every_screen_survives_tiny_terminals(make_app):
+    """Shrinking to almost nothing and back, on each screen, shows the notice and never crashes."""
+    from tutor.screens.reveal import RevealScreen
+
+    app = make_app()
+
+    async def squeeze(pilot):
+        for size in ((10, 3), (80, 24)):
+            await pilot.resize_terminal(*size)
+            await pilot.pause(0.05)
+        assert not isinstance(app.screen, TooSmallScreen)
+
+    async with app.run_test(size=(80, 24)) as pilot:
+        await squeeze(pilot)
+        await pilot.press("enter")
+        for index in (0, 2, 4):  # read (snippet output), tensor grid, choice list
+            await app.screen.show_step(index)
+            await squeeze(pilot)
+        await app.screen.show_step(1)
+        await pilot.press("4", "tab", "2", "enter", "escape", "e")
+        assert isinstance(app.screen, RevealScreen)
+        for tab in "126":  # answer, Jacobian tables, backprop stepper
+            await pilot.press(tab)
+            await squeeze(pilot)
+        await pilot.press("f1")
+        await squeeze(pilot)
+    assert app.return_code in (None, 0)

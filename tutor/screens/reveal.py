@@ -100,7 +100,11 @@ class RevealScreen(Screen[None]):
         """The numeric explanation of every backward call the step's program makes (fast)."""
         from engine.explain import explain_program
 
-        explanation = explain_program(self.source)
+        try:
+            explanation = explain_program(self.source)
+        except Exception as error:  # an engine fault on a stranger's lesson costs the panels, not the session
+            self.problem = t("explain_unavailable", self.app.lang, reason=f"{type(error).__name__}: {error}")
+            return
         if not explanation.ok:
             error = explanation.error
             self.problem = t("explain_unavailable", self.app.lang, reason=f"{error.type}: {error.message}")
