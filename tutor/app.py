@@ -12,7 +12,7 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from textual import events
+from textual import events, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.reactive import reactive
@@ -80,6 +80,14 @@ class TutorApp(App[None]):
         if self.start == "quiz":
             self.open_quiz()
         self._check_size(self.size.width, self.size.height)
+        self.call_after_refresh(self._warm_up)
+
+    @work(thread=True, exit_on_error=False, group="warm-up")
+    def _warm_up(self) -> None:
+        """Import the runner and the explanation layer while the learner reads the course list,
+        so the first lesson opens at once (the imports take about half a second)."""
+        import engine.explain  # noqa: F401
+        import lessons.answers  # noqa: F401
 
     def _load_course(self):
         from lessons.course import load_course
