@@ -81,12 +81,18 @@ class LessonScreen(Screen[None]):
         yield TutorFooter()
 
     async def on_mount(self) -> None:
+        # Textual runs every on_mount along the class hierarchy: a subclass changes what happens
+        # here by overriding restore_states/show_step, not by defining its own on_mount.
+        self.restore_states()
+        await self.show_step(self.index)
+
+    def restore_states(self) -> None:
+        """Outcomes from earlier sessions: the progress marks show them and the explanation opens."""
         for attempt in self.app.attempts(self.lesson.id):
             state = self.states.setdefault(attempt.step_id, StepState())
             state.attempted = True
             if state.outcome != "correct":
                 state.outcome = str(attempt.outcome)
-        await self.show_step(self.index)
 
     @property
     def step(self):
