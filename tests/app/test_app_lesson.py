@@ -68,6 +68,23 @@ async def test_predict_grid_wrong_marks_cells_and_shows_values(make_app, data_di
     assert outcomes(data_dir) == [("predict-matrix", "wrong", "[[2.0, 4.0], [5.0, 8.0]]", 0)]
 
 
+async def test_paste_into_the_grid(make_app):
+    from textual import events
+
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_step(pilot, 1)
+        grid = screen.query_one("#grid")
+        grid.post_message(events.Paste("7/2"))
+        await pilot.pause()
+        assert grid.texts == [["7/2", ""]]
+        grid.post_message(events.Paste("tensor([4., 2.], requires_grad=True)"))
+        await pilot.pause()
+        assert app.focused.id == "whole" and app.focused.value == "tensor([4., 2.], requires_grad=True)"
+        await pilot.press("enter")
+        assert "Correct!" in text_of(app, "#feedback")
+
+
 async def test_whole_answer_text_formula_and_malformed(make_app, data_dir):
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:

@@ -349,6 +349,12 @@ class LessonScreen(Screen[None]):
         event.stop()
         self.action_check()
 
+    def on_answer_grid_pasted(self, event: AnswerGrid.Pasted) -> None:
+        event.stop()
+        whole = self.query_one("#whole", Input)
+        whole.value = event.text
+        whole.focus()
+
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
         self._check_choice(int(event.option.id))

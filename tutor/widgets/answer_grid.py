@@ -47,6 +47,13 @@ class AnswerGrid(Widget, can_focus=True):
     class Submitted(Message):
         """Enter was pressed in the grid."""
 
+    class Pasted(Message):
+        """A whole answer was pasted into the grid; the screen moves it to the text field."""
+
+        def __init__(self, text: str) -> None:
+            super().__init__()
+            self.text = text
+
     def __init__(self, shape: tuple[int, ...], **kwargs) -> None:
         super().__init__(**kwargs)
         self.shape = tuple(shape)
@@ -112,6 +119,17 @@ class AnswerGrid(Widget, can_focus=True):
         event.stop()
         event.prevent_default()
         self.refresh(layout=True)
+
+    def on_paste(self, event: events.Paste) -> None:
+        """A number goes into the cell; a list or a printout is a whole answer."""
+        event.stop()
+        text = event.text.strip()
+        if text and set(text) <= TYPABLE:
+            row, column = self.cursor
+            self.texts[row][column] += text
+            self.refresh(layout=True)
+        elif text:
+            self.post_message(self.Pasted(text))
 
     def move(self, rows: int, columns: int) -> None:
         """Move the cursor, wrapping left/right along rows; the grid's edges stop it."""
