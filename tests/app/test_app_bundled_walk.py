@@ -81,6 +81,9 @@ async def test_walk_lesson_wrongly_then_correctly(lesson, data_dir, monkeypatch)
                 feedback = await answer_step(pilot, screen, correct)
                 assert ("Correct!" in feedback) == correct, f"{where}: {feedback}"
                 graded.append((step.id, "correct" if correct else "wrong"))
+                grid = screen.query("#grid")
+                if grid:  # the typed answer is shown in the cells, the wrong one marked
+                    assert grid.first().marks is not None and all(map(all, grid.first().marks)) == correct, where
                 if not correct and screen.answer.kind not in ("error", "choice"):
                     assert "The answer is" in feedback, where
                     await check_reveal(pilot, where)
