@@ -133,6 +133,30 @@ def main() -> None:
     for label, name, seconds, ref in rows:
         ratio = f"{seconds / ref:8.2f}x" if ref else "        -"
         print(f"{label:32} {name:38} {seconds * 1e3:9.3f} ms {ratio}")
+    print()
+    for line in verdicts(rows):
+        print(line)
+
+
+def verdicts(rows) -> list[str]:
+    """The issue's targets, checked against this run's medians."""
+    by = {(label, name): seconds for label, name, seconds, _ in rows}
+    lines = []
+    chain = by[("(a) 1000-op chain + backward", "engine")]
+    if ("(a) 1000-op chain + backward", "torch") in by:
+        ratio = chain / by[("(a) 1000-op chain + backward", "torch")]
+        lines.append(f"(a) engine / torch = {ratio:.2f} (target <= 1.0): {'met' if ratio <= 1.0 else 'NOT met'}")
+    for n in (10, 100, 1000):
+        label = f"(b) jacobian n={n}"
+        ours = by[(label, "engine (batched sweep)")]
+        others = {name: t for (lab, name), t in by.items() if lab == label and not name.startswith("engine")}
+        slowest_ratio = max((ours / t for t in others.values()), default=0.0)
+        loop = by[(label, "engine (loop of backward)")] / ours
+        verdict = "met" if slowest_ratio < 1.0 else "NOT met"
+        lines.append(f"(b) n={n}: batched is {1 / slowest_ratio if slowest_ratio else float('inf'):.1f}x faster "
+                     f"than the fastest other ({verdict}); {loop:.1f}x faster than one backward per output"
+                     + (f" (target >= 10x: {'met' if loop >= 10 else 'NOT met'})" if n == 1000 else ""))
+    return lines
 
 
 if __name__ == "__main__":
