@@ -50,3 +50,14 @@ async def test_lesson_actions_are_in_the_command_palette(make_app):
         await pilot.press("enter")
         await pilot.pause()
         assert isinstance(app.screen, LessonScreen) and app.screen.state.hints_shown == 1
+
+
+async def test_code_colours_follow_the_theme(make_app):
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("enter")
+        code = app.screen.query_one("#snippet .code")
+        dark = code.content._theme.get_background_style()
+        await pilot.press("f3")
+        await pilot.pause()
+        assert not app.current_theme.dark and code.content._theme.get_background_style() != dark

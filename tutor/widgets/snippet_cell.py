@@ -19,8 +19,7 @@ class SnippetCell(Vertical):
         self._labels = labels
 
     def compose(self) -> ComposeResult:
-        theme = "monokai" if self.app.current_theme.dark else "default"
-        yield Static(Syntax(self._source, "python", theme=theme, line_numbers=False, word_wrap=True), classes="code")
+        yield Static(self._code(self.app.current_theme.dark), classes="code")
         if self._output is None and self._error is None:
             return
         output = Text(self._output.rstrip("\n") if self._output else self._labels["no_output"], style="" if self._output else "dim")
@@ -29,3 +28,13 @@ class SnippetCell(Vertical):
                 output.append("\n")
             output.append(self._labels["error"], style="bold red")
         yield Static(output, classes="output")
+
+    def on_mount(self) -> None:
+        self.app.theme_changed_signal.subscribe(self, self._theme_changed)
+
+    def _theme_changed(self, theme) -> None:
+        self.query_one(".code", Static).update(self._code(theme.dark))
+
+    def _code(self, dark: bool) -> Syntax:
+        """The code highlighted in colours that suit the dark or the light theme."""
+        return Syntax(self._source, "python", theme="monokai" if dark else "default", line_numbers=False, word_wrap=True)
