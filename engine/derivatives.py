@@ -31,20 +31,16 @@ class Op:
     vjp: tuple[Callable, ...]    # one rule per input: (g, out, *inputs, **attrs) -> cotangent
     formula: tuple[str, ...]     # the same rules as derivatives.yaml writes them, for explanations
     saves: tuple[str, ...] = ()  # tensors PyTorch saves; a node that saves any cannot run twice once freed
-
     needs: tuple[tuple[str, ...], ...] = ()  # per input: the saved names its formula reads
-
-    def saved_for(self, wanted: int) -> tuple[tuple[int, ...], bool]:
-        """What PyTorch saves when the inputs in bitmask `wanted` need a gradient, as its codegen does (the
-        saved names their formulas mention): (positions of saved inputs, whether the result is saved)."""
-        return _saved_for(self, wanted)
 
 
 OPS: dict[str, Op] = {}
 
 
 @functools.lru_cache(maxsize=None)
-def _saved_for(op: Op, wanted: int) -> tuple[tuple[int, ...], bool]:
+def saved_tensors(op: Op, wanted: int) -> tuple[tuple[int, ...], bool]:
+    """What PyTorch saves when the inputs in bitmask `wanted` need a gradient, as its codegen does (the
+    saved names their formulas mention): (positions of saved inputs, whether the result is saved)."""
     names = {name for i, needs in enumerate(op.needs) if wanted >> i & 1 for name in needs}
     return tuple(i for i, name in enumerate(op.inputs) if name in names), "result" in names
 
@@ -249,7 +245,8 @@ op("index", "IndexBackward0", ["self"], lambda a, key: a[key],
 op("log1p", "Log1PBackward0", ["self"], lambda a: xp.log(1 + a),
    {"self": ("grad / (self + 1)", lambda g, out, a: g * (1 / (a + 1)))}, saves=["self"])
 op("norm", "LinalgVectorNormBackward0", ["self"], lambda a: xp.sqrt(np.sum(a * a)),
-   {"self": ("grad * self / result", lambda g, out, a: xp.expand_to(g, out, a.shape) * (a / out))},
+   {"self": ("grad * self / result (0 where result is 0)",
+             lambda g, out, a: xp.expand_to(g, out, a.shape) * xp.divide_or_zero(a, out))},
    saves=["self", "result"])
 op("prod", "ProdBackward0", ["self"], lambda a: np.prod(a),
    {"self": ("grad * result / self", lambda g, out, a: xp.expand_to(g, out, a.shape) * (out / a))},

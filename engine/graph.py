@@ -129,8 +129,9 @@ def sweep(root, cotangent: np.ndarray, *, nbatch: int = 0, retain_graph: bool = 
         op = node.op
         if node.freed and op.saves:
             raise RuntimeError(SECOND_BACKWARD)
-        if node.versions:
-            check_versions(node)
+        for tensor, version, _ in node.versions:
+            if tensor._version != version:
+                check_versions(node)
         if node.retained is not None and nbatch == 0:
             node.retained._accumulate(g)
         arrays, out, attrs, vjp = node.arrays, node.out, node.attrs, op.vjp

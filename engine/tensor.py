@@ -12,7 +12,7 @@ from collections import namedtuple
 import numpy as np
 
 from engine import dtypes
-from engine.derivatives import OPS, variadic
+from engine.derivatives import OPS, saved_tensors, variadic
 from engine.graph import AccumulateGrad, BackwardCall, Node, active_recorders, sweep, topological
 from engine.printing import format_tensor
 
@@ -117,7 +117,7 @@ def _run(op, inputs: tuple, attrs: dict) -> "Tensor":
 
 def _save_versions(node, op, inputs, wanted: int, result) -> None:
     """Remember the versions of the tensors this node's rules will read (for the in-place check)."""
-    positions, saves_result = op.saved_for(wanted)
+    positions, saves_result = saved_tensors(op, wanted)
     versions = [(inputs[i], inputs[i]._version, False) for i in positions if type(inputs[i]) is Tensor]
     if saves_result:
         versions.append((result, 0, True))
@@ -150,10 +150,15 @@ def _broadcast(a: "Tensor", b) -> None:
     guard_shape(np.broadcast_shapes(sa, sb))
 
 
+_NO_ATTRS: dict = {}
+
+
 def _binary(key: str, a: "Tensor", b) -> "Tensor":
-    b = _as_operand(b)
+    """A binary op of a tensor and a tensor or a Python number (the hot path: checks kept inline)."""
+    if type(b) is not Tensor and type(b) is not float and type(b) is not int:
+        b = _as_operand(b)
     _broadcast(a, b)
-    return _apply(key, (a, b))
+    return _run(OPS[key], (a, b), _NO_ATTRS)
 
 
 def _normalize_dim(dim: int, ndim: int) -> int:

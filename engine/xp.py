@@ -113,6 +113,14 @@ def sigmoid(a):
     return 1 / (1 + exp(-a))
 
 
+def divide_or_zero(a, b):
+    """a / b, with 0 where b is 0 (PyTorch's masked_fill for the norm's gradient at the origin)."""
+    if symbolic(a) or symbolic(b):
+        return a / b
+    out = np.zeros(np.broadcast_shapes(np.shape(a), np.shape(b)), dtype=np.result_type(a, b))
+    return np.divide(a, b, out=out, where=np.asarray(b) != 0)
+
+
 def relu(a):
     """max(a, 0) as PyTorch computes it: negatives become +0, while -0 and nan pass through."""
     return np.where(numeric(a) < 0, 0, a)
