@@ -14,41 +14,48 @@ import re
 _HEADER = re.compile(r"^\s*(\[\[?)\s*([^\[\]]+?)\s*\]\]?\s*(#.*)?$")
 _KEY = re.compile(r"""^\s*((?:[A-Za-z0-9_-]+|"[^"]*"|'[^']*')(?:\s*\.\s*(?:[A-Za-z0-9_-]+|"[^"]*"|'[^']*'))*)\s*=\s*(.*)$""")
 _VALUE_SUFFIX = "@value"
+# Outside strings: a comment, a multi-line string opener, a one-line string, or a run of other characters.
+_TOKEN = re.compile(r"""#|\"\"\"|'''|"(?:[^"\\]|\\.)*"?|'[^']*'?|[^"'#]+""")
 
 
 def _names(dotted: str) -> list[str]:
     return [part.strip().strip("\"'") for part in re.findall(r"""[^."']+|"[^"]*"|'[^']*'""", dotted) if part.strip()]
 
 
+def _close(line: str, start: int, delimiter: str) -> int:
+    """Index of the delimiter closing a multi-line string at or after `start` (-1 if it stays open)."""
+    at = line.find(delimiter, start)
+    while at >= 0 and delimiter == '"""':
+        backslashes = len(line[:at]) - len(line[:at].rstrip("\\"))
+        if backslashes % 2 == 0:
+            break
+        at = line.find(delimiter, at + 1)
+    return at
+
+
 def _string_state(line: str, state: str | None) -> str | None:
     """The open multi-line string delimiter after scanning `line` (None when outside strings)."""
     i = 0
+    if state is not None:  # most lines of a lesson are inside a text block: jump to its end, if any
+        end = _close(line, 0, state)
+        if end < 0:
+            return state
+        i, state = end + 3, None
+    if '"' not in line and "'" not in line:
+        return None
     while i < len(line):
-        if state is not None:
-            if state == '"""' and line[i] == "\\":
-                i += 2
-                continue
-            if line.startswith(state, i):
-                state = None
-                i += 3
-                continue
-            i += 1
-            continue
-        ch = line[i]
-        if ch == "#":
+        token = _TOKEN.match(line, i)
+        text = token.group()
+        if text == "#":
             return None
-        if line.startswith('"""', i) or line.startswith("'''", i):
-            state = line[i:i + 3]
-            i += 3
+        if text in ('"""', "'''"):
+            end = _close(line, token.end(), text)
+            if end < 0:
+                return text
+            i = end + 3
             continue
-        if ch in "\"'":
-            j = i + 1
-            while j < len(line) and line[j] != ch:
-                j += 2 if (ch == '"' and line[j] == "\\") else 1
-            i = j + 1
-            continue
-        i += 1
-    return state
+        i = token.end()
+    return None
 
 
 def build_line_map(text: str) -> dict[str, int]:
