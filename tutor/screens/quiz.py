@@ -66,9 +66,12 @@ class QuizScreen(LessonScreen):
         self._builder = None
         self._answers = {question.step.id: question.answer}
 
-    async def on_mount(self) -> None:
+    def on_mount(self) -> None:
+        # LessonScreen.on_mount lays out the question; this only follows the body's size.
         self.watch(self.query_one("#body"), "virtual_size", self._body_resized, init=False)
-        await self.show_step(0)
+
+    def restore_states(self) -> None:
+        """A quiz question is always fresh, even if the same seed asked it in an earlier session."""
 
     async def show_step(self, index: int = 0) -> None:
         """Lay out the current question (also after a language switch: the answer given is kept)."""
