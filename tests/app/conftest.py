@@ -1,19 +1,9 @@
-"""Shared set-up for the app's pilot and snapshot tests: a fresh data folder and fixture lessons."""
-import asyncio
-import inspect
+"""The app's pilot and snapshot tests: an app on the fixture lessons (data folder and pilot loop: tests/conftest.py)."""
 from pathlib import Path
 
 import pytest
 
 FIXTURES = Path(__file__).parent / "fixtures"
-
-
-@pytest.fixture
-def data_dir(tmp_path, monkeypatch):
-    """A throw-away progress/user-lesson folder, also set in the environment for child code."""
-    folder = tmp_path / "data"
-    monkeypatch.setenv("AUTOGRAD_TUTOR_DATA_DIR", str(folder))
-    return folder
 
 
 @pytest.fixture
@@ -31,13 +21,3 @@ def make_app(data_dir):
 @pytest.fixture
 def fixtures_dir():
     return FIXTURES
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_pyfunc_call(pyfuncitem):
-    """Run `async def` tests (pilots) on a fresh event loop; the suite has no asyncio plugin."""
-    if inspect.iscoroutinefunction(pyfuncitem.obj):
-        arguments = {name: pyfuncitem.funcargs[name] for name in pyfuncitem._fixtureinfo.argnames}
-        asyncio.run(pyfuncitem.obj(**arguments))
-        return True
-    return None
