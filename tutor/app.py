@@ -29,7 +29,8 @@ POLL_SECONDS = 1.0
 class TutorApp(App[None]):
     """Course view first; lessons, explanations, help and dialogs are pushed on top."""
 
-    CSS_PATH = [STYLES / name for name in ("app.tcss", "course.tcss", "lesson.tcss", "reveal.tcss")]
+    # The lesson and explanation screens bring their own styles when first shown (faster start-up).
+    CSS_PATH = [STYLES / name for name in ("app.tcss", "course.tcss")]
     TITLE = "autograd-tutor"
     BINDINGS = [
         Binding("f1", "help", "help"),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -52,6 +53,8 @@ def format_value(kind: str, value) -> str:
 
 class LessonScreen(Screen[None]):
     """Enter checks; `h` hint, `s` skip, `e` explanation, `n`/`p` next/previous, Esc back."""
+
+    CSS_PATH = Path(__file__).parent.parent / "styles" / "lesson.tcss"
 
     BINDINGS = [
         Binding("escape", "back", "back"),

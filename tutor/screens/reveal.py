@@ -6,6 +6,8 @@ worker thread with a spinner, so the screen never freezes.
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 from rich.console import Group
 from rich.text import Text
 from textual import work
@@ -27,6 +29,8 @@ SYMBOLIC_SECONDS = 2.0
 
 class RevealScreen(Screen[None]):
     """Opened from a step after an attempt; Esc returns to the step."""
+
+    CSS_PATH = Path(__file__).parent.parent / "styles" / "reveal.tcss"
 
     BINDINGS = [
         Binding("escape", "back", "back"),
