@@ -45,7 +45,6 @@ class CourseScreen(Screen[None]):
         yield TutorFooter()
 
     def on_mount(self) -> None:
-        self.apply_language()
         self.query_one("#lessons", OptionList).focus()
 
     def apply_language(self) -> None:
@@ -139,8 +138,8 @@ class CourseScreen(Screen[None]):
         self.app.push_screen(ConfirmScreen(t("reset_confirm", lang, title=title)), reset)
 
     def on_screen_resume(self) -> None:
-        """Back from a lesson: its progress may have changed."""
-        self.refresh_lessons()
+        """Shown first, or back from a lesson (whose progress, or the language, may have changed)."""
+        self.apply_language()
 
     def course_changed(self) -> None:
         self.refresh_lessons()
