@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 
 from lessons.errors import LessonError
@@ -30,8 +29,9 @@ class Course:
 
 
 def bundled_dir() -> Path:
-    """The folder of the lessons shipped with the package."""
-    return Path(str(resources.files("lessons") / "bundled"))
+    """The folder of the lessons shipped with the package (installed as plain files, next to this module;
+    `importlib.resources` would cost the app's start-up a noticeable import for the same answer)."""
+    return Path(__file__).parent / "bundled"
 
 
 def lesson_files(folder: Path) -> list[Path]:
