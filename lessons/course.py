@@ -14,6 +14,7 @@ from pathlib import Path
 from lessons.errors import LessonError
 from lessons.loader import load_lesson
 from lessons.model import Lesson
+from lessons.parse_cache import ParseCache
 
 
 @dataclass(frozen=True)
@@ -41,8 +42,9 @@ def lesson_files(folder: Path) -> list[Path]:
 
 
 def load_course(extra_dirs: Iterable[str | os.PathLike[str]] = (), *, user_dir: str | os.PathLike[str] | None = None,
-                include_bundled: bool = True) -> Course:
-    """Load every lesson; the user folder defaults to `tutor.paths.lessons_dir()` and may not exist yet."""
+                include_bundled: bool = True, cache_path: str | os.PathLike[str] | None = None) -> Course:
+    """Load every lesson; the user folder defaults to `tutor.paths.lessons_dir()` and may not exist yet.
+    With `cache_path`, parsed files are kept there between runs (see `lessons.parse_cache`)."""
     if user_dir is None:
         from tutor.paths import lessons_dir
 
@@ -53,6 +55,7 @@ def load_course(extra_dirs: Iterable[str | os.PathLike[str]] = (), *, user_dir: 
     folders.append((Path(user_dir), False))
     folders.extend((Path(folder), True) for folder in extra_dirs)
 
+    cache = ParseCache(Path(cache_path)) if cache_path is not None else None
     lessons: dict[str, Lesson] = {}
     broken: list[LessonError] = []
     seen: set[Path] = set()
@@ -67,7 +70,7 @@ def load_course(extra_dirs: Iterable[str | os.PathLike[str]] = (), *, user_dir: 
                 continue
             seen.add(path.resolve())
             try:
-                lesson = load_lesson(path)
+                lesson = load_lesson(path, cache)
             except LessonError as error:
                 broken.append(error)
                 continue
@@ -77,4 +80,6 @@ def load_course(extra_dirs: Iterable[str | os.PathLike[str]] = (), *, user_dir: 
                                           "already; give this lesson another id"))
             else:
                 lessons[lesson.id] = lesson
+    if cache is not None:
+        cache.save()
     return Course(sorted(lessons.values(), key=lambda lesson: lesson.sort_key), broken)

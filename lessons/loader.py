@@ -18,6 +18,7 @@ from pathlib import Path
 
 from lessons.errors import LessonError
 from lessons.linemap import build_line_map, value_line
+from lessons.parse_cache import ParseCache
 from lessons.model import (
     DEFAULT_TOLERANCE, FORMAT_VERSION, STEP_KINDS, ChoiceOption, ChoiceParam, ChoiceStep, ErrorChoice,
     ErrorStep, FloatParam, IntParam, Lesson, PredictStep, QuizTemplate, ReadStep, TensorParam,
@@ -38,21 +39,21 @@ _PARAM_KEYS = {"tensor": ["shapes", "low", "high", "integers", "decimals"], "int
                "float": ["low", "high", "decimals"], "choice": ["values"]}
 
 
-def load_lesson(path: str | os.PathLike[str]) -> Lesson:
+def load_lesson(path: str | os.PathLike[str], cache: ParseCache | None = None) -> Lesson:
     """Read and check one lesson file; raise the first `LessonError` if anything is wrong."""
-    lesson, problems = read_lesson(path)
+    lesson, problems = read_lesson(path, cache)
     if problems:
         raise problems[0]
     return lesson
 
 
-def read_lesson(path: str | os.PathLike[str]) -> tuple[Lesson | None, list[LessonError]]:
+def read_lesson(path: str | os.PathLike[str], cache: ParseCache | None = None) -> tuple[Lesson | None, list[LessonError]]:
     """Read one lesson file, returning the lesson (None if unusable) and every problem found."""
     try:
         text = read_source(path)
     except LessonError as error:
         return None, [error]
-    return parse_lesson(text, path)
+    return parse_lesson(text, path, cache)
 
 
 def read_source(path: str | os.PathLike[str]) -> str:
@@ -91,14 +92,20 @@ def _too_big(shown: str, size: int) -> LessonError:
                                         f"{MAX_BYTES // 1_000_000} MB — is this the right file?")
 
 
-def parse_lesson(text: str, path: str | os.PathLike[str] | None = None) -> tuple[Lesson | None, list[LessonError]]:
+def parse_lesson(text: str, path: str | os.PathLike[str] | None = None,
+                 cache: ParseCache | None = None) -> tuple[Lesson | None, list[LessonError]]:
     """Parse lesson TOML text; `path` is only used in messages and stored on the lesson."""
     shown = os.fspath(path) if path is not None else "<lesson>"
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        return None, [_syntax_error(shown, text, str(error))]
-    problems = Problems(shown, build_line_map(text))
+    parsed = cache.get(text) if cache is not None else None
+    if parsed is None:
+        try:
+            parsed = tomllib.loads(text), build_line_map(text)
+        except tomllib.TOMLDecodeError as error:
+            return None, [_syntax_error(shown, text, str(error))]
+        if cache is not None:
+            cache.put(text, *parsed)
+    data, lines = parsed
+    problems = Problems(shown, lines)
     lesson = _read_lesson(data, problems, Path(path) if path is not None else None)
     return (lesson if not problems.found else None), problems.found
 

@@ -19,7 +19,7 @@ from textual.reactive import reactive
 from textual.screen import Screen
 
 from tutor.i18n import default_language, t
-from tutor.paths import lessons_dir
+from tutor.paths import cache_dir, lessons_dir
 
 STYLES = Path(__file__).parent / "styles"
 THEMES = {"dark": "textual-dark", "light": "textual-light"}
@@ -93,7 +93,8 @@ class TutorApp(App[None]):
     def _load_course(self):
         from lessons.course import load_course
 
-        return load_course(self.extra_dirs, user_dir=lessons_dir(self.data_dir), include_bundled=self.include_bundled)
+        return load_course(self.extra_dirs, user_dir=lessons_dir(self.data_dir), include_bundled=self.include_bundled,
+                           cache_path=cache_dir(self.data_dir) / "lessons.json")
 
     def _open_store(self) -> None:
         from tutor.progress.model import ProgressError

@@ -32,3 +32,8 @@ def lessons_dir(override: str | os.PathLike[str] | None = None) -> Path:
 def database_path(override: str | os.PathLike[str] | None = None) -> Path:
     """The SQLite progress database."""
     return data_dir(override) / "progress.sqlite3"
+
+
+def cache_dir(override: str | os.PathLike[str] | None = None) -> Path:
+    """Files the tutor can rebuild at any time (parsed lessons), inside the data directory."""
+    return data_dir(override) / "cache"

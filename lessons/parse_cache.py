@@ -1,0 +1,61 @@
+"""Parsed lesson files kept between runs, so the tutor starts without re-parsing unchanged TOML.
+
+Parsing the course (TOML plus the key-to-line map) is most of what the app does before its first
+screen. Entries are keyed by a hash of the file's text, so an edited file is simply parsed again.
+The cache is plain JSON, never pickle: a data folder may be shared in a classroom, and a JSON file
+can be wrong but cannot run code. Anything unreadable is ignored and rebuilt; failing to write it
+only costs the next start-up its speed.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+VERSION = 1
+
+
+class ParseCache:
+    """`get`/`put` parsed (data, line map) pairs by file text; `save` writes back what this run used."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.entries: dict[str, dict] = {}
+        self.used: dict[str, dict] = {}
+        try:
+            stored = json.loads(path.read_text(encoding="utf-8"))
+            if stored.get("version") == VERSION and isinstance(stored.get("entries"), dict):
+                self.entries = stored["entries"]
+        except (OSError, ValueError, AttributeError):
+            pass
+
+    @staticmethod
+    def key(text: str) -> str:
+        return hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
+
+    def get(self, text: str) -> tuple[dict, dict[str, int]] | None:
+        key = self.key(text)
+        entry = self.entries.get(key)
+        if not (isinstance(entry, dict) and isinstance(entry.get("data"), dict) and isinstance(entry.get("lines"), dict)):
+            return None
+        self.used[key] = entry
+        return entry["data"], entry["lines"]
+
+    def put(self, text: str, data: dict, lines: dict[str, int]) -> None:
+        try:
+            json.dumps(data)  # TOML dates and times have no JSON form: such a file is parsed every time
+        except (TypeError, ValueError):
+            return
+        self.used[self.key(text)] = {"data": data, "lines": lines}
+
+    def save(self) -> None:
+        if self.used.keys() == self.entries.keys():
+            return
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            partial = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
+            partial.write_text(json.dumps({"version": VERSION, "entries": self.used}), encoding="utf-8")
+            partial.replace(self.path)  # atomic: a second tutor never reads half a file
+        except OSError:
+            pass
