@@ -4,7 +4,8 @@ Measures, in fresh processes, the time from starting Python to the first screen 
 interactive: for `autograd-tutor`'s course view (bundled course, empty data folder) and for a bare
 Textual app (Header, one Static, Footer). Runs alternate so both see the same machine load; the
 medians and their ratio are printed. The issue's target: the tutor at most 1.5x the bare app.
-Both run as on a learner's machine, with Python's bytecode caches written by a first, untimed run.
+Both run as on a learner's machine, with Python's bytecode caches written by a first, untimed run
+(which also writes the tutor's parsed-lesson cache, as any start after the very first finds it).
 
     .venv/bin/python benchmarks/startup.py [--runs 7]
 """
