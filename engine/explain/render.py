@@ -169,11 +169,13 @@ def render_vjp(call, symbolic=None) -> RenderableType:
             for _ in pieces:
                 row.add_column(vertical="middle")
             row.add_row(*pieces)
-        else:
-            row = Group(Text("v (flattened) ="), pieces[0], *([Text("vᵀJ symbolically ="), pieces[4]] if sym else []),
-                        Text("vᵀJ ="), pieces[-1])
-        parts += [Text(f"vᵀJ for {leaf.name}: the row vector v times the Jacobian", style="bold"), row,
-                  Text(f"reshaped to {leaf.name}'s shape {shape_text(leaf.shape)}:"), matrix(leaf.vjp)]
+        else:  # too long for one line: the flattened vectors are shown row by row
+            row = Group(Text("v (flattened, read row by row) ="), matrix(_in_rows(call.seed)),
+                        *([Text("vᵀJ symbolically ="), matrix(_in_rows(sym.vjp, leaf.shape))] if sym else []),
+                        Text("vᵀJ (flattened, read row by row) ="), matrix(_in_rows(leaf.vjp, leaf.shape)))
+        parts += [Text(f"vᵀJ for {leaf.name}: the row vector v times the Jacobian", style="bold"), row]
+        if max(m, n) <= 6 or len(leaf.shape) != 2:  # (row by row, a 2-D leaf is already in its shape)
+            parts += [Text(f"reshaped to {leaf.name}'s shape {shape_text(leaf.shape)}:"), matrix(leaf.vjp)]
         mark = "✓" if leaf.vjp_matches else "✗"
         style = "green" if leaf.vjp_matches else "red"
         if leaf.accumulated:
@@ -188,6 +190,13 @@ def render_vjp(call, symbolic=None) -> RenderableType:
         else:
             parts.append(Text(f"{mark} vᵀJ equals {leaf.name}.grad", style=style))
     return Group(*parts)
+
+
+def _in_rows(vector, shape=None):
+    """A flattened vector cut into rows as long as the last dim of `shape` (its own shape by default)."""
+    shape = tuple(shape if shape is not None else vector.shape)
+    width = shape[-1] if shape and shape[-1] else 1
+    return vector.reshape(-1, width)
 
 
 def render_chain(call, symbolic=None) -> RenderableType:
