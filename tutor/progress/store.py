@@ -380,26 +380,26 @@ def _insert_attempt(conn: sqlite3.Connection, attempt: Attempt) -> int:
     return cursor.rowcount
 
 
-def _put_position(
-    conn: sqlite3.Connection, lesson_id: str, step_id: str, updated_at: datetime, *, only_if_newer: bool = False
-) -> int:
+def _upsert(conn: sqlite3.Connection, table: str, key: tuple[str, str], value: tuple[str, str],
+            updated_at: datetime, *, only_if_newer: bool = False) -> int:
+    """Insert or replace one keyed row (`table` and column names are this module's constants);
+    with `only_if_newer`, an existing row wins unless the new one is more recent (importing)."""
+    (key_column, key_value), (value_column, stored) = key, value
     return conn.execute(
-        "INSERT INTO positions (lesson_id, step_id, updated_at) VALUES (?, ?, ?) "
-        "ON CONFLICT (lesson_id) DO UPDATE SET step_id = excluded.step_id, updated_at = excluded.updated_at "
-        + ("WHERE excluded.updated_at > positions.updated_at" if only_if_newer else ""),
-        (lesson_id, step_id, to_iso(updated_at)),
+        f"INSERT INTO {table} ({key_column}, {value_column}, updated_at) VALUES (?, ?, ?) "
+        f"ON CONFLICT ({key_column}) DO UPDATE SET {value_column} = excluded.{value_column}, "
+        "updated_at = excluded.updated_at "
+        + (f"WHERE excluded.updated_at > {table}.updated_at" if only_if_newer else ""),
+        (key_value, stored, to_iso(updated_at)),
     ).rowcount
 
 
-def _put_card(
-    conn: sqlite3.Connection, key: str, card_json: str, updated_at: datetime, *, only_if_newer: bool = False
-) -> int:
-    return conn.execute(
-        "INSERT INTO cards (key, card, updated_at) VALUES (?, ?, ?) "
-        "ON CONFLICT (key) DO UPDATE SET card = excluded.card, updated_at = excluded.updated_at "
-        + ("WHERE excluded.updated_at > cards.updated_at" if only_if_newer else ""),
-        (key, card_json, to_iso(updated_at)),
-    ).rowcount
+def _put_position(conn: sqlite3.Connection, lesson_id: str, step_id: str, updated_at: datetime, **options) -> int:
+    return _upsert(conn, "positions", ("lesson_id", lesson_id), ("step_id", step_id), updated_at, **options)
+
+
+def _put_card(conn: sqlite3.Connection, key: str, card_json: str, updated_at: datetime, **options) -> int:
+    return _upsert(conn, "cards", ("key", key), ("card", card_json), updated_at, **options)
 
 
 @contextmanager
