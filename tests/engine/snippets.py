@@ -360,3 +360,28 @@ print(a.requires_grad, b.requires_grad, c.requires_grad, d.requires_grad, e.requ
 """
 ERRORS["grad-fn-read-only"] = "x = torch.ones(2, requires_grad=True)\ny = x * 2\ny.grad_fn = None"
 ENGINE["relu-zeros"] = "print(torch.relu(torch.tensor([-1., -0., 0., 2.])), torch.tensor([-3., 1.]).relu())"
+ENGINE["tutorial-while-loop"] = """
+x = torch.tensor([0.5, -1.2, 2.0], requires_grad=True)
+y = x * 2
+while y.data.norm() < 1000:
+    y = y * 2
+print(y)
+y.backward(torch.tensor([0.1, 1.0, 0.0001], dtype=torch.float))
+print(x.grad)
+"""
+ENGINE["gentle-introduction"] = """
+a = torch.tensor([2., 3.], requires_grad=True)
+b = torch.tensor([6., 4.], requires_grad=True)
+Q = 3*a**3 - b**2
+Q.backward(gradient=torch.tensor([1., 1.]))
+print(9*a**2 == a.grad, -2*b == b.grad, Q, a.grad, b.grad)
+"""
+ENGINE["sigmoid-softmax-reductions"] = """
+x = torch.linspace(-2, 2, 5, requires_grad=True)
+y = torch.sigmoid(x)
+y.sum().backward()
+print(x.grad, y * (1 - y))
+s = torch.softmax(torch.tensor([[1., 2., 3.], [1., 1., 1.]]), dim=1)
+print(s, s.sum(dim=1))
+print(torch.arange(6).view(2, 3).float().mean(0), torch.tensor([[1, 2], [3, 4]]).sum(1), torch.tensor([1.5, 2.5]).max())
+"""
