@@ -7,19 +7,11 @@ import numpy as np
 import pytest
 
 from engine.runner import Limits, SnippetFailure, run_snippet
-
-SEED_MEAN = """import torch
-tensor1 = torch.Tensor([[1,2,3], [4,5,6]])
-tensor2 = torch.Tensor([[7,8,9], [10,11,12]])
-tensor1.requires_grad_()
-output_tensor = (tensor1 * tensor2).mean()
-output_tensor.backward()
-print(tensor1.grad)
-"""
+from seed_snippets import MEAN
 
 
 def test_print_is_captured_with_the_engine_repr(capsys) -> None:
-    result = run_snippet(SEED_MEAN)
+    result = run_snippet(MEAN)
     assert result.ok and result.error is None
     assert result.stdout == "tensor([[1.1667, 1.3333, 1.5000],\n        [1.6667, 1.8333, 2.0000]])\n"
     assert capsys.readouterr().out == ""
@@ -39,7 +31,7 @@ def test_namespace_holds_the_snippets_names_but_no_modules_or_internals() -> Non
     ("tensor1.detach()**2/2", [[0.5, 2, 4.5], [8, 12.5, 18]]),
 ])
 def test_evaluate_formulas_in_the_final_namespace(expr: str, expected: list) -> None:
-    value = run_snippet(SEED_MEAN).evaluate(expr)
+    value = run_snippet(MEAN).evaluate(expr)
     np.testing.assert_allclose(value.tolist(), expected, rtol=1e-6)
 
 
@@ -52,7 +44,7 @@ def test_evaluate_formulas_in_the_final_namespace(expr: str, expected: list) -> 
     ("(tensor1 + tensor2).backward()", "RuntimeError"),
 ])
 def test_evaluate_refusals_and_errors_raise_snippet_failure(expr: str, kind: str) -> None:
-    result = run_snippet(SEED_MEAN)
+    result = run_snippet(MEAN)
     with pytest.raises(SnippetFailure) as caught:
         result.evaluate(expr)
     assert caught.value.error.type == kind
