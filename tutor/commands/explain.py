@@ -14,6 +14,8 @@ from pathlib import Path
 
 import click
 
+from tutor.commands.snippet_file import read_snippet, usage
+
 MAX_FILE_BYTES = 1_000_000
 
 
@@ -41,7 +43,10 @@ def command(file: Path, step_id: str | None, as_json: bool, symbolic: bool, time
     else:
         if step_id is not None:
             _usage("--step only applies to a lesson file (.toml)")
-        explanation = explain_program(_read(file))
+        source = read_snippet(file, MAX_FILE_BYTES, "explain")
+        if source is None:
+            _usage(f"{file}: larger than {MAX_FILE_BYTES} characters; a snippet is a few lines")
+        explanation = explain_program(source)
     symbolic_parts = {call.index: explain_symbolic(explanation, call.index, timeout=timeout)
                       for call in explanation.calls} if symbolic else {}
     if as_json:
@@ -68,21 +73,6 @@ def _print(explanation, symbolic_parts) -> None:
         console.print(f"[red]The program failed:[/red] {explanation.error}", highlight=False)
 
 
-def _read(file: Path) -> str:
-    try:
-        data = file.read_bytes()
-    except FileNotFoundError:
-        _usage(f"{file}: no such file")
-    except OSError as error:
-        _usage(f"{file}: cannot be read ({error.strerror or error})")
-    if len(data) > MAX_FILE_BYTES:
-        _usage(f"{file}: larger than {MAX_FILE_BYTES} bytes; a snippet is a few lines")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        _usage(f"{file}: not UTF-8 text (byte {error.start}); save it as UTF-8")
-
-
 def _lesson(file: Path):
     from lessons.loader import read_lesson
 
@@ -101,5 +91,4 @@ def _ids(lesson) -> str:
 
 
 def _usage(message: str) -> None:
-    click.echo(f"autograd-tutor explain: {message}", err=True)
-    sys.exit(2)
+    usage("explain", message)

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import click
 
+from tutor.commands.snippet_file import read_snippet
+
 
 @click.command("run")
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
@@ -23,9 +25,11 @@ def command(file: Path, as_json: bool) -> None:
     from engine.runner import Limits, SnippetError, run_snippet
     from engine.runner.surface import is_tensor
 
-    source = _read(file, Limits().max_source)
-    if isinstance(source, SnippetError):
-        ok, stdout, error, tensors = False, "", source, {}
+    max_chars = Limits().max_source
+    source = read_snippet(file, max_chars, "run")
+    if source is None:
+        error = SnippetError("SnippetRejected", f"the file is larger than the limit of {max_chars} characters", 1, 1)
+        ok, stdout, tensors = False, "", {}
     else:
         result = run_snippet(source, filename=str(file))
         ok, stdout, error = result.ok, result.stdout, result.error
@@ -42,32 +46,6 @@ def command(file: Path, as_json: bool) -> None:
         if error is not None:
             click.echo(str(error), err=True)
     sys.exit(0 if ok else 1)
-
-
-def _read(file: Path, max_chars: int) -> str | object:
-    """The file's text; a usage problem exits with status 2, an oversized file becomes a refusal."""
-    from engine.runner import SnippetError
-
-    try:
-        with file.open("rb") as handle:
-            data = handle.read(4 * max_chars + 4)  # UTF-8 needs at most 4 bytes a character
-            oversized = bool(handle.read(1))
-    except FileNotFoundError:
-        _usage(f"{file}: no such file")
-    except OSError as exc:
-        _usage(f"{file}: cannot be read ({exc.strerror or exc})")
-    if oversized:
-        return SnippetError("SnippetRejected", f"the file is larger than the limit of {max_chars} characters", 1, 1)
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        _usage(f"{file}:{line}: not UTF-8 text (byte {exc.start}); save the snippet as UTF-8")
-
-
-def _usage(message: str) -> None:
-    click.echo(f"autograd-tutor run: {message}", err=True)
-    sys.exit(2)
 
 
 def tensor_report(t: object) -> dict[str, object]:
