@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.graph import sweep
+from engine.graph import pullback
 from engine.tensor import Tensor, _as_operand
 
 
@@ -22,14 +22,9 @@ def _fresh_input(x: Tensor) -> Tensor:
 
 def _pullback(y: Tensor, x: Tensor, cotangents: np.ndarray, nbatch: int, retain_graph: bool) -> np.ndarray:
     """Sum of the cotangents pulled back to `x` (zeros where y does not depend on x)."""
-    batch = cotangents.shape[:nbatch]
     if not y.requires_grad:
-        return np.zeros(batch + x._data.shape, dtype=x._data.dtype)
-    leaves = sweep(y._grad_edge(), cotangents, nbatch=nbatch, retain_graph=retain_graph)
-    g = leaves.get(x._grad_edge())
-    if g is None:
-        return np.zeros(batch + x._data.shape, dtype=x._data.dtype)
-    return np.broadcast_to(g, batch + x._data.shape)
+        return np.zeros(cotangents.shape[:nbatch] + x._data.shape, dtype=x._data.dtype)
+    return pullback(y._grad_edge(), cotangents, [x._grad_edge()], nbatch=nbatch, retain_graph=retain_graph)[0]
 
 
 CHUNK_BYTES = 1 << 20  # cotangent block per sweep: small enough for the allocator to reuse between blocks

@@ -154,6 +154,19 @@ def sweep(root, cotangent: np.ndarray, *, nbatch: int = 0, retain_graph: bool = 
     return leaves
 
 
+def pullback(root, cotangents, edges, *, nbatch: int = 0, retain_graph: bool = False) -> list:
+    """What `sweep` delivers to each leaf edge, broadcast to the leaf's shape (batch axes first), zeros
+    where nothing arrives: how `jacobian`, `vjp` and the explanation layer read a sweep."""
+    reached = sweep(root, cotangents, nbatch=nbatch, retain_graph=retain_graph)
+    batch = cotangents.shape[:nbatch]
+    rows = []
+    for edge in edges:
+        shape = batch + edge.variable._data.shape
+        g = reached.get(edge)
+        rows.append(np.zeros(shape, dtype=cotangents.dtype) if g is None else np.broadcast_to(g, shape))
+    return rows
+
+
 # --- recording backward calls for the explanation layer ------------------------------------------
 @dataclass
 class BackwardCall:

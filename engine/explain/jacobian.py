@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.graph import AccumulateGrad, sweep
 from engine.explain.replay import clone, root_of
+from engine.graph import pullback
 
 
 def one_hot_seeds(shape: tuple, dtype) -> np.ndarray:
@@ -19,20 +19,9 @@ def one_hot_seeds(shape: tuple, dtype) -> np.ndarray:
 
 def batched_pullback(nodes: list, copies: dict, seeds: np.ndarray, edges: list) -> list[np.ndarray]:
     """Rows d(seed·y)/dx for each seed (leading axis) and each leaf edge, flattened to (batch, n)."""
-    root = root_of(nodes)
-    batch = seeds.shape[0]
-    if type(root) is AccumulateGrad:  # backward on a leaf itself: y = x
-        reached = {root: seeds}
-    else:
-        reached = sweep(copies[root], seeds, nbatch=1, retain_graph=True)
-    rows = []
-    for edge in edges:
-        shape = edge.variable._data.shape
-        g = reached.get(edge)
-        if g is None:
-            g = np.zeros((batch,) + shape, dtype=seeds.dtype)
-        rows.append(np.broadcast_to(g, (batch,) + shape).reshape(batch, -1))
-    return rows
+    root = root_of(nodes)  # a leaf's AccumulateGrad when backward was called on the leaf itself
+    rows = pullback(copies.get(root, root), seeds, edges, nbatch=1, retain_graph=True)
+    return [row.reshape(seeds.shape[0], -1) for row in rows]
 
 
 def numeric_jacobians(nodes: list, out_shape: tuple, out_dtype, edges: list) -> list[np.ndarray]:

@@ -84,10 +84,6 @@ def replay(nodes: list, leaf_values: Mapping, *, constant: Callable = lambda a: 
 
 
 def _forward(node: Node, arrays: list):
-    if node.op.grad_fn == "ToCopyBackward0" and any(xp.symbolic(a) for a in arrays):
-        # The table's to_copy forward casts with `astype(dtype)`, which cannot turn a sympy
-        # expression into a float; a dtype cast is the identity on symbols. (Reported to the lead.)
-        return arrays[0]
     out = node.op.forward(*arrays, **node.attrs)
     if any(xp.symbolic(a) for a in arrays):
         return out if isinstance(out, np.ndarray) and out.dtype == object else np.array(out, dtype=object)

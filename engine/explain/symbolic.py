@@ -20,7 +20,7 @@ import numpy as np
 
 from engine import xp
 from engine.explain.replay import ops_of, replay
-from engine.graph import AccumulateGrad
+from engine.graph import AccumulateGrad, pullback
 
 MAX_NODES = 200
 MAX_ENTRIES = 1024
@@ -180,14 +180,9 @@ def symbolic_jacobian(nodes: list, names, out_shape: tuple, seed: np.ndarray, ed
         rep = Replay(nodes, names, deadline=check)
         root = nodes[0]
         seeds = np.eye(m, dtype=int).astype(object).reshape((m,) + tuple(out_shape))
-        if type(root) is AccumulateGrad:
-            output, reached = rep.leaf_symbols[root], {root: seeds}
-        else:
-            from engine.graph import sweep
-
-            output = rep.copies[root].out
-            with xp.at_point(rep.values):
-                reached = sweep(rep.copies[root], seeds, nbatch=1, retain_graph=True)
+        output = rep.leaf_symbols[root] if type(root) is AccumulateGrad else rep.copies[root].out
+        with xp.at_point(rep.values):
+            pulled = pullback(rep.copies.get(root, root), seeds, edges, nbatch=1, retain_graph=True)
         cache: dict = {}
 
         def simplify(e):
@@ -198,10 +193,8 @@ def symbolic_jacobian(nodes: list, names, out_shape: tuple, seed: np.ndarray, ed
 
         v = to_numbers(np.asarray(seed, dtype=np.float64)).reshape(-1)
         leaves = []
-        for edge in edges:
+        for edge, raw in zip(edges, pulled):
             shape = edge.variable._data.shape
-            g = reached.get(edge)
-            raw = np.zeros((m,) + shape, dtype=object) if g is None else np.broadcast_to(g, (m,) + shape)
             J = np.vectorize(simplify, otypes=[object])(raw.reshape(m, -1)) if raw.size else raw.reshape(m, 0)
             vjp = np.array([simplify(sympy.Add(*[v[i] * J[i, j] for i in range(m)])) for j in range(J.shape[1])],
                            dtype=object).reshape(shape)

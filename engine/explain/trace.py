@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from engine.explain.replay import clone, root_of
-from engine.graph import AccumulateGrad, sweep
+from engine.graph import sweep
 
 
 @dataclass
@@ -56,11 +56,8 @@ def trace_backward(call, names, labels: list[str]) -> list[TraceStep]:
             received.setdefault(target, []).append((k, cotangent))
         steps.append(step)
 
-    root = root_of(nodes)
-    if type(root) is AccumulateGrad:
-        reached = {root: call.seed}
-    else:
-        reached = sweep(copies[root], call.seed, retain_graph=True, on_node=on_node)
+    root = root_of(nodes)  # a leaf's AccumulateGrad when backward was called on the leaf itself
+    reached = sweep(copies.get(root, root), call.seed, retain_graph=True, on_node=on_node)
     for edge, g in reached.items():
         k = index[edge]
         leaf = edge.variable
