@@ -3,8 +3,8 @@
 `compute_answer(lesson, step)` runs the step's program through the snippet
 runner and evaluates the predicted expression (predict steps), finds the one
 choice matching what the program raised (error steps), or reads the option
-marked correct (choice steps). The `Answer` keeps the `RunResult`, so the
-explanation layer can look at the same run the answer came from.
+marked correct (choice steps). Programs run in the sandbox worker (`engine.sandbox`); the `Answer`
+keeps that run, whose `evaluate` reads learner formulas in the program's final state.
 """
 from __future__ import annotations
 
@@ -53,7 +53,7 @@ class Answer:
     shape: tuple[int, ...] | None
     tolerance: Tolerance
     stdout: str = ""
-    run: Any = None  # the engine.runner RunResult the answer came from (None for a choice without code)
+    run: Any = None  # the engine.sandbox.SandboxRun the answer came from (None for a choice without code)
     raised: Any = None  # error steps: the SnippetError the program raised, None if it ran cleanly
 
     @property

@@ -105,8 +105,9 @@ class ProgramBuilder:
         return []
 
     def run(self, source: str):
+        """Run a program in the sandbox worker (a confined child process; see `engine.sandbox`)."""
         if self._run is None:
-            from engine.runner import run_snippet
+            from engine.sandbox import run_program
 
-            self._run = run_snippet
+            self._run = run_program
         return self._run(source)

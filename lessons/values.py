@@ -34,12 +34,14 @@ def classify(value: object) -> Plain:
         return Plain("number", float(value))
     if isinstance(value, str):
         return Plain("text", value)
-    kind_name = type(value).__name__
+    kind_name = getattr(value, "type_name", None) or type(value).__name__  # sandbox.UnsupportedResult
     if kind_name in ("Size", "dtype", "device"):
         return Plain("text", str(value))
     if hasattr(value, "detach") and hasattr(value, "shape"):
         array = np.array(value.detach().numpy(), copy=True)
         return Plain("tensor", array, tuple(int(n) for n in array.shape))
+    if isinstance(value, np.ndarray) and value.dtype.kind in "biuf":  # a tensor's values, from the sandbox
+        return Plain("tensor", np.array(value, copy=True), tuple(int(n) for n in value.shape))
     if isinstance(value, (np.ndarray, list, tuple)):
         try:
             array = np.array(value, dtype=np.float64)

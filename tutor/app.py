@@ -54,6 +54,7 @@ class TutorApp(App[None]):
         include_bundled: bool = True,
         quiz_seed: int | None = None,
         quiz_count: int = 10,
+        trust_lessons: bool = False,
     ) -> None:
         super().__init__()
         self.set_reactive(TutorApp.lang, lang or default_language())
@@ -64,6 +65,8 @@ class TutorApp(App[None]):
         self.quiz_seed = quiz_seed  # `autograd-tutor quiz --seed N --count N`
         self.quiz_count = quiz_count
         self.include_bundled = include_bundled  # tests load only their fixture folders
+        self.trust_lessons = trust_lessons  # run lessons from outside the bundled course even unconfined
+        self.bundled_only = False  # set when the sandbox cannot confine snippets here (see _warm_up)
         self.course = None
         self.store = None
         self._lesson_files: dict[Path, int] = {}
@@ -85,16 +88,34 @@ class TutorApp(App[None]):
 
     @work(thread=True, exit_on_error=False, group="warm-up")
     def _warm_up(self) -> None:
-        """Import the runner and the explanation layer while the learner reads the course list,
-        so the first lesson opens at once (the imports take about half a second)."""
-        import engine.explain  # noqa: F401
+        """Start the sandbox worker while the learner reads the course list, so the first lesson
+        opens at once (it imports numpy, sympy and the engine: about a second)."""
         import lessons.answers  # noqa: F401
+        from engine.sandbox import worker
+
+        confinement = worker().confinement()
+        if not confinement.confined and not self.trust_lessons:
+            self.call_from_thread(self._restrict_to_bundled, confinement.reason)
+
+    def _restrict_to_bundled(self, reason: str) -> None:
+        """No OS sandbox here: only the bundled course runs, unless the learner passed --trust-lessons."""
+        self.bundled_only = True
+        self.course = self._load_course()
+        self.notify(t("sandbox_unconfined", self.lang, reason=reason), severity="warning", timeout=20)
+        for screen in self.screen_stack:
+            if hasattr(screen, "course_changed"):
+                screen.course_changed()
 
     def _load_course(self):
-        from lessons.course import load_course
+        from lessons.course import bundled_dir, load_course
 
-        return load_course(self.extra_dirs, user_dir=lessons_dir(self.data_dir), include_bundled=self.include_bundled,
-                           cache_path=cache_dir(self.data_dir) / "lessons.json")
+        course = load_course(self.extra_dirs, user_dir=lessons_dir(self.data_dir),
+                             include_bundled=self.include_bundled, cache_path=cache_dir(self.data_dir) / "lessons.json")
+        if self.bundled_only:
+            bundled = bundled_dir().resolve()
+            course.lessons = [lesson for lesson in course.lessons 
+                              if lesson.path is not None and Path(lesson.path).resolve().is_relative_to(bundled)]
+        return course
 
     def _open_store(self) -> None:
         from tutor.progress.model import ProgressError

@@ -44,8 +44,11 @@ class LazyGroup(click.Group):
               help="Keep progress and your lessons here (default: $AUTOGRAD_TUTOR_DATA_DIR or the per-user folder).")
 @click.option("--theme", type=click.Choice(["dark", "light"]), default="dark", show_default=True,
               help="Colour theme.")
+@click.option("--trust-lessons", is_flag=True,
+              help="Use lessons from outside the bundled course even where the OS sandbox is not available.")
 @click.pass_context
-def main(ctx: click.Context, lang: str | None, lesson_dirs: tuple[str, ...], data_dir: str | None, theme: str) -> None:
+def main(ctx: click.Context, lang: str | None, lesson_dirs: tuple[str, ...], data_dir: str | None, theme: str,
+         trust_lessons: bool) -> None:
     """autograd-tutor: predict x.grad, then see why.
 
     With no subcommand, opens the interactive tutor on the bundled course.
@@ -53,4 +56,4 @@ def main(ctx: click.Context, lang: str | None, lesson_dirs: tuple[str, ...], dat
     if ctx.invoked_subcommand is None:
         from tutor.app import TutorApp
 
-        TutorApp(lang=lang, extra_dirs=lesson_dirs, data_dir=data_dir, theme=theme).run()
+        TutorApp(lang=lang, extra_dirs=lesson_dirs, data_dir=data_dir, theme=theme, trust_lessons=trust_lessons).run()

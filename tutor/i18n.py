@@ -91,6 +91,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "symbolic_running": "Working out the symbolic form…",
         "symbolic_unavailable": "No symbolic form: {reason}",
         "no_backward": "This step makes no backward call, so there is no Jacobian to show.",
+        "sandbox_unconfined": "Snippets cannot be sandboxed on this system ({reason}), so only the bundled "
+                              "course is shown. Start with --trust-lessons to use lessons you trust.",
         "explain_unavailable": "The explanation could not be computed: {reason}",
         "trace_position": "Node {index} of {total}",
         # quiz and stats
@@ -222,6 +224,9 @@ STRINGS: dict[str, dict[str, str]] = {
         "symbolic_running": "記号計算をしています…",
         "symbolic_unavailable": "記号形式はありません: {reason}",
         "no_backward": "このステップでは backward を呼ばないので、ヤコビ行列はありません。",
+        "sandbox_unconfined": "このシステムではスニペットをサンドボックスで隔離できません（{reason}）。"
+                              "そのため同梱のコースだけを表示します。信頼できるレッスンを使うには "
+                              "--trust-lessons を付けて起動してください。",
         "explain_unavailable": "解説を計算できませんでした: {reason}",
         "trace_position": "ノード {index} / {total}",
         "quiz": "クイズ",

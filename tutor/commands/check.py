@@ -12,15 +12,19 @@ from pathlib import Path
 
 import click
 
+from tutor.commands.trust import require_confinement, trust_option
+
 
 @click.command("check")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
 @click.option("--against-torch", is_flag=True,
               help="Also run every program with real PyTorch and report any answer that differs.")
-def command(paths: tuple[Path, ...], against_torch: bool) -> None:
+@trust_option
+def command(paths: tuple[Path, ...], against_torch: bool, trust_lessons: bool) -> None:
     """Validate lesson files, or folders of them (searched recursively for *.toml)."""
     from lessons.against_torch import torch_available
 
+    require_confinement("check", trust_lessons, paths)
     if against_torch and not torch_available():
         click.echo("--against-torch needs PyTorch, which is not installed here (pip install torch).", err=True)
         sys.exit(2)

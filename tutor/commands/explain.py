@@ -15,6 +15,7 @@ from pathlib import Path
 import click
 
 from tutor.commands.snippet_file import read_snippet, usage
+from tutor.commands.trust import require_confinement, trust_option
 
 MAX_FILE_BYTES = 1_000_000
 
@@ -25,12 +26,13 @@ MAX_FILE_BYTES = 1_000_000
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of the rich report.")
 @click.option("--symbolic/--no-symbolic", default=True, show_default=True,
               help="Also derive the Jacobian and the chain rule with sympy.")
-@click.option("--timeout", type=click.FloatRange(min=0.1), default=2.0, show_default=True,
+@click.option("--timeout", type=click.FloatRange(min=0.1, max=60), default=2.0, show_default=True,
               help="Seconds the symbolic part may take per backward call.")
-def command(file: Path, step_id: str | None, as_json: bool, symbolic: bool, timeout: float) -> None:
+@trust_option
+def command(file: Path, step_id: str | None, as_json: bool, symbolic: bool, timeout: float,
+            trust_lessons: bool) -> None:
     """Explain why x.grad is what it is, for a snippet FILE or a lesson step."""
-    from engine.explain import explain_program, explain_step, explain_symbolic
-
+    require_confinement("explain", trust_lessons, (file,))
     if file.suffix == ".toml":
         lesson = _lesson(file)
         if step_id is None:
@@ -39,27 +41,29 @@ def command(file: Path, step_id: str | None, as_json: bool, symbolic: bool, time
             step = lesson.step(step_id)
         except KeyError:
             _usage(f"{file} has no step '{step_id}' (steps: {_ids(lesson)})")
-        explanation = explain_step(lesson, step)
+        from lessons.programs import ProgramBuilder
+
+        program = ProgramBuilder(lesson).program(lesson.step_index(step))
+        source = program.source if program is not None else ""
     else:
         if step_id is not None:
             _usage("--step only applies to a lesson file (.toml)")
         source = read_snippet(file, MAX_FILE_BYTES, "explain")
         if source is None:
             _usage(f"{file}: larger than {MAX_FILE_BYTES} characters; a snippet is a few lines")
-        explanation = explain_program(source)
-    symbolic_parts = {call.index: explain_symbolic(explanation, call.index, timeout=timeout)
-                      for call in explanation.calls} if symbolic else {}
+    from engine.sandbox.explanations import explain_in_worker
+
+    explanation = explain_in_worker(source, symbolic=symbolic, timeout=timeout,
+                                    want=("json",) if as_json else ("report",))
     if as_json:
-        click.echo(json.dumps(explanation.to_json(symbolic_parts), ensure_ascii=False))
+        click.echo(json.dumps(explanation.json, ensure_ascii=False))
     else:
-        _print(explanation, symbolic_parts)
+        _print(explanation)
     sys.exit(0 if explanation.ok else 1)
 
 
-def _print(explanation, symbolic_parts) -> None:
+def _print(explanation) -> None:
     from rich.console import Console
-
-    from engine.explain.render import render_call
 
     console = Console()
     if explanation.stdout:
@@ -67,8 +71,8 @@ def _print(explanation, symbolic_parts) -> None:
         console.out(explanation.stdout, end="" if explanation.stdout.endswith("\n") else "\n")
     if not explanation.calls:
         console.print("The program made no backward call, so there is no gradient to explain.")
-    for call in explanation.calls:
-        console.print(render_call(call, symbolic_parts.get(call.index)))
+    for renderable in explanation.report:
+        console.print(renderable)
     if explanation.error is not None:
         console.print(f"[red]The program failed:[/red] {explanation.error}", highlight=False)
 

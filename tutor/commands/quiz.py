@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import click
 
+from tutor.commands.trust import trust_option
+
 MAX_COUNT = 200  # a session longer than this is a typo, not a study plan
 
 
@@ -18,9 +20,10 @@ MAX_COUNT = 200  # a session longer than this is a typo, not a study plan
 @click.option("--lessons", "lesson_dirs", multiple=True, metavar="DIR",
               type=click.Path(exists=True, file_okay=False, dir_okay=True),
               help="Also use the quiz templates of the lessons in DIR (repeatable).")
+@trust_option
 @click.pass_context
 def command(ctx: click.Context, seed: int | None, count: int, lang: str | None, data_dir: str | None,
-            lesson_dirs: tuple[str, ...]) -> None:
+            lesson_dirs: tuple[str, ...], trust_lessons: bool) -> None:
     """A quiz on the concepts due for review, then new ones; answers are recorded and rescheduled (FSRS)."""
     from tutor.app import TutorApp
 
@@ -33,4 +36,5 @@ def command(ctx: click.Context, seed: int | None, count: int, lang: str | None, 
         start="quiz",
         quiz_seed=seed,
         quiz_count=count,
+        trust_lessons=trust_lessons or parent.get("trust_lessons", False),
     ).run()

@@ -7,38 +7,38 @@ Exit status 0 when the snippet ran, 1 when it failed or was refused, 2 for a usa
 from __future__ import annotations
 
 import json
-import math
 import sys
-import warnings
 from pathlib import Path
 
 import click
 
 from tutor.commands.snippet_file import read_snippet
+from tutor.commands.trust import require_confinement, trust_option
 
 
 @click.command("run")
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of the human report.")
-def command(file: Path, as_json: bool) -> None:
+@trust_option
+def command(file: Path, as_json: bool, trust_lessons: bool) -> None:
     """Run a PyTorch-style snippet FILE safely on the tutor's engine."""
-    from engine.runner import Limits, SnippetError, run_snippet
-    from engine.runner.surface import is_tensor
+    from engine.runner import Limits, SnippetError
+    from engine.sandbox import run_program
 
+    require_confinement("run", trust_lessons)
     max_chars = Limits().max_source
     source = read_snippet(file, max_chars, "run")
     if source is None:
         error = SnippetError("SnippetRejected", f"the file is larger than the limit of {max_chars} characters", 1, 1)
         ok, stdout, tensors = False, "", {}
     else:
-        result = run_snippet(source, filename=str(file))
-        ok, stdout, error = result.ok, result.stdout, result.error
-        tensors = {name: value for name, value in result.namespace.items() if is_tensor(value)}
+        result = run_program(source, filename=str(file), report=True)
+        ok, stdout, error, tensors = result.ok, result.stdout, result.error, result.tensors
     if as_json:
         report: dict[str, object] = {"ok": ok, "stdout": stdout}
         if error is not None:
             report["error"] = error.to_json()
-        report["tensors"] = {name: tensor_report(t) for name, t in tensors.items()}
+        report["tensors"] = {name: _json_entry(entry) for name, entry in tensors.items()}
         click.echo(json.dumps(report, ensure_ascii=False))
     else:
         click.echo(stdout, nl=False)
@@ -48,41 +48,19 @@ def command(file: Path, as_json: bool) -> None:
     sys.exit(0 if ok else 1)
 
 
-def tensor_report(t: object) -> dict[str, object]:
-    """The JSON description of one tensor: shape, data, dtype, flags, grad and grad_fn name."""
-    grad = _grad(t)
-    return {
-        "shape": list(t.shape),
-        "data": _jsonable(t.tolist()),
-        "dtype": str(t.dtype),
-        "requires_grad": bool(t.requires_grad),
-        "is_leaf": bool(t.is_leaf),
-        "grad": None if grad is None else _jsonable(grad.tolist()),
-        "grad_fn": None if t.grad_fn is None else t.grad_fn.name(),
-    }
+def _json_entry(entry: dict) -> dict:
+    """The documented JSON fields of one tensor (the human-report fields stay out)."""
+    return {key: value for key, value in entry.items() if key not in ("repr", "grad_repr")}
 
 
-def _grad(t: object) -> object:
-    with warnings.catch_warnings():  # reading .grad of a non-leaf warns, as in PyTorch
-        warnings.simplefilter("ignore")
-        return t.grad
-
-
-def _jsonable(data: object) -> object:
-    """Nested lists with NaN and infinities as the strings "nan", "inf", "-inf" (JSON has none)."""
-    if isinstance(data, list):
-        return [_jsonable(item) for item in data]
-    if isinstance(data, float) and not math.isfinite(data):
-        return "nan" if math.isnan(data) else ("inf" if data > 0 else "-inf")
-    return data
-
-
-def _print_tensors(tensors: dict[str, object]) -> None:
+def _print_tensors(tensors: dict[str, dict]) -> None:
     if tensors:
         click.echo(click.style("── tensors " + "─" * 40, dim=True))
     for name, t in tensors.items():
-        grad_fn = None if t.grad_fn is None else t.grad_fn.name()
-        click.echo(f"{name} = " + repr(t).replace("\n", "\n" + " " * (len(name) + 3)))
-        click.echo(f"    requires_grad={t.requires_grad}  is_leaf={t.is_leaf}  grad_fn={grad_fn}")
-        grad = _grad(t)
-        click.echo("    grad=" + ("None" if grad is None else repr(grad).replace("\n", "\n         ")))
+        if "same_as" in t:
+            click.echo(f"{name} is {t['same_as']} (the same tensor)")
+            continue
+        click.echo(f"{name} = " + t["repr"].replace("\n", "\n" + " " * (len(name) + 3)))
+        click.echo(f"    requires_grad={t['requires_grad']}  is_leaf={t['is_leaf']}  grad_fn={t['grad_fn']}")
+        grad = t["grad_repr"]
+        click.echo("    grad=" + ("None" if grad is None else grad.replace("\n", "\n         ")))

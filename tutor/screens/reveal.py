@@ -1,8 +1,9 @@
 """Why the answer is what it is: Answer, Jacobian, VJP, Chain rule, Graph and Backprop tabs.
 
-Every panel shows renderables made by `engine.explain`; this screen only lays them out. The
-numeric explanation is quick and computed on opening; the symbolic Jacobian (sympy) runs in a
-worker thread with a spinner, so the screen never freezes.
+Every panel shows renderables made by `engine.explain` inside the sandbox worker (a confined child
+process, `engine.sandbox`); this screen only lays them out. The numeric explanation is quick and
+computed on opening; the symbolic one (sympy) is a second job awaited in a worker thread with a
+spinner, so the screen never freezes.
 """
 from __future__ import annotations
 
@@ -49,9 +50,9 @@ class RevealScreen(Screen[None]):
         self.answer = answer
         self.source = source
         self.initial = initial
-        self.explanation = None  # engine.explain.Explanation, numbers only
+        self.explanation = None  # engine.sandbox.explanations.WorkerExplanation, numbers only
         self.problem: str | None = None  # why there is nothing to explain
-        self.symbolic: dict | None = None  # call index -> SymbolicJacobian, once the worker is done
+        self.symbolic = None  # the same with sympy's forms, once the worker thread has it
 
     def compose(self) -> ComposeResult:
         lang = self.app.lang
@@ -85,70 +86,61 @@ class RevealScreen(Screen[None]):
                 yield Static(self._panel_content(tab), id=f"{tab}-body")
 
     def _answer_widgets(self, lang: str):
-        from engine.explain import render_fd_check
-
         from tutor.screens.lesson import format_value
 
         value = format_value(self.answer.kind, self.answer.value)
         yield Static(Text.assemble((f"{self.step.expression} = ", "bold"), value), id="answer-value")
         if self.explanation is not None:
-            yield Static(Group(*(render_fd_check(call) for call in self.explanation.calls)), id="fd-check")
+            yield Static(Group(*(call.fd for call in self.explanation.panels)), id="fd-check")
         elif self.problem is not None:
             yield Static(Text(self.problem, style="dim"), classes="problem")
         if self.step.explanation is not None:
             yield MarkdownText(self.step.explanation.get(lang), id="answer-explanation")
 
-    # ------------------------------------------------------------------ engine.explain
+    # ------------------------------------------------------------------ explanations (sandbox worker)
 
     def _explain(self) -> None:
         """The numeric explanation of every backward call the step's program makes (fast)."""
-        from engine.explain import explain_program
+        from engine.sandbox.explanations import explain_in_worker
 
         try:
-            explanation = explain_program(self.source)
-        except Exception as error:  # an engine fault on a stranger's lesson costs the panels, not the session
+            explanation = explain_in_worker(self.source)
+        except Exception as error:  # the worker could not start: costs the panels, not the session
             self.problem = t("explain_unavailable", self.app.lang, reason=f"{type(error).__name__}: {error}")
             return
         if not explanation.ok:
             error = explanation.error
             self.problem = t("explain_unavailable", self.app.lang, reason=f"{error.type}: {error.message}")
-        elif not explanation.calls:
+        elif not explanation.panels:
             self.problem = t("no_backward", self.app.lang)
         else:
             self.explanation = explanation
 
     def _panel_content(self, tab: str):
         """One tab's content for every backward call, with the symbolic forms once they exist."""
-        from engine import explain
-
-        symbolic = self.symbolic or {}
         parts = []
-        for call in self.explanation.calls:
-            sym = symbolic.get(call.index)
+        for call in (self.symbolic or self.explanation).panels:
             if tab == "jacobian":
-                parts += [explain.render_summary(call), explain.render_jacobian(call, sym)]
-            elif tab == "vjp":
-                parts.append(explain.render_vjp(call, sym))
-            elif tab == "chain":
-                parts.append(explain.render_chain(call, sym))
-            elif tab == "graph":
-                parts.append(explain.render_graph(call))
+                parts += [call.summary, call.jacobian]
+            else:
+                parts.append(getattr(call, tab))
         return Group(*parts)
 
     def _trace(self) -> list:
-        from engine.explain import render_trace_step
-
-        return [render_trace_step(call, i) for call in self.explanation.calls for i in range(len(call.trace))]
+        return [step for call in self.explanation.panels for step in call.trace]
 
     @work(thread=True, exclusive=True, group="symbolic", exit_on_error=False)
     def _symbolic(self) -> None:
         """sympy, off the UI thread: bounded per call by the explanation layer's own timeout."""
-        from engine.explain import explain_symbolic
+        from engine.sandbox.explanations import explain_in_worker
 
-        symbolic = {call.index: explain_symbolic(call, timeout=SYMBOLIC_SECONDS) for call in self.explanation.calls}
+        symbolic = explain_in_worker(self.source, symbolic=True, timeout=SYMBOLIC_SECONDS)
+        if not symbolic.ok or len(symbolic.panels) != len(self.explanation.panels):
+            error = symbolic.error
+            raise RuntimeError(f"{error.type}: {error.message}" if error else "the program changed")
         self.app.call_from_thread(self._symbolic_done, symbolic)
 
-    async def _symbolic_done(self, symbolic: dict) -> None:
+    async def _symbolic_done(self, symbolic) -> None:
         if not self.is_attached:  # the learner left before sympy finished
             return
         self.symbolic = symbolic

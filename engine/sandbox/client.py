@@ -1,0 +1,238 @@
+"""The client side: start the zygote once, send it jobs, read back plain data.
+
+`worker()` is the process-wide `Worker`. Calls are thread-safe (the app asks from its UI thread
+and from worker threads at once); each waits for its own answer. If the zygote dies it is started
+again on the next call. Where there is no `fork` (Windows) jobs run in this process, unconfined.
+"""
+from __future__ import annotations
+
+import atexit
+import itertools
+import json
+import os
+import subprocess
+import sys
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.runner.errors import SnippetError, SnippetFailure
+
+STARTUP_SECONDS = 120.0   # importing numpy, sympy and the engine and warming up, on a slow machine
+
+
+class SandboxError(RuntimeError):
+    """The worker could not run a job at all (it could not start, or died answering)."""
+
+
+@dataclass
+class Confinement:
+    """What the worker's children are confined by."""
+
+    confined: bool
+    reason: str = ""
+
+
+class Worker:
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._process: subprocess.Popen | None = None
+        self._ready: dict | None = None
+        self._waiting: dict[int, list] = {}
+        self._ids = itertools.count(1)
+
+    # --- life cycle -------------------------------------------------------------------------
+
+    def start(self) -> dict:
+        """Start the zygote (if it is not running) and return its ready message."""
+        with self._lock:
+            return self._start_locked()
+
+    def _start_locked(self) -> dict:
+        if self._process is not None and self._process.poll() is None and self._ready is not None:
+            return self._ready
+        env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1",
+                   PYTHONUNBUFFERED="1")
+        self._process = subprocess.Popen([sys.executable, "-m", "engine.sandbox.zygote"], stdin=subprocess.PIPE,
+                                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
+                                         start_new_session=True)
+        ready_event, box = threading.Event(), []
+        threading.Thread(target=self._read, args=(self._process, ready_event, box), daemon=True).start()
+        if not ready_event.wait(STARTUP_SECONDS) or not box:
+            self._process.kill()
+            raise SandboxError("the snippet worker did not start")
+        self._ready = box[0]
+        return self._ready
+
+    def _read(self, process: subprocess.Popen, ready_event: threading.Event, box: list) -> None:
+        """Reader thread: hands each answer line to the call waiting for it."""
+        for line in process.stdout:
+            try:
+                message = json.loads(line)
+            except ValueError:
+                continue
+            if message.get("ready"):
+                box.append(message)
+                ready_event.set()
+                continue
+            waiter = self._waiting.pop(message.get("id"), None)
+            if waiter is not None:
+                waiter.append(message)
+                waiter[0].set()
+        ready_event.set()
+        for waiter in list(self._waiting.values()):  # the zygote died: wake everyone who waits
+            waiter[0].set()
+
+    def close(self) -> None:
+        with self._lock:
+            if self._process is not None and self._process.poll() is None:
+                self._process.stdin.close()
+                try:
+                    self._process.wait(5)
+                except subprocess.TimeoutExpired:
+                    self._process.kill()
+            self._process = None
+
+    # --- jobs -------------------------------------------------------------------------------
+
+    def call(self, job: str, seconds: float, **args: Any) -> dict:
+        """Run `job` in a fresh confined child; its result dict, or a dict with "failure"."""
+        for attempt in range(2):
+            with self._lock:
+                self._start_locked()
+                request_id = next(self._ids)
+                waiter: list = [threading.Event()]
+                self._waiting[request_id] = waiter
+                line = json.dumps({"id": request_id, "job": job, "args": args, "seconds": seconds}) + "\n"
+                try:
+                    self._process.stdin.write(line.encode())
+                    self._process.stdin.flush()
+                except (BrokenPipeError, OSError):
+                    self._waiting.pop(request_id, None)
+                    self._ready = None
+                    continue
+            waiter[0].wait(seconds + 30)
+            if len(waiter) > 1:
+                answer = waiter[1]
+                return answer["result"] if "result" in answer else {"failure": answer.get("failure", {})}
+            self._waiting.pop(request_id, None)
+            with self._lock:
+                self._ready = None  # the zygote died or hung: start a new one
+                if self._process is not None:
+                    self._process.kill()
+        raise SandboxError("the snippet worker stopped answering")
+
+    def confinement(self) -> Confinement:
+        ready = self.start()
+        if ready.get("confined"):
+            return Confinement(True)
+        return Confinement(False, "this system does not offer seccomp confinement (Linux on x86_64 or aarch64)")
+
+
+_WORKER: Worker | None = None
+_WORKER_LOCK = threading.Lock()
+
+
+def worker() -> Worker:
+    """The process-wide worker, created on first use."""
+    global _WORKER
+    with _WORKER_LOCK:
+        if _WORKER is None:
+            _WORKER = Worker()
+            atexit.register(_WORKER.close)
+        return _WORKER
+
+
+# --- what the callers get back ------------------------------------------------------------------
+
+RUN_SECONDS = 6.0       # the language layer stops a snippet at 2 s; this is the OS layer's backstop
+
+
+@dataclass
+class SandboxRun:
+    """A run of a program in the worker: what it printed and raised, and a way to evaluate more."""
+
+    source: str
+    ok: bool
+    stdout: str
+    error: SnippetError | None
+    tensors: dict = field(default_factory=dict)
+    values: list = field(default_factory=list)   # decoded values of the expressions asked for up front
+
+    def evaluate(self, expression: str) -> Any:
+        """`expression` evaluated after the program (run again in a fresh child); raises SnippetFailure."""
+        run = run_program(self.source, expressions=[expression])
+        if run.error is not None and not self.error:  # the program itself failed this time
+            raise SnippetFailure(run.error)
+        outcome = run.values[0] if run.values else {"error": _failure_error({"type": "SandboxError",
+                                                                              "message": "no value came back"})}
+        if "error" in outcome:
+            raise SnippetFailure(outcome["error"])
+        return outcome["value"]
+
+
+def run_program(source: str, *, filename: str = "<snippet>", expressions: list[str] = (),
+                report: bool = False) -> SandboxRun:
+    """Run `source` in a confined child (never raises for the snippet's fault)."""
+    answer = worker().call("run", RUN_SECONDS, source=source, filename=filename, expressions=list(expressions),
+                           report=report)
+    if "failure" in answer:
+        return SandboxRun(source, False, "", _failure_error(answer["failure"]))
+    values = []
+    for outcome in answer.get("values", []):
+        if "error" in outcome:
+            values.append({"error": _snippet_error(outcome["error"])})
+        else:
+            values.append({"value": decode_value(outcome["value"])})
+    return SandboxRun(source, bool(answer["ok"]), str(answer["stdout"]), _snippet_error(answer["error"]),
+                      answer.get("tensors", {}), values)
+
+
+def _snippet_error(data: dict | None) -> SnippetError | None:
+    if data is None:
+        return None
+    return SnippetError(str(data["type"]), str(data["message"]), data.get("line"), data.get("column"))
+
+
+def _failure_error(failure: dict) -> SnippetError:
+    return SnippetError(str(failure.get("type", "SandboxError")), str(failure.get("message", "")))
+
+
+# --- values -----------------------------------------------------------------------------------
+
+_DTYPES = {"bool", "int8", "int16", "int32", "int64", "uint8", "float16", "float32", "float64"}
+
+
+@dataclass(frozen=True)
+class UnsupportedResult:
+    """A value the program computed that has no plain form (a function, a module, a graph node…)."""
+
+    type_name: str
+
+
+def decode_value(data: dict) -> Any:
+    """The plain value `jobs.encode_value` described: None, bool, float, str or a numpy array."""
+    import numpy as np
+
+    kind = data.get("kind")
+    if kind == "none":
+        return None
+    if kind == "bool":
+        return bool(data["value"])
+    if kind == "number":
+        return float(data["value"])
+    if kind == "text":
+        return str(data["value"])
+    if kind == "tensor":
+        dtype = data["dtype"] if data["dtype"] in _DTYPES else "float64"
+        array = np.array(_floats(data["data"]), dtype=dtype)
+        return array.reshape([int(n) for n in data["shape"]])
+    return UnsupportedResult(str(data.get("type", "object")))
+
+
+def _floats(data: Any) -> Any:
+    if isinstance(data, list):
+        return [_floats(item) for item in data]
+    if isinstance(data, str):
+        return float(data)   # "nan", "inf", "-inf"
+    return data

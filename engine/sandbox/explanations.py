@@ -1,0 +1,70 @@
+"""Explanations made in the confined child, received as data and rebuilt as rich renderables.
+
+The app's reveal screen and `autograd-tutor explain` never run a program's explanation in their own
+process: the child runs the program, derives the explanation (`engine.explain`) and renders it;
+what comes back is the explanation's JSON form and its panels as renderable data.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.runner.errors import SnippetError
+from engine.sandbox.client import RUN_SECONDS, _failure_error, _snippet_error, worker
+from engine.sandbox.renderables import from_data
+
+PANELS = ("summary", "jacobian", "vjp", "chain", "graph", "fd")
+
+
+@dataclass
+class CallPanels:
+    """One backward call's rendered panels (rich renderables, rebuilt from the child's data)."""
+
+    index: int
+    summary: Any
+    jacobian: Any
+    vjp: Any
+    chain: Any
+    graph: Any
+    fd: Any
+    trace: list = field(default_factory=list)
+
+
+@dataclass
+class WorkerExplanation:
+    ok: bool
+    error: SnippetError | None
+    stdout: str
+    calls: int = 0
+    json: dict | None = None
+    panels: list[CallPanels] = field(default_factory=list)
+    report: list = field(default_factory=list)
+
+
+def explain_in_worker(source: str, *, symbolic: bool = False, timeout: float = 2.0,
+                      want: tuple[str, ...] = ("panels",)) -> WorkerExplanation:
+    """Explain every backward call of `source` in a confined child (never raises for the program's fault).
+
+    `want`: "panels" (per call, for the app), "report" (one renderable per call, for the CLI),
+    "json" (`Explanation.to_json`). With `symbolic`, sympy's forms are included, each call bounded by
+    `timeout` seconds inside the child; the child as a whole by the OS layer's wall clock.
+    """
+    seconds = RUN_SECONDS + (timeout * 8 + 10 if symbolic else 6)
+    answer = worker().call("explain", seconds, source=source, symbolic=symbolic, timeout=timeout, want=list(want))
+    if "failure" in answer:
+        error = _failure_error(answer["failure"])
+        return WorkerExplanation(False, error, "", json={"ok": False, "error": error.to_json(), "stdout": "",
+                                                         "calls": []})
+    try:
+        return _rebuild(answer)
+    except (ValueError, KeyError, TypeError, IndexError):  # the child sent something that is no explanation
+        error = SnippetError("SandboxError", "the explanation could not be read back from the sandbox")
+        return WorkerExplanation(False, error, "")
+
+
+def _rebuild(answer: dict) -> WorkerExplanation:
+    panels = [CallPanels(int(call["index"]), *(from_data(call[name]) for name in PANELS),
+                         trace=[from_data(step) for step in call["trace"]]) for call in answer.get("panels", [])]
+    return WorkerExplanation(bool(answer["ok"]), _snippet_error(answer["error"]), str(answer["stdout"]),
+                             int(answer["calls"]), answer.get("json"), panels,
+                             [from_data(item) for item in answer.get("report", [])])

@@ -1,0 +1,153 @@
+"""What the confined child can be asked to do, and the plain data it answers with.
+
+Each job takes JSON-able keyword arguments and returns a JSON-able dict; nothing else crosses the
+pipe (no pickles, no live objects). The jobs wrap the language layer (`engine.runner`) and the
+explanation layer (`engine.explain`), which run here, inside the child, on the snippet's values.
+"""
+from __future__ import annotations
+
+import math
+import warnings
+from numbers import Number
+
+import numpy as np
+
+from engine.runner import run_snippet
+from engine.runner.errors import SnippetFailure
+from engine.runner.surface import is_tensor
+
+MAX_REPORT_ELEMENTS = 200_000   # numbers in one `run` report (the rest are summarised by shape)
+
+
+def run(source: str, filename: str = "<snippet>", expressions: list[str] = (), report: bool = False) -> dict:
+    """Run `source`; evaluate `expressions` in what it leaves; optionally report its top-level tensors."""
+    result = run_snippet(source, filename=filename)
+    out: dict[str, object] = {"ok": result.ok, "stdout": result.stdout, "error": _error(result.error)}
+    if expressions:
+        out["values"] = [_evaluate(result, expression) for expression in expressions]
+    if report:
+        out["tensors"] = tensor_report(result.namespace)
+    return out
+
+
+def explain(source: str, symbolic: bool = False, timeout: float = 2.0, want: tuple[str, ...] = ("panels",)) -> dict:
+    """The explanation of every backward call `source` makes: rendered panels and/or its JSON form."""
+    from engine.explain import explain_program, explain_symbolic, render
+    from engine.sandbox.renderables import to_data
+
+    explanation = explain_program(source)
+    out: dict[str, object] = {"ok": explanation.ok, "error": _error(explanation.error), "stdout": explanation.stdout,
+                              "calls": len(explanation.calls)}
+    sym = {call.index: explain_symbolic(call, timeout=timeout) for call in explanation.calls} if symbolic else {}
+    if "json" in want:
+        out["json"] = explanation.to_json(sym)
+    if "panels" in want:
+        out["panels"] = [{
+            "index": call.index,
+            "summary": to_data(render.render_summary(call)),
+            "jacobian": to_data(render.render_jacobian(call, sym.get(call.index))),
+            "vjp": to_data(render.render_vjp(call, sym.get(call.index))),
+            "chain": to_data(render.render_chain(call, sym.get(call.index))),
+            "graph": to_data(render.render_graph(call)),
+            "fd": to_data(render.render_fd_check(call)),
+            "trace": [to_data(render.render_trace_step(call, i)) for i in range(len(call.trace))],
+        } for call in explanation.calls]
+    if "report" in want:
+        out["report"] = [to_data(render.render_call(call, sym.get(call.index))) for call in explanation.calls]
+    return out
+
+
+JOBS = {"run": run, "explain": explain}
+
+
+# --- plain data ---------------------------------------------------------------------------------
+
+def _error(error) -> dict | None:
+    return None if error is None else error.to_json()
+
+
+def _evaluate(result, expression: str) -> dict:
+    try:
+        return {"value": encode_value(result.evaluate(expression))}
+    except SnippetFailure as failure:
+        return {"error": failure.error.to_json()}
+
+
+def encode_value(value: object) -> dict:
+    """A value a program computed, as tagged plain data (`client.decode_value` reads it back)."""
+    if value is None:
+        return {"kind": "none"}
+    if isinstance(value, (bool, np.bool_)):
+        return {"kind": "bool", "value": bool(value)}
+    if isinstance(value, Number) and not isinstance(value, complex):
+        return {"kind": "number", "value": _number(float(value))}
+    if isinstance(value, str):
+        return {"kind": "text", "value": value}
+    type_name = type(value).__name__
+    if type_name in ("Size", "dtype", "device"):
+        return {"kind": "text", "value": str(value)}
+    if is_tensor(value):
+        array = value.detach().numpy()
+    elif isinstance(value, (np.ndarray, list, tuple)):
+        try:
+            array = np.array(value, dtype=np.float64)
+        except (TypeError, ValueError):
+            return {"kind": "unsupported", "type": type_name}
+    else:
+        return {"kind": "unsupported", "type": type_name}
+    if array.dtype.kind not in "biuf":
+        return {"kind": "unsupported", "type": type_name}
+    return {"kind": "tensor", "dtype": array.dtype.name, "shape": list(array.shape), "data": plain(array.tolist())}
+
+
+def _number(x: float) -> float | str:
+    return x if math.isfinite(x) else ("nan" if math.isnan(x) else ("inf" if x > 0 else "-inf"))
+
+
+def plain(data: object) -> object:
+    """Nested lists with NaN and infinities as the strings "nan", "inf", "-inf" (JSON has none)."""
+    if isinstance(data, list):
+        return [plain(item) for item in data]
+    if isinstance(data, float):
+        return _number(data)
+    return data
+
+
+def tensor_report(namespace: dict) -> dict:
+    """The top-level tensors for `autograd-tutor run`: JSON data and the human report lines.
+
+    One entry per name, but a tensor bound to several names is described once (later names refer to
+    the first), and the numbers of all tensors together are bounded by MAX_REPORT_ELEMENTS.
+    """
+    seen: dict[int, str] = {}
+    budget = MAX_REPORT_ELEMENTS
+    report = {}
+    for name, value in namespace.items():
+        if not is_tensor(value):
+            continue
+        if id(value) in seen:
+            report[name] = {"same_as": seen[id(value)]}
+            continue
+        seen[id(value)] = name
+        grad = _grad(value)
+        size = value.numel() + (0 if grad is None else grad.numel())
+        full = size <= budget
+        budget -= size if full else 0
+        report[name] = {
+            "shape": list(value.shape),
+            "data": plain(value.tolist()) if full else None,
+            "dtype": str(value.dtype),
+            "requires_grad": bool(value.requires_grad),
+            "is_leaf": bool(value.is_leaf),
+            "grad": None if grad is None or not full else plain(grad.tolist()),
+            "grad_fn": None if value.grad_fn is None else value.grad_fn.name(),
+            "repr": repr(value) if full else f"<tensor of shape {list(value.shape)}: too large to show>",
+            "grad_repr": None if grad is None else (repr(grad) if full else "<too large to show>"),
+        }
+    return report
+
+
+def _grad(t: object) -> object:
+    with warnings.catch_warnings():  # reading .grad of a non-leaf warns, as in PyTorch
+        warnings.simplefilter("ignore")
+        return t.grad

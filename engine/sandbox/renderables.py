@@ -1,0 +1,160 @@
+"""Rich renderables as plain data, so explanations made in the confined child cross the pipe as JSON.
+
+The explanation layer builds its panels from five rich types (Text, Table, Panel, Group, Tree); the
+child turns them into nested dicts of strings and numbers (`to_data`), the parent rebuilds them
+(`from_data`). The parent still lays them out at whatever width its terminal has. Nothing from the
+child is ever evaluated: styles are parsed by rich's style grammar, boxes looked up by name, and any
+other shape of data is refused with `ValueError`.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from rich import box as boxes
+from rich.console import Group
+from rich.errors import StyleSyntaxError
+from rich.panel import Panel
+from rich.style import Style
+from rich.table import Table
+from rich.text import Span, Text
+from rich.tree import Tree
+
+_BOXES = {name: getattr(boxes, name) for name in ("ASCII", "ROUNDED", "SQUARE", "SIMPLE", "HEAVY", "DOUBLE",
+                                                  "MINIMAL", "HORIZONTALS", "SIMPLE_HEAD", "HEAVY_HEAD")}
+_BOX_NAMES = {id(value): name for name, value in _BOXES.items()}
+_MAX_DEPTH = 64
+
+
+def to_data(renderable: Any, _depth: int = 0) -> Any:
+    """A JSON-able form of `renderable` (raises TypeError for a type this module does not know)."""
+    if _depth > _MAX_DEPTH:
+        raise ValueError("renderable nested too deeply")
+    d = _depth + 1
+    if renderable is None:
+        return None
+    if isinstance(renderable, str):
+        return {"t": "str", "s": renderable}
+    if isinstance(renderable, Text):
+        return {"t": "text", "plain": renderable.plain, "style": _style(renderable.style),
+                "spans": [[s.start, s.end, _style(s.style)] for s in renderable.spans],
+                "justify": renderable.justify, "overflow": renderable.overflow, "no_wrap": renderable.no_wrap,
+                "end": renderable.end}
+    if isinstance(renderable, Group):
+        return {"t": "group", "fit": renderable.fit, "items": [to_data(r, d) for r in renderable.renderables]}
+    if isinstance(renderable, Panel):
+        return {"t": "panel", "body": to_data(renderable.renderable, d), "title": to_data(renderable.title, d),
+                "box": _box(renderable.box), "expand": renderable.expand, "padding": list(renderable.padding)}
+    if isinstance(renderable, Tree):
+        return {"t": "tree", "label": to_data(renderable.label, d), "guide_style": _style(renderable.guide_style),
+                "children": [to_data(child, d) for child in renderable.children]}
+    if isinstance(renderable, Table):
+        return {"t": "table", "box": _box(renderable.box), "title": to_data(renderable.title, d),
+                "show_header": renderable.show_header, "show_lines": renderable.show_lines,
+                "show_edge": renderable.show_edge, "pad_edge": renderable.pad_edge, "expand": renderable.expand,
+                "padding": list(renderable.padding), "collapse_padding": renderable.collapse_padding,
+                "columns": [{"header": to_data(c.header, d), "justify": c.justify, "vertical": c.vertical,
+                             "style": _style(c.style), "no_wrap": c.no_wrap, "cells": [to_data(x, d) for x in c._cells]}
+                            for c in renderable.columns]}
+    raise TypeError(f"cannot send a {type(renderable).__name__} across the sandbox pipe")
+
+
+def from_data(data: Any, _depth: int = 0) -> Any:
+    """The renderable `to_data` described (raises ValueError for anything else)."""
+    if _depth > _MAX_DEPTH:
+        raise ValueError("renderable nested too deeply")
+    d = _depth + 1
+    if data is None:
+        return None
+    if not isinstance(data, dict):
+        raise ValueError("a renderable is described by a dict")
+    kind = data.get("t")
+    if kind == "str":
+        return _str(data["s"])
+    if kind == "text":
+        text = Text(_str(data["plain"]), style=_parse(data["style"]), justify=_choice(data["justify"]),
+                    overflow=_choice(data["overflow"]), no_wrap=_maybe_flag(data["no_wrap"]), end=_str(data["end"]))
+        text.spans = [Span(int(start), int(end), _parse(style)) for start, end, style in data["spans"]]
+        return text
+    if kind == "group":
+        return Group(*(from_data(item, d) for item in data["items"]), fit=_flag(data["fit"]))
+    if kind == "panel":
+        return Panel(from_data(data["body"], d), title=from_data(data["title"], d), box=_BOXES[data["box"]],
+                     expand=_flag(data["expand"]), padding=tuple(int(p) for p in data["padding"]))
+    if kind == "tree":
+        tree = Tree(from_data(data["label"], d), guide_style=_parse(data["guide_style"]))
+        tree.children = [from_data(child, d) for child in data["children"]]
+        if not all(isinstance(child, Tree) for child in tree.children):
+            raise ValueError("a tree's children are trees")
+        return tree
+    if kind == "table":
+        table = Table(box=_BOXES[data["box"]] if data["box"] is not None else None, title=from_data(data["title"], d),
+                      show_header=_flag(data["show_header"]), show_lines=_flag(data["show_lines"]),
+                      show_edge=_flag(data["show_edge"]), pad_edge=_flag(data["pad_edge"]),
+                      expand=_flag(data["expand"]), padding=tuple(int(p) for p in data["padding"]),
+                      collapse_padding=_flag(data["collapse_padding"]))
+        columns = data["columns"]
+        for column in columns:
+            table.add_column(from_data(column["header"], d) or "", justify=_choice(column["justify"]) or "left",
+                             vertical=_choice(column["vertical"]) or "top", style=_parse(column["style"]),
+                             no_wrap=_maybe_flag(column["no_wrap"]))
+        rows = max((len(column["cells"]) for column in columns), default=0)
+        for row in range(rows):
+            table.add_row(*(from_data(c["cells"][row], d) if row < len(c["cells"]) else "" for c in columns))
+        return table
+    raise ValueError(f"unknown renderable kind {kind!r}")
+
+
+def _style(style: Any) -> str:
+    return str(style) if isinstance(style, Style) else (style or "")
+
+
+def _box(box: Any) -> str | None:
+    if box is None:
+        return None
+    try:
+        return _BOX_NAMES[id(box)]
+    except KeyError:
+        raise TypeError("a table or panel uses a box style the sandbox pipe does not know") from None
+
+
+def _parse(style: Any) -> Style | str:
+    """A style definition ("bold red") or the name of a theme style ("tree.line", resolved by the console)."""
+    text = _str(style)
+    if not text or text == "none":
+        return ""
+    try:
+        return Style.parse(text)
+    except StyleSyntaxError:
+        if _STYLE_NAME.fullmatch(text):
+            return text
+        raise ValueError(f"not a style: {text[:40]!r}") from None
+
+
+_STYLE_NAME = re.compile(r"[a-z][a-z0-9_.-]{0,60}")
+
+
+def _str(value: Any) -> str:
+    if not isinstance(value, str):
+        raise ValueError("expected a string")
+    return value
+
+
+def _flag(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError("expected a bool")
+    return value
+
+
+def _maybe_flag(value: Any) -> bool | None:
+    return None if value is None else _flag(value)
+
+
+_CHOICES = {None, "default", "left", "center", "right", "full", "fold", "crop", "ellipsis", "ignore",
+            "top", "middle", "bottom"}
+
+
+def _choice(value: Any) -> Any:
+    if value not in _CHOICES:
+        raise ValueError(f"unknown layout option {value!r}")
+    return value

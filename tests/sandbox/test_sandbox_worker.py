@@ -1,0 +1,103 @@
+"""The worker as the product uses it: snippets in forked, confined children; only data comes back."""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from engine.sandbox import SandboxRun, UnsupportedResult, run_program, worker
+from engine.sandbox.client import Worker
+from engine.sandbox.confine import available
+
+HOSTILE = sorted((Path(__file__).parent.parent / "runner" / "hostile").glob("*.py"))
+REFUSED = {"SnippetRejected", "ResourceLimitExceeded", "SyntaxError", "SnippetStopped"}
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_a_run_returns_plain_data():
+    run = run_program("import torch\nx = torch.tensor([1., 2.], requires_grad=True)\n(x ** 2).sum().backward()\n"
+                      "print(x.grad)", expressions=["x.grad", "x.grad.shape", "x.is_leaf", "x.grad_fn", "len",
+                                                    "x.grad.sum().item()"])
+    assert run.ok and run.stdout == "tensor([2., 4.])\n"
+    values = [outcome["value"] for outcome in run.values]
+    assert isinstance(values[0], np.ndarray) and values[0].dtype == np.float32
+    assert values[0].tolist() == [2.0, 4.0]
+    assert values[1:3] == ["torch.Size([2])", True] and values[3] is None
+    assert isinstance(values[4], UnsupportedResult) and values[4].type_name == "builtin_function_or_method"
+    assert values[5] == 6.0
+
+
+def test_evaluate_runs_the_program_again_in_a_fresh_child():
+    run = run_program("import torch\nx = torch.randn(3)\n")
+    first, second = run.evaluate("x"), run.evaluate("x")
+    assert np.array_equal(first, second)  # every child starts from the same warm state
+
+
+def test_snippet_errors_come_back_with_their_line():
+    run = run_program("import torch\nx = torch.ones(2)\ny = x @ torch.ones(3)\n")
+    assert not run.ok and run.error.type == "RuntimeError" and run.error.line == 3
+
+
+def test_a_run_past_the_wall_clock_is_killed_by_the_parent():
+    """The zygote's own deadline, independent of the language layer's clock (here far shorter)."""
+    answer = worker().call("run", 0.3, source="import torch\nfor i in range(10**6):\n    x = torch.ones(10)\n")
+    assert answer["failure"]["type"] == "ResourceLimitExceeded"
+    assert "time limit" in answer["failure"]["message"]
+    assert run_program("x = 1\nprint(x)").stdout == "1\n"  # the worker carries on
+
+
+@pytest.mark.parametrize("path", HOSTILE, ids=lambda p: p.name)
+def test_hostile_files_are_refused_in_the_worker_and_write_nothing(path, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    before = set(Path("/tmp").iterdir())
+    run = run_program(path.read_text(encoding="utf-8"), filename=path.name)
+    assert not run.ok and run.error.type in REFUSED, (path.name, run.error)
+    assert list(tmp_path.iterdir()) == []
+    assert {p for p in Path("/tmp").iterdir() if not p.name.startswith(("pytest", "tmp"))} <= before
+
+
+def test_the_worker_comes_back_after_its_zygote_dies():
+    own = Worker()
+    try:
+        pid = own.start()["pid"]
+        os.kill(pid, 9)
+        answer = own.call("run", 5, source="print(6 * 7)")
+        assert answer["stdout"] == "42\n"
+    finally:
+        own.close()
+
+
+@pytest.mark.skipif(not available(), reason="seccomp is not available on this system")
+def test_children_are_confined():
+    assert worker().confinement().confined
+
+
+def _cli(*args, env_extra=None):
+    env = dict(os.environ, **(env_extra or {}))
+    return subprocess.run([sys.executable, "-m", "tutor", *args], capture_output=True, text=True, cwd=ROOT,
+                          env=env, timeout=120)
+
+
+def test_without_confinement_the_cli_refuses_a_strangers_file_unless_trusted(tmp_path):
+    snippet = tmp_path / "s.py"
+    snippet.write_text("print(1 + 1)\n")
+    unconfined = {"AUTOGRAD_TUTOR_UNCONFINED": "1"}
+    refused = _cli("run", str(snippet), env_extra=unconfined)
+    assert refused.returncode == 2 and "--trust-lessons" in refused.stderr and "Traceback" not in refused.stderr
+    trusted = _cli("run", "--trust-lessons", str(snippet), env_extra=unconfined)
+    assert trusted.returncode == 0 and trusted.stdout.startswith("2")
+    bundled = _cli("check", "lessons/bundled", env_extra=unconfined)
+    assert bundled.returncode == 0, bundled.stdout + bundled.stderr
+
+
+def test_run_json_reports_one_tensor_once_under_many_names(tmp_path):
+    snippet = tmp_path / "alias.py"
+    snippet.write_text("import torch\nx = torch.ones(300, 300)\n" + "".join(f"a{i} = x\n" for i in range(50)))
+    done = _cli("run", "--json", str(snippet))
+    report = json.loads(done.stdout)
+    assert report["tensors"]["x"]["shape"] == [300, 300]
+    assert report["tensors"]["a7"] == {"same_as": "x"}
+    assert len(done.stdout) < 2_000_000
