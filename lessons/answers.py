@@ -90,11 +90,14 @@ def quiz_program(template: QuizTemplate, snippet: str) -> Program:
 def predict_answer(program: Program | None, expression: str, tolerance: Tolerance, index: int | None,
                    run) -> Answer:
     """Run `program` and evaluate `expression` in what it leaves behind."""
-    result = run_program(program, index, run)
+    result = run_program(program, index, run, expressions=(expression,))
     from engine.runner.errors import SnippetFailure
 
     try:
-        value = result.evaluate(expression)
+        outcome = result.values[0] if getattr(result, "values", None) else None  # evaluated in the same child
+        if outcome is not None and "error" in outcome:
+            raise SnippetFailure(outcome["error"])
+        value = outcome["value"] if outcome is not None else result.evaluate(expression)
     except SnippetFailure as failure:
         raise AnswerError(index, "expression", f"`{expression}` fails after the program: {failure.error.type}: "
                                                f"{failure.error.message}") from None
@@ -105,11 +108,12 @@ def predict_answer(program: Program | None, expression: str, tolerance: Toleranc
     return Answer(plain.kind, plain.value, plain.shape, tolerance, stdout=result.stdout, run=result)
 
 
-def run_program(program: Program | None, index: int | None, run):
-    """Run `program`; raise `AnswerError` at the failing line if it does not run cleanly."""
+def run_program(program: Program | None, index: int | None, run, expressions: tuple[str, ...] = ()):
+    """Run `program` (and `expressions` after it); raise `AnswerError` at the failing line if it does not
+    run cleanly."""
     if program is None:
         raise AnswerError(index, "snippet", "this step has no code: add a `snippet` or `continues = true`")
-    result = run(program.source)
+    result = run(program.source, expressions=expressions) if expressions else run(program.source)
     if result.error is not None:
         raise _failure(program, result.error, index)
     return result

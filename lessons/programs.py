@@ -104,10 +104,11 @@ class ProgramBuilder:
                 return [(step_index, kept, file_line)]
         return []
 
-    def run(self, source: str):
-        """Run a program in the sandbox worker (a confined child process; see `engine.sandbox`)."""
+    def run(self, source: str, expressions: tuple[str, ...] = ()):
+        """Run a program in the sandbox worker (a confined child process; see `engine.sandbox`), and
+        evaluate `expressions` after it in the same child."""
         if self._run is None:
             from engine.sandbox import run_program
 
             self._run = run_program
-        return self._run(source)
+        return self._run(source, expressions=list(expressions)) if expressions else self._run(source)
