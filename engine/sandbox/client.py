@@ -34,7 +34,8 @@ class Confinement:
 
 
 class Worker:
-    def __init__(self) -> None:
+    def __init__(self, profile: str = "full") -> None:
+        self.profile = profile  # "run": snippets only (no sympy, no explanations), for a quick `run`
         self._lock = threading.Lock()
         self._process: subprocess.Popen | None = None
         self._ready: dict | None = None
@@ -53,7 +54,7 @@ class Worker:
             return self._ready
         env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1",
                    PYTHONUNBUFFERED="1")
-        self._process = subprocess.Popen([sys.executable, "-m", "engine.sandbox.zygote"], stdin=subprocess.PIPE,
+        self._process = subprocess.Popen([sys.executable, "-m", "engine.sandbox.zygote", self.profile], stdin=subprocess.PIPE,
                                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
                                          start_new_session=True)
         ready_event, box = threading.Event(), []
@@ -129,18 +130,17 @@ class Worker:
         return Confinement(False, "this system does not offer seccomp confinement (Linux on x86_64 or aarch64)")
 
 
-_WORKER: Worker | None = None
+_WORKERS: dict[str, Worker] = {}
 _WORKER_LOCK = threading.Lock()
 
 
-def worker() -> Worker:
-    """The process-wide worker, created on first use."""
-    global _WORKER
+def worker(profile: str = "full") -> Worker:
+    """The process-wide worker of `profile`, created on first use."""
     with _WORKER_LOCK:
-        if _WORKER is None:
-            _WORKER = Worker()
-            atexit.register(_WORKER.close)
-        return _WORKER
+        if profile not in _WORKERS:
+            _WORKERS[profile] = Worker(profile)
+            atexit.register(_WORKERS[profile].close)
+        return _WORKERS[profile]
 
 
 # --- what the callers get back ------------------------------------------------------------------
@@ -172,9 +172,9 @@ class SandboxRun:
 
 
 def run_program(source: str, *, filename: str = "<snippet>", expressions: list[str] = (),
-                report: bool = False) -> SandboxRun:
+                report: bool = False, profile: str = "full") -> SandboxRun:
     """Run `source` in a confined child (never raises for the snippet's fault)."""
-    answer = worker().call("run", RUN_SECONDS, source=source, filename=filename, expressions=list(expressions),
+    answer = worker(profile).call("run", RUN_SECONDS, source=source, filename=filename, expressions=list(expressions),
                            report=report)
     if "failure" in answer:
         return SandboxRun(source, False, "", _failure_error(answer["failure"]))

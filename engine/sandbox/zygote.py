@@ -1,6 +1,6 @@
 """The warm parent: imports everything once, then forks one confined child per job.
 
-    python -m engine.sandbox.zygote
+    python -m engine.sandbox.zygote [run|full]
 
 Protocol (one JSON object per line): the client writes requests
 `{"id": 7, "job": "run", "args": {...}, "seconds": 5.0}` on stdin; the zygote answers each with
@@ -44,14 +44,20 @@ y.backward()
 """
 
 
-def _preload() -> None:
-    """Import and exercise everything a job may touch: a confined child cannot open a module file."""
+def _preload(profile: str) -> frozenset[str]:
+    """Import and exercise everything a job may touch: a confined child cannot open a module file.
+    The "run" profile (for `autograd-tutor run`) leaves out the explanation layer and sympy; the
+    jobs it can serve are returned."""
     import engine.sandbox.jobs as jobs
-    import engine.sandbox.renderables  # noqa: F401
 
     jobs.run(WARM_UP, expressions=["x.grad", "x.grad.shape", "y.requires_grad"], report=True)
+    if profile == "run":
+        return frozenset({"run"})
+    import engine.sandbox.renderables  # noqa: F401
+
     jobs.explain(WARM_UP, want=("panels", "json", "report"))
     jobs.explain(WARM_UP_SYMBOLIC, symbolic=True, want=("panels", "json", "report"))
+    return frozenset(jobs.JOBS)
 
 
 def _child(job: str, args: dict, seconds: float, write_fd: int, confined: bool) -> None:
@@ -70,7 +76,7 @@ def _child(job: str, args: dict, seconds: float, write_fd: int, confined: bool) 
             answer = {"failure": {"type": "ResourceLimitExceeded", "message": "the snippet ran out of memory"}}
         except Exception as error:  # an engine fault: reported, never a traceback
             answer = {"failure": {"type": type(error).__name__, "message": str(error)[:1000]}}
-        data = json.dumps(answer, ensure_ascii=False, allow_nan=False).encode()
+        data = json.dumps(answer, allow_nan=False).encode()  # ASCII: a lone surrogate stays escaped
         view = memoryview(data)
         while view:
             view = view[os.write(write_fd, view[:65536]):]
@@ -87,13 +93,15 @@ class _Job:
         self.killed: str | None = None
 
 
-def serve() -> None:
+def serve(profile: str = "full") -> None:
     from engine.sandbox.confine import available
 
     confined = available() and os.environ.get("AUTOGRAD_TUTOR_UNCONFINED") != "1"
-    _preload()
+    served = _preload(profile)
     out = sys.stdout.buffer
-    send = lambda message: (out.write(json.dumps(message, ensure_ascii=False).encode() + b"\n"), out.flush())  # noqa: E731
+    # UTF-8 with lone surrogates replaced: whatever a child printed, the client gets text it can show
+    send = lambda message: (out.write(json.dumps(message, ensure_ascii=False).encode("utf-8", "replace") + b"\n"),  # noqa: E731
+                            out.flush())
     send({"ready": True, "confined": confined, "pid": os.getpid()})
     selector = selectors.DefaultSelector()
     stdin = sys.stdin.buffer.raw
@@ -114,7 +122,7 @@ def serve() -> None:
                 pending += chunk
                 while b"\n" in pending:
                     line, pending = pending.split(b"\n", 1)
-                    job = _start(line, confined, send)
+                    job = _start(line, confined, served, send)
                     if job is not None:
                         jobs[job.fd] = job
                         selector.register(job.fd, selectors.EVENT_READ, job)
@@ -138,13 +146,11 @@ def serve() -> None:
             send(_finish(job))
 
 
-def _start(line: bytes, confined: bool, send) -> _Job | None:
+def _start(line: bytes, confined: bool, served: frozenset[str], send) -> _Job | None:
     try:
         request = json.loads(line)
         request_id, job, args, seconds = request["id"], request["job"], request["args"], float(request["seconds"])
-        from engine.sandbox.jobs import JOBS
-
-        if job not in JOBS or not isinstance(args, dict):
+        if job not in served or not isinstance(args, dict):
             raise ValueError(f"unknown job {job!r}")
     except (ValueError, KeyError, TypeError) as error:
         send({"id": None, "failure": {"type": "ProtocolError", "message": str(error)}})
@@ -193,6 +199,6 @@ def _kill(pid: int) -> None:
 
 if __name__ == "__main__":  # the client sets OPENBLAS_NUM_THREADS=1 etc.: `engine` has imported numpy by now
     try:
-        serve()
+        serve(sys.argv[1] if len(sys.argv) > 1 and sys.argv[1] in ("run", "full") else "full")
     except (KeyboardInterrupt, BrokenPipeError):
         pass

@@ -101,3 +101,25 @@ def test_run_json_reports_one_tensor_once_under_many_names(tmp_path):
     assert report["tensors"]["x"]["shape"] == [300, 300]
     assert report["tensors"]["a7"] == {"same_as": "x"}
     assert len(done.stdout) < 2_000_000
+
+
+def test_output_that_is_not_text_or_drives_the_terminal_is_shown_harmlessly(tmp_path):
+    snippet = tmp_path / "odd.py"
+    snippet.write_text('print("a\\ud800b")\nprint("c\\x1b]0;title\\x07d\\x1b[2J")\nraise_it = [1][5]\n')
+    done = _cli("run", str(snippet))
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert "a?b" in done.stdout and "\x1b" not in done.stdout and "\x07" not in done.stdout
+    assert "IndexError" in done.stderr
+    report = json.loads(_cli("run", "--json", str(snippet)).stdout)
+    assert report["stdout"].startswith("a?b\nc\x1b]0;title")  # JSON keeps the text, escaped
+
+
+def test_explain_prints_the_panels_made_in_the_child(tmp_path):
+    snippet = tmp_path / "square.py"
+    snippet.write_text("import torch\nx = torch.tensor([1., 2., 3.], requires_grad=True)\ny = (x ** 2).sum()\n"
+                       "y.backward()\n")
+    done = _cli("explain", str(snippet))
+    assert done.returncode == 0, done.stderr
+    assert "2⋅x₁" in done.stdout and "vᵀJ equals x.grad" in done.stdout
+    data = json.loads(_cli("explain", "--json", str(snippet)).stdout)
+    assert data["calls"][0]["leaves"][0]["vjp"] == [2.0, 4.0, 6.0]

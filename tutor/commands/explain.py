@@ -14,7 +14,7 @@ from pathlib import Path
 
 import click
 
-from tutor.commands.snippet_file import read_snippet, usage
+from tutor.commands.snippet_file import printable, read_snippet, usage
 from tutor.commands.trust import require_confinement, trust_option
 
 MAX_FILE_BYTES = 1_000_000
@@ -64,17 +64,18 @@ def command(file: Path, step_id: str | None, as_json: bool, symbolic: bool, time
 
 def _print(explanation) -> None:
     from rich.console import Console
+    from rich.text import Text
 
     console = Console()
     if explanation.stdout:
         console.rule("what the program printed")
-        console.out(explanation.stdout, end="" if explanation.stdout.endswith("\n") else "\n")
+        console.out(printable(explanation.stdout), end="" if explanation.stdout.endswith("\n") else "\n")
     if not explanation.calls:
         console.print("The program made no backward call, so there is no gradient to explain.")
     for renderable in explanation.report:
         console.print(renderable)
     if explanation.error is not None:
-        console.print(f"[red]The program failed:[/red] {explanation.error}", highlight=False)
+        console.print(Text.assemble(("The program failed: ", "red"), printable(str(explanation.error))))
 
 
 def _lesson(file: Path):

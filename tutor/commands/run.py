@@ -12,7 +12,7 @@ from pathlib import Path
 
 import click
 
-from tutor.commands.snippet_file import read_snippet
+from tutor.commands.snippet_file import printable, read_snippet
 from tutor.commands.trust import require_confinement, trust_option
 
 
@@ -25,14 +25,14 @@ def command(file: Path, as_json: bool, trust_lessons: bool) -> None:
     from engine.runner import Limits, SnippetError
     from engine.sandbox import run_program
 
-    require_confinement("run", trust_lessons)
+    require_confinement("run", trust_lessons, profile="run")
     max_chars = Limits().max_source
     source = read_snippet(file, max_chars, "run")
     if source is None:
         error = SnippetError("SnippetRejected", f"the file is larger than the limit of {max_chars} characters", 1, 1)
         ok, stdout, tensors = False, "", {}
     else:
-        result = run_program(source, filename=str(file), report=True)
+        result = run_program(source, filename=str(file), report=True, profile="run")
         ok, stdout, error, tensors = result.ok, result.stdout, result.error, result.tensors
     if as_json:
         report: dict[str, object] = {"ok": ok, "stdout": stdout}
@@ -41,10 +41,10 @@ def command(file: Path, as_json: bool, trust_lessons: bool) -> None:
         report["tensors"] = {name: _json_entry(entry) for name, entry in tensors.items()}
         click.echo(json.dumps(report, ensure_ascii=False))
     else:
-        click.echo(stdout, nl=False)
+        click.echo(printable(stdout), nl=False)
         _print_tensors(tensors)
         if error is not None:
-            click.echo(str(error), err=True)
+            click.echo(printable(str(error)), err=True)
     sys.exit(0 if ok else 1)
 
 
@@ -60,7 +60,7 @@ def _print_tensors(tensors: dict[str, dict]) -> None:
         if "same_as" in t:
             click.echo(f"{name} is {t['same_as']} (the same tensor)")
             continue
-        click.echo(f"{name} = " + t["repr"].replace("\n", "\n" + " " * (len(name) + 3)))
+        click.echo(f"{name} = " + printable(t["repr"]).replace("\n", "\n" + " " * (len(name) + 3)))
         click.echo(f"    requires_grad={t['requires_grad']}  is_leaf={t['is_leaf']}  grad_fn={t['grad_fn']}")
         grad = t["grad_repr"]
         click.echo("    grad=" + ("None" if grad is None else grad.replace("\n", "\n         ")))

@@ -11,20 +11,20 @@ import click
 from tutor.commands.snippet_file import usage
 
 
-def unconfined_reason() -> str | None:
+def unconfined_reason(profile: str = "full") -> str | None:
     """Why snippets would run without the OS sandbox here, or None when they are confined."""
     from engine.sandbox import worker
 
-    confinement = worker().confinement()
+    confinement = worker(profile).confinement()
     return None if confinement.confined else confinement.reason
 
 
-def require_confinement(command: str, trust: bool, paths=()) -> None:
+def require_confinement(command: str, trust: bool, paths=(), profile: str = "full") -> None:
     """Exit with a usage error (status 2) when `command` would run a stranger's code unconfined
     (`paths`: the lesson files or folders it would run; all inside the bundled course is fine)."""
     if trust or (paths and all(_bundled(path) for path in paths)):
         return
-    reason = unconfined_reason()
+    reason = unconfined_reason(profile)
     if reason is not None:
         usage(command, f"snippets cannot be sandboxed here ({reason}). Run only files you trust, "
                        "and say so with --trust-lessons.")
