@@ -124,7 +124,10 @@ class Worker:
         raise SandboxError("the snippet worker stopped answering")
 
     def confinement(self) -> Confinement:
-        ready = self.start()
+        try:
+            ready = self.start()
+        except (SandboxError, OSError) as error:
+            return Confinement(False, f"the snippet worker could not start: {error}")
         if ready.get("confined"):
             return Confinement(True)
         return Confinement(False, "this system does not offer seccomp confinement (Linux on x86_64 or aarch64)")
@@ -173,9 +176,9 @@ class SandboxRun:
 
 def run_program(source: str, *, filename: str = "<snippet>", expressions: list[str] = (),
                 report: bool = False, profile: str = "full") -> SandboxRun:
-    """Run `source` in a confined child (never raises for the snippet's fault)."""
-    answer = worker(profile).call("run", RUN_SECONDS, source=source, filename=filename, expressions=list(expressions),
-                           report=report)
+    """Run `source` in a confined child (never raises: a worker that cannot run it gives a SandboxError run)."""
+    answer = call(worker(profile), "run", RUN_SECONDS, source=source, filename=filename,
+                  expressions=list(expressions), report=report)
     if "failure" in answer:
         return SandboxRun(source, False, "", _failure_error(answer["failure"]))
     values = []
@@ -186,6 +189,14 @@ def run_program(source: str, *, filename: str = "<snippet>", expressions: list[s
             values.append({"value": decode_value(outcome["value"])})
     return SandboxRun(source, bool(answer["ok"]), str(answer["stdout"]), _snippet_error(answer["error"]),
                       answer.get("tensors", {}), values)
+
+
+def call(target: Worker, job: str, seconds: float, **args: Any) -> dict:
+    """`target.call(...)`, with a worker that cannot start or keeps dying reported as a failure."""
+    try:
+        return target.call(job, seconds, **args)
+    except (SandboxError, OSError) as error:
+        return {"failure": {"type": "SandboxError", "message": str(error)}}
 
 
 def _snippet_error(data: dict | None) -> SnippetError | None:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.runner.errors import SnippetError
-from engine.sandbox.client import RUN_SECONDS, _failure_error, _snippet_error, worker
+from engine.sandbox.client import RUN_SECONDS, _failure_error, _snippet_error, call, worker
 from engine.sandbox.renderables import from_data
 
 PANELS = ("summary", "jacobian", "vjp", "chain", "graph", "fd")
@@ -50,7 +50,7 @@ def explain_in_worker(source: str, *, symbolic: bool = False, timeout: float = 2
     `timeout` seconds inside the child; the child as a whole by the OS layer's wall clock.
     """
     seconds = RUN_SECONDS + (timeout * 8 + 10 if symbolic else 6)
-    answer = worker().call("explain", seconds, source=source, symbolic=symbolic, timeout=timeout, want=list(want))
+    answer = call(worker(), "explain", seconds, source=source, symbolic=symbolic, timeout=timeout, want=list(want))
     if "failure" in answer:
         error = _failure_error(answer["failure"])
         return WorkerExplanation(False, error, "", json={"ok": False, "error": error.to_json(), "stdout": "",

@@ -123,3 +123,14 @@ def test_explain_prints_the_panels_made_in_the_child(tmp_path):
     assert "2⋅x₁" in done.stdout and "vᵀJ equals x.grad" in done.stdout
     data = json.loads(_cli("explain", "--json", str(snippet)).stdout)
     assert data["calls"][0]["leaves"][0]["vjp"] == [2.0, 4.0, 6.0]
+
+
+def test_a_worker_that_cannot_start_is_reported_not_raised(monkeypatch):
+    from engine.sandbox import client
+
+    broken = Worker()
+    monkeypatch.setattr(client.sys, "executable", "/nonexistent/python3")
+    answer = client.call(broken, "run", 5, source="print(1)")
+    assert answer["failure"]["type"] == "SandboxError"
+    confinement = broken.confinement()
+    assert not confinement.confined and "could not start" in confinement.reason
