@@ -8,6 +8,7 @@ course view appears as fast as a bare Textual app.
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Iterable
 from pathlib import Path
@@ -67,6 +68,7 @@ class TutorApp(App[None]):
         self.include_bundled = include_bundled  # tests load only their fixture folders
         self.trust_lessons = trust_lessons  # run lessons from outside the bundled course even unconfined
         self.bundled_only = False  # set when the sandbox cannot confine snippets here (see _warm_up)
+        self.confinement = None  # engine.sandbox.Confinement, once the worker has started
         self.course = None
         self.store = None
         self._lesson_files: dict[Path, int] = {}
@@ -96,6 +98,7 @@ class TutorApp(App[None]):
         confinement = worker().confinement()
         if not confinement.confined and not self.trust_lessons:
             self.call_from_thread(self._restrict_to_bundled, confinement.reason)
+        self.confinement = confinement
 
     def _restrict_to_bundled(self, reason: str) -> None:
         """No OS sandbox here: only the bundled course runs, unless the learner passed --trust-lessons."""
@@ -113,8 +116,9 @@ class TutorApp(App[None]):
                              include_bundled=self.include_bundled, cache_path=cache_dir(self.data_dir) / "lessons.json")
         if self.bundled_only:
             bundled = bundled_dir().resolve()
-            course.lessons = [lesson for lesson in course.lessons 
-                              if lesson.path is not None and Path(lesson.path).resolve().is_relative_to(bundled)]
+            course = dataclasses.replace(course, lessons=[
+                lesson for lesson in course.lessons
+                if lesson.path is not None and Path(lesson.path).resolve().is_relative_to(bundled)])
         return course
 
     def _open_store(self) -> None:
