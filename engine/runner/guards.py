@@ -359,7 +359,12 @@ class Guards:
             if name == "prod" and args:
                 values = [*args[0], *args[1:], *kwargs.values()]
                 self.budget.int_bits(sum(v.bit_length() for v in values if isinstance(v, int)))
-                self._check_broadcast([s for s in map(shape_of, values) if s is not None], "the result of math.prod()")
+                shapes = [s for s in map(shape_of, values) if s is not None]
+                self._check_broadcast(shapes, "the result of math.prod()")
+                work = sum(map(math.prod, shapes))  # one uninterruptible C loop of tensor products
+                if work > self.budget.limits.max_product_work:
+                    raise ResourceLimitExceeded(f"math.prod() of these tensors would take {work} multiplications; "
+                                                f"the limit is {self.budget.limits.max_product_work}")
         elif name == "lcm":
             self.budget.int_bits(sum(a.bit_length() for a in args if isinstance(a, int)))
         return fn(*args, **kwargs)
@@ -452,6 +457,7 @@ class _SnippetFormatter(string.Formatter):
 
     def __init__(self, guards: Guards) -> None:
         self.guards = guards
+        self.length = 0  # characters formatted so far: `("{:9999}" * 10**5).format(...)` stops early
 
     def get_field(self, field_name: str, args: object, kwargs: object) -> tuple[object, object]:
         if "." in field_name or "[" in field_name:
@@ -471,14 +477,17 @@ class _SnippetFormatter(string.Formatter):
 
     def format_field(self, value: object, format_spec: str) -> str:
         self.guards.budget.format_spec_text(format_spec)
-        return self.guards._after(format(_shown(value), format_spec))
+        text = format(_shown(value), format_spec)
+        self.length += len(text)
+        self.guards.budget.items(self.length, "the result of str.format")
+        return text
 
     def vformat(self, format_string: str, args: object, kwargs: object) -> str:
-        _check_numbering(format_string, [])
+        _check_numbering(format_string, set())
         return self.guards._after(super().vformat(format_string, args, kwargs))
 
 
-def _check_numbering(template: str, seen: list[str], depth: int = 2) -> None:
+def _check_numbering(template: str, seen: set[str], depth: int = 2) -> None:
     """str.format's own ValueError when automatic and manual field numbers are mixed, in its own words (the
     pure-Python `string.Formatter` words one of the two cases differently); nested specs in order, as str.format."""
     if depth < 0:
@@ -493,7 +502,7 @@ def _check_numbering(template: str, seen: list[str], depth: int = 2) -> None:
         if mode == "auto" and "manual" in seen:
             raise ValueError("cannot switch from manual field specification to automatic field numbering")
         if mode is not None:
-            seen.append(mode)
+            seen.add(mode)
         _check_numbering(spec or "", seen, depth - 1)
 
 

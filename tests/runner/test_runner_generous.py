@@ -423,3 +423,9 @@ def test_the_byte_bound_is_configurable() -> None:
     assert result.error.type == "ResourceLimitExceeded"
     result = run_snippet("import torch\nx = torch.ones(10)", limits=Limits(max_elements=5))
     assert result.error.type == "ResourceLimitExceeded" and "5 per tensor" in result.error.message
+
+
+def test_str_format_and_math_prod_are_bounded_as_they_go() -> None:
+    _refused('t = "{:9999}" * 10**5\ns = t.format(*[1] * 10**5)', "str.format", "ResourceLimitExceeded")
+    _refused("import math\nimport torch\nx = torch.ones(1000, 1000)\np = math.prod([x] * 200)", "multiplications",
+             "ResourceLimitExceeded")
