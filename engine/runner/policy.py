@@ -1,7 +1,7 @@
 """The static allow-list: which syntax a snippet may use, checked before any of it runs.
 
 Every node type of the parsed tree must be on the allow-list below; anything else (classes,
-try/except, imports other than torch, dunder names, starred unpacking, ...) is refused with its line,
+generators, imports other than torch and math, dunder names, ...) is refused with its line,
 column (1-based) and a plain-language reason.  This is the first wall; `guards` is the second, at run
 time, because a static check cannot know what `x` is in `x.something`.
 """

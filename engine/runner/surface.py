@@ -4,7 +4,8 @@ Attribute access is default-deny.  Allowed are: the names in `engine.__all__` on
 public (non-underscore) attributes of objects and classes defined in the `engine` package (Tensor,
 grad_fn nodes, dtypes, `no_grad`, `Size`), a read-only subset of numpy arrays (what `x.numpy()`
 returns), and a few methods of builtin containers and strings that cannot grow memory unchecked or
-reach object internals (no `str.format`: ``"{0.__class__}".format(x)`` walks attributes).
+reach object internals (`str.format` only through the call guard's formatter: ``"{0.__class__}".format(x)``
+would walk attributes).
 Deriving the engine part from the live classes means it follows the engine without a copied list.
 """
 from __future__ import annotations
