@@ -75,7 +75,8 @@ class Guards:
         return {
             "__sg_" + name: getattr(self, name)
             for name in ("tick", "attr", "settarget", "item", "store", "slice", "call", "binop", "iop",
-                         "cmp", "chain", "fmt", "ctx", "import_", "decorator", "unpack", "call_unpacked", "caught", "raise_")
+                         "cmp", "chain", "fmt", "ctx", "import_", "decorator", "unpack", "call_unpacked", "caught",
+                         "raise_")
         }
 
     # --- steps -----------------------------------------------------------------------------------
@@ -212,7 +213,7 @@ class Guards:
         kind = exc if isinstance(exc, type) else type(exc)
         if issubclass(kind, BaseException) and not issubclass(kind, Exception) or issubclass(
                 kind, (RecursionError, MemoryError)):
-            raise SnippetRejected(f"raising {kind.__name__} is refused for safety (it is how the runner stops a snippet)")
+            raise SnippetRejected(f"raising {kind.__name__} is refused for safety (the runner stops snippets with it)")
         return exc  # anything else: Python's own checks (`raise 1` is a TypeError)
 
     # --- calls -----------------------------------------------------------------------------------
@@ -238,7 +239,8 @@ class Guards:
             if fn is EngineDtype:  # torch.dtype('x', 'U1000000') would make huge elements
                 raise SnippetRejected("new dtypes cannot be made in snippets; use torch.float32, torch.float64, ...")
             owner = getattr(fn, "__self__", None)
-            self._check_elements(sizes.engine_call_elements(fn, owner, args, kwargs), _dtype_itemsize(kwargs.get("dtype")))
+            self._check_elements(sizes.engine_call_elements(fn, owner, args, kwargs),
+                                 _dtype_itemsize(kwargs.get("dtype")))
             product = sizes.engine_call_product(fn, owner, args)
             if product is not None:
                 self.budget.product(*product, "the matrix product")
@@ -352,8 +354,10 @@ class Guards:
         elif name in ("comb", "perm") and ints:
             n = ints[0]
             k = min(ints[1], n) if len(ints) > 1 and len(args) > 1 else (n if name == "perm" else 0)
-            rest = _log2_factorial(n - k) + (_log2_factorial(k) if name == "comb" else 0)
-            self.budget.int_bits(_log2_factorial(n) - rest)
+            if name == "comb":  # comb(n, k) < 2**n and <= n**min(k, n-k); perm(n, k) <= n**k, and n! if k is n
+                self.budget.int_bits(min(n, min(k, n - k) * n.bit_length()))
+            else:
+                self.budget.int_bits(min(k * n.bit_length(), _log2_factorial(n) if n < 2**53 else 2**63))
         elif name in ("prod", "fsum"):
             args = (self._bounded(args[0]), *args[1:]) if args else args
             if name == "prod" and args:

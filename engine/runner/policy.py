@@ -155,7 +155,8 @@ class _Checker(ast.NodeVisitor):
                 continue
             if alias.name.startswith("torch.") and alias.asname and engine_submodule_exists(alias.name):
                 continue
-            self.refuse(node, f"only `import torch` and `import math` are available in snippets, not `import {alias.name}`")
+            self.refuse(node, f"only `import torch` and `import math` are available in snippets, "
+                              f"not `import {alias.name}`")
 
     def check_ImportFrom(self, node: ast.ImportFrom) -> None:
         module = node.module or ""

@@ -80,7 +80,8 @@ class _Rewriter(ast.NodeTransformer):
     def visit_Call(self, node: ast.Call) -> ast.AST:
         self.generic_visit(node)
         if _has_starred(node.args):  # f(a, *xs, *ys): the arguments are sized before Python unpacks them
-            return _guard("call_unpacked", node.func, *_unpack_parts(node.args, node), node=node, keywords=node.keywords)
+            parts = _unpack_parts(node.args, node)
+            return _guard("call_unpacked", node.func, *parts, node=node, keywords=node.keywords)
         return _guard("call", node.func, *node.args, node=node, keywords=node.keywords)
 
     def visit_BinOp(self, node: ast.BinOp) -> ast.AST:

@@ -142,7 +142,9 @@ def attribute_refusal(obj: object, name: str) -> str | None:
 def value_refusal(value: object) -> str | None:
     """None when a value fetched through an allowed attribute may be handed to the snippet."""
     if isinstance(value, types.ModuleType):
-        return None if is_engine_module_name(value.__name__) or value is math else f"the module {value.__name__!r} is not available"
+        if is_engine_module_name(value.__name__) or value is math:
+            return None
+        return f"the module {value.__name__!r} is not available"
     if isinstance(value, types.FunctionType) and not is_engine_module_name(value.__module__):
         return f"the function {value.__qualname__!r} is not part of the engine's API"
     if isinstance(value, type) and not (is_engine_type(value) or issubclass(value, (np.generic, int, float))):

@@ -277,7 +277,8 @@ def test_no_finally_block_runs_after_a_limit() -> None:
              "        return 1\nf()\nprint('after')"
     result = run_snippet(source)
     assert result.stdout == "" and result.error.type == "ResourceLimitExceeded"
-    _refused("try:\n    while True:\n        pass\nfinally:\n    while True:\n        pass", "steps", "ResourceLimitExceeded")
+    _refused("try:\n    while True:\n        pass\nfinally:\n    while True:\n        pass",
+             "steps", "ResourceLimitExceeded")
 
 
 def test_refusals_and_recursion_are_not_caught_either() -> None:
@@ -321,6 +322,9 @@ def test_math_keeps_its_work_bounded() -> None:
     _refused("import math\nn = math.comb(10**6, 5 * 10**5)", "digits", "ResourceLimitExceeded")
     _refused("import math\nn = math.prod([2**60] * 10**4)", "digits", "ResourceLimitExceeded")
     _refused("from math import _x", "`math._x`")
+    _refused("import math\nn = math.perm(10**6)", "digits", "ResourceLimitExceeded")
+    _refused("import math\nn = math.lcm(*range(1, 10**4))", "digits", "ResourceLimitExceeded")
+    _same_as_python("import math\nprint(math.comb(10**18, 2), math.perm(10**6, 3), math.perm(5))")
 
 
 ASTYPE = """import torch
