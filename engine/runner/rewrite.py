@@ -149,6 +149,9 @@ class _Rewriter(ast.NodeTransformer):
         self.generic_visit(node)
         # no handler and no finally block runs for a runner stop (limit, refusal): they re-raise it first
         for handler in node.handlers:
+            if handler.type is not None:  # before `except T` evaluates T (a NameError there would replace the stop)
+                check = _guard("caught", node=handler.type)
+                handler.type = ast.copy_location(ast.BoolOp(ast.And(), [check, handler.type]), handler.type)
             handler.body = [_caught(handler), *handler.body]
         if node.finalbody:
             node.finalbody = [_caught(node.finalbody[0]), *node.finalbody]
