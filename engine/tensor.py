@@ -6,6 +6,7 @@ gradient is needed, records a `Node` with what the backward rule needs.
 """
 from __future__ import annotations
 
+import functools
 import warnings
 from collections import namedtuple
 
@@ -34,7 +35,13 @@ def guard_shape(shape) -> None:
 
 
 class no_grad:  # noqa: N801 - PyTorch's spelling
-    """`with torch.no_grad():` — operations inside record no graph."""
+    """`with torch.no_grad():` — operations inside record no graph; `@torch.no_grad()` (or, as in PyTorch,
+    `@torch.no_grad` without parentheses) on a function does the same for every call of it."""
+
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
 
     def __enter__(self):
         global _grad_enabled
@@ -45,21 +52,39 @@ class no_grad:  # noqa: N801 - PyTorch's spelling
         _grad_enabled = self._previous
 
     def __call__(self, fn):
+        clone = self._clone
+
+        @functools.wraps(fn, assigned=("__name__", "__qualname__", "__doc__"))  # __module__ stays the engine's
         def wrapper(*args, **kwargs):
-            with no_grad():
+            with clone():  # a fresh manager per call: recursive and nested calls restore their own mode
                 return fn(*args, **kwargs)
         return wrapper
+
+    def _clone(self):
+        return type(self)()
 
 
 class set_grad_enabled(no_grad):  # noqa: N801 - PyTorch's spelling
     """`torch.set_grad_enabled(mode)`: switches recording now, and back at the end of a `with` block."""
 
+    def __new__(cls, mode: bool):
+        return object.__new__(cls)
+
     def __init__(self, mode: bool) -> None:
         global _grad_enabled
         self._previous, _grad_enabled = _grad_enabled, bool(mode)
+        self._mode = bool(mode)
 
     def __enter__(self):
         pass
+
+    def __call__(self, fn):
+        global _grad_enabled
+        _grad_enabled = self._previous  # as a decorator it switches nothing now, only during each call
+        return super().__call__(fn)
+
+    def _clone(self):
+        return set_grad_enabled(self._mode)
 
 
 class enable_grad(no_grad):  # noqa: N801
@@ -288,6 +313,10 @@ class Tensor:
         if value is not None and value._data.shape != self._data.shape:
             raise RuntimeError("assigned grad has data of a different size")
         self._grad = value
+
+    @grad.deleter
+    def grad(self) -> None:
+        self._grad = None  # `del x.grad`, as in PyTorch
 
     @property
     def retains_grad(self) -> bool:

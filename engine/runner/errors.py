@@ -45,6 +45,14 @@ class SnippetRejected(_Stop):
 
     kind = "SnippetRejected"
 
+    def __init__(self, reason: str, *rest: object) -> None:
+        super().__init__(for_safety(reason), *rest)
+
+
+def for_safety(reason: str) -> str:
+    """A refusal's message says that the construct it names is refused for safety (not that the code is wrong)."""
+    return reason if "for safety" in reason else f"{reason} (refused for safety)"
+
 
 class ResourceLimitExceeded(_Stop):
     """The snippet used more time, steps, depth, elements or memory than `Limits` allows."""

@@ -7,8 +7,12 @@ therefore come only from the engine's public API, the safe builtins and its own 
 from __future__ import annotations
 
 import builtins
+import inspect
+import itertools
 import math
 import operator
+import string
+import sys
 import types
 import weakref
 from collections.abc import Callable, Iterable, Iterator
@@ -19,11 +23,11 @@ from engine.dtypes import dtype as EngineDtype
 
 from . import sizes
 from .errors import ResourceLimitExceeded, SnippetRejected
-from .limits import Budget, Limits, broadcast_elements, shape_of
+from .limits import Budget, Limits, broadcast_elements, itemsize_of, shape_of
 from .policy import import_engine_module
 from .surface import (
-    BUILTIN_METHODS, NDARRAY_ATTRS, SAFE_BUILTINS, attribute_refusal, is_engine_module_name,
-    is_engine_object, is_engine_type, is_tensor, value_refusal,
+    BUILTIN_METHODS, MATH_NAMES, NDARRAY_ATTRS, SAFE_BUILTINS, attribute_refusal, is_engine_module_name,
+    is_engine_object, is_engine_type, is_tensor, public_engine_types, type_text, value_refusal,
 )
 
 _BINOPS: dict[str, Callable[[object, object], object]] = {
@@ -71,7 +75,8 @@ class Guards:
         return {
             "__sg_" + name: getattr(self, name)
             for name in ("tick", "attr", "settarget", "item", "store", "slice", "call", "binop", "iop",
-                         "cmp", "chain", "fmt", "ctx", "import_")
+                         "cmp", "chain", "fmt", "ctx", "import_", "decorator", "unpack", "call_unpacked", "caught",
+                         "raise_")
         }
 
     # --- steps -----------------------------------------------------------------------------------
@@ -98,6 +103,8 @@ class Guards:
     def attr(self, obj: object, name: str) -> object:
         reason = attribute_refusal(obj, name)
         if reason is not None:
+            if not name.startswith("_") and not _has_static(obj, name):
+                _lookup(obj, name)  # an attribute the object lacks: Python's own AttributeError
             raise SnippetRejected(reason)
         value = getattr(obj, name)
         reason = value_refusal(value)
@@ -115,7 +122,7 @@ class Guards:
     def item(self, obj: object, index: object) -> object:
         shape = shape_of(obj)
         if shape is not None:
-            self.budget.elements(sizes.indexed_elements(shape, index), "the result of indexing")
+            self.budget.elements(sizes.indexed_elements(shape, index), "the result of indexing", itemsize_of(obj))
         return self._after(obj[index])
 
     def store(self, obj: object) -> object:
@@ -126,10 +133,14 @@ class Guards:
 
     def ctx(self, manager: object) -> object:
         if not is_engine_object(manager):
+            if not all(hasattr(type(manager), method) for method in ("__enter__", "__exit__")):
+                return manager  # `with torch.no_grad:` gets Python's own TypeError
             raise SnippetRejected("only torch's context managers (such as `with torch.no_grad():`) are supported")
         return manager
 
     def import_(self, dotted: str) -> types.ModuleType:
+        if dotted == "math":
+            return math
         module = import_engine_module(dotted)
         if module is None:
             raise SnippetRejected(f"`{dotted}` is not available in snippets")
@@ -162,10 +173,48 @@ class Guards:
         return result
 
     def fmt(self, value: object, conversion: int, spec: str) -> str:
+        if type_text(value) is not None:  # str, repr and ascii of a class are the same text
+            value, conversion = type_text(value), -1
         if conversion != -1:
             value = {ord("s"): str, ord("r"): repr, ord("a"): ascii}[conversion](value)
         self.budget.format_spec_text(spec)
         return self._after(format(value, spec))
+
+    # --- decorators, unpacking, exceptions -------------------------------------------------------
+
+    def decorator(self, decorator: object) -> Callable[[object], object]:
+        """`@d` applies `d` through the call guard, like any call the snippet writes."""
+        return lambda fn: self.call(decorator, fn)
+
+    def unpack(self, kind: str, *parts: object, _callee: object = None) -> object:
+        """`[a, *xs]`, `(*xs, *ys)`, `{*xs}`: each part bounded (ticked when lazy) and the total sized before
+        the list, tuple or set is built (`[*r, *r, *r]` must not multiply a big range unchecked)."""
+        for part in parts:
+            if kind != "set" and not hasattr(type(part), "__iter__"):
+                where = "Value" if _callee is None else f"{_function_str(_callee, self.print)} argument"
+                raise TypeError(f"{where} after * must be an iterable, not {type(part).__name__}")
+        bounded = [self._bounded(part) for part in parts]
+        self.budget.items(sum(map(len, bounded)), f"the unpacked {kind}")
+        return {"list": list, "tuple": tuple, "set": set}[kind](itertools.chain.from_iterable(bounded))
+
+    def call_unpacked(self, fn: object, /, *parts: object, **kwargs: object) -> object:
+        """`f(a, *xs, *ys)`: the pieces of the arguments (`(a,)`, xs, ys) bounded, then the call guard."""
+        return self.call(fn, *self.unpack("tuple", *parts, _callee=fn), **kwargs)
+
+    def caught(self) -> bool:
+        """First statement of every `except` and `finally` body: the runner's stops (limits, refusals) and
+        Python's RecursionError/MemoryError pass through, so no handler or finally block runs for them."""
+        exc = sys.exc_info()[1]
+        if exc is not None and (not isinstance(exc, Exception) or isinstance(exc, (RecursionError, MemoryError))):
+            raise exc
+        return True
+
+    def raise_(self, exc: object) -> object:
+        kind = exc if isinstance(exc, type) else type(exc)
+        if issubclass(kind, BaseException) and not issubclass(kind, Exception) or issubclass(
+                kind, (RecursionError, MemoryError)):
+            raise SnippetRejected(f"raising {kind.__name__} is refused for safety (the runner stops snippets with it)")
+        return exc  # anything else: Python's own checks (`raise 1` is a TypeError)
 
     # --- calls -----------------------------------------------------------------------------------
 
@@ -180,7 +229,7 @@ class Guards:
             self.budget.leave()
 
     def _dispatch(self, fn: object, args: tuple, kwargs: dict) -> object:
-        if isinstance(fn, types.FunctionType) and fn.__code__ in self.codes:
+        if isinstance(fn, types.FunctionType) and fn.__code__ in self.codes or type(fn) is _Guarded:
             return fn(*args, **kwargs)
         if fn is self.print:
             return self.print(*args, **kwargs)
@@ -190,11 +239,17 @@ class Guards:
             if fn is EngineDtype:  # torch.dtype('x', 'U1000000') would make huge elements
                 raise SnippetRejected("new dtypes cannot be made in snippets; use torch.float32, torch.float64, ...")
             owner = getattr(fn, "__self__", None)
-            self._check_elements(sizes.engine_call_elements(fn, owner, args, kwargs))
+            self._check_elements(sizes.engine_call_elements(fn, owner, args, kwargs),
+                                 _dtype_itemsize(kwargs.get("dtype")))
             product = sizes.engine_call_product(fn, owner, args)
             if product is not None:
                 self.budget.product(*product, "the matrix product")
+            # a builtin handed to the engine (`jacobian(str.format, x)`) is called through the call guard too
+            args = tuple(self._through_guard(a) if _is_builtin_callable(a) else a for a in args)
+            kwargs = {k: self._through_guard(v) if _is_builtin_callable(v) else v for k, v in kwargs.items()}
             return self._after(fn(*args, **kwargs))
+        if isinstance(fn, _BUILTIN_METHOD_TYPES) and fn.__self__ is math and fn.__name__ in MATH_NAMES:
+            return self._after(self._call_math(fn, args, kwargs))
         if isinstance(fn, _BUILTIN_METHOD_TYPES) and not isinstance(fn.__self__, types.ModuleType):
             return self._after(self._call_method(fn, args, kwargs))
         if not callable(fn):
@@ -202,6 +257,18 @@ class Guards:
         raise SnippetRejected(f"calling {_describe(fn)} is not allowed in snippets")
 
     def _call_builtin(self, fn: object, args: tuple, kwargs: dict) -> object:
+        if fn is type:
+            if len(args) != 1 or kwargs:
+                raise SnippetRejected("type() with three arguments makes a new class; it is refused for safety")
+            return self._type(args[0])
+        if fn is hasattr and len(args) == 2 and not kwargs:
+            return self._hasattr(*args)
+        if fn in (map, filter) and args:
+            args = (None if fn is filter and args[0] is None else self._through_guard(args[0]), *args[1:])
+        if fn in (sorted, min, max) and kwargs.get("key") is not None:
+            kwargs = {**kwargs, "key": self._through_guard(kwargs["key"])}
+        if fn in (str, repr) and len(args) == 1 and not kwargs and type_text(args[0]) is not None:
+            return type_text(args[0])
         if fn is range:
             result = range(*args, **kwargs)
             self.budget.items(_length(result), "a range")
@@ -227,16 +294,84 @@ class Guards:
         if isinstance(owner, (np.ndarray, np.generic)):
             if name not in NDARRAY_ATTRS:
                 raise SnippetRejected(f"numpy's '.{name}' is not available in snippets")
+            if name == "astype":
+                self._check_astype(owner, args, kwargs)
             return method(*args, **kwargs)
         if name not in BUILTIN_METHODS.get(type(owner), ()):
             raise SnippetRejected(f"calling {_describe(method)} is not allowed in snippets")
         if name in ("join", "extend", "update", "union", "intersection", "difference") and args:
             args = (self._bounded(args[0]), *args[1:])
+        if type(owner) is str and name == "format":
+            return _SnippetFormatter(self).vformat(owner, args, kwargs)
+        if type(owner) is list and name == "sort" and kwargs.get("key") is not None:
+            kwargs = {**kwargs, "key": self._through_guard(kwargs["key"])}
         if type(owner) is str:
             self.budget.items(sizes.str_method_length(owner, name, args), "a str")
         result = method(*args, **kwargs)
         self.budget.result(owner)  # append/extend/update grow the receiver in place
         return result
+
+    def _through_guard(self, fn: object) -> object:
+        """A callable that Python or the engine will call from C (a `key=`, `map`'s function, a decorated
+        builtin), made to go through the call guard; the snippet's own functions are guarded inside."""
+        if not callable(fn) or type(fn) is _Guarded or isinstance(fn, types.FunctionType) and fn.__code__ in self.codes:
+            return fn
+        return _Guarded(fn, self)
+
+    def _type(self, value: object) -> type:
+        kind = type(value)
+        if is_engine_type(kind) and kind not in public_engine_types():
+            raise SnippetRejected(f"type() of a {kind.__name__} object is an engine internal and refused for safety")
+        return kind
+
+    def _hasattr(self, obj: object, name: object) -> bool:
+        """Python's answer, except for attributes the snippet may not touch: those are refused as `obj.name` is."""
+        if not isinstance(name, str):
+            return hasattr(obj, name)  # Python's own TypeError
+        reason = attribute_refusal(obj, name)
+        if reason is None:
+            return hasattr(obj, name)
+        if name.startswith("_") or _has_static(obj, name):
+            raise SnippetRejected(reason)
+        return False
+
+    def _check_astype(self, array: object, args: tuple, kwargs: dict) -> None:
+        """`.astype(float)`, `.astype("float32")`: numeric and bool dtypes only, sized before converting."""
+        if not args and "dtype" not in kwargs:
+            return  # numpy's own TypeError
+        dtype = np.dtype(args[0] if args else kwargs["dtype"])
+        if dtype.kind not in "biufc":
+            raise SnippetRejected(f"astype to the numpy dtype {str(dtype)!r} is refused for safety "
+                                  "(only numeric and bool dtypes)")
+        self.budget.elements(int(np.size(array)), "the result of astype", dtype.itemsize)
+
+    def _call_math(self, fn: object, args: tuple, kwargs: dict) -> object:
+        """math's functions, with the big-integer ones sized before they run."""
+        name = fn.__name__
+        ints = [a for a in args if isinstance(a, int) and not isinstance(a, bool) and a >= 0]
+        if name == "factorial" and ints:
+            self.budget.int_bits(_log2_factorial(ints[0]))
+        elif name in ("comb", "perm") and ints:
+            n = ints[0]
+            k = min(ints[1], n) if len(ints) > 1 and len(args) > 1 else (n if name == "perm" else 0)
+            if name == "comb":  # comb(n, k) < 2**n and <= n**min(k, n-k); perm(n, k) <= n**k, and n! if k is n
+                self.budget.int_bits(min(n, min(k, n - k) * n.bit_length()))
+            else:
+                self.budget.int_bits(min(k * n.bit_length(), _log2_factorial(n) if n < 2**53 else 2**63))
+        elif name in ("prod", "fsum"):
+            args = (self._bounded(args[0]), *args[1:]) if args else args
+            if name == "prod" and args:
+                values = [*args[0], *args[1:], *kwargs.values()]
+                self.budget.int_bits(sum(v.bit_length() for v in values if isinstance(v, int)))
+                shapes = [s for s in map(shape_of, values) if s is not None]
+                self._check_broadcast(shapes, "the result of math.prod()")
+                work = sum(map(math.prod, shapes))  # one uninterruptible C loop of tensor products
+                if work > self.budget.limits.max_product_work:
+                    raise ResourceLimitExceeded(f"math.prod() of these tensors would take {work} multiplications; "
+                                                f"the limit is {self.budget.limits.max_product_work}")
+        elif name == "lcm":
+            self.budget.int_bits(sum(a.bit_length() for a in args if isinstance(a, int)))
+        return fn(*args, **kwargs)
 
     # --- output ----------------------------------------------------------------------------------
 
@@ -246,7 +381,7 @@ class Guards:
             raise SnippetRejected("print(file=...) is not available in snippets")
         if not isinstance(sep, (str, type(None))) or not isinstance(end, (str, type(None))):
             raise TypeError("sep and end must be None or a string")
-        text = (" " if sep is None else sep).join(map(str, values)) + ("\n" if end is None else end)
+        text = (" " if sep is None else sep).join(str(_shown(v)) for v in values) + ("\n" if end is None else end)
         self.budget.printed(len(text))
         self.output.append(text)
 
@@ -256,9 +391,9 @@ class Guards:
         if len(shapes) > 1:
             self.budget.elements(broadcast_elements(shapes) or 0, what)
 
-    def _check_elements(self, count: int | None) -> None:
+    def _check_elements(self, count: int | None, itemsize: int | None = None) -> None:
         if count is not None:
-            self.budget.elements(count, "the requested tensor")
+            self.budget.elements(count, "the requested tensor", itemsize)
 
     def _after(self, value: object) -> object:
         self.budget.result(value)
@@ -302,6 +437,130 @@ class _ListStore:
             removed = len(range(*index.indices(len(self._target))))
             self._guards.budget.items(len(self._target) - removed + len(value), "a list")
         self._target[index] = value
+
+
+class _Guarded:
+    """A callable handed to code that calls it from C or from the engine (`key=`, `map`, a wrapped builtin):
+    every call goes through the call guard.  Shows as the callable it stands for."""
+
+    __slots__ = ("_fn", "_guards")
+
+    def __init__(self, fn: object, guards: Guards) -> None:
+        self._fn, self._guards = fn, guards
+
+    def __call__(self, *args: object, **kwargs: object) -> object:
+        return self._guards.call(self._fn, *args, **kwargs)
+
+    def __repr__(self) -> str:
+        return repr(self._fn)
+
+
+class _SnippetFormatter(string.Formatter):
+    """`"{} {:.3f} {x}".format(...)`: Python's str.format for plain fields; `{0.attr}` and `{0[i]}` walk into
+    objects and are refused; every format spec (also a nested `{:{w}}`) is sized before it is applied."""
+
+    def __init__(self, guards: Guards) -> None:
+        self.guards = guards
+        self.length = 0  # characters formatted so far: `("{:9999}" * 10**5).format(...)` stops early
+
+    def get_field(self, field_name: str, args: object, kwargs: object) -> tuple[object, object]:
+        if "." in field_name or "[" in field_name:
+            raise SnippetRejected(f"the field {{{field_name}}} in str.format looks up an attribute or an item; "
+                                  "such lookups are refused for safety (pass the value itself)")
+        key: int | str = int(field_name) if field_name.isdigit() else field_name
+        return self.get_value(key, args, kwargs), key
+
+    def get_value(self, key: int | str, args: object, kwargs: object) -> object:
+        if isinstance(key, int) and key >= len(args):
+            raise IndexError(f"Replacement index {key} out of range for positional args tuple")
+        return args[key] if isinstance(key, int) else kwargs[key]
+
+    def convert_field(self, value: object, conversion: str | None) -> object:
+        text = type_text(value) if conversion in ("r", "s", "a") else None  # an engine class as PyTorch shows it
+        return text if text is not None else super().convert_field(value, conversion)
+
+    def format_field(self, value: object, format_spec: str) -> str:
+        self.guards.budget.format_spec_text(format_spec)
+        text = format(_shown(value), format_spec)
+        self.length += len(text)
+        self.guards.budget.items(self.length, "the result of str.format")
+        return text
+
+    def vformat(self, format_string: str, args: object, kwargs: object) -> str:
+        _check_numbering(format_string, set())
+        return self.guards._after(super().vformat(format_string, args, kwargs))
+
+
+def _check_numbering(template: str, seen: set[str], depth: int = 2) -> None:
+    """str.format's own ValueError when automatic and manual field numbers are mixed, in its own words (the
+    pure-Python `string.Formatter` words one of the two cases differently); nested specs in order, as str.format."""
+    if depth < 0:
+        return  # str.format's "Max string recursion exceeded" comes from the formatter
+    for _literal, field, spec, _conversion in string.Formatter().parse(template):
+        if field is None:
+            continue
+        first = field.split(".", 1)[0].split("[", 1)[0]
+        mode = "auto" if first == "" else "manual" if first.isdigit() else None
+        if mode == "manual" and "auto" in seen:
+            raise ValueError("cannot switch from automatic field numbering to manual field specification")
+        if mode == "auto" and "manual" in seen:
+            raise ValueError("cannot switch from manual field specification to automatic field numbering")
+        if mode is not None:
+            seen.add(mode)
+        _check_numbering(spec or "", seen, depth - 1)
+
+
+def _function_str(fn: object, snippet_print: object) -> str:
+    """How Python names a function in its call errors (`print()`, `list.append()`, `__snippet__.f()`)."""
+    if fn == snippet_print:
+        return "print()"
+    qualname = getattr(fn, "__qualname__", None)
+    if not isinstance(qualname, str):
+        return str(fn)
+    module = getattr(fn, "__module__", None)
+    return f"{module}.{qualname}()" if isinstance(module, str) and module != "builtins" else f"{qualname}()"
+
+
+def _has_static(obj: object, name: str) -> bool:
+    """Whether obj has the attribute, found without running any property or `__getattr__` (the probe for a
+    refused attribute must not run it: numpy's `.ctypes` imports modules)."""
+    try:
+        inspect.getattr_static(obj, name)
+    except AttributeError:
+        return False
+    return True
+
+
+def _lookup(obj: object, name: str) -> object:
+    """getattr, with PyTorch's wording for an engine module (`module 'torch' has no attribute 'x'`)."""
+    try:
+        return getattr(obj, name)
+    except AttributeError:
+        if isinstance(obj, types.ModuleType) and is_engine_module_name(obj.__name__):
+            raise AttributeError(f"module 'torch{obj.__name__[len('engine'):]}' has no attribute '{name}'") from None
+        raise
+
+
+def _log2_factorial(n: int) -> int:
+    """About how many bits n! has (an upper bound to within a few bits; Stirling through lgamma)."""
+    return int(math.lgamma(n + 1) / math.log(2)) + 2 if n < 2**53 else 2**63
+
+
+def _shown(value: object) -> object:
+    """An engine class as PyTorch prints it (`<class 'torch.Tensor'>`); any other value as it is."""
+    text = type_text(value)
+    return value if text is None else text
+
+
+def _dtype_itemsize(dtype: object) -> int | None:
+    """Bytes per element of an engine dtype passed as `dtype=` (None when not given or not an engine dtype)."""
+    return np.dtype(dtype.numpy).itemsize if isinstance(dtype, EngineDtype) else None
+
+
+def _is_builtin_callable(value: object) -> bool:
+    """Builtins whose checks live in the call guard: builtin functions and methods, and the classes that call
+    a function they are given (`torch.no_grad()(map)(type, ...)` must not make classes)."""
+    return isinstance(value, _BUILTIN_METHOD_TYPES) or any(value is kind for kind in (type, map, filter))
 
 
 def _is_engine_callable(fn: object) -> bool:

@@ -24,7 +24,8 @@ from .errors import ResourceLimitExceeded
 class Limits:
     """The bounds of one run (or one `evaluate`); every field is a hard cap."""
 
-    max_elements: int = 10**6          # elements of one tensor / array
+    max_tensor_bytes: int = 32 * 2**20  # bytes of one tensor / array (2000×2000 float64 fits)
+    max_elements: int | None = None    # optional cap on the elements of one tensor; None: the byte bound only
     max_memory: int = 64 * 2**20       # bytes of all live tensors created by the snippet
     max_growth: int = 256 * 2**20      # growth of the whole process's memory during the run
     max_steps: int = 100_000           # loop iterations + comprehension elements + calls
@@ -43,6 +44,23 @@ def shape_of(value: object) -> tuple[int, ...] | None:
     if isinstance(value, (Tensor, np.ndarray, np.generic)):
         return value.shape
     return None
+
+
+DEFAULT_ITEMSIZE = 4  # float32, the default dtype, when a size is checked before the dtype is known
+
+
+def itemsize_of(value: object) -> int | None:
+    """Bytes per element of a tensor-like value, None for anything else."""
+    if isinstance(value, (np.ndarray, np.generic)):
+        return value.dtype.itemsize
+    if isinstance(value, Tensor):
+        dtype = value.dtype
+        return np.dtype(getattr(dtype, "numpy", dtype)).itemsize
+    return None
+
+
+def _megabytes(nbytes: int) -> str:
+    return f"{nbytes / 2**20:.3g} MB"
 
 
 def nested_elements(value: object, _depth: int = 0) -> int:
@@ -105,8 +123,16 @@ class Budget:
     def leave(self) -> None:
         self.depth -= 1
 
-    def elements(self, count: int, what: str = "a tensor") -> None:
-        if count > self.limits.max_elements:
+    def elements(self, count: int, what: str = "a tensor", itemsize: int | None = None) -> None:
+        """One tensor's size: bytes against `max_tensor_bytes` (float32's 4 bytes per element when the dtype
+        is not known yet; the result is checked again with its real dtype)."""
+        nbytes = count * (itemsize or DEFAULT_ITEMSIZE)
+        if nbytes > self.limits.max_tensor_bytes:
+            raise ResourceLimitExceeded(
+                f"{what} would have {count} elements ({_megabytes(nbytes)}); the limit is "
+                f"{_megabytes(self.limits.max_tensor_bytes)} per tensor"
+            )
+        if self.limits.max_elements is not None and count > self.limits.max_elements:
             raise ResourceLimitExceeded(
                 f"{what} would have {count} elements; the limit is {self.limits.max_elements} per tensor"
             )
@@ -148,7 +174,8 @@ class Budget:
             if op == "MatMult":
                 self.product(lshape, rshape, "the result of @")
             else:
-                self.elements(broadcast_elements([lshape, rshape]) or 0, f"the result of {OP_SYMBOL[op]}")
+                self.elements(broadcast_elements([lshape, rshape]) or 0, f"the result of {OP_SYMBOL[op]}",
+                              max(itemsize_of(left) or 0, itemsize_of(right) or 0) or None)
             return
         if lshape is not None or rshape is not None:
             return  # tensor with a Python scalar: same size as the tensor
@@ -189,7 +216,7 @@ class Budget:
             return
         shape = shape_of(value)
         if shape is not None:
-            self.elements(math.prod(shape))
+            self.elements(math.prod(shape), itemsize=itemsize_of(value))
             if math.prod(shape) >= _BIG:
                 self.memory()
         elif isinstance(value, (str, bytes, list, tuple, dict, set, frozenset)):

@@ -1,7 +1,7 @@
 """The static allow-list: which syntax a snippet may use, checked before any of it runs.
 
 Every node type of the parsed tree must be on the allow-list below; anything else (classes,
-try/except, imports other than torch, dunder names, starred unpacking, ...) is refused with its line,
+generators, imports other than torch and math, dunder names, ...) is refused with its line,
 column (1-based) and a plain-language reason.  This is the first wall; `guards` is the second, at run
 time, because a static check cannot know what `x` is in `x.something`.
 """
@@ -11,15 +11,16 @@ import ast
 import builtins
 import types
 
-from .errors import SnippetError
+from .errors import SnippetError, for_safety
 from .limits import Limits
-from .surface import SAFE_BUILTINS, engine_module, public_names
+from .surface import MATH_NAMES, SAFE_BUILTINS, engine_module, public_names
 
 _ALLOWED = {
     # statements
     ast.Module, ast.Expression, ast.Expr, ast.Assign, ast.AugAssign, ast.For, ast.While, ast.If,
     ast.Break, ast.Continue, ast.Pass, ast.FunctionDef, ast.Return, ast.With, ast.Assert,
     ast.Import, ast.ImportFrom, ast.Delete,
+    ast.AnnAssign, ast.Try, ast.ExceptHandler, ast.Raise, ast.Starred,  # learners' Python (guarded in rewrite)
     # expressions
     ast.BoolOp, ast.BinOp, ast.UnaryOp, ast.Lambda, ast.IfExp, ast.Dict, ast.Set, ast.ListComp,
     ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.Compare, ast.Call, ast.FormattedValue,
@@ -34,9 +35,7 @@ _ALLOWED = {
 
 _REASONS = {
     "ClassDef": "classes are not supported in snippets",
-    "Try": "try/except is not supported in snippets (it could hide the errors the tutor shows)",
     "TryStar": "try/except is not supported in snippets",
-    "Raise": "raise is not supported in snippets",
     "Global": "global is not supported in snippets",
     "Nonlocal": "nonlocal is not supported in snippets",
     "Yield": "generators (yield) are not supported in snippets",
@@ -46,9 +45,7 @@ _REASONS = {
     "AsyncFor": "async code is not supported in snippets",
     "AsyncWith": "async code is not supported in snippets",
     "NamedExpr": "the := operator is not supported in snippets",
-    "Starred": "* unpacking is not supported in snippets",
     "Match": "match statements are not supported in snippets",
-    "AnnAssign": "annotated assignments are not supported in snippets; write `x = ...`",
 }
 
 _MAX_DEPTH = 100
@@ -97,6 +94,8 @@ def _bound_names(tree: ast.AST) -> set[str]:
             names.add(node.arg)
         elif isinstance(node, ast.alias):
             names.add(node.asname or node.name.split(".")[0])
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            names.add(node.name)
     return names
 
 
@@ -110,7 +109,7 @@ class _Checker(ast.NodeVisitor):
     def refuse(self, node: ast.AST, reason: str) -> None:
         line = getattr(node, "lineno", None)
         col = getattr(node, "col_offset", None)
-        self.errors.append(SnippetError("SnippetRejected", reason, line, None if col is None else col + 1))
+        self.errors.append(SnippetError("SnippetRejected", for_safety(reason), line, None if col is None else col + 1))
 
     def visit(self, node: ast.AST) -> None:
         if type(node) not in _ALLOWED:
@@ -152,14 +151,20 @@ class _Checker(ast.NodeVisitor):
 
     def check_Import(self, node: ast.Import) -> None:
         for alias in node.names:
-            if alias.name == "torch":
+            if alias.name in ("torch", "math"):
                 continue
             if alias.name.startswith("torch.") and alias.asname and engine_submodule_exists(alias.name):
                 continue
-            self.refuse(node, f"only `import torch` is available in snippets, not `import {alias.name}`")
+            self.refuse(node, f"only `import torch` and `import math` are available in snippets, "
+                              f"not `import {alias.name}`")
 
     def check_ImportFrom(self, node: ast.ImportFrom) -> None:
         module = node.module or ""
+        if module == "math" and not node.level:
+            for alias in node.names:
+                if alias.name not in MATH_NAMES:
+                    self.refuse(node, f"`math.{alias.name}` is not available in snippets")
+            return
         if node.level or not (module == "torch" or engine_submodule_exists(module)):
             self.refuse(node, f"only imports from torch are available in snippets, not from {'.' * node.level}{module}")
             return
@@ -171,38 +176,25 @@ class _Checker(ast.NodeVisitor):
     # --- functions -------------------------------------------------------------------------------
 
     def check_FunctionDef(self, node: ast.FunctionDef) -> None:
-        if node.decorator_list:
-            self.refuse(node.decorator_list[0], "decorators are not supported in snippets")
-        if node.returns is not None:
-            self.refuse(node, "annotations are not supported in snippets")
+        # decorators are applied through the call guard and annotations are guarded expressions (rewrite)
         if node.name.startswith("__"):
             self.refuse(node, f"'{node.name}': names starting with '__' are not available in snippets")
 
     def check_arguments(self, node: ast.arguments) -> None:
-        if node.posonlyargs or node.vararg or node.kwonlyargs or node.kwarg:
-            self.refuse(node.vararg or node.kwarg or (node.posonlyargs + node.kwonlyargs)[0],
-                        "only plain parameters (a, b=1) are supported in snippets")
-        for default in node.defaults:
+        # *args, keyword-only and **kwargs parameters are ast.arg nodes: their names are checked there
+        for default in [*node.defaults, *(d for d in node.kw_defaults if d is not None)]:
             if not _is_literal(default):
                 self.refuse(default, "parameter defaults must be plain literals such as 1, 0.5, None or 'text'")
 
     def check_arg(self, node: ast.arg) -> None:
-        if node.annotation is not None:
-            self.refuse(node, "annotations are not supported in snippets")
         if node.arg.startswith("__"):
             self.refuse(node, f"'{node.arg}': names starting with '__' are not available in snippets")
 
     # --- shapes of targets and calls -------------------------------------------------------------
 
-    def check_Call(self, node: ast.Call) -> None:
-        for keyword in node.keywords:
-            if keyword.arg is None:
-                self.refuse(keyword.value, "** unpacking is not supported in snippets")
-
-    def check_Dict(self, node: ast.Dict) -> None:
-        for key, value in zip(node.keys, node.values):
-            if key is None:
-                self.refuse(value, "** unpacking is not supported in snippets")
+    def check_ExceptHandler(self, node: ast.ExceptHandler) -> None:
+        if node.name and node.name.startswith("__"):
+            self.refuse(node, f"'{node.name}': names starting with '__' are internals and not available in snippets")
 
     def check_comprehension(self, node: ast.comprehension) -> None:
         self._simple_target(node.target, "a comprehension")
@@ -217,13 +209,13 @@ class _Checker(ast.NodeVisitor):
 
     def check_Delete(self, node: ast.Delete) -> None:
         for target in node.targets:
-            if not isinstance(target, (ast.Name, ast.Subscript)):
-                self.refuse(target, "only `del name` and `del x[i]` are supported in snippets")
+            if not isinstance(target, (ast.Name, ast.Subscript, ast.Attribute)):
+                self.refuse(target, "only `del name`, `del x[i]` and `del x.attr` are supported in snippets")
 
     def _simple_target(self, target: ast.AST, where: str) -> None:
         if isinstance(target, (ast.Tuple, ast.List)):
             for element in target.elts:
-                self._simple_target(element, where)
+                self._simple_target(element.value if isinstance(element, ast.Starred) else element, where)
         elif not isinstance(target, ast.Name):
             self.refuse(target, f"the variable of {where} must be a plain name (or a tuple of names)")
 

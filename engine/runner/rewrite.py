@@ -32,6 +32,22 @@ def _tick(node: ast.AST) -> ast.Expr:
     return ast.copy_location(ast.Expr(_guard("tick", node=node)), node)
 
 
+def _has_starred(elements: list[ast.expr]) -> bool:
+    return any(isinstance(e, ast.Starred) for e in elements)
+
+
+def _unpack_parts(elements: list[ast.expr], node: ast.AST) -> list[ast.expr]:
+    """The pieces of a display or an argument list: `*xs` gives xs, a plain `a` gives the tuple `(a,)`."""
+    return [
+        e.value if isinstance(e, ast.Starred) else ast.copy_location(ast.Tuple([e], ast.Load()), e)
+        for e in elements
+    ]
+
+
+def _caught(node: ast.AST) -> ast.Expr:
+    return ast.copy_location(ast.Expr(_guard("caught", node=node)), node)
+
+
 class _Rewriter(ast.NodeTransformer):
     def __init__(self) -> None:
         self._temps = itertools.count()
@@ -63,6 +79,9 @@ class _Rewriter(ast.NodeTransformer):
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
         self.generic_visit(node)
+        if _has_starred(node.args):  # f(a, *xs, *ys): the arguments are sized before Python unpacks them
+            parts = _unpack_parts(node.args, node)
+            return _guard("call_unpacked", node.func, *parts, node=node, keywords=node.keywords)
         return _guard("call", node.func, *node.args, node=node, keywords=node.keywords)
 
     def visit_BinOp(self, node: ast.BinOp) -> ast.AST:
@@ -87,6 +106,22 @@ class _Rewriter(ast.NodeTransformer):
         node.conversion, node.format_spec = -1, None
         return node
 
+    def visit_List(self, node: ast.List) -> ast.AST:
+        return self._unpacked("list", node)
+
+    def visit_Tuple(self, node: ast.Tuple) -> ast.AST:
+        return self._unpacked("tuple", node)
+
+    def visit_Set(self, node: ast.Set) -> ast.AST:
+        return self._unpacked("set", node)
+
+    def _unpacked(self, kind: str, node: ast.List | ast.Tuple | ast.Set) -> ast.AST:
+        """`[a, *xs, *ys]` becomes `__sg_unpack("list", (a,), xs, ys)`: the total is sized before it is built."""
+        self.generic_visit(node)
+        if isinstance(getattr(node, "ctx", ast.Load()), ast.Load) and _has_starred(node.elts):
+            return _guard("unpack", _const(kind, node), *_unpack_parts(node.elts, node), node=node)
+        return node
+
     def visit_comprehension(self, node: ast.comprehension) -> ast.AST:
         self.generic_visit(node)
         node.ifs = [_guard("tick", node=node), *node.ifs]  # every element ticks, kept or not
@@ -102,6 +137,30 @@ class _Rewriter(ast.NodeTransformer):
     def visit_While(self, node: ast.While) -> ast.AST:
         self.generic_visit(node)
         node.body = [_tick(node), *node.body]
+        return node
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
+        self.generic_visit(node)
+        # `@d` becomes `@__sg_decorator(d)`: d is still evaluated first, and applied through the call guard
+        node.decorator_list = [_guard("decorator", d, node=d) for d in node.decorator_list]
+        return node
+
+    def visit_Try(self, node: ast.Try) -> ast.AST:
+        self.generic_visit(node)
+        # no handler and no finally block runs for a runner stop (limit, refusal): they re-raise it first
+        for handler in node.handlers:
+            if handler.type is not None:  # before `except T` evaluates T (a NameError there would replace the stop)
+                check = _guard("caught", node=handler.type)
+                handler.type = ast.copy_location(ast.BoolOp(ast.And(), [check, handler.type]), handler.type)
+            handler.body = [_caught(handler), *handler.body]
+        if node.finalbody:
+            node.finalbody = [_caught(node.finalbody[0]), *node.finalbody]
+        return node
+
+    def visit_Raise(self, node: ast.Raise) -> ast.AST:
+        self.generic_visit(node)
+        if node.exc is not None:
+            node.exc = _guard("raise_", node.exc, node=node.exc)
         return node
 
     def visit_With(self, node: ast.With) -> ast.AST:

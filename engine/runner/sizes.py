@@ -110,6 +110,8 @@ def str_method_length(text: str, name: str, args: tuple) -> int:
         if len(args) > 2 and isinstance(args[2], int) and args[2] >= 0:
             count = min(count, args[2])
         return len(text) + count * max(len(new) - len(old), 0)
+    if name in ("center", "ljust", "rjust", "zfill") and args and isinstance(args[0], int):
+        return max(len(text), args[0])  # padded to the width asked for
     return len(text)
 
 

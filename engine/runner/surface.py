@@ -4,11 +4,14 @@ Attribute access is default-deny.  Allowed are: the names in `engine.__all__` on
 public (non-underscore) attributes of objects and classes defined in the `engine` package (Tensor,
 grad_fn nodes, dtypes, `no_grad`, `Size`), a read-only subset of numpy arrays (what `x.numpy()`
 returns), and a few methods of builtin containers and strings that cannot grow memory unchecked or
-reach object internals (no `str.format`: ``"{0.__class__}".format(x)`` walks attributes).
+reach object internals (`str.format` only through the call guard's formatter: ``"{0.__class__}".format(x)``
+would walk attributes).
 Deriving the engine part from the live classes means it follows the engine without a copied list.
 """
 from __future__ import annotations
 
+import functools
+import math
 import types
 import numpy as np
 
@@ -20,13 +23,30 @@ SAFE_BUILTINS = (
     "max", "min", "print", "range", "repr", "reversed", "round", "set", "sorted", "str", "sum",
     "tuple", "zip",
 )
+# learners' everyday builtins (`type` with one argument, `hasattr` by the attribute rules, `map`/`filter`
+# calling through the call guard: see guards) and the exceptions a snippet may raise and catch; never
+# BaseException, MemoryError or RecursionError (the runner's limits must not be caught)
+SAFE_BUILTINS += ("filter", "hasattr", "map", "type")
+EXCEPTIONS = (
+    "ArithmeticError", "AssertionError", "AttributeError", "Exception", "FloatingPointError", "IndexError",
+    "KeyError", "LookupError", "NameError", "NotImplementedError", "OverflowError", "RuntimeError",
+    "StopIteration", "TypeError", "UnboundLocalError", "ValueError", "ZeroDivisionError",
+)
+SAFE_BUILTINS += EXCEPTIONS
+# `import math`: its numbers and functions (the call guard bounds factorial/comb/perm/prod/lcm)
+MATH_NAMES = frozenset(n for n in (
+    "e inf nan pi tau acos acosh asin asinh atan atan2 atanh cbrt ceil comb copysign cos cosh degrees dist "
+    "erf erfc exp exp2 expm1 fabs factorial floor fmod frexp fsum gamma gcd hypot isclose isfinite isinf "
+    "isnan isqrt lcm ldexp lgamma log log10 log1p log2 modf nextafter perm pow prod radians remainder sin "
+    "sinh sqrt tan tanh trunc ulp"
+).split() if hasattr(math, n))
 
 # methods of builtin values that a snippet may call, by exact type
 BUILTIN_METHODS: dict[type, frozenset[str]] = {
     str: frozenset(
         "capitalize count endswith find index isalnum isalpha isdigit islower isspace isupper join "
         "lower lstrip replace rfind rstrip split splitlines startswith strip title upper".split()
-    ),
+    ) | {"center", "ljust", "rjust", "zfill", "format"},  # sized before they run; format without . and [ in fields
     list: frozenset("append clear copy count extend index insert pop remove reverse sort".split()),
     tuple: frozenset("count index".split()),
     dict: frozenset("clear copy get items keys pop setdefault update values".split()),
@@ -40,7 +60,7 @@ BUILTIN_METHODS: dict[type, frozenset[str]] = {
 NDARRAY_ATTRS = frozenset(
     "T all any argmax argmin copy cumsum dtype flatten item max mean min ndim prod "
     "reshape round shape size squeeze std sum tolist transpose var".split()
-)
+) | {"astype"}  # to numeric and bool dtypes only (checked by the call guard)
 NUMPY_DTYPE_ATTRS = frozenset({"name", "itemsize", "kind"})
 # graph nodes (`x.grad_fn`) show PyTorch's node API only, not the engine's saved arrays and rules
 NODE_MODULE = "engine.graph"
@@ -95,6 +115,8 @@ def attribute_refusal(obj: object, name: str) -> str | None:
     """None when `obj.name` is part of the allowed surface, else the reason it is not."""
     if name.startswith("_"):
         return f"'{name}': names starting with '_' are internals and not available in snippets"
+    if obj is math:
+        return None if name in MATH_NAMES else f"'math.{name}' is not available in snippets"
     if isinstance(obj, types.ModuleType):
         if is_engine_module_name(obj.__name__) and name in public_names(obj):
             return None
@@ -120,11 +142,42 @@ def attribute_refusal(obj: object, name: str) -> str | None:
 def value_refusal(value: object) -> str | None:
     """None when a value fetched through an allowed attribute may be handed to the snippet."""
     if isinstance(value, types.ModuleType):
-        return None if is_engine_module_name(value.__name__) else f"the module {value.__name__!r} is not available"
+        if is_engine_module_name(value.__name__) or value is math:
+            return None
+        return f"the module {value.__name__!r} is not available"
     if isinstance(value, types.FunctionType) and not is_engine_module_name(value.__module__):
         return f"the function {value.__qualname__!r} is not part of the engine's API"
     if isinstance(value, type) and not (is_engine_type(value) or issubclass(value, (np.generic, int, float))):
         return f"the type {value.__name__!r} is not available in snippets"
     if isinstance(value, (types.CodeType, types.FrameType, types.TracebackType, types.GeneratorType)):
         return "interpreter internals are not available in snippets"
+    return None
+
+
+@functools.lru_cache(maxsize=1)
+def public_engine_types() -> dict[type, str]:
+    """The classes of the engine's public API, each with the name PyTorch prints for it (`torch.Tensor`)."""
+    found: dict[type, str] = {}
+    pending = [(engine_module(), "torch")]
+    seen: set[int] = set()
+    while pending:
+        module, dotted = pending.pop(0)
+        if id(module) in seen:
+            continue
+        seen.add(id(module))
+        for name in sorted(public_names(module), key=lambda n: n != getattr(getattr(module, n, None), "__name__", "")):
+            value = getattr(module, name, None)
+            if isinstance(value, types.ModuleType) and is_engine_module_name(value.__name__):
+                pending.append((value, f"{dotted}.{name}"))
+            elif is_engine_type(value):
+                found.setdefault(value, f"{dotted}.{name}")
+    return found
+
+
+def type_text(value: object) -> str | None:
+    """How PyTorch shows an engine class (`<class 'torch.Tensor'>`), None for anything else."""
+    if isinstance(value, type):
+        name = public_engine_types().get(value)
+        if name is not None:
+            return f"<class '{name}'>"
     return None

@@ -1,4 +1,4 @@
-# expect: SnippetRejected line 4
+# expect: AttributeError line 4
 def f():
     return 1
 g = f.func_globals

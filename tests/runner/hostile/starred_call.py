@@ -1,2 +1,2 @@
-# expect: SnippetRejected line 2
+# expect: ResourceLimitExceeded line 2
 print(*range(10**9))

@@ -1,6 +1,7 @@
-# expect: SnippetRejected line 2
+# expect: ResourceLimitExceeded line 3
 try:
     while True:
         pass
-except BaseException:
+except:
     pass
+print("the limit was swallowed")

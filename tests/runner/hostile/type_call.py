@@ -1,3 +1,4 @@
-# expect: SnippetRejected line 3
+# expect: SnippetRejected line 4
 x = 1
 t = type(x)
+c = type("C", (), {})

@@ -1,3 +1,3 @@
-# expect: SnippetRejected line 2
+# expect: TypeError line 2
 with [1, 2]:
     pass

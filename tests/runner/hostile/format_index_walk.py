@@ -1,0 +1,3 @@
+# expect: SnippetRejected line 3
+import torch
+s = "{0[0]}".format([torch])

@@ -1,0 +1,3 @@
+# expect: SnippetRejected line 3
+import torch
+h = hasattr(torch, "_forward_to_method")

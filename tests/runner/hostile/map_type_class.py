@@ -1,0 +1,2 @@
+# expect: SnippetRejected line 2
+classes = list(map(type, ["C"], [()], [{}]))

@@ -1,0 +1,6 @@
+# expect: SnippetRejected line 5
+try:
+    while True:
+        pass
+except BaseException:
+    pass

@@ -1,0 +1,4 @@
+# expect: SnippetRejected line 4
+import torch
+y = torch.ones(2, requires_grad=True) * 2
+Node = type(y.grad_fn)
