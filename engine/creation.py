@@ -105,6 +105,12 @@ def randint(low, high=None, size=(), dtype=None, requires_grad=False, device=Non
     return _leaf(_rng.integers(low, high, size=tuple(size)), dtype, requires_grad, default=np.int64)
 
 
+def randperm(n: int, dtype=None, requires_grad=False, generator=None, device=None) -> Tensor:
+    """A random permutation of 0..n-1 (the engine's own stream, not PyTorch's numbers)."""
+    guard_shape((n,))
+    return _leaf(_rng.permutation(int(n)), dtype, requires_grad, default=np.int64)
+
+
 def from_numpy(array: np.ndarray) -> Tensor:
     dtypes.from_numpy(array.dtype)
     return Tensor._make(array)

@@ -6,6 +6,8 @@ gradient is needed, records a `Node` with what the backward rule needs.
 """
 from __future__ import annotations
 
+import math
+import re
 import warnings
 from collections import namedtuple
 
@@ -13,7 +15,7 @@ import numpy as np
 
 from engine import dtypes
 from engine.derivatives import OPS, saved_tensors, variadic
-from engine.graph import AccumulateGrad, BackwardCall, Node, active_recorders, sweep, topological
+from engine.graph import AccumulateGrad, BackwardCall, Node, accumulate, active_recorders, as_grad, sweep, topological
 from engine.printing import format_tensor
 
 _FLOAT32 = np.dtype(np.float32)
@@ -75,12 +77,9 @@ def is_grad_enabled() -> bool:
 
 
 def _result_dtype(arrays, out_dtype):
-    """PyTorch's promotion on top of numpy's: float64 only from a float64 tensor, ints divide to float32."""
-    if out_dtype == _FLOAT64:
-        tensors = [a for a in arrays if type(a) is np.ndarray]
-        dimmed = [a for a in tensors if a.ndim] or tensors
-        if not any(a.dtype == _FLOAT64 for a in dimmed):
-            return _FLOAT32
+    """For an op without a dtype rule in the table: float64 only from a float64 tensor."""
+    if out_dtype == _FLOAT64 and not any(type(a) is np.ndarray and a.dtype == _FLOAT64 for a in arrays):
+        return _FLOAT32
     return out_dtype
 
 
@@ -94,8 +93,13 @@ def _run(op, inputs: tuple, attrs: dict) -> "Tensor":
     out = op.forward(*arrays, **attrs)
     if type(out) is not np.ndarray:
         out = np.asarray(out)
-    # numpy makes float64 where PyTorch keeps float32; an explicit cast (`dtype` attr) keeps its dtype
-    if out.dtype == _FLOAT64 and "dtype" not in attrs:
+    # the result's dtype is PyTorch's (type promotion, `engine.dtypes.result_type`), whatever numpy made
+    rule = op.result_dtype
+    if rule is not None:
+        dtype = rule(arrays, attrs)
+        if out.dtype != dtype:
+            out = out.astype(dtype)
+    elif out.dtype == _FLOAT64 and "dtype" not in attrs:  # an explicit cast (`dtype` attr) keeps its dtype
         out = out.astype(_result_dtype(arrays, out.dtype), copy=False)
     result = Tensor._make(out)
     if not _grad_enabled:
@@ -112,6 +116,9 @@ def _run(op, inputs: tuple, attrs: dict) -> "Tensor":
         node = result._grad_fn = Node(op, arrays, attrs, out, parents)
         if op.saves:
             _save_versions(node, op, inputs, wanted, result)
+        if op.view and wanted & 1:  # remember the leaf this is a view of (in-place writes to it are refused)
+            base = inputs[0]
+            result._base = base if base._grad_fn is None else getattr(base, "_base", None)
     return result
 
 
@@ -172,8 +179,21 @@ def _normalize_dim(dim: int, ndim: int) -> int:
 
 
 def _dims(dim, ndim) -> tuple[int, ...]:
+    """Reduction dims as negative indices; () for a 0-dim tensor (dim 0 or -1 reduce over nothing)."""
     dims = dim if isinstance(dim, (tuple, list)) else (dim,)
-    return tuple(_normalize_dim(d, ndim) for d in dims)
+    dims = tuple(_normalize_dim(d, ndim) for d in dims)
+    if len(set(dims)) != len(dims):
+        raise RuntimeError(f"dim {next(d % ndim for d in dims if dims.count(d) > 1)} appears multiple times in the "
+                           "list of dims")
+    return dims if ndim else ()
+
+
+def _tensor_arg(value, function: str, name: str, position: int = 1) -> "Tensor":
+    """An argument PyTorch only accepts as a Tensor, with its TypeError otherwise."""
+    if not isinstance(value, Tensor):
+        raise TypeError(f"{function}(): argument '{name}' (position {position}) must be Tensor, not "
+                        f"{type(value).__name__}")
+    return value
 
 
 def _shape_arg(shape) -> tuple:
@@ -203,15 +223,24 @@ for _result in (MaxResult, MinResult):
     _result.__repr__ = lambda self: (f"torch.return_types.{type(self).__name__}(\nvalues={self.values!r},\n"
                                       f"indices={self.indices!r})")
 
+# the C++ type names some of PyTorch's messages use ("expected m1 and m2 to have the same dtype, but got: float != double")
+_C_TYPE_NAMES = {"int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+                 "uint8": "unsigned char", "bool": "bool", "float16": "c10::Half", "float32": "float",
+                 "float64": "double"}
 _SCALAR_TYPE_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
                       "bool": "Bool", "float16": "Half", "float32": "Float", "float64": "Double"}
 LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
+LEAF_VIEW_INPLACE = "a view of a leaf Variable that requires grad is being used in an in-place operation."
+_KIND_RANK = {"b": 0, "u": 1, "i": 1, "f": 2}
+
+
+_CPU = dtypes.device("cpu")
 
 
 class Tensor:
     """A multi-dimensional array that can record the operations applied to it."""
 
-    __slots__ = ("_data", "_requires_grad", "_grad", "_grad_fn", "_accumulator", "_version", "__weakref__")
+    __slots__ = ("_data", "_requires_grad", "_grad", "_grad_fn", "_accumulator", "_version", "_base", "__weakref__")
     __array_priority__ = 1000  # numpy scalars on the left defer to Tensor's reflected operators
 
     def __init__(self, *args) -> None:
@@ -310,9 +339,9 @@ class Tensor:
     def _accumulate(self, g) -> None:
         """Add a cotangent into .grad (in place, as PyTorch does, so references see the sum)."""
         if self._grad is None:
-            self._grad = Tensor._make(np.array(g, dtype=self._data.dtype))
+            self._grad = Tensor._make(as_grad(g, self._data))
         else:
-            self._grad._data = self._grad._data + g
+            accumulate(self._grad._data, g)
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None) -> None:
         """Compute the gradient of this tensor w.r.t. the graph leaves, adding into their `.grad`."""
@@ -391,8 +420,11 @@ class Tensor:
         return dtypes.from_numpy(self._data.dtype)
 
     @property
-    def device(self) -> str:
-        return "cpu"
+    def device(self) -> dtypes.device:
+        return _CPU
+
+    def cpu(self) -> "Tensor":
+        return self
 
     def is_floating_point(self) -> bool:
         return self._data.dtype.kind == "f"
@@ -477,6 +509,26 @@ class Tensor:
         if isinstance(other, Tensor):
             return _binary("div", other, self)
         return _apply("reciprocal", (self,)) * other
+
+    def __floordiv__(self, other):
+        return _binary("floor_divide", self, other)
+
+    def __rfloordiv__(self, other):
+        return _apply("rfloor_divide", (self, _as_operand(other)))
+
+    def __mod__(self, other):
+        if type(other) is Tensor:
+            return _binary("remainder_tensor", self, other)
+        return _binary("remainder", self, other)
+
+    def __rmod__(self, other):
+        return _apply("rremainder", (self, _as_operand(other)))
+
+    def floor_divide(self, other):
+        return self // other
+
+    def remainder(self, other):
+        return self % other
 
     def __neg__(self):
         return _apply("neg", (self,))
@@ -606,7 +658,29 @@ class Tensor:
         return self.clamp(max=max)
 
     def maximum(self, other):
-        return _binary("maximum", self, other)
+        return _binary("maximum", self, _tensor_arg(other, "maximum", "other"))
+
+    def minimum(self, other):
+        return _binary("minimum", self, _tensor_arg(other, "minimum", "other"))
+
+    def sign(self):
+        return _apply("sign", (self,))
+
+    def masked_fill(self, mask, value):
+        mask = _tensor_arg(mask, "masked_fill", "mask")
+        if mask._data.dtype != np.bool_:
+            raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
+                               f"{_C_TYPE_NAMES[mask._data.dtype.name]}")
+        _broadcast(self, mask)
+        if isinstance(value, Tensor):
+            if value._data.ndim:
+                raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                                   f"{value._data.ndim} dimension(s).")
+            return _apply("masked_fill_tensor", (self, value), mask=mask._data)
+        return _apply("masked_fill", (self,), mask=mask._data, value=value)
+
+    def flip(self, *dims):
+        return _apply("flip", (self,), dims=_dims(_shape_arg(dims), self._data.ndim))
 
     # --- reductions ---------------------------------------------------------------------------
     def _reduce(self, key: str, dim, keepdim: bool, dtype_message: str | None = None):
@@ -616,12 +690,14 @@ class Tensor:
             return _apply(key, (self,))
         return _apply(key + "_dim", (self,), dims=_dims(dim, self._data.ndim), keepdim=keepdim)
 
-    def sum(self, dim=None, keepdim=False, dtype=None):
-        return self._reduce("sum", dim, keepdim)
+    def sum(self, dim=None, keepdim=False, *, dtype=None):
+        source = self if dtype is None else self.to(dtype)
+        return source._reduce("sum", dim, keepdim)
 
-    def mean(self, dim=None, keepdim=False, dtype=None):
-        return self._reduce("mean", dim, keepdim, "mean(): could not infer output dtype. Input dtype must be "
-                                                   "either a floating point or complex dtype. Got: {}")
+    def mean(self, dim=None, keepdim=False, *, dtype=None):
+        source = self if dtype is None else self.to(dtype)
+        return source._reduce("mean", dim, keepdim, "mean(): could not infer output dtype. Input dtype must be "
+                                                     "either a floating point or complex dtype. Got: {}")
 
     def _extremum(self, key: str, dim, keepdim: bool, result_type, other=None):
         if isinstance(dim, Tensor):
@@ -661,17 +737,76 @@ class Tensor:
     def log_softmax(self, dim):
         return _apply("log_softmax", (self,), dim=_normalize_dim(dim, self._data.ndim))
 
-    def norm(self):
-        return _apply("norm", (self,))
+    def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
+        """`x.norm(p=2, dim=None, keepdim=False)`: the vector p-norm over `dim` (all elements by default)."""
+        source = self if dtype is None else self.to(dtype)
+        if source._data.dtype.kind != "f":
+            raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+                               f"{_SCALAR_TYPE_NAMES[source._data.dtype.name]}")
+        if isinstance(p, str):
+            if p != "fro":
+                raise NotImplementedError(f"norm(p={p!r}) (a matrix norm) is not supported by this engine; "
+                                          "p may be a number, inf, -inf or 'fro'")
+            if dim is not None and len(_dims(dim, source._data.ndim)) > 2:
+                raise RuntimeError("linalg.matrix_norm: dim must be a 2-tuple. Got " +
+                                   " ".join(str(d) for d in dim))
+            p = 2
+        if not isinstance(p, (int, float)) or isinstance(p, bool):
+            raise TypeError(f"norm(): argument 'p' must be a number or a string, not {type(p).__name__}")
+        dims = None if dim is None else _dims(dim, source._data.ndim)
+        if dims is not None and not dims and source._data.ndim:
+            dims = None  # dim=() (an empty list) means every dim, as in linalg.vector_norm
+        if source._data.size == 0 and (p < 0 or p == math.inf):
+            shown = ("-" if p < 0 else "") + "inf" if abs(p) == math.inf else f"{p:g}"
+            empty = [d % source._data.ndim for d in dims or () if source._data.shape[d] == 0]
+            if dims is None:
+                raise RuntimeError(f"linalg.vector_norm cannot compute the {shown} norm on an empty tensor because "
+                                   "the operation does not have an identity")
+            if empty:
+                raise RuntimeError(f"linalg.vector_norm cannot compute the {shown} norm on the dimension {empty[0]}"
+                                   "because this dimension is empty and the operation does not have an identity")
+        return _apply("norm", (source,), p=float(p) if p != int(p) or abs(p) == math.inf else int(p), dims=dims,
+                      keepdim=bool(keepdim))
 
-    def prod(self):
-        return _apply("prod", (self,))
+    def prod(self, dim=None, keepdim=False, *, dtype=None):
+        source = self if dtype is None else self.to(dtype)
+        if dim is None:
+            return _apply("prod", (source,))
+        if isinstance(dim, (tuple, list)):
+            raise TypeError("prod(): argument 'dim' (position 1) must be int, not " + type(dim).__name__)
+        d = _dims(dim, source._data.ndim)
+        return _apply("prod_dim", (source,), dim=d[0] if d else None, keepdim=bool(keepdim))
 
-    def var(self, correction=1, unbiased=None):
-        return _apply("var", (self,), correction=_correction(correction, unbiased))
+    def var(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+        """`var(dim=None, *, correction=1, keepdim=False)`, `var(dim, unbiased, keepdim=False)`, `var(unbiased)`:
+        PyTorch's three forms, read as PyTorch reads them (`x.var(1)` is over dim 1)."""
+        return self._moment("var", dim, unbiased, keepdim, correction)
 
-    def std(self, correction=1, unbiased=None):
-        return _apply("std", (self,), correction=_correction(correction, unbiased))
+    def std(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+        """The same forms as `var`."""
+        return self._moment("std", dim, unbiased, keepdim, correction)
+
+    def _moment(self, key, dim, unbiased, keepdim, correction):
+        if isinstance(dim, bool) and unbiased is None:  # the `var(bool unbiased)` form
+            dim, unbiased = None, dim
+        if unbiased is not None and not isinstance(unbiased, bool):
+            raise TypeError(f"{key}() received an invalid combination of arguments - got "
+                            f"({type(dim).__name__}, {type(unbiased).__name__}), but expected one of:\n"
+                            " * (tuple of ints dim, bool unbiased = True, bool keepdim = False)\n"
+                            " * (tuple of ints dim = None, *, Number correction = None, bool keepdim = False)\n"
+                            " * (bool unbiased = True)\n")
+        if unbiased is not None and correction is not None:
+            raise RuntimeError(f"{key}: Cannot pass both unbiased and correction arguments")
+        if self._data.dtype.kind != "f":
+            raise RuntimeError("std and var only support floating point and complex dtypes")
+        correction = int(unbiased) if unbiased is not None else 1 if correction is None else correction
+        dims = None if dim is None else _dims(dim, self._data.ndim)
+        return _apply(key, (self,), dims=dims, correction=correction, keepdim=bool(keepdim))
+
+    def logsumexp(self, dim, keepdim=False):
+        dims = _dims(dim, self._data.ndim)
+        return _apply("logsumexp", (self,), dims=dims if dims or not self._data.ndim else None,
+                      keepdim=bool(keepdim))
 
     def log1p(self):
         return _apply("log1p", (self,))
@@ -680,18 +815,41 @@ class Tensor:
     def matmul(self, other):
         return matmul(self, other)
 
-    def mm(self, other):
+    def mm(self, mat2):
+        mat2 = _tensor_arg(mat2, "mm", "mat2")
         if self._data.ndim != 2:
             raise RuntimeError("self must be a matrix")
-        if other._data.ndim != 2:
+        if mat2._data.ndim != 2:
             raise RuntimeError("mat2 must be a matrix")
-        return matmul(self, other)
+        return matmul(self, mat2)
 
     def mv(self, vec):
+        vec = _tensor_arg(vec, "mv", "vec")
+        if self._data.ndim != 2 or vec._data.ndim != 1:
+            raise RuntimeError(f"vector + matrix @ vector expected, got 1, {self._data.ndim}, {vec._data.ndim}")
         return matmul(self, vec)
 
-    def dot(self, other):
-        return matmul(self, other)
+    def dot(self, tensor):
+        tensor = _tensor_arg(tensor, "dot", "tensor")
+        if self._data.ndim != 1 or tensor._data.ndim != 1:
+            raise RuntimeError(f"1D tensors expected, but got {self._data.ndim}D and {tensor._data.ndim}D tensors")
+        return matmul(self, tensor)
+
+    def bmm(self, mat2):
+        mat2 = _tensor_arg(mat2, "bmm", "mat2")
+        if self._data.ndim != 3:
+            raise RuntimeError("batch1 must be a 3D tensor")
+        if mat2._data.ndim != 3:
+            raise RuntimeError("batch2 must be a 3D tensor")
+        sa, sb = self._data.shape, mat2._data.shape
+        if sa[0] != sb[0] or sa[2] != sb[1]:
+            raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{sa[0]}, {sa[2]}] "
+                               f"but got: [{sb[0]}, {sb[1]}].")
+        if self._data.dtype != mat2._data.dtype:
+            raise RuntimeError(f"expected scalar type {_SCALAR_TYPE_NAMES[self._data.dtype.name]} but found "
+                               f"{_SCALAR_TYPE_NAMES[mat2._data.dtype.name]}")
+        guard_shape((sa[0], sa[1], sb[2]))
+        return _apply("bmm3", (self, mat2))
 
     # --- shapes -------------------------------------------------------------------------------
     def view(self, *shape):
@@ -716,8 +874,18 @@ class Tensor:
     def reshape_as(self, other):
         return self.reshape(other.shape)
 
-    def flatten(self):
-        return self if self._data.ndim == 1 else self.reshape(-1)
+    def flatten(self, start_dim=0, end_dim=-1):
+        n = self._data.ndim
+        if n == 0:
+            _normalize_dim(start_dim, 0), _normalize_dim(end_dim, 0)
+            return self.reshape(1)
+        start, end = _normalize_dim(start_dim, n) % n, _normalize_dim(end_dim, n) % n
+        if start > end:
+            raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+        if start == end:
+            return self
+        shape = self._data.shape
+        return self.reshape(shape[:start] + (math.prod(shape[start:end + 1]),) + shape[end + 1:])
 
     def unsqueeze(self, dim):
         d = _normalize_dim(dim, self._data.ndim + 1)
@@ -789,13 +957,29 @@ class Tensor:
 
     def __setitem__(self, key, value) -> None:
         self._check_inplace()
-        self._inplace(_apply("copy_slices", (self, _as_operand(value)), key=_full_key(key, self._data.ndim)))
+        key = key if isinstance(key, tuple) else (key,)
+        value = _as_operand(value)
+        if any(isinstance(k, (list, range, np.ndarray, Tensor)) for k in key):  # advanced indexing: index_put_
+            np_key = _advanced_key(self, key)
+            self._inplace(_apply("index_put", (self, value), key=np_key))
+            return
+        self._inplace(_apply("copy_slices", (self, value), key=_full_key(key, self._data.ndim)))
 
     # --- dtype conversion -----------------------------------------------------------------------
-    def to(self, dtype=None, *args, **kwargs):
-        if isinstance(dtype, (str,)) or dtype is None:  # a device such as "cpu"
-            return self
-        return self._convert(dtypes.to_numpy(dtype))
+    def to(self, *args, dtype=None, device=None, non_blocking=False, copy=False):
+        """`x.to(dtype)`, `x.to(device)`, `x.to(device, dtype)`, `x.to(other)` (other's dtype); CPU only."""
+        dtypes.check_device(device)
+        for arg in args:
+            if isinstance(arg, Tensor):
+                dtype = arg.dtype
+            elif isinstance(arg, (str, dtypes.device)):
+                dtypes.check_device(arg)
+            elif arg is not None:
+                dtype = arg
+        if dtype is None:
+            return self.clone() if copy else self
+        result = self._convert(dtypes.to_numpy(dtype))
+        return result.clone() if copy and result is self else result
 
     def type(self, dtype=None):
         return self.to(dtype)
@@ -831,6 +1015,9 @@ class Tensor:
         if result._data.shape != self._data.shape:
             raise RuntimeError(f"output with shape [{', '.join(map(str, self._data.shape))}] doesn't match the "
                                f"broadcast shape [{', '.join(map(str, result._data.shape))}]")
+        if _KIND_RANK[result._data.dtype.kind] > _KIND_RANK[self._data.dtype.kind]:
+            raise RuntimeError(f"result type {_SCALAR_TYPE_NAMES[result._data.dtype.name]} can't be cast to the "
+                               f"desired output type {_SCALAR_TYPE_NAMES[self._data.dtype.name]}")
         self._version += 1
         node = result._grad_fn
         if node is None:
@@ -845,8 +1032,11 @@ class Tensor:
         return self
 
     def _check_inplace(self) -> None:
-        if self._requires_grad and self._grad_fn is None and _grad_enabled:
-            raise RuntimeError(LEAF_INPLACE)
+        if self._requires_grad and _grad_enabled:
+            if self._grad_fn is None:
+                raise RuntimeError(LEAF_INPLACE)
+            if getattr(self, "_base", None) is not None:
+                raise RuntimeError(LEAF_VIEW_INPLACE)
 
     def add_(self, other, alpha=1):
         self._check_inplace()
@@ -878,14 +1068,37 @@ class Tensor:
         self._version += 1
         return self
 
+    def copy_(self, src):
+        self._check_inplace()
+        src = _tensor_arg(src, "copy_", "src")
+        np.broadcast_shapes(src._data.shape, self._data.shape)
+        if not (_grad_enabled and src._requires_grad):
+            self._version += 1
+            np.copyto(self._data, src._data, casting="unsafe")
+            return self
+        return self._inplace(_apply("copy", (self, src)))
+
     __iadd__ = add_
     __isub__ = sub_
     __imul__ = mul_
     __itruediv__ = div_
 
 
-def _correction(correction, unbiased) -> int:
-    return int(unbiased) if unbiased is not None else correction
+def _inplace_variant(name: str):
+    def method(self, *args, **kwargs):
+        self._check_inplace()
+        return self._inplace(getattr(self, name)(*args, **kwargs))
+
+    method.__name__ = method.__qualname__ = name + "_"
+    method.__doc__ = f"`x.{name}_(...)`: `x.{name}(...)` written into x."
+    return method
+
+
+INPLACE_VARIANTS = ("exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "abs", "neg", "reciprocal",
+                    "sign", "log1p", "square", "clamp", "clamp_min", "clamp_max", "clip", "pow", "masked_fill",
+                    "floor_divide", "remainder")
+for _name in INPLACE_VARIANTS:
+    setattr(Tensor, _name + "_", _inplace_variant(_name))
 
 
 def cat(tensors, dim=0) -> Tensor:
@@ -950,18 +1163,46 @@ def _full_key(key, ndim: int) -> tuple:
     return key + fill
 
 
+def _advanced_key(t: Tensor, key: tuple) -> tuple:
+    """A numpy key for advanced indexing (lists, ranges, integer or bool tensors), checked with PyTorch's
+    errors, naming every dim (so a rule can prefix it with `...` for leading batch axes)."""
+    out = []
+    for k in key:
+        if isinstance(k, Tensor):
+            k = k._data
+        elif isinstance(k, range):
+            k = np.arange(k.start, k.stop, k.step, dtype=np.int64)
+        elif isinstance(k, list):
+            k = np.asarray([x._data if isinstance(x, Tensor) else x for x in k])
+            if k.size == 0:
+                k = k.astype(np.int64)
+        if isinstance(k, np.ndarray):
+            if k.dtype.kind not in "iub":
+                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+            if k.dtype == np.bool_ and k.ndim:
+                out.extend(np.nonzero(k))
+                continue
+        elif isinstance(k, float):
+            raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
+                             "valid indices (got float)")
+        out.append(k)
+    np_key = _full_key(tuple(out), t._data.ndim)
+    try:
+        t._data[np_key]
+    except IndexError as err:
+        raise IndexError(re.sub(r"for axis \d+", "for dimension 0", str(err))) from None
+    return np_key
+
+
 def _index(t: Tensor, key) -> Tensor:
     """Indexing as PyTorch records it: a chain of select / slice / unsqueeze nodes, or one index node."""
     lone_slice = isinstance(key, slice)  # PyTorch records x[:] as a slice, but skips full slices in x[:, 1:]
     key = key if isinstance(key, tuple) else (key,)
-    if any(isinstance(k, (list, np.ndarray, Tensor)) for k in key):
-        np_key = tuple(np.asarray(k._data if isinstance(k, Tensor) else k) for k in key)
-        np_key = tuple(np.nonzero(k)[0] if k.dtype == bool else k for k in np_key)
-        try:
-            t._data[np_key]
-        except IndexError as err:
-            raise IndexError(str(err)) from None
-        return _apply("index", (t,), key=np_key + (slice(None),) * (t._data.ndim - len(np_key)))
+    # a 0-dim integer tensor indexes like an int (PyTorch records a select)
+    key = tuple(int(k._data) if isinstance(k, Tensor) and k._data.ndim == 0 and k._data.dtype.kind in "iu" else k
+                for k in key)
+    if any(isinstance(k, (list, range, np.ndarray, Tensor)) for k in key):
+        return _apply("index", (t,), key=_advanced_key(t, key))
     if key.count(Ellipsis) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
     if Ellipsis in key:
@@ -992,7 +1233,7 @@ def _index(t: Tensor, key) -> Tensor:
                          + (slice(None),) * (out._data.ndim - dim - 1))
         else:
             raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
-                             "are valid indices")
+                             f"are valid indices (got {type(k).__name__})")
     if out is t:
         return _apply("alias", (t,))
     return out
@@ -1005,6 +1246,8 @@ def matmul(a, b) -> Tensor:
     if na == 0 or nb == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {na}D and {nb}D")
     sa, sb = a._data.shape, b._data.shape
+    if a._data.dtype != b._data.dtype:
+        _matmul_dtype_error(a._data.dtype.name, b._data.dtype.name, na, nb)
     if na == 1 and nb == 1:
         if sa != sb:
             raise RuntimeError(f"inconsistent tensor size, expected tensor [{sa[0]}] and src [{sb[0]}] to have the "
@@ -1032,6 +1275,20 @@ def matmul(a, b) -> Tensor:
                            f"[{sb[0] if nb > 2 else 1}, {sa[-1]}] but got: [{sb[0] if nb > 2 else 1}, {sb[-2]}].")
     guard_shape(np.broadcast_shapes(sa[:-2], sb[:-2]) + (sa[-2], sb[-1]))
     return _apply("bmm", (a, b))
+
+
+def _matmul_dtype_error(da: str, db: str, na: int, nb: int):
+    """PyTorch's message for operands of different dtypes, which depends on the kernel matmul picks."""
+    if na == 1 and nb == 1:
+        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {_SCALAR_TYPE_NAMES[da]} and "
+                           f"{_SCALAR_TYPE_NAMES[db]}")
+    if nb == 1:
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {_SCALAR_TYPE_NAMES[db]}, "
+                           f"{_SCALAR_TYPE_NAMES[da]}, and {_SCALAR_TYPE_NAMES[db]}")
+    if nb == 2:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_C_TYPE_NAMES[da]} != "
+                           f"{_C_TYPE_NAMES[db]}")
+    raise RuntimeError(f"expected scalar type {_SCALAR_TYPE_NAMES[da]} but found {_SCALAR_TYPE_NAMES[db]}")
 
 
 def _nested_shape(data, dim=0):

@@ -130,6 +130,10 @@ def maximum(a, b):
     return np.where(numeric(a) >= numeric(b), a, b) if symbolic(a) else np.maximum(a, b)
 
 
+def minimum(a, b):
+    return np.where(numeric(a) <= numeric(b), a, b) if symbolic(a) else np.minimum(a, b)
+
+
 def clip(a, low, high):
     if not symbolic(a):
         return np.clip(a, low, high)
