@@ -5,6 +5,8 @@ the part of PyTorch it implements, with PyTorch's numbers, errors and printouts.
 """
 from __future__ import annotations
 
+import numbers as _numbers
+
 from engine import autograd, nn
 from engine import dtypes as _dtypes
 from engine.creation import (arange, empty, eye, from_numpy, full, full_like, linspace, manual_seed, ones,
@@ -12,7 +14,9 @@ from engine.creation import (arange, empty, eye, from_numpy, full, full_like, li
 from engine.dtypes import Size, device, dtype, float16, float32, float64, int8, int16, int32, int64, uint8
 from engine.dtypes import bool_ as bool  # noqa: A001 - torch.bool
 from engine.functional import jacobian, vjp
+from engine.derivatives import OPS as _OPS
 from engine.printing import set_printoptions
+from engine.tensor import _run
 from engine.tensor import (Tensor, cat, enable_grad, is_grad_enabled, matmul, no_grad, set_grad_enabled, stack,
                            tensor, where)
 
@@ -27,7 +31,9 @@ FloatTensor = Tensor
 def _forward_to_method(name: str):
     def function(input, *args, **kwargs):  # noqa: A002 - PyTorch's argument name
         if not isinstance(input, Tensor):
-            if name in _REFLECTED and args and isinstance(args[0], Tensor) and isinstance(input, (int, float)):
+            if name in _WRAPPED and args and isinstance(args[0], Tensor) and isinstance(input, _numbers.Number):
+                return _run(_OPS[name], (input, args[0]), {})  # the number is a wrapped tensor operand
+            if name in _REFLECTED and args and isinstance(args[0], Tensor) and isinstance(input, _numbers.Number):
                 return getattr(args[0], _REFLECTED[name])(input, *args[1:], **kwargs)
             raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
         return getattr(input, name)(*args, **kwargs)
@@ -43,7 +49,9 @@ _FUNCTIONS = ("exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "ab
               "unsqueeze", "squeeze", "flatten", "clone", "detach", "numel", "maximum", "norm", "allclose",
               "equal", "is_floating_point", "prod", "var", "std", "log1p", "minimum", "sign", "logsumexp", "flip",
               "bmm", "masked_fill", "floor_divide", "remainder", "clamp_min", "clamp_max", "exp_", "abs_",
-              "sqrt_", "square_", "relu_", "sigmoid_", "tanh_", "neg_")
+              "sqrt_", "square_", "relu_", "sigmoid_", "tanh_", "neg_", "all", "any", "eq", "ne", "gt", "ge", "lt",
+              "le", "logical_not")
+_WRAPPED = ("sub", "div")  # torch.sub(2, t) records SubBackward0, not 2 - t's RsubBackward1
 # torch.add(2, t): a number first is allowed for these, and means the reflected operator
 _REFLECTED = {"add": "__radd__", "sub": "__rsub__", "mul": "__rmul__", "div": "__rtruediv__", "pow": "__rpow__",
               "floor_divide": "__rfloordiv__", "remainder": "__rmod__"}

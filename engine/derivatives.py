@@ -107,11 +107,15 @@ def _scatter_add(g, out, a, key):
 
 def _take(a, dim, keepdim, indices):
     """The values at `indices` (kept-dim shape) along `dim`: max/min along a dim, given its argmax."""
+    if np.ndim(a) == 0:
+        return a.copy()
     out = np.take_along_axis(a, indices, dim)
     return out if keepdim else np.squeeze(out, dim)
 
 
 def _put_along(g, out, a, dim, keepdim, indices):
+    if a.ndim == 0:
+        return g
     g = _unsqueeze(g, dim, keepdim)
     grad = xp.zeros(g.shape[: g.ndim - a.ndim] + a.shape, like=g)
     np.put_along_axis(grad, np.broadcast_to(indices, g.shape), g, axis=dim)
@@ -210,6 +214,9 @@ op("floor_divide", "NotImplemented", ["self", "other"], _floor_divide,
     "other": ("not differentiable", not_implemented("floor_divide"))}, dtype=PROMOTE)
 op("rfloor_divide", "NotImplemented", ["self"], lambda b, a: _floor_divide(a, b),
    {"self": ("not differentiable", not_implemented("floor_divide"))}, dtype=PROMOTE)
+op("floor_divide_", "NotImplemented", ["self", "other"], _floor_divide,
+   {"self": ("not differentiable", not_implemented("floor_divide_")),
+    "other": ("not differentiable", not_implemented("floor_divide_"))}, dtype=PROMOTE)
 op("remainder", "RemainderBackward0", ["self"], _remainder,
    {"self": ("grad", lambda g, out, a, b: g)}, dtype=PROMOTE)
 op("remainder_tensor", "RemainderBackward1", ["self", "other"], _remainder,
@@ -251,25 +258,33 @@ op("sigmoid", "SigmoidBackward0", ["self"], xp.sigmoid,
    {"self": ("grad * result * (1 - result)", lambda g, out, a: g * (out * (1 - out)))}, saves=["result"],
    dtype=FLOATING)
 op("relu", "ReluBackward0", ["self"], xp.relu,
-   {"self": ("grad * (result > 0)", lambda g, out, a: g * xp.greater(out, 0))}, saves=["result"])
+   {"self": ("threshold_backward(grad, result, 0): 0 where result <= 0",
+             lambda g, out, a: g * (1 - xp.at_most(out, 0)))}, saves=["result"])
 op("abs", "AbsBackward0", ["self"], xp.abs,
    {"self": ("grad * self.sign()", lambda g, out, a: g * xp.sign(a))}, saves=["self"])
-op("sign", "SignBackward0", ["self"], lambda a: xp.sign(a) if a.dtype != np.bool_ else a,
+op("sign", "SignBackward0", ["self"], lambda a: xp.sign(a) if a.dtype != np.bool_ else a.copy(),
    {"self": ("zeros_like(grad)", lambda g, out, a: g * 0)})
+op("clamp_min", "ClampMinBackward0", ["self"], lambda a, low: xp.clip(a, low, None),
+   {"self": ("where(self >= min, grad, 0)", lambda g, out, a, low: g * xp.between(a, low, None))},
+   saves=["self"], dtype=lambda arrays, attrs: result_type(arrays[0], attrs["low"]))
+op("clamp_max", "ClampMaxBackward0", ["self"], lambda a, high: xp.clip(a, None, high),
+   {"self": ("where(self <= max, grad, 0)", lambda g, out, a, high: g * xp.between(a, None, high))},
+   saves=["self"], dtype=lambda arrays, attrs: result_type(arrays[0], attrs["high"]))
+op("zero", "ZeroBackward0", ["self"], lambda a: a * 0, {"self": ("zeros_like(grad)", lambda g, out, a: g * 0)})
 op("clamp", "ClampBackward1", ["self"], lambda a, low, high: xp.clip(a, low, high),
    {"self": ("grad * (min <= self <= max)", lambda g, out, a, low, high: g * xp.between(a, low, high))},
    saves=["self"], dtype=_clamp_dtype)
 op("maximum", "MaximumBackward0", ["self", "other"], xp.maximum,
-   {"self": ("grad * ((self > other) + (self == other) / 2)",
-             lambda g, out, a, b: g * (xp.greater(a, b) + xp.equal(a, b) / 2)),
-    "other": ("grad * ((other > self) + (self == other) / 2)",
-              lambda g, out, a, b: g * (xp.greater(b, a) + xp.equal(a, b) / 2))},
+   {"self": ("grad, halved where self == other, 0 where self < other",
+             lambda g, out, a, b: g * (1 - xp.greater(b, a) - xp.equal(a, b) / 2)),
+    "other": ("grad, halved where self == other, 0 where self > other",
+              lambda g, out, a, b: g * (1 - xp.greater(a, b) - xp.equal(a, b) / 2))},
    saves=["self", "other"], dtype=PROMOTE)
 op("minimum", "MinimumBackward0", ["self", "other"], xp.minimum,
-   {"self": ("grad * ((self < other) + (self == other) / 2)",
-             lambda g, out, a, b: g * (xp.greater(b, a) + xp.equal(a, b) / 2)),
-    "other": ("grad * ((other < self) + (self == other) / 2)",
-              lambda g, out, a, b: g * (xp.greater(a, b) + xp.equal(a, b) / 2))},
+   {"self": ("grad, halved where self == other, 0 where self > other",
+             lambda g, out, a, b: g * (1 - xp.greater(a, b) - xp.equal(a, b) / 2)),
+    "other": ("grad, halved where self == other, 0 where self < other",
+              lambda g, out, a, b: g * (1 - xp.greater(b, a) - xp.equal(a, b) / 2))},
    saves=["self", "other"], dtype=PROMOTE)
 op("log1p", "Log1PBackward0", ["self"], lambda a: xp.log(1 + a),
    {"self": ("grad / (self + 1)", lambda g, out, a: g * (1 / (a + 1)))}, saves=["self"], dtype=FLOATING)
@@ -313,8 +328,8 @@ op("mean_dim", "MeanBackward1", ["self"], lambda a, dims, keepdim: np.mean(a, ax
 for _key, _name, _pick in (("max", "MaxBackward1", xp.amax), ("min", "MinBackward1", xp.amin)):
     op(_key, _name, ["self"], _pick,
        {"self": ("evenly_distribute_backward(grad, self, result)",
-                 lambda g, out, a: xp.expand_to(g, out, a.shape) * xp.equal(a, out)
-                 / np.sum(xp.numeric(xp.equal(a, out))))},
+                 lambda g, out, a: xp.expand_to(g, out, a.shape) * xp.equal(a, out, nan_equal=True)
+                 / np.sum(xp.numeric(xp.equal(a, out, nan_equal=True))))},
        saves=["self", "result"])
 for _key, _name in (("max_dim", "MaxBackward0"), ("min_dim", "MinBackward0")):
     op(_key, _name, ["self"], lambda a, dim, keepdim, indices: _take(a, dim, keepdim, indices),
@@ -408,7 +423,7 @@ def _norm_rule(g, out, a, p, dims, keepdim):
     g = _expand_back(g, out, a, dims, keepdim)
     norm = _kept(out, dims, keepdim)
     if p == 0:
-        return g * 0
+        return None  # PyTorch returns an undefined gradient: the input's .grad stays None
     if p == 1:
         return g * xp.sign(a)
     if p == 2:
@@ -424,7 +439,7 @@ def _norm_rule(g, out, a, p, dims, keepdim):
 
 
 op("norm", "LinalgVectorNormBackward0", ["self"], _norm,
-   {"self": ("norm_backward(grad, self, p, result, dim, keepdim)", _norm_rule)}, saves=["self", "result"])
+   {"self": ("norm_backward(grad, self, p, result, dim, keepdim) (none for p = 0)", _norm_rule)}, saves=["self", "result"])
 
 # --- products ---------------------------------------------------------------------------------
 op("mm", "MmBackward0", ["self", "mat2"], np.matmul,
@@ -452,7 +467,8 @@ op("unsafe_view", "UnsafeViewBackward0", ["self"], lambda a, shape: a.reshape(sh
 op("unsqueeze", "UnsqueezeBackward0", ["self"], lambda a, dim: np.expand_dims(a, dim), {"self": _reshape_back},
    view=True)
 op("squeeze", "SqueezeBackward0", ["self"], lambda a: np.squeeze(a), {"self": _reshape_back}, view=True)
-op("squeeze_dim", "SqueezeBackward1", ["self"], lambda a, dim: np.squeeze(a, dim), {"self": _reshape_back},
+op("squeeze_dim", "SqueezeBackward1", ["self"], lambda a, dim: np.squeeze(a, dim) if a.ndim and a.shape[dim] == 1 else a,
+   {"self": _reshape_back},
    view=True)
 op("squeeze_matmul", "SqueezeBackward4", ["self"], lambda a, dim: np.squeeze(a, dim), {"self": _reshape_back})
 op("expand", "ExpandBackward0", ["self"], lambda a, shape: np.broadcast_to(a, shape),
@@ -471,6 +487,8 @@ op("permute", "PermuteBackward0", ["self"], lambda a, dims: np.transpose(a, dims
                                                  [d - a.ndim for d in dims]))}, view=True)
 op("flip", "FlipBackward0", ["self"], lambda a, dims: np.flip(a, dims) if dims else a.copy(),
    {"self": ("grad.flip(dims)", lambda g, out, a, dims: np.flip(g, dims) if dims else g)})
+op("unbind", "UnbindBackward0", ["self"], lambda a, key: a[key],
+   {"self": ("unbind_backward(grads, dim)", lambda g, out, a, key: _scatter(g, out, a, key))}, view=True)
 op("select", "SelectBackward0", ["self"], lambda a, key: a[key],
    {"self": ("select_backward(grad, self.sizes(), dim, index)", lambda g, out, a, key: _scatter(g, out, a, key))},
    view=True)
@@ -562,8 +580,7 @@ def _bce_self_rule(g, out, a, b, reduction):
 op("bce", "BinaryCrossEntropyBackward0", ["self", "target"], _bce,
    {"self": ("grad * (self - target) / max((1 - self) * self, EPSILON) (/ N for 'mean')", _bce_self_rule),
     "target": ("grad * (log(1 - self) - log(self)) (/ N for 'mean')",
-               lambda g, out, a, b, reduction: _loss_back(g, out, a.shape, reduction)
-               * (_clamped_log(1 - a) - _clamped_log(a)))},
+               lambda g, out, a, b, reduction: _loss_back(g, out, a.shape, reduction) * (xp.log(1 - a) - xp.log(a)))},
    saves=["self", "target"])
 
 
@@ -600,6 +617,8 @@ def _nll_rule(g, out, a, target, reduction, ignore_index):
     return grad
 
 
+op("nll_loss2d", "NllLoss2DBackward0", ["self"], _nll,
+   {"self": ("-grad at each target (/ N for 'mean')", _nll_rule)}, saves=["self", "target"])
 op("nll_loss", "NllLossBackward0", ["self"], _nll,
    {"self": ("-grad at each target (/ N for 'mean')", _nll_rule)}, saves=["self", "target"])
 

@@ -27,6 +27,9 @@ SECOND_BACKWARD = (
 )
 
 
+_NAMESPACED = frozenset({"CopySlices", "CopyBackwards", "NotImplemented"})
+
+
 class Node:
     """A backward node (`grad_fn`): which op made a tensor, from which inputs."""
 
@@ -43,7 +46,9 @@ class Node:
         self.versions = ()        # [(saved Tensor, its version when saved, saved as this node's output?)]
 
     def name(self) -> str:
-        return self.op.grad_fn
+        """PyTorch's node name: C++ nodes outside the generated ones are namespaced (torch::autograd::CopySlices)."""
+        name = self.op.grad_fn
+        return f"torch::autograd::{name}" if name in _NAMESPACED else name
 
     @property
     def next_functions(self) -> tuple:
@@ -140,6 +145,8 @@ def sweep(root, cotangent: np.ndarray, *, nbatch: int = 0, retain_graph: bool = 
             if parent is None:
                 continue
             gi = vjp[i](g, out, *arrays, **attrs)
+            if gi is None:  # an undefined gradient (PyTorch's norm with p=0): nothing flows
+                continue
             array = arrays[i]
             if (gi.shape[nbatch:] if nbatch else gi.shape) != array.shape:
                 gi = sum_to(gi, array.shape, nbatch)

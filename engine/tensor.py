@@ -209,6 +209,9 @@ def _view_shape(shape, numel) -> tuple[int, ...]:
         raise RuntimeError("only one dimension can be inferred")
     known = int(np.prod([s for s in shape if s != -1])) if shape else 1
     if -1 in shape:
+        if known == 0 and numel == 0:
+            raise RuntimeError(f"cannot reshape tensor of 0 elements into shape [{', '.join(map(str, shape))}] because "
+                               "the unspecified dimension size -1 can be any value and is ambiguous")
         if known == 0 or numel % known:
             raise RuntimeError(f"shape '[{', '.join(map(str, shape))}]' is invalid for input of size {numel}")
         shape[shape.index(-1)] = numel // known
@@ -315,7 +318,9 @@ class Tensor:
             raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
                             f"{type(value).__name__}")
         if value is not None and value._data.shape != self._data.shape:
-            raise RuntimeError("assigned grad has data of a different size")
+            raise RuntimeError(f"attempting to assign a gradient of size '{list(value._data.shape)}' to a tensor of "
+                               f"size '{list(self._data.shape)}'. Please ensure that the gradient and the tensor are "
+                               "the same size".replace(", ", ","))
         self._grad = value
 
     @property
@@ -444,7 +449,7 @@ class Tensor:
 
     def __repr__(self) -> str:
         return format_tensor(self._data, requires_grad=self._requires_grad and self._grad_fn is None,
-                             grad_fn=None if self._grad_fn is None else self._grad_fn.name())
+                             grad_fn=None if self._grad_fn is None else self._grad_fn.op.grad_fn)
 
     __str__ = __repr__
 
@@ -461,18 +466,24 @@ class Tensor:
     def __iter__(self):
         if self._data.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
-        return (self[i] for i in range(self._data.shape[0]))
+        n = self._data.shape[0]
+        return iter([_apply("unbind", (self,), key=(i,) + (slice(None),) * (self._data.ndim - 1)) for i in range(n)])
 
     def __bool__(self) -> bool:
         if self._data.size != 1:
             raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
         return bool(self._data.reshape(()))
 
+    def _scalar(self):
+        if self._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return self._data.reshape(()).item()
+
     def __float__(self) -> float:
-        return float(self.item())
+        return float(self._scalar())
 
     def __int__(self) -> int:
-        return int(self.item())
+        return int(self._scalar())
 
     def __index__(self) -> int:
         if self._data.dtype.kind not in "iub" or self._data.size != 1:
@@ -548,11 +559,18 @@ class Tensor:
         return matmul(self, other)
 
     def __rmatmul__(self, other):
-        return matmul(_as_operand(other), self)
+        if not isinstance(other, Tensor):
+            raise TypeError(f"unsupported operand type(s) for @: '{type(other).__module__}.{type(other).__name__}' "
+                            "and 'Tensor'".replace("builtins.", ""))
+        return matmul(other, self)
 
     def pow(self, exponent):
         if isinstance(exponent, Tensor):
+            if self._data.dtype.kind in "iu" and exponent._data.dtype.kind in "iu" and (exponent._data < 0).any():
+                raise RuntimeError("Integers to negative integer powers are not allowed.")
             return _binary("pow_tensor", self, exponent)
+        if self._data.dtype.kind in "iu" and isinstance(exponent, int) and exponent < 0:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
         return _apply("pow", (self,), exponent=_as_operand(exponent))
 
     def add(self, other, alpha=1):
@@ -574,7 +592,7 @@ class Tensor:
         return self.pow(2)
 
     def reciprocal(self):
-        return _apply("reciprocal", (self,))
+        return _apply("reciprocal", (self._floating(),))
 
     # comparisons give bool tensors and never record a graph
     def _compare(self, other, fn):
@@ -610,6 +628,49 @@ class Tensor:
     def eq(self, other):
         return self == other
 
+    def ne(self, other):
+        return self != other
+
+    def gt(self, other):
+        return self > other
+
+    def ge(self, other):
+        return self >= other
+
+    def lt(self, other):
+        return self < other
+
+    def le(self, other):
+        return self <= other
+
+    def _logical(self, other, fn, symbol: str):
+        other = _as_operand(other)
+        operands = (self._data, other._data if isinstance(other, Tensor) else other)
+        if any(np.asarray(a).dtype.kind == "f" for a in operands):
+            raise TypeError(f"unsupported operand type(s) for {symbol}: 'Tensor' and "
+                            f"'{'Tensor' if isinstance(other, Tensor) else type(other).__name__}'")
+        _broadcast(self, other)
+        return Tensor._make(np.asarray(fn(*operands)).astype(dtypes.result_type(*operands)))
+
+    def __and__(self, other):
+        return self._logical(other, np.bitwise_and, "&")
+
+    def __or__(self, other):
+        return self._logical(other, np.bitwise_or, "|")
+
+    def __xor__(self, other):
+        return self._logical(other, np.bitwise_xor, "^")
+
+    __rand__, __ror__, __rxor__ = __and__, __or__, __xor__
+
+    def __invert__(self):
+        if self._data.dtype.kind == "f":
+            raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
+        return Tensor._make(np.invert(self._data))
+
+    def logical_not(self):
+        return Tensor._make(np.logical_not(self._data))
+
     def allclose(self, other, rtol=1e-05, atol=1e-08) -> bool:
         return bool(np.allclose(self._data, _as_operand(other)._data, rtol=rtol, atol=atol))
 
@@ -618,31 +679,37 @@ class Tensor:
 
     # --- elementwise functions ----------------------------------------------------------------
     def exp(self):
-        return _apply("exp", (self,))
+        return _apply("exp", (self._floating(),))
 
     def log(self):
-        return _apply("log", (self,))
+        return _apply("log", (self._floating(),))
 
     def sqrt(self):
-        return _apply("sqrt", (self,))
+        return _apply("sqrt", (self._floating(),))
 
     def sin(self):
-        return _apply("sin", (self,))
+        return _apply("sin", (self._floating(),))
 
     def cos(self):
-        return _apply("cos", (self,))
+        return _apply("cos", (self._floating(),))
 
     def tanh(self):
-        return _apply("tanh", (self,))
+        return _apply("tanh", (self._floating(),))
 
     def sigmoid(self):
-        return _apply("sigmoid", (self,))
+        return _apply("sigmoid", (self._floating(),))
 
     def relu(self):
         return _apply("relu", (self,))
 
     def abs(self):
+        if self._data.dtype == np.bool_:
+            raise NotImplementedError('"abs_cpu" not implemented for \'Bool\'')
         return _apply("abs", (self,))
+
+    def _floating(self) -> "Tensor":
+        """Integer and bool inputs of float-valued ops (exp, sqrt…) are computed as float32, as PyTorch."""
+        return self if self._data.dtype.kind == "f" else Tensor._make(self._data.astype(np.float32))
 
     def clamp(self, min=None, max=None):  # noqa: A002 - PyTorch's argument names
         if min is None and max is None:
@@ -652,10 +719,10 @@ class Tensor:
     clip = clamp
 
     def clamp_min(self, min):  # noqa: A002
-        return self.clamp(min=min)
+        return _apply("clamp_min", (self,), low=min)
 
     def clamp_max(self, max):  # noqa: A002
-        return self.clamp(max=max)
+        return _apply("clamp_max", (self,), high=max)
 
     def maximum(self, other):
         return _binary("maximum", self, _tensor_arg(other, "maximum", "other"))
@@ -671,7 +738,7 @@ class Tensor:
         if mask._data.dtype != np.bool_:
             raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
                                f"{_C_TYPE_NAMES[mask._data.dtype.name]}")
-        _broadcast(self, mask)
+        _broadcast(mask, self)
         if isinstance(value, Tensor):
             if value._data.ndim:
                 raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
@@ -703,7 +770,7 @@ class Tensor:
         if isinstance(dim, Tensor):
             other, dim = dim, None
         if other is not None:
-            return _binary("maximum", self, other) if key == "max" else -_binary("maximum", -self, -other)
+            return _binary("maximum" if key == "max" else "minimum", self, other)
         if dim is None:
             if self._data.size == 0:
                 raise RuntimeError(f"{key}(): Expected reduction dim to be specified for input.numel() == 0. "
@@ -722,20 +789,34 @@ class Tensor:
         return self._extremum("min", dim, keepdim, MinResult)
 
     def argmax(self, dim=None, keepdim=False):
+        if dim is None and self._data.size == 0:
+            raise IndexError("argmax(): Expected reduction dim to be specified for input.numel() == 0.")
         if dim is None:
             return Tensor._make(np.asarray(np.argmax(self._data), dtype=np.int64))
         return self.max(dim, keepdim).indices
 
     def argmin(self, dim=None, keepdim=False):
+        if dim is None and self._data.size == 0:
+            raise IndexError("argmin(): Expected reduction dim to be specified for input.numel() == 0.")
         if dim is None:
             return Tensor._make(np.asarray(np.argmin(self._data), dtype=np.int64))
         return self.min(dim, keepdim).indices
 
-    def softmax(self, dim):
-        return _apply("softmax", (self,), dim=_normalize_dim(dim, self._data.ndim))
+    def softmax(self, dim, dtype=None):
+        source = self if dtype is None else self.to(dtype)
+        return _apply("softmax", (source,), dim=source._softmax_dim("softmax", dim))
 
-    def log_softmax(self, dim):
-        return _apply("log_softmax", (self,), dim=_normalize_dim(dim, self._data.ndim))
+    def log_softmax(self, dim, dtype=None):
+        source = self if dtype is None else self.to(dtype)
+        return _apply("log_softmax", (source,), dim=source._softmax_dim("log_softmax", dim))
+
+    def _softmax_dim(self, name: str, dim) -> int:
+        d = _normalize_dim(dim, self._data.ndim)
+        if self._data.dtype.kind != "f":
+            kernel = f"{name}_lastdim_kernel_impl" if d == -1 or self._data.ndim <= 1 else f"{name}_kernel_impl"
+            raise NotImplementedError(f'"{kernel}" not implemented for '
+                                      f"'{_SCALAR_TYPE_NAMES[self._data.dtype.name]}'")
+        return d
 
     def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
         """`x.norm(p=2, dim=None, keepdim=False)`: the vector p-norm over `dim` (all elements by default)."""
@@ -765,7 +846,7 @@ class Tensor:
             if empty:
                 raise RuntimeError(f"linalg.vector_norm cannot compute the {shown} norm on the dimension {empty[0]}"
                                    "because this dimension is empty and the operation does not have an identity")
-        return _apply("norm", (source,), p=float(p) if p != int(p) or abs(p) == math.inf else int(p), dims=dims,
+        return _apply("norm", (source,), p=int(p) if math.isfinite(p) and p == int(p) else float(p), dims=dims,
                       keepdim=bool(keepdim))
 
     def prod(self, dim=None, keepdim=False, *, dtype=None):
@@ -796,7 +877,7 @@ class Tensor:
                             " * (tuple of ints dim = None, *, Number correction = None, bool keepdim = False)\n"
                             " * (bool unbiased = True)\n")
         if unbiased is not None and correction is not None:
-            raise RuntimeError(f"{key}: Cannot pass both unbiased and correction arguments")
+            raise TypeError(f"{key}() received an invalid combination of arguments: both unbiased and correction")
         if self._data.dtype.kind != "f":
             raise RuntimeError("std and var only support floating point and complex dtypes")
         correction = int(unbiased) if unbiased is not None else 1 if correction is None else correction
@@ -809,7 +890,7 @@ class Tensor:
                       keepdim=bool(keepdim))
 
     def log1p(self):
-        return _apply("log1p", (self,))
+        return _apply("log1p", (self._floating(),))
 
     # --- products -----------------------------------------------------------------------------
     def matmul(self, other):
@@ -895,8 +976,6 @@ class Tensor:
         if dim is None:
             return _apply("squeeze", (self,))
         d = _normalize_dim(dim, self._data.ndim)
-        if self._data.ndim and self._data.shape[d] != 1:
-            return _apply("view", (self,), shape=self._data.shape)
         return _apply("squeeze_dim", (self,), dim=d)
 
     def expand(self, *shape):
@@ -956,13 +1035,16 @@ class Tensor:
         return _index(self, key)
 
     def __setitem__(self, key, value) -> None:
-        self._check_inplace()
         key = key if isinstance(key, tuple) else (key,)
         value = _as_operand(value)
         if any(isinstance(k, (list, range, np.ndarray, Tensor)) for k in key):  # advanced indexing: index_put_
+            self._check_inplace()
             np_key = _advanced_key(self, key)
             self._inplace(_apply("index_put", (self, value), key=np_key))
             return
+        if self._requires_grad and self._grad_fn is None and _grad_enabled:  # x[i] = v writes into a view of x
+            raise RuntimeError(LEAF_VIEW_INPLACE)
+        self._check_inplace()
         self._inplace(_apply("copy_slices", (self, value), key=_full_key(key, self._data.ndim)))
 
     # --- dtype conversion -----------------------------------------------------------------------
@@ -1060,7 +1142,7 @@ class Tensor:
             self._data[...] = 0
             self._version += 1
             return self
-        return self._inplace(self * 0)
+        return self._inplace(_apply("zero", (self,)))
 
     def fill_(self, value):
         self._check_inplace()
@@ -1096,16 +1178,25 @@ def _inplace_variant(name: str):
 
 INPLACE_VARIANTS = ("exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "abs", "neg", "reciprocal",
                     "sign", "log1p", "square", "clamp", "clamp_min", "clamp_max", "clip", "pow", "masked_fill",
-                    "floor_divide", "remainder")
+                    "remainder")
 for _name in INPLACE_VARIANTS:
     setattr(Tensor, _name + "_", _inplace_variant(_name))
+
+
+def _floor_divide_(self, other):
+    """`x //= y`: the in-place op (its missing derivative is named floor_divide_, as in PyTorch)."""
+    self._check_inplace()
+    return self._inplace(_binary("floor_divide_", self, other))
+
+
+Tensor.floor_divide_ = Tensor.__ifloordiv__ = _floor_divide_
 
 
 def cat(tensors, dim=0) -> Tensor:
     """`torch.cat`: join tensors along an existing dim."""
     tensors = [_as_operand(t) for t in tensors]
     if not tensors:
-        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     d = _normalize_dim(dim, tensors[0]._data.ndim)
     for i, t in enumerate(tensors[1:], 1):
         a, b = tensors[0]._data.shape, t._data.shape
@@ -1266,10 +1357,12 @@ def matmul(a, b) -> Tensor:
             raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({sa[0]}x{sa[1]} and {sb[0]}x{sb[1]})")
         guard_shape((sa[0], sb[1]))
         return _apply("mm", (a, b))
-    if na == 1:
-        return _apply("squeeze_matmul", (matmul(a.unsqueeze(0), b),), dim=-2)
+    if na == 1:  # folded into a batched matmul, whose result PyTorch views back
+        out = matmul(a.unsqueeze(0), b)
+        return _apply("unsafe_view", (out,), shape=out._data.shape[:-2] + out._data.shape[-1:])
     if nb == 1:
-        return _apply("squeeze_matmul", (matmul(a, b.unsqueeze(-1)),), dim=-1)
+        out = matmul(a, b.unsqueeze(-1))
+        return _apply("unsafe_view", (out,), shape=out._data.shape[:-1])
     if sa[-1] != sb[-2]:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{sb[0] if nb > 2 else 1}, {sa[-1]}] but got: [{sb[0] if nb > 2 else 1}, {sb[-2]}].")

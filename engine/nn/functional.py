@@ -134,7 +134,8 @@ def nll_loss(input: Tensor, target: Tensor, weight=None, size_average=None, igno
     bad = classes[(classes != ignore_index) & ((classes < 0) | (classes >= n_classes))]
     if bad.size:
         raise IndexError(f"Target {bad.reshape(-1)[0]} is out of bounds.")
-    return _apply("nll_loss", (input,), target=classes, reduction=reduction, ignore_index=ignore_index)
+    return _apply("nll_loss2d" if input.dim() > 2 else "nll_loss", (input,), target=classes, reduction=reduction,
+                  ignore_index=ignore_index)
 
 
 def cross_entropy(input: Tensor, target: Tensor, weight=None, size_average=None,  # noqa: A002
