@@ -153,7 +153,18 @@ def result_type(*operands) -> np.dtype:
     later group only matters if it is of a higher category (bool < integer < float).
 
     E.g. int32[n] * float64[] -> float64, float32[n] * float64[] -> float32, int32[n] * int64[] -> int32."""
-    key = tuple((a.dtype, a.ndim == 0) if type(a) is np.ndarray else type(a) for a in operands)
+    first = operands[0]
+    if type(first) is np.ndarray:  # fast paths (the hot ones): operands that cannot change the dtype
+        dtype = first.dtype
+        if len(operands) == 1:
+            return dtype
+        if len(operands) == 2:
+            other = operands[1]
+            kind = type(other)
+            if kind is np.ndarray and other.dtype == dtype or kind is float and dtype.kind == "f" or \
+                    kind is int and dtype.kind in "iuf":
+                return dtype
+    key = tuple([(a.dtype, a.ndim == 0) if type(a) is np.ndarray else type(a) for a in operands])
     found = _RESULT_TYPES.get(key)
     if found is None:
         dim = zero = wrapped = None

@@ -129,3 +129,22 @@ def test_softmax_without_dim_warns_and_picks_torchs_dim(name, shape):
         results.append((y.detach().numpy(), [(w.category, str(w.message), w.filename) for w in caught]))
     np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-5, atol=1e-6)
     assert results[0][1] == results[1][1]
+
+
+def test_result_type_agrees_with_torch_for_every_dtype_pair():
+    """The one promotion path (engine.dtypes.result_type) against torch.result_type: dimensioned and 0-dim
+    tensors of every dtype, and Python numbers."""
+    import itertools
+
+    import numpy as np
+
+    from engine.dtypes import result_type
+
+    kinds = [np.bool_, np.uint8, np.int8, np.int16, np.int32, np.int64, np.float16, np.float32, np.float64]
+    for a, b in itertools.product(kinds, kinds):
+        for da, db in itertools.product((0, 1), (0, 1)):
+            x, y = np.zeros((2,) * da, a), np.zeros((2,) * db, b)
+            assert str(torch.result_type(torch.from_numpy(x), torch.from_numpy(y))) == f"torch.{result_type(x, y).name}"
+        for number in (True, 2, 2.5):
+            for x in (np.zeros((2,), a), np.zeros((), a)):
+                assert str(torch.result_type(torch.from_numpy(x), number)) == f"torch.{result_type(x, number).name}"
