@@ -5,13 +5,18 @@ the part of PyTorch it implements, with PyTorch's numbers, errors and printouts.
 """
 from __future__ import annotations
 
+import numbers as _numbers
+
 from engine import autograd, nn
+from engine import dtypes as _dtypes
 from engine.creation import (arange, empty, eye, from_numpy, full, full_like, linspace, manual_seed, ones,
-                             ones_like, rand, randint, randn, zeros, zeros_like)
-from engine.dtypes import Size, dtype, float16, float32, float64, int8, int16, int32, int64, uint8
+                             ones_like, rand, randint, randn, randperm, zeros, zeros_like)
+from engine.dtypes import Size, device, dtype, float16, float32, float64, int8, int16, int32, int64, uint8
 from engine.dtypes import bool_ as bool  # noqa: A001 - torch.bool
 from engine.functional import jacobian, vjp
+from engine.derivatives import OPS as _OPS
 from engine.printing import set_printoptions
+from engine.tensor import _run
 from engine.tensor import (Tensor, cat, enable_grad, is_grad_enabled, matmul, no_grad, set_grad_enabled, stack,
                            tensor, where)
 
@@ -25,6 +30,12 @@ FloatTensor = Tensor
 
 def _forward_to_method(name: str):
     def function(input, *args, **kwargs):  # noqa: A002 - PyTorch's argument name
+        if not isinstance(input, Tensor):
+            if name in _WRAPPED and args and isinstance(args[0], Tensor) and isinstance(input, _numbers.Number):
+                return _run(_OPS[name], (input, args[0]), {})  # the number is a wrapped tensor operand
+            if name in _REFLECTED and args and isinstance(args[0], Tensor) and isinstance(input, _numbers.Number):
+                return getattr(args[0], _REFLECTED[name])(input, *args[1:], **kwargs)
+            raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
         return getattr(input, name)(*args, **kwargs)
 
     function.__name__ = name
@@ -36,12 +47,33 @@ _FUNCTIONS = ("exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "ab
               "mean", "max", "min", "argmax", "argmin", "softmax", "log_softmax", "mm", "mv", "dot", "pow",
               "add", "sub", "mul", "div", "neg", "square", "reciprocal", "transpose", "permute", "reshape", "t",
               "unsqueeze", "squeeze", "flatten", "clone", "detach", "numel", "maximum", "norm", "allclose",
-              "equal", "is_floating_point", "prod", "var", "std", "log1p")
+              "equal", "is_floating_point", "prod", "var", "std", "log1p", "minimum", "sign", "logsumexp", "flip",
+              "bmm", "masked_fill", "floor_divide", "remainder", "clamp_min", "clamp_max", "exp_", "abs_",
+              "sqrt_", "square_", "relu_", "sigmoid_", "tanh_", "neg_", "all", "any", "eq", "ne", "gt", "ge", "lt",
+              "le", "logical_not")
+_WRAPPED = ("sub", "div")  # torch.sub(2, t) records SubBackward0, not 2 - t's RsubBackward1
+# torch.add(2, t): a number first is allowed for these, and means the reflected operator
+_REFLECTED = {"add": "__radd__", "sub": "__rsub__", "mul": "__rmul__", "div": "__rtruediv__", "pow": "__rpow__",
+              "floor_divide": "__rfloordiv__", "remainder": "__rmod__"}
 globals().update({name: _forward_to_method(name) for name in _FUNCTIONS})
 
 
 def is_tensor(obj) -> bool:
     return isinstance(obj, Tensor)
+
+
+def get_default_dtype() -> dtype:
+    return float32
+
+
+def result_type(tensor1, tensor2) -> dtype:
+    """`torch.result_type`: the dtype an arithmetic op of the two gives (PyTorch's promotion rules)."""
+    arrays = [t._data if isinstance(t, Tensor) else t for t in (tensor1, tensor2)]
+    return _dtypes.from_numpy(_dtypes.result_type(*arrays))
+
+
+def promote_types(type1: dtype, type2: dtype) -> dtype:
+    return _dtypes.from_numpy(_dtypes.promote_types(type1.numpy, type2.numpy))
 
 
 __all__ = [
@@ -50,5 +82,6 @@ __all__ = [
     "float16", "float32", "float64", "from_numpy", "full", "full_like", "half", "int", "int8", "int16", "int32",
     "int64", "is_grad_enabled", "is_tensor", "jacobian", "linspace", "long", "manual_seed", "matmul", "nn",
     "no_grad", "ones", "ones_like", "rand", "randint", "randn", "set_printoptions", "tensor", "uint8", "vjp",
-    "zeros", "zeros_like", *_FUNCTIONS,
+    "zeros", "zeros_like", "device", "randperm", "get_default_dtype", "result_type", "promote_types",
+    *_FUNCTIONS,
 ]

@@ -6,7 +6,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from engine.functional import jacobian, vjp
-from engine.graph import sweep
+from engine.graph import as_grad, sweep
 from engine.tensor import Tensor
 
 functional = SimpleNamespace(jacobian=jacobian, vjp=vjp)
@@ -34,9 +34,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     for i, x in enumerate(inputs):
         g = leaves.get(x._grad_edge()) if x.requires_grad else None
         if g is None and not allow_unused:
-            raise RuntimeError("One of the differentiated Tensors appears to not have been used in the graph. "
+            raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been used in the graph. "
                                "Set allow_unused=True if this is the desired behavior.")
-        result.append(None if g is None else Tensor._make(np.array(g, dtype=x._data.dtype)))
+        result.append(None if g is None else Tensor._make(as_grad(g, x._data)))
     return tuple(result)
 
 

@@ -19,6 +19,8 @@ def _leaf(data: np.ndarray, dtype, requires_grad: bool, default=np.float32) -> T
     data = data.astype(default if dtype is None else dtypes.to_numpy(dtype), copy=False)
     t = Tensor._make(data)
     if requires_grad:
+        if data.dtype.kind != "f":
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
         t.requires_grad_(True)
     return t
 
@@ -98,11 +100,22 @@ def rand(*size, dtype=None, requires_grad=False, generator=None, device=None) ->
     return _leaf(_rng.random(shape), dtype, requires_grad)
 
 
-def randint(low, high=None, size=(), dtype=None, requires_grad=False, device=None) -> Tensor:
+def randint(low, high=None, size=None, dtype=None, requires_grad=False, generator=None, device=None) -> Tensor:
+    """`randint(high, size)` or `randint(low, high, size)`."""
+    if size is None and isinstance(high, (tuple, list)):
+        low, high, size = 0, low, high
     if high is None:
         low, high = 0, low
+    if size is None:
+        raise TypeError("randint() missing 1 required positional arguments: \"size\"")
     guard_shape(tuple(size))
     return _leaf(_rng.integers(low, high, size=tuple(size)), dtype, requires_grad, default=np.int64)
+
+
+def randperm(n: int, dtype=None, requires_grad=False, generator=None, device=None) -> Tensor:
+    """A random permutation of 0..n-1 (the engine's own stream, not PyTorch's numbers)."""
+    guard_shape((n,))
+    return _leaf(_rng.permutation(int(n)), dtype, requires_grad, default=np.int64)
 
 
 def from_numpy(array: np.ndarray) -> Tensor:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine import xp
+from engine.dtypes import float_result_type, result_type
 
 
 @dataclass(frozen=True, eq=False)
@@ -32,6 +33,9 @@ class Op:
     formula: tuple[str, ...]     # the same rules as derivatives.yaml writes them, for explanations
     saves: tuple[str, ...] = ()  # tensors PyTorch saves; a node that saves any cannot run twice once freed
     needs: tuple[tuple[str, ...], ...] = ()  # per input: the saved names its formula reads
+    # (arrays, attrs) -> the dtype PyTorch gives the result; None: the forward's own dtype
+    result_dtype: Callable | None = None
+    view: bool = False           # the result is a view of input 0 (in-place writes through it reach it)
 
 
 OPS: dict[str, Op] = {}
@@ -45,12 +49,39 @@ def saved_tensors(op: Op, wanted: int) -> tuple[tuple[int, ...], bool]:
     return tuple(i for i, name in enumerate(op.inputs) if name in names), "result" in names
 
 
-def op(key, grad_fn, inputs, forward, rules, saves=()):
-    """Register an op. `rules` maps each input name to (formula text, rule function)."""
+def op(key, grad_fn, inputs, forward, rules, saves=(), dtype=None, view=False):
+    """Register an op. `rules` maps each input name to (formula text, rule function); `dtype` is how the
+    result's dtype follows from the inputs (PROMOTE, FLOATING, INTEGRAL_TO_LONG, or a function)."""
     formula = tuple(rules[name][0] for name in inputs)
     vjp = tuple(rules[name][1] for name in inputs)
     needs = tuple(tuple(s for s in saves if re.search(rf"\b{s}\b", text)) for text in formula)
-    OPS[key] = Op(grad_fn, tuple(inputs), forward, vjp, formula, tuple(saves), needs)
+    OPS[key] = Op(grad_fn, tuple(inputs), forward, vjp, formula, tuple(saves), needs, dtype, view)
+
+
+# How a result's dtype follows from the operands (PyTorch's type promotion, `engine.dtypes.result_type`):
+def PROMOTE(arrays, attrs):  # noqa: N802 - used like a constant
+    """The common dtype of the tensor and number operands (add, mul, where…)."""
+    return result_type(*arrays)
+
+
+def FLOATING(arrays, attrs):  # noqa: N802
+    """Like PROMOTE, but integers give float32 (true division, exp, sqrt…)."""
+    return float_result_type(*arrays)
+
+
+_INT64 = np.dtype(np.int64)
+
+
+def INTEGRAL_TO_LONG(arrays, attrs):  # noqa: N802
+    """sum and prod: integer and bool tensors give int64, floats keep their dtype."""
+    return arrays[0].dtype if arrays[0].dtype.kind == "f" else _INT64
+
+
+def not_implemented(name: str):
+    """The rule of an op PyTorch has no derivative for (its grad_fn is `NotImplemented`)."""
+    def rule(g, out, *arrays, **attrs):
+        raise RuntimeError(f"derivative for aten::{name} is not implemented")
+    return rule
 
 
 def _reduced_count(a, out) -> int:
@@ -76,11 +107,15 @@ def _scatter_add(g, out, a, key):
 
 def _take(a, dim, keepdim, indices):
     """The values at `indices` (kept-dim shape) along `dim`: max/min along a dim, given its argmax."""
+    if np.ndim(a) == 0:
+        return a.copy()
     out = np.take_along_axis(a, indices, dim)
     return out if keepdim else np.squeeze(out, dim)
 
 
 def _put_along(g, out, a, dim, keepdim, indices):
+    if a.ndim == 0:
+        return g
     g = _unsqueeze(g, dim, keepdim)
     grad = xp.zeros(g.shape[: g.ndim - a.ndim] + a.shape, like=g)
     np.put_along_axis(grad, np.broadcast_to(indices, g.shape), g, axis=dim)
@@ -98,74 +133,191 @@ def _mT(a):
     return np.swapaxes(a, -1, -2)
 
 
-def _pow_rule(g, out, a, exponent):
-    if exponent == 0:
-        return g * 0
-    return g * (exponent * a ** (exponent - 1))
+def _pow_self_rule(g, out, a, b):
+    """d a**b / d a, 0 where the exponent is 0 (PyTorch's pow_backward_self), for a number or tensor b."""
+    if np.ndim(b) == 0 and not xp.symbolic(b):
+        return g * 0 if b == 0 else g * (b * a ** (b - 1))
+    return np.where(xp.numeric(b) == 0, 0, g * (b * a ** (b - 1)))
+
+
+def _pow_exponent_rule(g, out, a, b):
+    """d a**b / d b = result * log(a), 0 where a == 0 and b >= 0 (PyTorch's pow_backward_exponent)."""
+    mask = (xp.numeric(a) == 0) & (xp.numeric(b) >= 0)
+    log_a = xp.log(np.where(mask, 1, a))
+    return np.where(mask, 0, g * (out * log_a))
+
+
+def _pow_dtype(arrays, attrs):
+    return result_type(arrays[0], attrs["exponent"])
+
+
+def _clamp_dtype(arrays, attrs):
+    return result_type(arrays[0], attrs["low"], attrs["high"])
+
+
+def _bool_arith(symbol: str, message: str):
+    def forward(a, b):
+        if getattr(a, "dtype", None) == np.bool_ and getattr(b, "dtype", np.bool_) == np.bool_:
+            raise RuntimeError(message)
+        return a - b if symbol == "-" else b - a
+    return forward
+
+
+_BOOL_SUB = ("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+             "`logical_xor()` operator instead.")
+_BOOL_SUB_SCALAR = ("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to "
+                    "invert a mask, use the `~` or `logical_not()` operator instead.")
+_BOOL_NEG = ("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, "
+             "use the `~` or `logical_not()` operator instead.")
+
+
+def _neg(a):
+    if a.dtype == np.bool_:
+        raise RuntimeError(_BOOL_NEG)
+    return -a
+
+
+def _floor_divide(a, b):
+    _check_integer_division(a, b)
+    return np.floor_divide(a, b)
+
+
+def _remainder(a, b):
+    _check_integer_division(a, b)
+    return np.remainder(a, b)
+
+
+def _check_integer_division(a, b):
+    """Integer // and % by zero: PyTorch raises where numpy gives 0."""
+    if np.result_type(a, b).kind in "iub" and not xp.symbolic(a) and np.any(np.asarray(b) == 0):
+        raise RuntimeError("ZeroDivisionError")
 
 
 # --- arithmetic -------------------------------------------------------------------------------
 op("add", "AddBackward0", ["self", "other"], lambda a, b: a + b,
-   {"self": ("grad", lambda g, out, a, b: g), "other": ("grad", lambda g, out, a, b: g)})
-op("sub", "SubBackward0", ["self", "other"], lambda a, b: a - b,
-   {"self": ("grad", lambda g, out, a, b: g), "other": ("-grad", lambda g, out, a, b: -g)})
-op("rsub", "RsubBackward1", ["self"], lambda a, b: b - a,
-   {"self": ("-grad", lambda g, out, a, b: -g)})
+   {"self": ("grad", lambda g, out, a, b: g), "other": ("grad", lambda g, out, a, b: g)}, dtype=PROMOTE)
+op("sub", "SubBackward0", ["self", "other"], _bool_arith("-", _BOOL_SUB),
+   {"self": ("grad", lambda g, out, a, b: g), "other": ("-grad", lambda g, out, a, b: -g)}, dtype=PROMOTE)
+op("rsub", "RsubBackward1", ["self"], _bool_arith("r-", _BOOL_SUB_SCALAR),
+   {"self": ("-grad", lambda g, out, a, b: -g)}, dtype=PROMOTE)
 op("mul", "MulBackward0", ["self", "other"], lambda a, b: a * b,
    {"self": ("grad * other", lambda g, out, a, b: g * b),
-    "other": ("grad * self", lambda g, out, a, b: g * a)}, saves=["self", "other"])
+    "other": ("grad * self", lambda g, out, a, b: g * a)}, saves=["self", "other"], dtype=PROMOTE)
 op("div", "DivBackward0", ["self", "other"], lambda a, b: a / b,
    {"self": ("grad / other", lambda g, out, a, b: g / b),
     "other": ("-grad * self / (other * other)", lambda g, out, a, b: g * (-a / (b * b)))},
-   saves=["self", "other"])
-op("neg", "NegBackward0", ["self"], lambda a: -a, {"self": ("-grad", lambda g, out, a: -g)})
+   saves=["self", "other"], dtype=FLOATING)
+op("div_scalar", "DivBackward1", ["self"], lambda a, other: a / other,
+   {"self": ("grad / other", lambda g, out, a, other: g / other)}, dtype=FLOATING)
+op("floor_divide", "NotImplemented", ["self", "other"], _floor_divide,
+   {"self": ("not differentiable", not_implemented("floor_divide")),
+    "other": ("not differentiable", not_implemented("floor_divide"))}, dtype=PROMOTE)
+op("rfloor_divide", "NotImplemented", ["self"], lambda b, a: _floor_divide(a, b),
+   {"self": ("not differentiable", not_implemented("floor_divide"))}, dtype=PROMOTE)
+op("floor_divide_", "NotImplemented", ["self", "other"], _floor_divide,
+   {"self": ("not differentiable", not_implemented("floor_divide_")),
+    "other": ("not differentiable", not_implemented("floor_divide_"))}, dtype=PROMOTE)
+op("remainder", "RemainderBackward0", ["self"], _remainder,
+   {"self": ("grad", lambda g, out, a, b: g)}, dtype=PROMOTE)
+op("remainder_tensor", "RemainderBackward1", ["self", "other"], _remainder,
+   {"self": ("grad", lambda g, out, a, b: g),
+    "other": ("-grad * self.div(other, rounding_mode='floor')",
+              lambda g, out, a, b: -g * np.floor_divide(a, b))}, saves=["self", "other"], dtype=PROMOTE)
+op("rremainder", "NotImplemented", ["self"], lambda b, a: _remainder(a, b),
+   {"self": ("not differentiable", not_implemented("remainder"))}, dtype=PROMOTE)
+op("neg", "NegBackward0", ["self"], _neg, {"self": ("-grad", lambda g, out, a: -g)})
 op("reciprocal", "ReciprocalBackward0", ["self"], lambda a: 1 / a,
-   {"self": ("-grad * result * result", lambda g, out, a: g * -(out * out))}, saves=["result"])
+   {"self": ("-grad * result * result", lambda g, out, a: g * -(out * out))}, saves=["result"], dtype=FLOATING)
 op("pow", "PowBackward0", ["self"], lambda a, exponent: a ** exponent,
-   {"self": ("grad * exponent * self.pow(exponent - 1)", _pow_rule)}, saves=["self"])
+   {"self": ("grad * exponent * self.pow(exponent - 1), 0 where exponent == 0",
+             lambda g, out, a, exponent: _pow_self_rule(g, out, a, exponent))}, saves=["self"], dtype=_pow_dtype)
 op("pow_tensor", "PowBackward1", ["self", "exponent"], lambda a, b: a ** b,
-   {"self": ("grad * exponent * self.pow(exponent - 1)", lambda g, out, a, b: g * (b * a ** (b - 1))),
-    "exponent": ("grad * result * self.log()", lambda g, out, a, b: g * (out * xp.log(a)))},
-   saves=["self", "exponent", "result"])
+   {"self": ("grad * exponent * self.pow(exponent - 1), 0 where exponent == 0", _pow_self_rule),
+    "exponent": ("grad * result * self.log(), 0 where self == 0 and exponent >= 0", _pow_exponent_rule)},
+   saves=["self", "exponent", "result"], dtype=PROMOTE)
 op("rpow", "PowBackward2", ["exponent"], lambda b, base: base ** b,
-   {"exponent": ("grad * result * log(self)", lambda g, out, b, base: g * (out * math.log(base)))},
-   saves=["exponent", "result"])
+   {"exponent": ("grad * result * log(self), 0 where self == 0 and exponent >= 0",
+                 lambda g, out, b, base: _pow_exponent_rule(g, out, base, b))},
+   saves=["exponent", "result"], dtype=PROMOTE)
 
-# --- elementwise functions --------------------------------------------------------------------
+# --- unary ------------------------------------------------------------------------------------
 op("exp", "ExpBackward0", ["self"], xp.exp, {"self": ("grad * result", lambda g, out, a: g * out)},
-   saves=["result"])
+   saves=["result"], dtype=FLOATING)
 op("log", "LogBackward0", ["self"], xp.log, {"self": ("grad / self", lambda g, out, a: g * (1 / a))},
-   saves=["self"])
+   saves=["self"], dtype=FLOATING)
 op("sqrt", "SqrtBackward0", ["self"], xp.sqrt,
-   {"self": ("grad / (2 * result)", lambda g, out, a: g * (0.5 / out))}, saves=["result"])
+   {"self": ("grad / (2 * result)", lambda g, out, a: g * (0.5 / out))}, saves=["result"], dtype=FLOATING)
 op("sin", "SinBackward0", ["self"], xp.sin,
-   {"self": ("grad * self.cos()", lambda g, out, a: g * xp.cos(a))}, saves=["self"])
+   {"self": ("grad * self.cos()", lambda g, out, a: g * xp.cos(a))}, saves=["self"], dtype=FLOATING)
 op("cos", "CosBackward0", ["self"], xp.cos,
-   {"self": ("grad * -self.sin()", lambda g, out, a: g * -xp.sin(a))}, saves=["self"])
+   {"self": ("grad * -self.sin()", lambda g, out, a: g * -xp.sin(a))}, saves=["self"], dtype=FLOATING)
 op("tanh", "TanhBackward0", ["self"], xp.tanh,
-   {"self": ("grad * (1 - result * result)", lambda g, out, a: g * (1 - out * out))}, saves=["result"])
+   {"self": ("grad * (1 - result * result)", lambda g, out, a: g * (1 - out * out))}, saves=["result"],
+   dtype=FLOATING)
 op("sigmoid", "SigmoidBackward0", ["self"], xp.sigmoid,
-   {"self": ("grad * result * (1 - result)", lambda g, out, a: g * (out * (1 - out)))}, saves=["result"])
+   {"self": ("grad * result * (1 - result)", lambda g, out, a: g * (out * (1 - out)))}, saves=["result"],
+   dtype=FLOATING)
 op("relu", "ReluBackward0", ["self"], xp.relu,
-   {"self": ("grad * (result > 0)", lambda g, out, a: g * xp.greater(out, 0))}, saves=["result"])
+   {"self": ("threshold_backward(grad, result, 0): 0 where result <= 0",
+             lambda g, out, a: g * (1 - xp.at_most(out, 0)))}, saves=["result"])
 op("abs", "AbsBackward0", ["self"], xp.abs,
    {"self": ("grad * self.sign()", lambda g, out, a: g * xp.sign(a))}, saves=["self"])
+op("sign", "SignBackward0", ["self"], lambda a: xp.sign(a) if a.dtype != np.bool_ else a.copy(),
+   {"self": ("zeros_like(grad)", lambda g, out, a: g * 0)})
+op("clamp_min", "ClampMinBackward0", ["self"], lambda a, low: xp.clip(a, low, None),
+   {"self": ("where(self >= min, grad, 0)", lambda g, out, a, low: g * xp.between(a, low, None))},
+   saves=["self"], dtype=lambda arrays, attrs: result_type(arrays[0], attrs["low"]))
+op("clamp_max", "ClampMaxBackward0", ["self"], lambda a, high: xp.clip(a, None, high),
+   {"self": ("where(self <= max, grad, 0)", lambda g, out, a, high: g * xp.between(a, None, high))},
+   saves=["self"], dtype=lambda arrays, attrs: result_type(arrays[0], attrs["high"]))
+op("zero", "ZeroBackward0", ["self"], lambda a: a * 0, {"self": ("zeros_like(grad)", lambda g, out, a: g * 0)})
 op("clamp", "ClampBackward1", ["self"], lambda a, low, high: xp.clip(a, low, high),
    {"self": ("grad * (min <= self <= max)", lambda g, out, a, low, high: g * xp.between(a, low, high))},
-   saves=["self"])
+   saves=["self"], dtype=_clamp_dtype)
 op("maximum", "MaximumBackward0", ["self", "other"], xp.maximum,
-   {"self": ("grad * ((self > other) + (self == other) / 2)",
-             lambda g, out, a, b: g * (xp.greater(a, b) + xp.equal(a, b) / 2)),
-    "other": ("grad * ((other > self) + (self == other) / 2)",
-              lambda g, out, a, b: g * (xp.greater(b, a) + xp.equal(a, b) / 2))},
-   saves=["self", "other"])
+   {"self": ("grad, halved where self == other, 0 where self < other",
+             lambda g, out, a, b: g * (1 - xp.greater(b, a) - xp.equal(a, b) / 2)),
+    "other": ("grad, halved where self == other, 0 where self > other",
+              lambda g, out, a, b: g * (1 - xp.greater(a, b) - xp.equal(a, b) / 2))},
+   saves=["self", "other"], dtype=PROMOTE)
+op("minimum", "MinimumBackward0", ["self", "other"], xp.minimum,
+   {"self": ("grad, halved where self == other, 0 where self > other",
+             lambda g, out, a, b: g * (1 - xp.greater(a, b) - xp.equal(a, b) / 2)),
+    "other": ("grad, halved where self == other, 0 where self < other",
+              lambda g, out, a, b: g * (1 - xp.greater(b, a) - xp.equal(a, b) / 2))},
+   saves=["self", "other"], dtype=PROMOTE)
+op("log1p", "Log1PBackward0", ["self"], lambda a: xp.log(1 + a),
+   {"self": ("grad / (self + 1)", lambda g, out, a: g * (1 / (a + 1)))}, saves=["self"], dtype=FLOATING)
+
 
 # --- reductions -------------------------------------------------------------------------------
+def _count(a, dims) -> int:
+    """How many elements each reduction over `dims` (None: all) combines."""
+    if dims is None:
+        return int(np.size(a))
+    return int(np.prod([a.shape[d] for d in dims]))
+
+
+def _expand_back(g, out, a, dims, keepdim):
+    """The cotangent of a reduction over `dims` (None: all) broadcast back over the input's shape."""
+    if dims is not None and not keepdim:
+        g = np.expand_dims(g, dims)
+        out = np.expand_dims(out, dims)
+    return xp.expand_to(g, out, a.shape)
+
+
+def _kept(x, dims, keepdim):
+    """A reduction's result with the reduced dims kept as size 1 (to broadcast against the input)."""
+    return x if dims is None or keepdim or np.ndim(x) == 0 and not dims else np.expand_dims(x, dims)
+
+
 op("sum", "SumBackward0", ["self"], lambda a: np.sum(a),
-   {"self": ("grad.expand(self.sizes())", lambda g, out, a: xp.expand_to(g, out, a.shape))})
+   {"self": ("grad.expand(self.sizes())", lambda g, out, a: xp.expand_to(g, out, a.shape))},
+   dtype=INTEGRAL_TO_LONG)
 op("sum_dim", "SumBackward1", ["self"], lambda a, dims, keepdim: np.sum(a, axis=dims, keepdims=keepdim),
    {"self": ("grad.unsqueeze(dim).expand(self.sizes())",
-             lambda g, out, a, dims, keepdim: xp.expand_to(_unsqueeze(g, dims, keepdim), a, a.shape))})
+             lambda g, out, a, dims, keepdim: xp.expand_to(_unsqueeze(g, dims, keepdim), a, a.shape))},
+   dtype=INTEGRAL_TO_LONG)
 op("mean", "MeanBackward0", ["self"], lambda a: np.mean(a),
    {"self": ("grad.expand(self.sizes()) / self.numel()",
              lambda g, out, a: xp.expand_to(g, out, a.shape) / max(1, np.size(a)))})
@@ -176,8 +328,8 @@ op("mean_dim", "MeanBackward1", ["self"], lambda a, dims, keepdim: np.mean(a, ax
 for _key, _name, _pick in (("max", "MaxBackward1", xp.amax), ("min", "MinBackward1", xp.amin)):
     op(_key, _name, ["self"], _pick,
        {"self": ("evenly_distribute_backward(grad, self, result)",
-                 lambda g, out, a: xp.expand_to(g, out, a.shape) * xp.equal(a, out)
-                 / np.sum(xp.numeric(xp.equal(a, out))))},
+                 lambda g, out, a: xp.expand_to(g, out, a.shape) * xp.equal(a, out, nan_equal=True)
+                 / np.sum(xp.numeric(xp.equal(a, out, nan_equal=True))))},
        saves=["self", "result"])
 for _key, _name in (("max_dim", "MaxBackward0"), ("min_dim", "MinBackward0")):
     op(_key, _name, ["self"], lambda a, dim, keepdim, indices: _take(a, dim, keepdim, indices),
@@ -192,6 +344,102 @@ op("log_softmax", "LogSoftmaxBackward0", ["self"], lambda a, dim: a - xp.logsume
    {"self": ("grad - result.exp() * grad.sum(dim, keepdim=True)",
              lambda g, out, a, dim: g - xp.exp(out) * np.sum(g, axis=dim, keepdims=True))},
    saves=["result"])
+op("logsumexp", "LogsumexpBackward0", ["self"],
+   lambda a, dims, keepdim: _logsumexp(a, dims, keepdim),
+   {"self": ("grad * (self - result).exp() (result and grad unsqueezed over dim)",
+             lambda g, out, a, dims, keepdim: _expand_back(g, out, a, dims, keepdim)
+             * xp.exp(a - _kept(out, dims, keepdim)))}, saves=["self", "result"], dtype=FLOATING)
+
+
+def _logsumexp(a, dims, keepdim):
+    if not xp.symbolic(a) and a.dtype.kind != "f":
+        a = a.astype(np.float32)
+    out = xp.logsumexp(a, dims) if np.size(a) else np.log(np.sum(xp.exp(a), axis=dims, keepdims=True))
+    return out if keepdim else np.squeeze(out, dims)
+
+
+def _prod_others(a, axis):
+    """For each element, the product of the other elements along `axis`: exclusive products from both
+    ends, so a zero gives finite gradients (PyTorch's prod_backward handles zeros the same way)."""
+    if a.shape[axis] == 0:
+        return a.copy()
+    ones = np.ones_like(np.take(a, [0], axis=axis))
+
+    def exclusive(x):
+        return np.cumprod(np.concatenate([ones, np.delete(x, -1, axis=axis)], axis=axis), axis=axis)
+
+    return exclusive(a) * np.flip(exclusive(np.flip(a, axis)), axis)
+
+
+op("prod", "ProdBackward0", ["self"], lambda a: np.prod(a),
+   {"self": ("grad * (product of the other elements)",
+             lambda g, out, a: xp.expand_to(g, out, a.shape) * _prod_others(a.reshape(-1), 0).reshape(a.shape))},
+   saves=["self", "result"], dtype=INTEGRAL_TO_LONG)
+op("prod_dim", "ProdBackward1", ["self"], lambda a, dim, keepdim: np.prod(a, axis=dim, keepdims=keepdim),
+   {"self": ("grad.unsqueeze(dim) * (product of the other elements along dim)",
+             lambda g, out, a, dim, keepdim: _expand_back(g, out, a, None if dim is None else (dim,), keepdim)
+             * (np.ones_like(a) if dim is None else _prod_others(a, dim)))},
+   saves=["self", "result"], dtype=INTEGRAL_TO_LONG)
+
+
+def _var(a, dims, correction, keepdim):
+    centered = a - np.mean(a, axis=dims, keepdims=True)
+    return np.sum(centered * centered, axis=dims, keepdims=keepdim) / max(0, _count(a, dims) - correction)
+
+
+def _var_rule(g, out, a, dims, correction, keepdim):
+    centered = a - np.mean(a, axis=dims, keepdims=True)
+    return _expand_back(g, out, a, dims, keepdim) * (2 * centered / (_count(a, dims) - correction))
+
+
+def _std_rule(g, out, a, dims, correction, keepdim):
+    g = xp.divide_or_zero(g, 2 * out)  # PyTorch: (grad / (2 * result)).masked_fill_(result == 0, 0)
+    return _var_rule(g, out, a, dims, correction, keepdim)
+
+
+op("var", "VarBackward0", ["self"], _var,
+   {"self": ("grad * 2 * (self - self.mean(dim, True)) / (N - correction)", _var_rule)}, saves=["self"])
+op("std", "StdBackward0", ["self"], lambda a, dims, correction, keepdim: xp.sqrt(_var(a, dims, correction, keepdim)),
+   {"self": ("var_backward(grad / (2 * result), ...) (0 where result is 0)", _std_rule)}, saves=["self", "result"])
+
+
+def _norm(a, p, dims, keepdim):
+    if p == 2:
+        return xp.sqrt(np.sum(a * a, axis=dims, keepdims=keepdim))
+    if p == 0:
+        return np.sum(xp.numeric(a) != 0, axis=dims, keepdims=keepdim).astype(a.dtype)
+    if p == math.inf:
+        return xp.amax(xp.abs(a), axis=dims, keepdims=keepdim) if np.size(a) else \
+            np.max(np.abs(a), axis=dims, keepdims=keepdim, initial=0)
+    if p == -math.inf:
+        return xp.amin(xp.abs(a), axis=dims, keepdims=keepdim)
+    if p == 1:
+        return np.sum(xp.abs(a), axis=dims, keepdims=keepdim)
+    return np.sum(xp.abs(a) ** p, axis=dims, keepdims=keepdim) ** (1 / p)
+
+
+def _norm_rule(g, out, a, p, dims, keepdim):
+    """PyTorch's norm_backward, case by case in p."""
+    g = _expand_back(g, out, a, dims, keepdim)
+    norm = _kept(out, dims, keepdim)
+    if p == 0:
+        return None  # PyTorch returns an undefined gradient: the input's .grad stays None
+    if p == 1:
+        return g * xp.sign(a)
+    if p == 2:
+        return g * xp.divide_or_zero(a, norm)
+    if abs(p) == math.inf:
+        mask = xp.equal(xp.abs(a), norm)
+        return xp.sign(a) * (g / np.sum(xp.numeric(mask), axis=dims, keepdims=True)) * mask
+    if p < 1:
+        scaled = xp.sign(a) * np.where(xp.numeric(a) == 0, 0, xp.abs(a) ** (p - 1))
+        return scaled * g * norm ** (1 - p)
+    scaled = xp.sign(a) * xp.abs(a) ** (p - 1) if p < 2 else a * xp.abs(a) ** (p - 2)
+    return scaled * xp.divide_or_zero(g, norm ** (p - 1))
+
+
+op("norm", "LinalgVectorNormBackward0", ["self"], _norm,
+   {"self": ("norm_backward(grad, self, p, result, dim, keepdim) (none for p = 0)", _norm_rule)}, saves=["self", "result"])
 
 # --- products ---------------------------------------------------------------------------------
 op("mm", "MmBackward0", ["self", "mat2"], np.matmul,
@@ -206,87 +454,173 @@ op("dot", "DotBackward0", ["self", "tensor"], np.matmul,
 op("bmm", "UnsafeViewBackward0", ["self", "other"], np.matmul,
    {"self": ("grad.matmul(other.mT)", lambda g, out, a, b: g @ _mT(b)),
     "other": ("self.mT.matmul(grad)", lambda g, out, a, b: _mT(a) @ g)}, saves=["self", "other"])
+op("bmm3", "BmmBackward0", ["self", "mat2"], np.matmul,
+   {"self": ("grad.bmm(mat2.transpose(1, 2))", lambda g, out, a, b: g @ _mT(b)),
+    "mat2": ("self.transpose(1, 2).bmm(grad)", lambda g, out, a, b: _mT(a) @ g)}, saves=["self", "mat2"])
 
 # --- shapes and indexing ----------------------------------------------------------------------
 _reshape_back = ("grad.reshape(self.sizes())", lambda g, out, a, **_: g.reshape(xp.batch_shape(g, out) + a.shape))
-op("view", "ViewBackward0", ["self"], lambda a, shape: a.reshape(shape), {"self": _reshape_back})
-op("reshape_alias", "ReshapeAliasBackward0", ["self"], lambda a, shape: a.reshape(shape), {"self": _reshape_back})
+op("view", "ViewBackward0", ["self"], lambda a, shape: a.reshape(shape), {"self": _reshape_back}, view=True)
+op("reshape_alias", "ReshapeAliasBackward0", ["self"], lambda a, shape: a.reshape(shape), {"self": _reshape_back},
+   view=True)
 op("unsafe_view", "UnsafeViewBackward0", ["self"], lambda a, shape: a.reshape(shape), {"self": _reshape_back})
-op("unsqueeze", "UnsqueezeBackward0", ["self"], lambda a, dim: np.expand_dims(a, dim), {"self": _reshape_back})
-op("squeeze", "SqueezeBackward0", ["self"], lambda a: np.squeeze(a), {"self": _reshape_back})
-op("squeeze_dim", "SqueezeBackward1", ["self"], lambda a, dim: np.squeeze(a, dim), {"self": _reshape_back})
+op("unsqueeze", "UnsqueezeBackward0", ["self"], lambda a, dim: np.expand_dims(a, dim), {"self": _reshape_back},
+   view=True)
+op("squeeze", "SqueezeBackward0", ["self"], lambda a: np.squeeze(a), {"self": _reshape_back}, view=True)
+op("squeeze_dim", "SqueezeBackward1", ["self"], lambda a, dim: np.squeeze(a, dim) if a.ndim and a.shape[dim] == 1 else a,
+   {"self": _reshape_back},
+   view=True)
 op("squeeze_matmul", "SqueezeBackward4", ["self"], lambda a, dim: np.squeeze(a, dim), {"self": _reshape_back})
 op("expand", "ExpandBackward0", ["self"], lambda a, shape: np.broadcast_to(a, shape),
-   {"self": ("at::sum_to(grad, self.sizes())", lambda g, out, a, shape: g)})
-op("alias", "AliasBackward0", ["self"], lambda a: a, {"self": ("grad", lambda g, out, a: g)})
+   {"self": ("at::sum_to(grad, self.sizes())", lambda g, out, a, shape: g)}, view=True)
+op("alias", "AliasBackward0", ["self"], lambda a: a, {"self": ("grad", lambda g, out, a: g)}, view=True)
 op("clone", "CloneBackward0", ["self"], lambda a: a.copy(), {"self": ("grad", lambda g, out, a: g)})
 op("to_copy", "ToCopyBackward0", ["self"], lambda a, dtype: a if xp.symbolic(a) else a.astype(dtype),
    {"self": ("grad.to(self.dtype)", lambda g, out, a, dtype: g if xp.symbolic(g) else g.astype(a.dtype))})
-op("t", "TBackward0", ["self"], lambda a: a.T, {"self": ("grad.t()", lambda g, out, a: g if a.ndim < 2 else _mT(g))})
+op("t", "TBackward0", ["self"], lambda a: a.T, {"self": ("grad.t()", lambda g, out, a: g if a.ndim < 2 else _mT(g))},
+   view=True)
 op("transpose", "TransposeBackward0", ["self"], lambda a, dim0, dim1: np.swapaxes(a, dim0, dim1),
-   {"self": ("grad.transpose(dim0, dim1)", lambda g, out, a, dim0, dim1: np.swapaxes(g, dim0, dim1))})
+   {"self": ("grad.transpose(dim0, dim1)", lambda g, out, a, dim0, dim1: np.swapaxes(g, dim0, dim1))}, view=True)
 op("permute", "PermuteBackward0", ["self"], lambda a, dims: np.transpose(a, dims),
    {"self": ("permute_backwards(grad, dims)",
              lambda g, out, a, dims: np.moveaxis(g, [d - a.ndim for d in range(a.ndim)],
-                                                 [d - a.ndim for d in dims]))})
+                                                 [d - a.ndim for d in dims]))}, view=True)
+op("flip", "FlipBackward0", ["self"], lambda a, dims: np.flip(a, dims) if dims else a.copy(),
+   {"self": ("grad.flip(dims)", lambda g, out, a, dims: np.flip(g, dims) if dims else g)})
+op("unbind", "UnbindBackward0", ["self"], lambda a, key: a[key],
+   {"self": ("unbind_backward(grads, dim)", lambda g, out, a, key: _scatter(g, out, a, key))}, view=True)
 op("select", "SelectBackward0", ["self"], lambda a, key: a[key],
-   {"self": ("select_backward(grad, self.sizes(), dim, index)", lambda g, out, a, key: _scatter(g, out, a, key))})
+   {"self": ("select_backward(grad, self.sizes(), dim, index)", lambda g, out, a, key: _scatter(g, out, a, key))},
+   view=True)
 op("slice", "SliceBackward0", ["self"], lambda a, key: a[key],
    {"self": ("slice_backward(grad, self.sizes(), dim, start, end, step)",
-             lambda g, out, a, key: _scatter(g, out, a, key))})
+             lambda g, out, a, key: _scatter(g, out, a, key))}, view=True)
 op("copy_slices", "CopySlices", ["self", "src"], lambda a, b, key: _put(a, key, b),
    {"self": ("grad with zeros where src was written", lambda g, out, a, b, key: _put(g, key, 0)),
     "src": ("grad[key]", lambda g, out, a, b, key: g[(Ellipsis,) + key])})
+op("copy", "CopyBackwards", ["self", "src"], lambda a, b: np.broadcast_to(b, np.shape(a)).astype(a.dtype),
+   {"self": ("zeros_like(grad)", lambda g, out, a, b: g * 0),
+    "src": ("grad.to(src.dtype)", lambda g, out, a, b: g)}, dtype=lambda arrays, attrs: arrays[0].dtype)
+op("index_put", "IndexPutBackward0", ["self", "values"], lambda a, b, key: _put(a, key, b),
+   {"self": ("grad.index_put(indices, zeros_like(values))", lambda g, out, a, b, key: _put(g, key, 0)),
+    "values": ("grad[indices]", lambda g, out, a, b, key: g[(Ellipsis,) + key])})
 op("index", "IndexBackward0", ["self"], lambda a, key: a[key],
    {"self": ("index_put(zeros_like(self), indices, grad, accumulate=True)",
              lambda g, out, a, key: _scatter_add(g, out, a, key))}, saves=["indices"])
-
-# --- losses, norms and selections ---------------------------------------------------------------
-op("log1p", "Log1PBackward0", ["self"], lambda a: xp.log(1 + a),
-   {"self": ("grad / (self + 1)", lambda g, out, a: g * (1 / (a + 1)))}, saves=["self"])
-op("norm", "LinalgVectorNormBackward0", ["self"], lambda a: xp.sqrt(np.sum(a * a)),
-   {"self": ("grad * self / result (0 where result is 0)",
-             lambda g, out, a: xp.expand_to(g, out, a.shape) * xp.divide_or_zero(a, out))},
-   saves=["self", "result"])
-op("prod", "ProdBackward0", ["self"], lambda a: np.prod(a),
-   {"self": ("grad * result / self", lambda g, out, a: xp.expand_to(g, out, a.shape) * (out / a))},
-   saves=["self", "result"])
-op("var", "VarBackward0", ["self"], lambda a, correction: np.sum((a - np.mean(a)) ** 2) / (np.size(a) - correction),
-   {"self": ("grad * 2 * (self - self.mean()) / (N - correction)",
-             lambda g, out, a, correction: xp.expand_to(g, out, a.shape)
-             * (2 * (a - np.mean(a)) / (np.size(a) - correction)))}, saves=["self"])
-op("std", "StdBackward0", ["self"],
-   lambda a, correction: xp.sqrt(np.sum((a - np.mean(a)) ** 2) / (np.size(a) - correction)),
-   {"self": ("grad * (self - self.mean()) / ((N - correction) * result)",
-             lambda g, out, a, correction: xp.expand_to(g, out, a.shape)
-             * ((a - np.mean(a)) / ((np.size(a) - correction) * out)))}, saves=["self", "result"])
+op("masked_fill", "MaskedFillBackward0", ["self"], lambda a, mask, value: np.where(mask, value, a),
+   {"self": ("grad.masked_fill(mask, 0)", lambda g, out, a, mask, value: np.where(mask, 0, g))}, saves=["mask"],
+   dtype=lambda arrays, attrs: arrays[0].dtype)
+op("masked_fill_tensor", "MaskedFillBackward1", ["self", "value"], lambda a, value, mask: np.where(mask, value, a),
+   {"self": ("grad.masked_fill(mask, 0)", lambda g, out, a, value, mask: np.where(mask, 0, g)),
+    "value": ("where(mask, grad, 0).sum()",
+              lambda g, out, a, value, mask: np.sum(np.where(mask, g, 0), axis=tuple(range(-a.ndim, 0))))},
+   saves=["mask"], dtype=lambda arrays, attrs: arrays[0].dtype)
 op("where", "WhereBackward0", ["self", "other"], lambda a, b, condition: np.where(condition, a, b),
    {"self": ("where(condition, grad, 0)", lambda g, out, a, b, condition: g * condition),
     "other": ("where(condition, 0, grad)", lambda g, out, a, b, condition: g * ~condition)},
-   saves=["condition"])
-op("mse_loss", "MseLossBackward0", ["self", "target"], lambda a, b: np.mean((a - b) ** 2),
-   {"self": ("grad * 2 * (self - target) / N",
-             lambda g, out, a, b: xp.expand_to(g, out, np.broadcast_shapes(a.shape, b.shape))
-             * (2 * (a - b) / np.size(a - b))),
-    "target": ("grad * -2 * (self - target) / N",
-               lambda g, out, a, b: xp.expand_to(g, out, np.broadcast_shapes(a.shape, b.shape))
-               * (-2 * (a - b) / np.size(a - b)))}, saves=["self", "target"])
-op("bce_with_logits", "BinaryCrossEntropyWithLogitsBackward0", ["self", "target"],
-   lambda a, b: np.mean(xp.log(1 + xp.exp(-xp.abs(a))) + xp.maximum(a, 0 * a) - a * b),
-   {"self": ("grad * (sigmoid(self) - target) / N",
-             lambda g, out, a, b: xp.expand_to(g, out, a.shape) * ((xp.sigmoid(a) - b) / np.size(a))),
-    "target": ("grad * -self / N",
-               lambda g, out, a, b: xp.expand_to(g, out, b.shape) * (-a / np.size(a)))}, saves=["self", "target"])
-op("nll_loss", "NllLossBackward0", ["self"],
-   lambda a, target: -np.mean(a[np.arange(a.shape[0]), target]),
-   {"self": ("-grad / N at each target", lambda g, out, a, target: _nll_rule(g, out, a, target))},
+   saves=["condition"], dtype=PROMOTE)
+
+
+# --- losses -----------------------------------------------------------------------------------
+def _reduce_loss(loss, reduction):
+    if reduction == "none":
+        return loss
+    return np.sum(loss) if reduction == "sum" else np.mean(loss)
+
+
+def _loss_back(g, out, shape, reduction):
+    """The cotangent of a loss's reduction, spread over the elementwise losses."""
+    if reduction == "none":
+        return g
+    g = xp.expand_to(g, out, shape)
+    return g if reduction == "sum" else g / max(1, math.prod(shape))
+
+
+op("mse_loss", "MseLossBackward0", ["self", "target"], lambda a, b, reduction: _reduce_loss((a - b) ** 2, reduction),
+   {"self": ("grad * 2 * (self - target) (/ N for 'mean')",
+             lambda g, out, a, b, reduction: _loss_back(g, out, np.broadcast_shapes(a.shape, b.shape), reduction)
+             * (2 * (a - b))),
+    "target": ("grad * -2 * (self - target) (/ N for 'mean')",
+               lambda g, out, a, b, reduction: _loss_back(g, out, np.broadcast_shapes(a.shape, b.shape), reduction)
+               * (-2 * (a - b)))}, saves=["self", "target"], dtype=PROMOTE)
+
+
+def _bce_logits(a, b, reduction):
+    return _reduce_loss(xp.log(1 + xp.exp(-xp.abs(a))) + xp.relu(a) - a * b, reduction)
+
+
+op("bce_with_logits", "BinaryCrossEntropyWithLogitsBackward0", ["self", "target"], _bce_logits,
+   {"self": ("grad * (sigmoid(self) - target) (/ N for 'mean')",
+             lambda g, out, a, b, reduction: _loss_back(g, out, a.shape, reduction) * (xp.sigmoid(a) - b)),
+    "target": ("grad * -self (/ N for 'mean')",
+               lambda g, out, a, b, reduction: _loss_back(g, out, a.shape, reduction) * -a)},
+   saves=["self", "target"], dtype=PROMOTE)
+
+_BCE_EPSILON = 1e-12
+
+
+def _clamped_log(x):
+    """log clamped below at -100, as binary_cross_entropy does."""
+    if xp.symbolic(x):
+        return xp.log(x)
+    return np.maximum(xp.log(x), -100)
+
+
+def _bce(a, b, reduction):
+    return _reduce_loss(-(b * _clamped_log(a) + (1 - b) * _clamped_log(1 - a)), reduction)
+
+
+def _bce_self_rule(g, out, a, b, reduction):
+    denominator = (1 - a) * a
+    if not xp.symbolic(a):
+        denominator = np.maximum(denominator, _BCE_EPSILON)
+    return _loss_back(g, out, a.shape, reduction) * ((a - b) / denominator)
+
+
+op("bce", "BinaryCrossEntropyBackward0", ["self", "target"], _bce,
+   {"self": ("grad * (self - target) / max((1 - self) * self, EPSILON) (/ N for 'mean')", _bce_self_rule),
+    "target": ("grad * (log(1 - self) - log(self)) (/ N for 'mean')",
+               lambda g, out, a, b, reduction: _loss_back(g, out, a.shape, reduction) * (xp.log(1 - a) - xp.log(a)))},
    saves=["self", "target"])
 
 
-def _nll_rule(g, out, a, target):
-    onehot = xp.zeros(a.shape, like=a)
-    onehot[np.arange(a.shape[0]), target] = -1 / a.shape[0]
-    return xp.expand_to(g, out, a.shape) * onehot
+def _nll(a, target, reduction, ignore_index):
+    kept = target != ignore_index
+    safe = np.where(kept, target, 0)
+    if a.ndim == 1:
+        picked = -a[safe] * kept
+    else:
+        picked = -np.take_along_axis(a, np.expand_dims(safe, 1), 1).squeeze(1) * kept
+    if reduction == "mean":
+        return np.sum(picked) / np.sum(kept)
+    return _reduce_loss(picked, reduction)
+
+
+def _nll_rule(g, out, a, target, reduction, ignore_index):
+    """-grad at each target class (ignored targets get none), / the number of kept targets for 'mean'."""
+    kept = target != ignore_index
+    safe = np.where(kept, target, 0)
+    batch = xp.batch_shape(g, out)
+    if reduction == "none":
+        per = -g * kept
+    else:
+        per = -xp.expand_to(g, out, target.shape) * kept
+        if reduction == "mean":
+            per = per / np.sum(kept)
+    grad = xp.zeros(batch + a.shape, like=per)
+    if a.ndim == 1:
+        grad[..., safe] = per
+    else:
+        axis = 1 - a.ndim
+        index = np.expand_dims(safe, 1)
+        np.put_along_axis(grad, np.broadcast_to(index, batch + index.shape), np.expand_dims(per, axis), axis=axis)
+    return grad
+
+
+op("nll_loss2d", "NllLoss2DBackward0", ["self"], _nll,
+   {"self": ("-grad at each target (/ N for 'mean')", _nll_rule)}, saves=["self", "target"])
+op("nll_loss", "NllLossBackward0", ["self"], _nll,
+   {"self": ("-grad at each target (/ N for 'mean')", _nll_rule)}, saves=["self", "target"])
 
 
 # --- ops over a list of tensors (one rule, specialised per input position) ---------------------

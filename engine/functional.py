@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.graph import pullback
+from engine.graph import as_grad, pullback
 from engine.tensor import Tensor, _as_operand
 
 
@@ -65,4 +65,4 @@ def vjp(func, inputs: Tensor, v: Tensor | None = None) -> tuple[Tensor, Tensor]:
             raise RuntimeError(f"Mismatch in shape: grad_output[0] has a shape of torch.Size({list(seed.shape)}) "
                                f"and output[0] has a shape of torch.Size({list(y._data.shape)}).")
     g = _pullback(y, x, seed, nbatch=0, retain_graph=False)
-    return y.detach(), Tensor._make(np.array(g, dtype=x._data.dtype))
+    return y.detach(), Tensor._make(as_grad(g, x._data))

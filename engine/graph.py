@@ -27,6 +27,9 @@ SECOND_BACKWARD = (
 )
 
 
+_NAMESPACED = frozenset({"CopySlices", "CopyBackwards", "NotImplemented"})
+
+
 class Node:
     """A backward node (`grad_fn`): which op made a tensor, from which inputs."""
 
@@ -43,7 +46,9 @@ class Node:
         self.versions = ()        # [(saved Tensor, its version when saved, saved as this node's output?)]
 
     def name(self) -> str:
-        return self.op.grad_fn
+        """PyTorch's node name: C++ nodes outside the generated ones are namespaced (torch::autograd::CopySlices)."""
+        name = self.op.grad_fn
+        return f"torch::autograd::{name}" if name in _NAMESPACED else name
 
     @property
     def next_functions(self) -> tuple:
@@ -140,9 +145,13 @@ def sweep(root, cotangent: np.ndarray, *, nbatch: int = 0, retain_graph: bool = 
             if parent is None:
                 continue
             gi = vjp[i](g, out, *arrays, **attrs)
-            shape = arrays[i].shape
-            if (gi.shape[nbatch:] if nbatch else gi.shape) != shape:
-                gi = sum_to(gi, shape, nbatch)
+            if gi is None:  # an undefined gradient (PyTorch's norm with p=0): nothing flows
+                continue
+            array = arrays[i]
+            if (gi.shape[nbatch:] if nbatch else gi.shape) != array.shape:
+                gi = sum_to(gi, array.shape, nbatch)
+            if gi.dtype != array.dtype and gi.dtype != object:  # a gradient has its input's dtype
+                gi = gi.astype(array.dtype)
             previous = grads.get(parent)
             grads[parent] = gi if previous is None else previous + gi
             if contributions is not None:
@@ -152,6 +161,17 @@ def sweep(root, cotangent: np.ndarray, *, nbatch: int = 0, retain_graph: bool = 
         if not retain_graph:
             node.freed = True
     return leaves
+
+
+def as_grad(g, like: np.ndarray) -> np.ndarray:
+    """A fresh, writable gradient array with `like`'s shape and dtype: the one way a cotangent becomes a
+    `.grad` or an `autograd.grad` result (a 0-dim gradient stays a 0-dim array, never a numpy scalar)."""
+    return np.array(np.broadcast_to(g, like.shape), dtype=like.dtype)
+
+
+def accumulate(grad: np.ndarray, g) -> None:
+    """Add a cotangent into an existing gradient array, in place, as PyTorch's AccumulateGrad does."""
+    np.add(grad, g, out=grad, casting="unsafe")
 
 
 def pullback(root, cotangents, edges, *, nbatch: int = 0, retain_graph: bool = False) -> list:

@@ -7,6 +7,8 @@ gradient is needed, records a `Node` with what the backward rule needs.
 from __future__ import annotations
 
 import functools
+import math
+import re
 import warnings
 from collections import namedtuple
 
@@ -14,7 +16,7 @@ import numpy as np
 
 from engine import dtypes
 from engine.derivatives import OPS, saved_tensors, variadic
-from engine.graph import AccumulateGrad, BackwardCall, Node, active_recorders, sweep, topological
+from engine.graph import AccumulateGrad, BackwardCall, Node, accumulate, active_recorders, as_grad, sweep, topological
 from engine.printing import format_tensor
 
 _FLOAT32 = np.dtype(np.float32)
@@ -100,12 +102,9 @@ def is_grad_enabled() -> bool:
 
 
 def _result_dtype(arrays, out_dtype):
-    """PyTorch's promotion on top of numpy's: float64 only from a float64 tensor, ints divide to float32."""
-    if out_dtype == _FLOAT64:
-        tensors = [a for a in arrays if type(a) is np.ndarray]
-        dimmed = [a for a in tensors if a.ndim] or tensors
-        if not any(a.dtype == _FLOAT64 for a in dimmed):
-            return _FLOAT32
+    """For an op without a dtype rule in the table: float64 only from a float64 tensor."""
+    if out_dtype == _FLOAT64 and not any(type(a) is np.ndarray and a.dtype == _FLOAT64 for a in arrays):
+        return _FLOAT32
     return out_dtype
 
 
@@ -119,8 +118,13 @@ def _run(op, inputs: tuple, attrs: dict) -> "Tensor":
     out = op.forward(*arrays, **attrs)
     if type(out) is not np.ndarray:
         out = np.asarray(out)
-    # numpy makes float64 where PyTorch keeps float32; an explicit cast (`dtype` attr) keeps its dtype
-    if out.dtype == _FLOAT64 and "dtype" not in attrs:
+    # the result's dtype is PyTorch's (type promotion, `engine.dtypes.result_type`), whatever numpy made
+    rule = op.result_dtype
+    if rule is not None:
+        dtype = rule(arrays, attrs)
+        if out.dtype != dtype:
+            out = out.astype(dtype)
+    elif out.dtype == _FLOAT64 and "dtype" not in attrs:  # an explicit cast (`dtype` attr) keeps its dtype
         out = out.astype(_result_dtype(arrays, out.dtype), copy=False)
     result = Tensor._make(out)
     if not _grad_enabled:
@@ -137,6 +141,9 @@ def _run(op, inputs: tuple, attrs: dict) -> "Tensor":
         node = result._grad_fn = Node(op, arrays, attrs, out, parents)
         if op.saves:
             _save_versions(node, op, inputs, wanted, result)
+        if op.view and wanted & 1:  # remember the leaf this is a view of (in-place writes to it are refused)
+            base = inputs[0]
+            result._base = base if base._grad_fn is None else getattr(base, "_base", None)
     return result
 
 
@@ -197,8 +204,21 @@ def _normalize_dim(dim: int, ndim: int) -> int:
 
 
 def _dims(dim, ndim) -> tuple[int, ...]:
+    """Reduction dims as negative indices; () for a 0-dim tensor (dim 0 or -1 reduce over nothing)."""
     dims = dim if isinstance(dim, (tuple, list)) else (dim,)
-    return tuple(_normalize_dim(d, ndim) for d in dims)
+    dims = tuple(_normalize_dim(d, ndim) for d in dims)
+    if len(set(dims)) != len(dims):
+        raise RuntimeError(f"dim {next(d % ndim for d in dims if dims.count(d) > 1)} appears multiple times in the "
+                           "list of dims")
+    return dims if ndim else ()
+
+
+def _tensor_arg(value, function: str, name: str, position: int = 1) -> "Tensor":
+    """An argument PyTorch only accepts as a Tensor, with its TypeError otherwise."""
+    if not isinstance(value, Tensor):
+        raise TypeError(f"{function}(): argument '{name}' (position {position}) must be Tensor, not "
+                        f"{type(value).__name__}")
+    return value
 
 
 def _shape_arg(shape) -> tuple:
@@ -214,6 +234,9 @@ def _view_shape(shape, numel) -> tuple[int, ...]:
         raise RuntimeError("only one dimension can be inferred")
     known = int(np.prod([s for s in shape if s != -1])) if shape else 1
     if -1 in shape:
+        if known == 0 and numel == 0:
+            raise RuntimeError(f"cannot reshape tensor of 0 elements into shape [{', '.join(map(str, shape))}] because "
+                               "the unspecified dimension size -1 can be any value and is ambiguous")
         if known == 0 or numel % known:
             raise RuntimeError(f"shape '[{', '.join(map(str, shape))}]' is invalid for input of size {numel}")
         shape[shape.index(-1)] = numel // known
@@ -228,15 +251,24 @@ for _result in (MaxResult, MinResult):
     _result.__repr__ = lambda self: (f"torch.return_types.{type(self).__name__}(\nvalues={self.values!r},\n"
                                       f"indices={self.indices!r})")
 
+# the C++ type names some of PyTorch's messages use ("expected m1 and m2 to have the same dtype, but got: float != double")
+_C_TYPE_NAMES = {"int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+                 "uint8": "unsigned char", "bool": "bool", "float16": "c10::Half", "float32": "float",
+                 "float64": "double"}
 _SCALAR_TYPE_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
                       "bool": "Bool", "float16": "Half", "float32": "Float", "float64": "Double"}
 LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
+LEAF_VIEW_INPLACE = "a view of a leaf Variable that requires grad is being used in an in-place operation."
+_KIND_RANK = {"b": 0, "u": 1, "i": 1, "f": 2}
+
+
+_CPU = dtypes.device("cpu")
 
 
 class Tensor:
     """A multi-dimensional array that can record the operations applied to it."""
 
-    __slots__ = ("_data", "_requires_grad", "_grad", "_grad_fn", "_accumulator", "_version", "__weakref__")
+    __slots__ = ("_data", "_requires_grad", "_grad", "_grad_fn", "_accumulator", "_version", "_base", "__weakref__")
     __array_priority__ = 1000  # numpy scalars on the left defer to Tensor's reflected operators
 
     def __init__(self, *args) -> None:
@@ -311,7 +343,9 @@ class Tensor:
             raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
                             f"{type(value).__name__}")
         if value is not None and value._data.shape != self._data.shape:
-            raise RuntimeError("assigned grad has data of a different size")
+            raise RuntimeError(f"attempting to assign a gradient of size '{list(value._data.shape)}' to a tensor of "
+                               f"size '{list(self._data.shape)}'. Please ensure that the gradient and the tensor are "
+                               "the same size".replace(", ", ","))
         self._grad = value
 
     @grad.deleter
@@ -339,9 +373,9 @@ class Tensor:
     def _accumulate(self, g) -> None:
         """Add a cotangent into .grad (in place, as PyTorch does, so references see the sum)."""
         if self._grad is None:
-            self._grad = Tensor._make(np.array(g, dtype=self._data.dtype))
+            self._grad = Tensor._make(as_grad(g, self._data))
         else:
-            self._grad._data = self._grad._data + g
+            accumulate(self._grad._data, g)
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None) -> None:
         """Compute the gradient of this tensor w.r.t. the graph leaves, adding into their `.grad`."""
@@ -420,8 +454,11 @@ class Tensor:
         return dtypes.from_numpy(self._data.dtype)
 
     @property
-    def device(self) -> str:
-        return "cpu"
+    def device(self) -> dtypes.device:
+        return _CPU
+
+    def cpu(self) -> "Tensor":
+        return self
 
     def is_floating_point(self) -> bool:
         return self._data.dtype.kind == "f"
@@ -441,7 +478,7 @@ class Tensor:
 
     def __repr__(self) -> str:
         return format_tensor(self._data, requires_grad=self._requires_grad and self._grad_fn is None,
-                             grad_fn=None if self._grad_fn is None else self._grad_fn.name())
+                             grad_fn=None if self._grad_fn is None else self._grad_fn.op.grad_fn)
 
     __str__ = __repr__
 
@@ -458,18 +495,24 @@ class Tensor:
     def __iter__(self):
         if self._data.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
-        return (self[i] for i in range(self._data.shape[0]))
+        n = self._data.shape[0]
+        return iter([_apply("unbind", (self,), key=(i,) + (slice(None),) * (self._data.ndim - 1)) for i in range(n)])
 
     def __bool__(self) -> bool:
         if self._data.size != 1:
             raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
         return bool(self._data.reshape(()))
 
+    def _scalar(self):
+        if self._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return self._data.reshape(()).item()
+
     def __float__(self) -> float:
-        return float(self.item())
+        return float(self._scalar())
 
     def __int__(self) -> int:
-        return int(self.item())
+        return int(self._scalar())
 
     def __index__(self) -> int:
         if self._data.dtype.kind not in "iub" or self._data.size != 1:
@@ -507,6 +550,26 @@ class Tensor:
             return _binary("div", other, self)
         return _apply("reciprocal", (self,)) * other
 
+    def __floordiv__(self, other):
+        return _binary("floor_divide", self, other)
+
+    def __rfloordiv__(self, other):
+        return _apply("rfloor_divide", (self, _as_operand(other)))
+
+    def __mod__(self, other):
+        if type(other) is Tensor:
+            return _binary("remainder_tensor", self, other)
+        return _binary("remainder", self, other)
+
+    def __rmod__(self, other):
+        return _apply("rremainder", (self, _as_operand(other)))
+
+    def floor_divide(self, other):
+        return self // other
+
+    def remainder(self, other):
+        return self % other
+
     def __neg__(self):
         return _apply("neg", (self,))
 
@@ -525,11 +588,18 @@ class Tensor:
         return matmul(self, other)
 
     def __rmatmul__(self, other):
-        return matmul(_as_operand(other), self)
+        if not isinstance(other, Tensor):
+            raise TypeError(f"unsupported operand type(s) for @: '{type(other).__module__}.{type(other).__name__}' "
+                            "and 'Tensor'".replace("builtins.", ""))
+        return matmul(other, self)
 
     def pow(self, exponent):
         if isinstance(exponent, Tensor):
+            if self._data.dtype.kind in "iu" and exponent._data.dtype.kind in "iu" and (exponent._data < 0).any():
+                raise RuntimeError("Integers to negative integer powers are not allowed.")
             return _binary("pow_tensor", self, exponent)
+        if self._data.dtype.kind in "iu" and isinstance(exponent, int) and exponent < 0:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
         return _apply("pow", (self,), exponent=_as_operand(exponent))
 
     def add(self, other, alpha=1):
@@ -551,7 +621,7 @@ class Tensor:
         return self.pow(2)
 
     def reciprocal(self):
-        return _apply("reciprocal", (self,))
+        return _apply("reciprocal", (self._floating(),))
 
     # comparisons give bool tensors and never record a graph
     def _compare(self, other, fn):
@@ -587,6 +657,49 @@ class Tensor:
     def eq(self, other):
         return self == other
 
+    def ne(self, other):
+        return self != other
+
+    def gt(self, other):
+        return self > other
+
+    def ge(self, other):
+        return self >= other
+
+    def lt(self, other):
+        return self < other
+
+    def le(self, other):
+        return self <= other
+
+    def _logical(self, other, fn, symbol: str):
+        other = _as_operand(other)
+        operands = (self._data, other._data if isinstance(other, Tensor) else other)
+        if any(np.asarray(a).dtype.kind == "f" for a in operands):
+            raise TypeError(f"unsupported operand type(s) for {symbol}: 'Tensor' and "
+                            f"'{'Tensor' if isinstance(other, Tensor) else type(other).__name__}'")
+        _broadcast(self, other)
+        return Tensor._make(np.asarray(fn(*operands)).astype(dtypes.result_type(*operands)))
+
+    def __and__(self, other):
+        return self._logical(other, np.bitwise_and, "&")
+
+    def __or__(self, other):
+        return self._logical(other, np.bitwise_or, "|")
+
+    def __xor__(self, other):
+        return self._logical(other, np.bitwise_xor, "^")
+
+    __rand__, __ror__, __rxor__ = __and__, __or__, __xor__
+
+    def __invert__(self):
+        if self._data.dtype.kind == "f":
+            raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
+        return Tensor._make(np.invert(self._data))
+
+    def logical_not(self):
+        return Tensor._make(np.logical_not(self._data))
+
     def allclose(self, other, rtol=1e-05, atol=1e-08) -> bool:
         return bool(np.allclose(self._data, _as_operand(other)._data, rtol=rtol, atol=atol))
 
@@ -595,31 +708,37 @@ class Tensor:
 
     # --- elementwise functions ----------------------------------------------------------------
     def exp(self):
-        return _apply("exp", (self,))
+        return _apply("exp", (self._floating(),))
 
     def log(self):
-        return _apply("log", (self,))
+        return _apply("log", (self._floating(),))
 
     def sqrt(self):
-        return _apply("sqrt", (self,))
+        return _apply("sqrt", (self._floating(),))
 
     def sin(self):
-        return _apply("sin", (self,))
+        return _apply("sin", (self._floating(),))
 
     def cos(self):
-        return _apply("cos", (self,))
+        return _apply("cos", (self._floating(),))
 
     def tanh(self):
-        return _apply("tanh", (self,))
+        return _apply("tanh", (self._floating(),))
 
     def sigmoid(self):
-        return _apply("sigmoid", (self,))
+        return _apply("sigmoid", (self._floating(),))
 
     def relu(self):
         return _apply("relu", (self,))
 
     def abs(self):
+        if self._data.dtype == np.bool_:
+            raise NotImplementedError('"abs_cpu" not implemented for \'Bool\'')
         return _apply("abs", (self,))
+
+    def _floating(self) -> "Tensor":
+        """Integer and bool inputs of float-valued ops (exp, sqrt…) are computed as float32, as PyTorch."""
+        return self if self._data.dtype.kind == "f" else Tensor._make(self._data.astype(np.float32))
 
     def clamp(self, min=None, max=None):  # noqa: A002 - PyTorch's argument names
         if min is None and max is None:
@@ -629,13 +748,35 @@ class Tensor:
     clip = clamp
 
     def clamp_min(self, min):  # noqa: A002
-        return self.clamp(min=min)
+        return _apply("clamp_min", (self,), low=min)
 
     def clamp_max(self, max):  # noqa: A002
-        return self.clamp(max=max)
+        return _apply("clamp_max", (self,), high=max)
 
     def maximum(self, other):
-        return _binary("maximum", self, other)
+        return _binary("maximum", self, _tensor_arg(other, "maximum", "other"))
+
+    def minimum(self, other):
+        return _binary("minimum", self, _tensor_arg(other, "minimum", "other"))
+
+    def sign(self):
+        return _apply("sign", (self,))
+
+    def masked_fill(self, mask, value):
+        mask = _tensor_arg(mask, "masked_fill", "mask")
+        if mask._data.dtype != np.bool_:
+            raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
+                               f"{_C_TYPE_NAMES[mask._data.dtype.name]}")
+        _broadcast(mask, self)
+        if isinstance(value, Tensor):
+            if value._data.ndim:
+                raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                                   f"{value._data.ndim} dimension(s).")
+            return _apply("masked_fill_tensor", (self, value), mask=mask._data)
+        return _apply("masked_fill", (self,), mask=mask._data, value=value)
+
+    def flip(self, *dims):
+        return _apply("flip", (self,), dims=_dims(_shape_arg(dims), self._data.ndim))
 
     # --- reductions ---------------------------------------------------------------------------
     def _reduce(self, key: str, dim, keepdim: bool, dtype_message: str | None = None):
@@ -645,18 +786,20 @@ class Tensor:
             return _apply(key, (self,))
         return _apply(key + "_dim", (self,), dims=_dims(dim, self._data.ndim), keepdim=keepdim)
 
-    def sum(self, dim=None, keepdim=False, dtype=None):
-        return self._reduce("sum", dim, keepdim)
+    def sum(self, dim=None, keepdim=False, *, dtype=None):
+        source = self if dtype is None else self.to(dtype)
+        return source._reduce("sum", dim, keepdim)
 
-    def mean(self, dim=None, keepdim=False, dtype=None):
-        return self._reduce("mean", dim, keepdim, "mean(): could not infer output dtype. Input dtype must be "
-                                                   "either a floating point or complex dtype. Got: {}")
+    def mean(self, dim=None, keepdim=False, *, dtype=None):
+        source = self if dtype is None else self.to(dtype)
+        return source._reduce("mean", dim, keepdim, "mean(): could not infer output dtype. Input dtype must be "
+                                                     "either a floating point or complex dtype. Got: {}")
 
     def _extremum(self, key: str, dim, keepdim: bool, result_type, other=None):
         if isinstance(dim, Tensor):
             other, dim = dim, None
         if other is not None:
-            return _binary("maximum", self, other) if key == "max" else -_binary("maximum", -self, -other)
+            return _binary("maximum" if key == "max" else "minimum", self, other)
         if dim is None:
             if self._data.size == 0:
                 raise RuntimeError(f"{key}(): Expected reduction dim to be specified for input.numel() == 0. "
@@ -675,52 +818,148 @@ class Tensor:
         return self._extremum("min", dim, keepdim, MinResult)
 
     def argmax(self, dim=None, keepdim=False):
+        if dim is None and self._data.size == 0:
+            raise IndexError("argmax(): Expected reduction dim to be specified for input.numel() == 0.")
         if dim is None:
             return Tensor._make(np.asarray(np.argmax(self._data), dtype=np.int64))
         return self.max(dim, keepdim).indices
 
     def argmin(self, dim=None, keepdim=False):
+        if dim is None and self._data.size == 0:
+            raise IndexError("argmin(): Expected reduction dim to be specified for input.numel() == 0.")
         if dim is None:
             return Tensor._make(np.asarray(np.argmin(self._data), dtype=np.int64))
         return self.min(dim, keepdim).indices
 
-    def softmax(self, dim):
-        return _apply("softmax", (self,), dim=_normalize_dim(dim, self._data.ndim))
+    def softmax(self, dim, dtype=None):
+        source = self if dtype is None else self.to(dtype)
+        return _apply("softmax", (source,), dim=source._softmax_dim("softmax", dim))
 
-    def log_softmax(self, dim):
-        return _apply("log_softmax", (self,), dim=_normalize_dim(dim, self._data.ndim))
+    def log_softmax(self, dim, dtype=None):
+        source = self if dtype is None else self.to(dtype)
+        return _apply("log_softmax", (source,), dim=source._softmax_dim("log_softmax", dim))
 
-    def norm(self):
-        return _apply("norm", (self,))
+    def _softmax_dim(self, name: str, dim) -> int:
+        d = _normalize_dim(dim, self._data.ndim)
+        if self._data.dtype.kind != "f":
+            kernel = f"{name}_lastdim_kernel_impl" if d == -1 or self._data.ndim <= 1 else f"{name}_kernel_impl"
+            raise NotImplementedError(f'"{kernel}" not implemented for '
+                                      f"'{_SCALAR_TYPE_NAMES[self._data.dtype.name]}'")
+        return d
 
-    def prod(self):
-        return _apply("prod", (self,))
+    def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
+        """`x.norm(p=2, dim=None, keepdim=False)`: the vector p-norm over `dim` (all elements by default)."""
+        source = self if dtype is None else self.to(dtype)
+        if source._data.dtype.kind != "f":
+            raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+                               f"{_SCALAR_TYPE_NAMES[source._data.dtype.name]}")
+        if isinstance(p, str):
+            if p != "fro":
+                raise NotImplementedError(f"norm(p={p!r}) (a matrix norm) is not supported by this engine; "
+                                          "p may be a number, inf, -inf or 'fro'")
+            if dim is not None and len(_dims(dim, source._data.ndim)) > 2:
+                raise RuntimeError("linalg.matrix_norm: dim must be a 2-tuple. Got " +
+                                   " ".join(str(d) for d in dim))
+            p = 2
+        if not isinstance(p, (int, float)) or isinstance(p, bool):
+            raise TypeError(f"norm(): argument 'p' must be a number or a string, not {type(p).__name__}")
+        dims = None if dim is None else _dims(dim, source._data.ndim)
+        if dims is not None and not dims and source._data.ndim:
+            dims = None  # dim=() (an empty list) means every dim, as in linalg.vector_norm
+        if source._data.size == 0 and (p < 0 or p == math.inf):
+            shown = ("-" if p < 0 else "") + "inf" if abs(p) == math.inf else f"{p:g}"
+            empty = [d % source._data.ndim for d in dims or () if source._data.shape[d] == 0]
+            if dims is None:
+                raise RuntimeError(f"linalg.vector_norm cannot compute the {shown} norm on an empty tensor because "
+                                   "the operation does not have an identity")
+            if empty:
+                raise RuntimeError(f"linalg.vector_norm cannot compute the {shown} norm on the dimension {empty[0]}"
+                                   "because this dimension is empty and the operation does not have an identity")
+        return _apply("norm", (source,), p=int(p) if math.isfinite(p) and p == int(p) else float(p), dims=dims,
+                      keepdim=bool(keepdim))
 
-    def var(self, correction=1, unbiased=None):
-        return _apply("var", (self,), correction=_correction(correction, unbiased))
+    def prod(self, dim=None, keepdim=False, *, dtype=None):
+        source = self if dtype is None else self.to(dtype)
+        if dim is None:
+            return _apply("prod", (source,))
+        if isinstance(dim, (tuple, list)):
+            raise TypeError("prod(): argument 'dim' (position 1) must be int, not " + type(dim).__name__)
+        d = _dims(dim, source._data.ndim)
+        return _apply("prod_dim", (source,), dim=d[0] if d else None, keepdim=bool(keepdim))
 
-    def std(self, correction=1, unbiased=None):
-        return _apply("std", (self,), correction=_correction(correction, unbiased))
+    def var(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+        """`var(dim=None, *, correction=1, keepdim=False)`, `var(dim, unbiased, keepdim=False)`, `var(unbiased)`:
+        PyTorch's three forms, read as PyTorch reads them (`x.var(1)` is over dim 1)."""
+        return self._moment("var", dim, unbiased, keepdim, correction)
+
+    def std(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+        """The same forms as `var`."""
+        return self._moment("std", dim, unbiased, keepdim, correction)
+
+    def _moment(self, key, dim, unbiased, keepdim, correction):
+        if isinstance(dim, bool) and unbiased is None:  # the `var(bool unbiased)` form
+            dim, unbiased = None, dim
+        if unbiased is not None and not isinstance(unbiased, bool):
+            raise TypeError(f"{key}() received an invalid combination of arguments - got "
+                            f"({type(dim).__name__}, {type(unbiased).__name__}), but expected one of:\n"
+                            " * (tuple of ints dim, bool unbiased = True, bool keepdim = False)\n"
+                            " * (tuple of ints dim = None, *, Number correction = None, bool keepdim = False)\n"
+                            " * (bool unbiased = True)\n")
+        if unbiased is not None and correction is not None:
+            raise TypeError(f"{key}() received an invalid combination of arguments: both unbiased and correction")
+        if self._data.dtype.kind != "f":
+            raise RuntimeError("std and var only support floating point and complex dtypes")
+        correction = int(unbiased) if unbiased is not None else 1 if correction is None else correction
+        dims = None if dim is None else _dims(dim, self._data.ndim)
+        return _apply(key, (self,), dims=dims, correction=correction, keepdim=bool(keepdim))
+
+    def logsumexp(self, dim, keepdim=False):
+        dims = _dims(dim, self._data.ndim)
+        return _apply("logsumexp", (self,), dims=dims if dims or not self._data.ndim else None,
+                      keepdim=bool(keepdim))
 
     def log1p(self):
-        return _apply("log1p", (self,))
+        return _apply("log1p", (self._floating(),))
 
     # --- products -----------------------------------------------------------------------------
     def matmul(self, other):
         return matmul(self, other)
 
-    def mm(self, other):
+    def mm(self, mat2):
+        mat2 = _tensor_arg(mat2, "mm", "mat2")
         if self._data.ndim != 2:
             raise RuntimeError("self must be a matrix")
-        if other._data.ndim != 2:
+        if mat2._data.ndim != 2:
             raise RuntimeError("mat2 must be a matrix")
-        return matmul(self, other)
+        return matmul(self, mat2)
 
     def mv(self, vec):
+        vec = _tensor_arg(vec, "mv", "vec")
+        if self._data.ndim != 2 or vec._data.ndim != 1:
+            raise RuntimeError(f"vector + matrix @ vector expected, got 1, {self._data.ndim}, {vec._data.ndim}")
         return matmul(self, vec)
 
-    def dot(self, other):
-        return matmul(self, other)
+    def dot(self, tensor):
+        tensor = _tensor_arg(tensor, "dot", "tensor")
+        if self._data.ndim != 1 or tensor._data.ndim != 1:
+            raise RuntimeError(f"1D tensors expected, but got {self._data.ndim}D and {tensor._data.ndim}D tensors")
+        return matmul(self, tensor)
+
+    def bmm(self, mat2):
+        mat2 = _tensor_arg(mat2, "bmm", "mat2")
+        if self._data.ndim != 3:
+            raise RuntimeError("batch1 must be a 3D tensor")
+        if mat2._data.ndim != 3:
+            raise RuntimeError("batch2 must be a 3D tensor")
+        sa, sb = self._data.shape, mat2._data.shape
+        if sa[0] != sb[0] or sa[2] != sb[1]:
+            raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{sa[0]}, {sa[2]}] "
+                               f"but got: [{sb[0]}, {sb[1]}].")
+        if self._data.dtype != mat2._data.dtype:
+            raise RuntimeError(f"expected scalar type {_SCALAR_TYPE_NAMES[self._data.dtype.name]} but found "
+                               f"{_SCALAR_TYPE_NAMES[mat2._data.dtype.name]}")
+        guard_shape((sa[0], sa[1], sb[2]))
+        return _apply("bmm3", (self, mat2))
 
     # --- shapes -------------------------------------------------------------------------------
     def view(self, *shape):
@@ -745,8 +984,18 @@ class Tensor:
     def reshape_as(self, other):
         return self.reshape(other.shape)
 
-    def flatten(self):
-        return self if self._data.ndim == 1 else self.reshape(-1)
+    def flatten(self, start_dim=0, end_dim=-1):
+        n = self._data.ndim
+        if n == 0:
+            _normalize_dim(start_dim, 0), _normalize_dim(end_dim, 0)
+            return self.reshape(1)
+        start, end = _normalize_dim(start_dim, n) % n, _normalize_dim(end_dim, n) % n
+        if start > end:
+            raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+        if start == end:
+            return self
+        shape = self._data.shape
+        return self.reshape(shape[:start] + (math.prod(shape[start:end + 1]),) + shape[end + 1:])
 
     def unsqueeze(self, dim):
         d = _normalize_dim(dim, self._data.ndim + 1)
@@ -756,8 +1005,6 @@ class Tensor:
         if dim is None:
             return _apply("squeeze", (self,))
         d = _normalize_dim(dim, self._data.ndim)
-        if self._data.ndim and self._data.shape[d] != 1:
-            return _apply("view", (self,), shape=self._data.shape)
         return _apply("squeeze_dim", (self,), dim=d)
 
     def expand(self, *shape):
@@ -817,14 +1064,33 @@ class Tensor:
         return _index(self, key)
 
     def __setitem__(self, key, value) -> None:
+        key = key if isinstance(key, tuple) else (key,)
+        value = _as_operand(value)
+        if any(isinstance(k, (list, range, np.ndarray, Tensor)) for k in key):  # advanced indexing: index_put_
+            self._check_inplace()
+            np_key = _advanced_key(self, key)
+            self._inplace(_apply("index_put", (self, value), key=np_key))
+            return
+        if self._requires_grad and self._grad_fn is None and _grad_enabled:  # x[i] = v writes into a view of x
+            raise RuntimeError(LEAF_VIEW_INPLACE)
         self._check_inplace()
-        self._inplace(_apply("copy_slices", (self, _as_operand(value)), key=_full_key(key, self._data.ndim)))
+        self._inplace(_apply("copy_slices", (self, value), key=_full_key(key, self._data.ndim)))
 
     # --- dtype conversion -----------------------------------------------------------------------
-    def to(self, dtype=None, *args, **kwargs):
-        if isinstance(dtype, (str,)) or dtype is None:  # a device such as "cpu"
-            return self
-        return self._convert(dtypes.to_numpy(dtype))
+    def to(self, *args, dtype=None, device=None, non_blocking=False, copy=False):
+        """`x.to(dtype)`, `x.to(device)`, `x.to(device, dtype)`, `x.to(other)` (other's dtype); CPU only."""
+        dtypes.check_device(device)
+        for arg in args:
+            if isinstance(arg, Tensor):
+                dtype = arg.dtype
+            elif isinstance(arg, (str, dtypes.device)):
+                dtypes.check_device(arg)
+            elif arg is not None:
+                dtype = arg
+        if dtype is None:
+            return self.clone() if copy else self
+        result = self._convert(dtypes.to_numpy(dtype))
+        return result.clone() if copy and result is self else result
 
     def type(self, dtype=None):
         return self.to(dtype)
@@ -860,6 +1126,9 @@ class Tensor:
         if result._data.shape != self._data.shape:
             raise RuntimeError(f"output with shape [{', '.join(map(str, self._data.shape))}] doesn't match the "
                                f"broadcast shape [{', '.join(map(str, result._data.shape))}]")
+        if _KIND_RANK[result._data.dtype.kind] > _KIND_RANK[self._data.dtype.kind]:
+            raise RuntimeError(f"result type {_SCALAR_TYPE_NAMES[result._data.dtype.name]} can't be cast to the "
+                               f"desired output type {_SCALAR_TYPE_NAMES[self._data.dtype.name]}")
         self._version += 1
         node = result._grad_fn
         if node is None:
@@ -874,8 +1143,11 @@ class Tensor:
         return self
 
     def _check_inplace(self) -> None:
-        if self._requires_grad and self._grad_fn is None and _grad_enabled:
-            raise RuntimeError(LEAF_INPLACE)
+        if self._requires_grad and _grad_enabled:
+            if self._grad_fn is None:
+                raise RuntimeError(LEAF_INPLACE)
+            if getattr(self, "_base", None) is not None:
+                raise RuntimeError(LEAF_VIEW_INPLACE)
 
     def add_(self, other, alpha=1):
         self._check_inplace()
@@ -899,7 +1171,7 @@ class Tensor:
             self._data[...] = 0
             self._version += 1
             return self
-        return self._inplace(self * 0)
+        return self._inplace(_apply("zero", (self,)))
 
     def fill_(self, value):
         self._check_inplace()
@@ -907,21 +1179,53 @@ class Tensor:
         self._version += 1
         return self
 
+    def copy_(self, src):
+        self._check_inplace()
+        src = _tensor_arg(src, "copy_", "src")
+        np.broadcast_shapes(src._data.shape, self._data.shape)
+        if not (_grad_enabled and src._requires_grad):
+            self._version += 1
+            np.copyto(self._data, src._data, casting="unsafe")
+            return self
+        return self._inplace(_apply("copy", (self, src)))
+
     __iadd__ = add_
     __isub__ = sub_
     __imul__ = mul_
     __itruediv__ = div_
 
 
-def _correction(correction, unbiased) -> int:
-    return int(unbiased) if unbiased is not None else correction
+def _inplace_variant(name: str):
+    def method(self, *args, **kwargs):
+        self._check_inplace()
+        return self._inplace(getattr(self, name)(*args, **kwargs))
+
+    method.__name__ = method.__qualname__ = name + "_"
+    method.__doc__ = f"`x.{name}_(...)`: `x.{name}(...)` written into x."
+    return method
+
+
+INPLACE_VARIANTS = ("exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "abs", "neg", "reciprocal",
+                    "sign", "log1p", "square", "clamp", "clamp_min", "clamp_max", "clip", "pow", "masked_fill",
+                    "remainder")
+for _name in INPLACE_VARIANTS:
+    setattr(Tensor, _name + "_", _inplace_variant(_name))
+
+
+def _floor_divide_(self, other):
+    """`x //= y`: the in-place op (its missing derivative is named floor_divide_, as in PyTorch)."""
+    self._check_inplace()
+    return self._inplace(_binary("floor_divide_", self, other))
+
+
+Tensor.floor_divide_ = Tensor.__ifloordiv__ = _floor_divide_
 
 
 def cat(tensors, dim=0) -> Tensor:
     """`torch.cat`: join tensors along an existing dim."""
     tensors = [_as_operand(t) for t in tensors]
     if not tensors:
-        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     d = _normalize_dim(dim, tensors[0]._data.ndim)
     for i, t in enumerate(tensors[1:], 1):
         a, b = tensors[0]._data.shape, t._data.shape
@@ -979,18 +1283,46 @@ def _full_key(key, ndim: int) -> tuple:
     return key + fill
 
 
+def _advanced_key(t: Tensor, key: tuple) -> tuple:
+    """A numpy key for advanced indexing (lists, ranges, integer or bool tensors), checked with PyTorch's
+    errors, naming every dim (so a rule can prefix it with `...` for leading batch axes)."""
+    out = []
+    for k in key:
+        if isinstance(k, Tensor):
+            k = k._data
+        elif isinstance(k, range):
+            k = np.arange(k.start, k.stop, k.step, dtype=np.int64)
+        elif isinstance(k, list):
+            k = np.asarray([x._data if isinstance(x, Tensor) else x for x in k])
+            if k.size == 0:
+                k = k.astype(np.int64)
+        if isinstance(k, np.ndarray):
+            if k.dtype.kind not in "iub":
+                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+            if k.dtype == np.bool_ and k.ndim:
+                out.extend(np.nonzero(k))
+                continue
+        elif isinstance(k, float):
+            raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
+                             "valid indices (got float)")
+        out.append(k)
+    np_key = _full_key(tuple(out), t._data.ndim)
+    try:
+        t._data[np_key]
+    except IndexError as err:
+        raise IndexError(re.sub(r"for axis \d+", "for dimension 0", str(err))) from None
+    return np_key
+
+
 def _index(t: Tensor, key) -> Tensor:
     """Indexing as PyTorch records it: a chain of select / slice / unsqueeze nodes, or one index node."""
     lone_slice = isinstance(key, slice)  # PyTorch records x[:] as a slice, but skips full slices in x[:, 1:]
     key = key if isinstance(key, tuple) else (key,)
-    if any(isinstance(k, (list, np.ndarray, Tensor)) for k in key):
-        np_key = tuple(np.asarray(k._data if isinstance(k, Tensor) else k) for k in key)
-        np_key = tuple(np.nonzero(k)[0] if k.dtype == bool else k for k in np_key)
-        try:
-            t._data[np_key]
-        except IndexError as err:
-            raise IndexError(str(err)) from None
-        return _apply("index", (t,), key=np_key + (slice(None),) * (t._data.ndim - len(np_key)))
+    # a 0-dim integer tensor indexes like an int (PyTorch records a select)
+    key = tuple(int(k._data) if isinstance(k, Tensor) and k._data.ndim == 0 and k._data.dtype.kind in "iu" else k
+                for k in key)
+    if any(isinstance(k, (list, range, np.ndarray, Tensor)) for k in key):
+        return _apply("index", (t,), key=_advanced_key(t, key))
     if key.count(Ellipsis) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
     if Ellipsis in key:
@@ -1021,7 +1353,7 @@ def _index(t: Tensor, key) -> Tensor:
                          + (slice(None),) * (out._data.ndim - dim - 1))
         else:
             raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
-                             "are valid indices")
+                             f"are valid indices (got {type(k).__name__})")
     if out is t:
         return _apply("alias", (t,))
     return out
@@ -1034,6 +1366,8 @@ def matmul(a, b) -> Tensor:
     if na == 0 or nb == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {na}D and {nb}D")
     sa, sb = a._data.shape, b._data.shape
+    if a._data.dtype != b._data.dtype:
+        _matmul_dtype_error(a._data.dtype.name, b._data.dtype.name, na, nb)
     if na == 1 and nb == 1:
         if sa != sb:
             raise RuntimeError(f"inconsistent tensor size, expected tensor [{sa[0]}] and src [{sb[0]}] to have the "
@@ -1052,15 +1386,31 @@ def matmul(a, b) -> Tensor:
             raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({sa[0]}x{sa[1]} and {sb[0]}x{sb[1]})")
         guard_shape((sa[0], sb[1]))
         return _apply("mm", (a, b))
-    if na == 1:
-        return _apply("squeeze_matmul", (matmul(a.unsqueeze(0), b),), dim=-2)
+    if na == 1:  # folded into a batched matmul, whose result PyTorch views back
+        out = matmul(a.unsqueeze(0), b)
+        return _apply("unsafe_view", (out,), shape=out._data.shape[:-2] + out._data.shape[-1:])
     if nb == 1:
-        return _apply("squeeze_matmul", (matmul(a, b.unsqueeze(-1)),), dim=-1)
+        out = matmul(a, b.unsqueeze(-1))
+        return _apply("unsafe_view", (out,), shape=out._data.shape[:-1])
     if sa[-1] != sb[-2]:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{sb[0] if nb > 2 else 1}, {sa[-1]}] but got: [{sb[0] if nb > 2 else 1}, {sb[-2]}].")
     guard_shape(np.broadcast_shapes(sa[:-2], sb[:-2]) + (sa[-2], sb[-1]))
     return _apply("bmm", (a, b))
+
+
+def _matmul_dtype_error(da: str, db: str, na: int, nb: int):
+    """PyTorch's message for operands of different dtypes, which depends on the kernel matmul picks."""
+    if na == 1 and nb == 1:
+        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {_SCALAR_TYPE_NAMES[da]} and "
+                           f"{_SCALAR_TYPE_NAMES[db]}")
+    if nb == 1:
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {_SCALAR_TYPE_NAMES[db]}, "
+                           f"{_SCALAR_TYPE_NAMES[da]}, and {_SCALAR_TYPE_NAMES[db]}")
+    if nb == 2:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_C_TYPE_NAMES[da]} != "
+                           f"{_C_TYPE_NAMES[db]}")
+    raise RuntimeError(f"expected scalar type {_SCALAR_TYPE_NAMES[da]} but found {_SCALAR_TYPE_NAMES[db]}")
 
 
 def _nested_shape(data, dim=0):

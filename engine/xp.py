@@ -83,7 +83,11 @@ abs = _unary(np.abs, "Abs", widen=False)  # noqa: A001 - mirrors numpy's name
 
 def sign(a):
     """+1, 0 or -1; decided at the point for symbols."""
-    return np.sign(numeric(a)).astype(a.dtype if not symbolic(a) else np.float64)
+    value = numeric(a)
+    signs = np.sign(value)
+    if value.dtype.kind == "f":
+        signs = np.where(np.isnan(value), 0, signs)  # PyTorch: sign(nan) is 0
+    return signs.astype(a.dtype if not symbolic(a) else np.float64)
 
 
 def greater(a, b):
@@ -103,9 +107,17 @@ def between(a, low, high):
     return mask.astype(np.float64 if symbolic(a) else a.dtype)
 
 
-def equal(a, b):
-    """1 where a == b, else 0 (decided at the point for symbols)."""
+def at_most(a, b):
+    """1 where a <= b, else 0 (nan gives 0; decided at the point for symbols)."""
+    mask = numeric(a) <= numeric(b)
+    return mask.astype(np.float64 if symbolic(a) else a.dtype)
+
+
+def equal(a, b, nan_equal: bool = False):
+    """1 where a == b (or both are nan, with nan_equal), else 0 (decided at the point for symbols)."""
     mask = numeric(a) == numeric(b)
+    if nan_equal:
+        mask = mask | (np.isnan(numeric(a)) & np.isnan(numeric(b)))
     return mask.astype(np.float64 if symbolic(a) else a.dtype)
 
 
@@ -128,6 +140,10 @@ def relu(a):
 
 def maximum(a, b):
     return np.where(numeric(a) >= numeric(b), a, b) if symbolic(a) else np.maximum(a, b)
+
+
+def minimum(a, b):
+    return np.where(numeric(a) <= numeric(b), a, b) if symbolic(a) else np.minimum(a, b)
 
 
 def clip(a, low, high):
@@ -175,6 +191,7 @@ def logsumexp(a, axis):
     if symbolic(a):
         return log(np.sum(exp(a), axis=axis, keepdims=True))
     m = np.max(a, axis=axis, keepdims=True)
+    m = np.where(np.isfinite(m), m, 0)  # all -inf (or an inf) along axis: no shift
     return m + np.log(np.sum(np.exp(a - m), axis=axis, keepdims=True))
 
 

@@ -1,13 +1,19 @@
-"""`torch.nn.functional`: activations and simple losses built from the engine's ops."""
+"""`torch.nn.functional`: activations and losses, each one entry of the engine's derivative table (or a
+composition of entries, where PyTorch composes them too), with PyTorch's signatures and checks."""
 from __future__ import annotations
+
+import warnings
 
 import numpy as np
 
-from engine.tensor import Tensor, _apply
+from engine import dtypes
+from engine.tensor import _SCALAR_TYPE_NAMES, Tensor, _apply, _broadcast, _normalize_dim, _tensor_arg
+
+_REDUCTIONS = ("none", "mean", "sum")
 
 
-def relu(input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's argument name
-    return input.relu()
+def relu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002 - PyTorch's argument name
+    return input.relu_() if inplace else input.relu()
 
 
 def sigmoid(input: Tensor) -> Tensor:  # noqa: A002
@@ -18,29 +24,142 @@ def tanh(input: Tensor) -> Tensor:  # noqa: A002
     return input.tanh()
 
 
-def softmax(input: Tensor, dim: int) -> Tensor:  # noqa: A002
-    return input.softmax(dim)
+def _softmax_dim(name: str, ndim: int, stacklevel: int) -> int:
+    """PyTorch's implicit dim (deprecated, with its warning): 0 for 0-, 1- and 3-dim inputs, else 1."""
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X "
+                  "as an argument.", UserWarning, stacklevel=stacklevel)
+    return 0 if ndim in (0, 1, 3) else 1
 
 
-def log_softmax(input: Tensor, dim: int) -> Tensor:  # noqa: A002
-    return input.log_softmax(dim)
+def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:  # noqa: A002
+    if dim is None:
+        dim = _softmax_dim("softmax", input.dim(), _stacklevel)
+    return (input if dtype is None else input.to(dtype)).softmax(dim)
 
 
-def mse_loss(input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
-    return _apply("mse_loss", (input, target))
+def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:  # noqa: A002
+    if dim is None:
+        dim = _softmax_dim("log_softmax", input.dim(), _stacklevel)
+    return (input if dtype is None else input.to(dtype)).log_softmax(dim)
 
 
-def binary_cross_entropy_with_logits(input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
-    return _apply("bce_with_logits", (input, target))
+def _reduction(reduction: str, size_average=None, reduce=None) -> str:
+    if size_average is not None or reduce is not None:
+        raise NotImplementedError("the deprecated size_average/reduce arguments are not supported by this engine; "
+                                  "use reduction='mean'|'sum'|'none'")
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return reduction
 
 
-def nll_loss(input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
-    return _apply("nll_loss", (input,), target=np.asarray(target._data, dtype=np.int64))
+def _unsupported(function: str, **options) -> None:
+    for name, value in options.items():
+        if value is not None and value is not False and value != 0:
+            raise NotImplementedError(f"{function}({name}=...) is not supported by this engine")
 
 
-def cross_entropy(input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
-    return nll_loss(input.log_softmax(-1), target)
+def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,  # noqa: A002
+             reduction: str = "mean", weight=None) -> Tensor:
+    _unsupported("mse_loss", weight=weight)
+    reduction = _reduction(reduction, size_average, reduce)
+    if target.shape != input.shape:
+        warnings.warn(f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
+                      "This will likely lead to incorrect results due to broadcasting. Please ensure they have the "
+                      "same size.", UserWarning, stacklevel=2)
+    _broadcast(input, target)
+    return _apply("mse_loss", (input, target), reduction=reduction)
 
 
-__all__ = ["binary_cross_entropy_with_logits", "cross_entropy", "log_softmax", "mse_loss", "nll_loss", "relu",
-           "sigmoid", "softmax", "tanh"]
+def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,  # noqa: A002
+            reduction: str = "mean") -> Tensor:
+    reduction = _reduction(reduction, size_average, reduce)
+    if target.shape != input.shape:
+        warnings.warn(f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
+                      "This will likely lead to incorrect results due to broadcasting. Please ensure they have the "
+                      "same size.", UserWarning, stacklevel=2)
+    loss = (input - target).abs()
+    return loss if reduction == "none" else loss.sum() if reduction == "sum" else loss.mean()
+
+
+def binary_cross_entropy(input: Tensor, target: Tensor, weight=None, size_average=None,  # noqa: A002
+                         reduce=None, reduction: str = "mean") -> Tensor:
+    _unsupported("binary_cross_entropy", weight=weight)
+    reduction = _reduction(reduction, size_average, reduce)
+    if target.shape != input.shape:
+        raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
+                         f"({input.shape}) is deprecated. Please ensure they have the same size.")
+    if target.dtype is not input.dtype:
+        raise RuntimeError(f"Found dtype {_SCALAR_TYPE_NAMES[target.dtype.name]} but expected "
+                           f"{_SCALAR_TYPE_NAMES[input.dtype.name]}")
+    values = input._data
+    if values.size and not ((values >= 0) & (values <= 1)).all():
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    return _apply("bce", (input, target), reduction=reduction)
+
+
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight=None, size_average=None,  # noqa: A002
+                                     reduce=None, reduction: str = "mean", pos_weight=None) -> Tensor:
+    _unsupported("binary_cross_entropy_with_logits", weight=weight, pos_weight=pos_weight)
+    reduction = _reduction(reduction, size_average, reduce)
+    if target.shape != input.shape:
+        raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
+    return _apply("bce_with_logits", (input, target), reduction=reduction)
+
+
+def _class_target(input: Tensor, target: Tensor) -> np.ndarray:
+    """Class indices, checked as nll_loss checks them."""
+    if target.dtype not in (dtypes.int64, dtypes.uint8):
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_SCALAR_TYPE_NAMES[target.dtype.name]}")
+    if input.dim() < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {input.dim()})")
+    if input.dim() == 1:
+        if target.dim() > 1:
+            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    elif target.dim() != input.dim() - 1 or target.shape[0] != input.shape[0]:
+        if input.dim() == 2 and target.dim() > 1:
+            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
+                         f"({target.shape[0] if target.dim() else 1}).")
+    return np.asarray(target._data, dtype=np.int64)
+
+
+def nll_loss(input: Tensor, target: Tensor, weight=None, size_average=None, ignore_index: int = -100,  # noqa: A002
+             reduce=None, reduction: str = "mean") -> Tensor:
+    _unsupported("nll_loss", weight=weight)
+    reduction = _reduction(reduction, size_average, reduce)
+    classes = _class_target(input, target)
+    if input.dtype.is_floating_point is False:
+        raise NotImplementedError(f'"nll_loss_out_frame" not implemented for \'{_SCALAR_TYPE_NAMES[input.dtype.name]}\'')
+    n_classes = input.shape[0 if input.dim() == 1 else 1]
+    bad = classes[(classes != ignore_index) & ((classes < 0) | (classes >= n_classes))]
+    if bad.size:
+        raise IndexError(f"Target {bad.reshape(-1)[0]} is out of bounds.")
+    return _apply("nll_loss2d" if input.dim() > 2 else "nll_loss", (input,), target=classes, reduction=reduction,
+                  ignore_index=ignore_index)
+
+
+def cross_entropy(input: Tensor, target: Tensor, weight=None, size_average=None,  # noqa: A002
+                  ignore_index: int = -100, reduce=None, reduction: str = "mean",
+                  label_smoothing: float = 0.0) -> Tensor:
+    """Class indices (nll_loss of log_softmax) or, for a float target shaped like the input, class
+    probabilities (-(target * log_softmax).sum(), divided by the batch size for 'mean'), as PyTorch."""
+    _unsupported("cross_entropy", weight=weight, label_smoothing=label_smoothing)
+    reduction = _reduction(reduction, size_average, reduce)
+    target = _tensor_arg(target, "cross_entropy", "target")
+    class_dim = 0 if input.dim() == 1 else 1
+    log_probs = input.log_softmax(class_dim)
+    if target.is_floating_point() and target.shape == input.shape:
+        if reduction == "none":
+            return -(log_probs * target).sum(class_dim)
+        loss = -(log_probs * target).sum()
+        if reduction == "sum":
+            return loss
+        return _apply("div_scalar", (loss,), other=input.numel() // input.shape[class_dim])
+    if target.is_floating_point() and target.dim() == input.dim():
+        _normalize_dim(class_dim, input.dim())
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    return nll_loss(log_probs, target, ignore_index=ignore_index, reduction=reduction)
+
+
+__all__ = ["binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy", "l1_loss", "log_softmax",
+           "mse_loss", "nll_loss", "relu", "sigmoid", "softmax", "tanh"]

@@ -1,0 +1,569 @@
+"""The engine's public API as a declarative table, in the spirit of PyTorch's `common_methods_invocations.py`.
+
+One `OpInfo` per public name — every name in `engine.__all__`, in `engine.nn.functional.__all__` and
+`engine.autograd.__all__`, every public Tensor method and attribute, and the Tensor operators — each with
+samples: a snippet (statements whose last line's value is compared) and the inputs it reads. Inputs are
+described by `T` (shape or explicit values, dtype, value range) so that the very same numbers are given to
+the engine and to PyTorch. `test_conformance.py` runs every sample on both and compares values, dtype, shape,
+`grad_fn` name, the gradient of every float input for a random cotangent, and errors (type and message).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+inf, nan = float("inf"), float("nan")
+
+
+@dataclass(frozen=True)
+class T:
+    """A tensor input: a shape (random values of `kind`) or explicit values; floats require grad unless
+    `grad=False`."""
+
+    spec: tuple | list | float | int | bool
+    dtype: str = "float32"
+    kind: str = "randn"       # randn | pos (0.5..2) | unit (0.05..0.95) | int (-5..5) | bool
+    grad: bool | None = None
+
+    def array(self, rng: np.random.Generator) -> np.ndarray:
+        if isinstance(self.spec, list) or not isinstance(self.spec, tuple):
+            return np.array(self.spec, dtype=self.dtype)
+        shape = self.spec
+        if self.kind == "bool" or self.dtype == "bool":
+            values = rng.random(shape) > 0.5
+        elif self.kind == "int" or np.dtype(self.dtype).kind in "iu":
+            values = rng.integers(0 if np.dtype(self.dtype).kind == "u" else -5, 6, size=shape)
+        elif self.kind == "pos":
+            values = rng.uniform(0.5, 2.0, size=shape)
+        elif self.kind == "unit":
+            values = rng.uniform(0.05, 0.95, size=shape)
+        else:
+            values = rng.standard_normal(shape)
+        return np.asarray(values).astype(self.dtype)
+
+    @property
+    def requires_grad(self) -> bool:
+        return np.dtype(self.dtype).kind == "f" if self.grad is None else self.grad
+
+
+@dataclass(frozen=True)
+class Sample:
+    code: str
+    inputs: dict = field(default_factory=dict)
+    # "message": the error's type and text are compared; "type": only its type; "unsupported": a form the
+    # engine does not provide, which must raise NotImplementedError naming it (PyTorch computes a result)
+    error: str = "message"
+    values: bool = True      # False for random or uninitialised results (shape and dtype still compared)
+
+    def __repr__(self) -> str:
+        return self.code.strip().replace("\n", "; ")
+
+
+@dataclass
+class OpInfo:
+    name: str
+    samples: list[Sample]
+    skip_grad: str | None = None  # the reason gradients are not compared (None: they are)
+
+
+def s(code: str, *, error: str = "message", values: bool = True, **inputs) -> Sample:
+    return Sample(code, inputs, error, values)
+
+
+OPS: dict[str, OpInfo] = {}
+
+
+def add(name: str, *samples: Sample, skip_grad: str | None = None) -> None:
+    assert name not in OPS, name
+    OPS[name] = OpInfo(name, list(samples), skip_grad)
+
+
+NOT_DIFFERENTIABLE = "not differentiable (no gradient to compare)"
+f32, f64, i64, i32, u8, b = "float32", "float64", "int64", "int32", "uint8", "bool"
+EDGE = [0., -0., 1., -1., 2.5, -3.5, inf, -inf, nan]
+
+
+# --- elementwise unary functions ---------------------------------------------------------------------------
+def unary(name: str, kind: str = "randn", edge: list | None = None, ints: bool = True, function: bool = True,
+          extra: tuple = ()) -> None:
+    samples = [s(f"x.{name}()", x=T((2, 3), kind=kind)),
+               s(f"x.{name}()", x=T((), f64, kind=kind)),
+               s(f"x.{name}()", x=T((0, 3), kind=kind)),
+               s(f"x.{name}()", x=T(edge if edge is not None else EDGE))]
+    if function:
+        samples.append(s(f"torch.{name}(x)", x=T((3,), f64, kind=kind)))
+    if ints:
+        samples += [s(f"x.{name}()", x=T((4,), i64)), s(f"x.{name}()", x=T((4,), b))]
+    add(name, *samples, *extra)
+
+
+for _name, _kind in (("exp", "randn"), ("log", "pos"), ("sqrt", "pos"), ("sin", "randn"), ("cos", "randn"),
+                     ("tanh", "randn"), ("sigmoid", "randn"), ("log1p", "pos"), ("reciprocal", "pos")):
+    unary(_name, _kind, edge=[0.5, 1., 2., 0., -1., inf, -inf, nan] if _kind == "pos" else None)
+unary("relu", edge=[-1., 0., -0., 2., inf, -inf, nan], ints=False,
+      extra=(s("x.relu()", x=T((3,), i64)),))
+unary("abs", extra=(s("torch.abs(x)", x=T([-3, 0, 2], i32)),))
+unary("neg", ints=False, extra=(s("-x", x=T((3,), i64)), s("x.neg()", x=T((3,), b)), s("-x", x=T((3,), b))))
+unary("sign", extra=(s("torch.sign(x)", x=T([-2, 0, 3])),))
+unary("square", extra=(s("torch.square(x)", x=T([-2, 0, 3], i64)),))
+add("logical_not", s("x.logical_not()", x=T((3,), b)), s("torch.logical_not(x)", x=T([0., 1.5, -1.])),
+    skip_grad=NOT_DIFFERENTIABLE)
+
+# in-place variants: on a non-leaf (x * 1), on a leaf that requires grad (PyTorch refuses), and without grad
+for _name, _call, _kind in (("exp_", "exp_()", "randn"), ("log_", "log_()", "pos"), ("sqrt_", "sqrt_()", "pos"),
+                            ("sin_", "sin_()", "randn"), ("cos_", "cos_()", "randn"), ("tanh_", "tanh_()", "randn"),
+                            ("sigmoid_", "sigmoid_()", "randn"), ("relu_", "relu_()", "randn"),
+                            ("abs_", "abs_()", "randn"), ("neg_", "neg_()", "randn"),
+                            ("reciprocal_", "reciprocal_()", "pos"), ("sign_", "sign_()", "randn"),
+                            ("log1p_", "log1p_()", "pos"), ("square_", "square_()", "randn"),
+                            ("clamp_", "clamp_(-0.5, 0.5)", "randn"), ("clamp_min_", "clamp_min_(0.)", "randn"),
+                            ("clamp_max_", "clamp_max_(0.)", "randn"), ("clip_", "clip_(min=-0.5)", "randn"),
+                            ("pow_", "pow_(2)", "randn"), ("floor_divide_", "floor_divide_(0.7)", "randn"),
+                            ("remainder_", "remainder_(0.7)", "randn"),
+                            ("masked_fill_", "masked_fill_(x > 0, 0.5)", "randn")):
+    add(_name, s(f"y = x * 1\ny.{_call}\ny", x=T((2, 3), kind=_kind)),
+        s(f"x.{_call}", x=T((2, 3), kind=_kind)),
+        s(f"y = x.detach().clone()\ny.{_call}\ny", x=T((3,), f64, kind=_kind)),
+        s(f"y = x[:2]\ny.{_call}", x=T((3,), kind=_kind)))
+for _name in ("exp_", "sqrt_"):
+    OPS[_name].samples.append(s(f"x.{_name}()", x=T((3,), i64)))
+add("add_", s("y = x * 1\ny.add_(z)\ny", x=T((2, 3)), z=T((3,))), s("x.add_(1)", x=T((2,))),
+    s("y = x * 1\ny.add_(z, alpha=2)\ny", x=T((2,)), z=T((2,))), s("x.add_(1.5)", x=T((2,), i64)),
+    s("x.add_(z)", x=T((2,), i64), z=T((2,), f32)), s("y = x * 1\ny.add_(z)", x=T((2,)), z=T((2, 2))))
+add("sub_", s("y = x * 1\ny.sub_(z)\ny", x=T((2, 3)), z=T((3,))), s("y = x * 1\ny -= 2\ny", x=T((2,))))
+add("mul_", s("y = x * 1\ny.mul_(z)\ny", x=T((2, 3)), z=T((3,))), s("y = x * 1\ny *= z\ny", x=T((2,)), z=T(())),
+    s("x.mul_(z)", x=T((2,), i64), z=T((2,))))
+add("div_", s("y = x * 1\ny.div_(z)\ny", x=T((2, 3)), z=T((3,), kind="pos")), s("y = x * 1\ny /= 4\ny", x=T((2,))),
+    s("x.div_(2)", x=T((2,), i64)))
+add("zero_", s("y = x * 1\ny.zero_()\ny", x=T((2,))), s("x.detach().zero_()", x=T(())), s("x.zero_()", x=T((2,))),
+    s("with torch.no_grad():\n    x.zero_()\nx", x=T((2,))))
+add("fill_", s("x.detach().fill_(2)", x=T((2,))), s("x.fill_(2)", x=T((3,), i64)),
+    s("with torch.no_grad():\n    x.fill_(0.5)\nx", x=T((2,))), skip_grad=NOT_DIFFERENTIABLE)
+add("copy_", s("y = x * 1\ny.copy_(z)\ny", x=T((2, 3)), z=T((3,))),
+    s("y = x.detach().clone()\ny.copy_(z)\ny", x=T((2,)), z=T((2,), i64)),
+    s("with torch.no_grad():\n    x.copy_(z)\nx", x=T((2,)), z=T((2,))))
+
+# --- binary arithmetic ---------------------------------------------------------------------------------------
+BINARY_SAMPLES = (
+    ("x OP y", dict(x=T((2, 3)), y=T((2, 3), kind="pos"))),
+    ("x OP y", dict(x=T((2, 3)), y=T((3,), kind="pos"))),                 # broadcasting
+    ("x OP y", dict(x=T((2, 1), f64), y=T((1, 3), f64, kind="pos"))),
+    ("x OP 2", dict(x=T((3,)))),
+    ("x OP 2.5", dict(x=T((3,), i64))),                                   # int tensor, float number: float32
+    ("x OP y", dict(x=T((3,), i64), y=T((), f64, kind="pos"))),          # 0-dim float64 wins over int
+    ("x OP y", dict(x=T((3,)), y=T((), f64, kind="pos"))),               # ...but not over float32
+    ("x OP y", dict(x=T((3,), i32), y=T([3], i64))),
+    ("x OP y", dict(x=T((3,), i32), y=T(3, i64))),
+    ("x OP y", dict(x=T((3,)), y=T((3,), f64, kind="pos"))),             # float32 with float64: float64
+    ("x OP y", dict(x=T([1, 7, -4], i64), y=T([2, 2, 3], i64))),
+    ("x OP y", dict(x=T((0, 3)), y=T((3,), kind="pos"))),
+    ("x OP y", dict(x=T((2, 3)), y=T((2,)))),                             # shapes that do not broadcast
+    ("x OP y", dict(x=T([0., -1., inf, nan, 2.]), y=T([0., 2., inf, 1., -inf]))),
+)
+
+
+def binary(name: str, symbol: str | None, skip=(), reflected: bool = True) -> list[Sample]:
+    """The shared binary samples, as an operator (`x + y`) or as a function (`torch.add(x, y)`)."""
+    samples = []
+    for i, (code, inputs) in enumerate(BINARY_SAMPLES):
+        if i not in skip:
+            call = code.replace("OP", symbol) if symbol else f"torch.{name}(" + code.replace(" OP ", ", ") + ")"
+            samples.append(s(call, **inputs))
+    if reflected and symbol:
+        samples += [s(f"2 {symbol} x", x=T((3,), kind="pos")), s(f"2.5 {symbol} x", x=T((3,), i64, kind="pos")),
+                    s(f"y = x * 1\ny {symbol}= 2\ny", x=T((2,)))]
+    return samples
+
+
+add("__add__", *binary("add", "+"))
+add("__sub__", *binary("sub", "-"), s("x - y", x=T((2,), b), y=T((2,), b)), s("x - True", x=T((2,), b)))
+add("__mul__", *binary("mul", "*"), s("x * y", x=T((2,), b), y=T((2,), b)))
+add("__truediv__", *binary("div", "/"), s("x / y", x=T([1, 2, 0], i64), y=T([0, 2, 0], i64)))
+add("__pow__", *binary("pow", "**", skip=(8,)), s("x ** 2", x=T([0., 1., -2.])), s("x ** 0", x=T([0., 3.])),
+    s("x ** y", x=T([0., 0., 2., 0.]), y=T([2., 0., -1., 0.5])), s("x ** -1", x=T([1, 2], i64)),
+    s("x ** y", x=T((3,), kind="pos"), y=T([1, 2, 3], i64)), s("x ** 0.5", x=T([0., 4.])))
+add("__floordiv__", *binary("floor_divide", "//"), s("x // y", x=T([5, -5], i64), y=T([0, 1], i64)),
+    s("(x // 2).sum().backward()", x=T((2,))))
+add("__mod__", *binary("remainder", "%"), s("x % y", x=T([5, -5], i64), y=T([0, 1], i64)),
+    s("x % 0", x=T([5., -5.])), s("(2 % x).sum().backward()", x=T((2,), kind="pos")))
+add("__matmul__", s("x @ y", x=T((2, 3)), y=T((3, 4))), s("x @ y", x=T((3,)), y=T((3,))),
+    s("x @ y", x=T((2, 3)), y=T((3,))), s("x @ y", x=T((3,)), y=T((3, 2))), s("x @ y", x=T((4, 2, 3)), y=T((3, 2))),
+    s("x @ y", x=T((4, 2, 3), f64), y=T((4, 3, 2), f64)), s("x @ y", x=T((2, 3)), y=T((4, 3))),
+    s("x @ y", x=T((2, 2)), y=T((2, 2), f64)), s("x @ y", x=T((2,), f64), y=T((2,))),
+    s("x @ y", x=T((2, 2)), y=T((2,), f64)), s("x @ y", x=T((3, 2, 2)), y=T((3, 2, 2), f64)),
+    s("x @ y", x=T((2, 2), i64), y=T((2, 2), i64)), s("x @ y", x=T((2, 2), i32), y=T((2, 2), i64)),
+    s("x @ y", x=T(()), y=T((2,))), s("x @ y", x=T((0, 3)), y=T((3, 2))))
+add("__radd__", s("2 + x", x=T((3,))), s("True + x", x=T((2,), i64)), s("2.5 + x", x=T((2,), i64)))
+add("__rsub__", s("2 - x", x=T((3,))), s("2.5 - x", x=T((2,), i64)), s("1 - x", x=T((2,), b)))
+add("__rmul__", s("2 * x", x=T((3,))), s("0.5 * x", x=T((2,), i32)))
+add("__rtruediv__", s("1 / x", x=T((3,), kind="pos")), s("3 / x", x=T([1, 2], i64)), s("0. / x", x=T([0., 1.])))
+add("__rpow__", s("2 ** x", x=T((3,))), s("0 ** x", x=T([0., 1., -1.])), s("2 ** x", x=T([1, 2], i64)),
+    s("2.5 ** x", x=T([1, 2], i64)))
+add("__rfloordiv__", s("7 // x", x=T((3,), kind="pos")), s("7 // x", x=T([2, -3], i64)))
+add("__rmod__", s("7 % x", x=T((3,), kind="pos")), s("7 % x", x=T([2, -3], i64)))
+add("__rmatmul__", s("np_value @ x", x=T((2,)), np_value=T((2,), grad=False)))
+add("__iadd__", s("y = x * 1\ny += z\ny", x=T((2, 3)), z=T((3,))), s("x += 1", x=T((2,))),
+    s("y = x.detach().clone()\ny += 2.5\ny", x=T((2,), i64)))
+add("__isub__", s("y = x * 1\ny -= z\ny", x=T((2, 3)), z=T((3,))))
+add("__imul__", s("y = x * 1\ny *= z\ny", x=T((2, 3)), z=T((3,))))
+add("__itruediv__", s("y = x * 1\ny /= z\ny", x=T((2, 3)), z=T((3,), kind="pos")))
+add("__neg__", s("-x", x=T((2, 3))), s("-x", x=T((2,), i64)))
+add("__pos__", s("+x", x=T((2, 3))))
+for _name, _symbol in (("add", "+"), ("sub", "-"), ("mul", "*"), ("div", "/"), ("pow", "**"),
+                       ("floor_divide", "//"), ("remainder", "%")):
+    add(_name, *binary(_name, None, skip=(12,)), *[s(f"x.{_name}(y)", x=T((2, 3)), y=T((3,), kind="pos")),
+                                                   s(f"torch.{_name}(2, y)", y=T((3,), kind="pos"))])
+OPS["add"].samples += [s("x.add(y, alpha=2)", x=T((3,)), y=T((3,))), s("torch.add(x, y, alpha=0.5)", x=T((3,)),
+                                                                         y=T((3,)))]
+OPS["sub"].samples += [s("x.sub(y, alpha=2)", x=T((3,)), y=T((3,)))]
+for _name, _other in (("maximum", "minimum"), ("minimum", "maximum")):
+    add(_name, *binary(_name, None, skip=(3, 4, 12)), s(f"x.{_name}(y)", x=T([1., 2., 3.]), y=T([1., 0., 3.])),
+        s(f"x.{_name}(2.)", x=T((3,)), error="type"), s(f"x.{_name}(y)", x=T([nan, 1.]), y=T([0., nan])))
+
+# comparisons and logic (bool results, no graph)
+for _name, _symbol in (("eq", "=="), ("ne", "!="), ("gt", ">"), ("ge", ">="), ("lt", "<"), ("le", "<=")):
+    add(_name, s(f"x.{_name}(y)", x=T([1., 2., nan]), y=T([1., 0., nan])), s(f"torch.{_name}(x, 1)", x=T([0, 1, 2])),
+        s(f"x {_symbol} y", x=T((2, 3)), y=T((3,))), s(f"x {_symbol} 0.5", x=T((3,), i64)),
+        s(f"x {_symbol} y", x=T((2,)), y=T((3,))), skip_grad=NOT_DIFFERENTIABLE)
+for _name, _symbol in (("__and__", "&"), ("__or__", "|"), ("__xor__", "^")):
+    add(_name, s(f"(x > 0) {_symbol} (y > 0)", x=T((2, 3)), y=T((3,))), s(f"x {_symbol} y", x=T([1, 6], i64),
+                                                                            y=T([3, 3], i64)),
+        s(f"x {_symbol} True", x=T([True, False], b)), skip_grad=NOT_DIFFERENTIABLE)
+add("__invert__", s("~(x > 0)", x=T((3,))), s("~x", x=T([1, -2], i64)), s("~x", x=T((2,))), skip_grad=NOT_DIFFERENTIABLE)
+add("all", s("(x > 0).all()", x=T((3,))), s("x.all()", x=T([1, 0], i64)), s("torch.all(x)", x=T((0,), b)),
+    skip_grad=NOT_DIFFERENTIABLE)
+add("any", s("(x > 0).any()", x=T((3,))), s("x.any()", x=T([0, 0], i64)), s("torch.any(x)", x=T((0,), b)),
+    skip_grad=NOT_DIFFERENTIABLE)
+add("allclose", s("x.allclose(x + 1e-9)", x=T((3,))), s("torch.allclose(x, y)", x=T((3,)), y=T((3,))),
+    skip_grad=NOT_DIFFERENTIABLE)
+add("equal", s("x.equal(x * 1)", x=T((3,))), s("torch.equal(x, y)", x=T((2,)), y=T((3,))),
+    skip_grad=NOT_DIFFERENTIABLE)
+
+# --- clamp and friends: kinks at the bounds -------------------------------------------------------------------
+CLAMP_X = T([-2., -1., -0.5, 0., 0.5, 1., 2., nan])
+add("clamp", s("x.clamp(-1, 1)", x=CLAMP_X), s("x.clamp(min=0.)", x=CLAMP_X), s("x.clamp(max=0.5)", x=CLAMP_X),
+    s("torch.clamp(x, -1., 1.)", x=T((2, 3), f64)), s("x.clamp()", x=T((2,))), s("x.clamp(0.5)", x=T([0, 1, 2], i64)),
+    s("x.clamp(0, 1)", x=T([-1, 0, 2], i64)), s("x.clamp(1, -1)", x=CLAMP_X), s("x.clamp(0.)", x=T(())))
+add("clip", s("x.clip(-1, 1)", x=CLAMP_X), s("torch.clip(x, min=0.)", x=CLAMP_X))
+add("clamp_min", s("x.clamp_min(0.)", x=CLAMP_X), s("torch.clamp_min(x, -1)", x=T((2, 3), f64)))
+add("clamp_max", s("x.clamp_max(0.)", x=CLAMP_X), s("torch.clamp_max(x, 1)", x=T((2, 3), f64)))
+add("where", s("torch.where(x > 0, x, y)", x=T((2, 3)), y=T((3,))), s("torch.where(x > 0, x, 0.)", x=T((2, 3))),
+    s("torch.where(x > 0, x, y)", x=T((3,)), y=T((3,), f64)), s("torch.where(x > 0, 1., 0.)", x=T((3,))),
+    s("torch.where(c, x, 0.5)", c=T((3,), b), x=T((3,), i64)))
+
+# --- reductions ------------------------------------------------------------------------------------------------
+M = T((3, 4))
+TIES = T([[1., 3., 3.], [2., 2., -1.]])
+for _name in ("sum", "mean"):
+    add(_name, s(f"x.{_name}()", x=M), s(f"x.{_name}(0)", x=M), s(f"x.{_name}(dim=1, keepdim=True)", x=M),
+        s(f"x.{_name}((0, 1))", x=M), s(f"x.{_name}(-1)", x=T((2, 3, 4), f64)), s(f"torch.{_name}(x, 1)", x=M),
+        s(f"x.{_name}()", x=T(())), s(f"x.{_name}(0)", x=T(())), s(f"x.{_name}()", x=T((0, 3))),
+        s(f"x.{_name}(0)", x=T((0, 3))), s(f"x.{_name}()", x=T((2, 3), i32)), s(f"x.{_name}(1)", x=T((2, 3), b)),
+        s(f"x.{_name}(dim=[0, 1])", x=M), s(f"x.{_name}(2)", x=M), s(f"x.{_name}((0, 0))", x=M),
+        s(f"x.{_name}(dtype=torch.float64)", x=M), s(f"x.{_name}()", x=T([1., inf, nan])))
+add("prod", s("x.prod()", x=M), s("x.prod(1)", x=M), s("x.prod(1, True)", x=M), s("x.prod(dim=0, keepdim=True)", x=M),
+    s("torch.prod(x, 0)", x=T((2, 3), f64)), s("x.prod()", x=T([2., 0., 3.])), s("x.prod()", x=T([2., 0., 0.])),
+    s("x.prod(1)", x=T([[2., 0., 3.], [0., 0., 1.], [1., 2., 3.]])), s("x.prod()", x=T(())),
+    s("x.prod(0)", x=T(())), s("x.prod()", x=T((0,))), s("x.prod(0)", x=T((0, 2))), s("x.prod()", x=T((3,), i32)),
+    s("x.prod(dtype=torch.float64)", x=T((3,))))
+MOMENT_FORMS = ("x.OP()", "x.OP(1)", "x.OP(0)", "x.OP(True)", "x.OP(False)", "x.OP(0, True, True)",
+                "x.OP(dim=1, correction=0)", "x.OP(1, keepdim=True)", "x.OP(1, unbiased=False)",
+                "x.OP(unbiased=False)", "x.OP((0, 1))", "x.OP(dim=0, correction=2)", "torch.OP(x, 1)",
+                "torch.OP(x, dim=0, keepdim=True)", "x.OP(keepdim=True)", "x.OP(-1, correction=0.5)")
+for _name in ("var", "std"):
+    add(_name, *[s(form.replace("OP", _name), x=M) for form in MOMENT_FORMS],
+        s(f"x.{_name}()", x=T(())), s(f"x.{_name}(0)", x=T((1, 3))), s(f"x.{_name}()", x=T((0,))),
+        s(f"x.{_name}()", x=T([2., 2., 2.])), s(f"x.{_name}()", x=T((3,), i64)),
+        s(f"x.{_name}(1, 0)", x=M, error="type"), s(f"x.{_name}(1, unbiased=True, correction=0)", x=M, error="type"))
+add("norm", s("x.norm()", x=M), s("x.norm(1)", x=M), s("x.norm(p=1, dim=1)", x=M), s("x.norm(inf)", x=TIES),
+    s("x.norm(-inf)", x=TIES), s("x.norm(0)", x=T([0., 1., -2.])), s("x.norm(3, 1, True)", x=M),
+    s("x.norm('fro')", x=M), s("x.norm(dim=1)", x=M), s("torch.norm(x, dim=(0, 1))", x=M), s("x.norm(0.5)", x=M),
+    s("x.norm(1.5, dim=0)", x=M), s("x.norm()", x=T([0., 0.])), s("x.norm(1)", x=T([0., 1.])),
+    s("x.norm(3)", x=T([0., 0.])), s("x.norm(p=2, dim=-1, keepdim=True)", x=T((2, 3), f64)),
+    s("x.norm()", x=T(())), s("x.norm()", x=T((0,))), s("x.norm(inf)", x=T((0, 3))), s("x.norm()", x=T((3,), i64)),
+    s("torch.norm(x, p='nuc')", x=M, error="unsupported"), s("x.norm(p=2, dim=1)", x=T((0, 3))))
+add("logsumexp", s("x.logsumexp(1)", x=M), s("torch.logsumexp(x, dim=1, keepdim=True)", x=M),
+    s("torch.logsumexp(x, (0, 1))", x=M), s("x.logsumexp(0)", x=T([1000., 1000.])), s("x.logsumexp(0)", x=T(())),
+    s("x.logsumexp(0)", x=T([-inf, -inf])), s("x.logsumexp()", x=M, error="type"), s("x.logsumexp(0)", x=T([1, 2], i64)),
+    s("x.logsumexp(1)", x=T((0, 3))))
+for _name in ("max", "min"):
+    add(_name, s(f"x.{_name}()", x=M), s(f"x.{_name}()", x=TIES), s(f"x.{_name}(1)", x=TIES),
+        s(f"x.{_name}(dim=0, keepdim=True)", x=TIES), s(f"torch.{_name}(x, 1)", x=T((2, 3), f64)),
+        s(f"x.{_name}(y)", x=T([1., 5.]), y=T([3., 3.])), s(f"x.{_name}()", x=T(())), s(f"x.{_name}(0)", x=T(())),
+        s(f"x.{_name}()", x=T((0,))), s(f"x.{_name}()", x=T((3,), i32)), s(f"x.{_name}(1).indices", x=TIES),
+        s(f"x.{_name}()", x=T([1., nan, 3.])), s(f"x.{_name}(-1)", x=T((2, 3, 2))))
+for _name in ("argmax", "argmin"):
+    add(_name, s(f"x.{_name}()", x=M), s(f"x.{_name}()", x=TIES), s(f"x.{_name}(1)", x=TIES),
+        s(f"torch.{_name}(x, dim=0, keepdim=True)", x=TIES), s(f"x.{_name}()", x=T((3,), i64)),
+        s(f"x.{_name}(0)", x=T(())), s(f"x.{_name}()", x=T((0,))), skip_grad=NOT_DIFFERENTIABLE)
+for _name in ("softmax", "log_softmax"):
+    add(_name, s(f"x.{_name}(1)", x=M), s(f"x.{_name}(dim=0)", x=M), s(f"torch.{_name}(x, -1)", x=T((2, 3, 4), f64)),
+        s(f"x.{_name}(0)", x=T([1000., 0., -inf])), s(f"x.{_name}(0)", x=T(())), s(f"x.{_name}(1)", x=T((0, 3))),
+        s(f"x.{_name}(2)", x=M), s(f"x.{_name}(0)", x=T([1, 2], i64), error="type"))
+
+# --- products ----------------------------------------------------------------------------------------------------
+add("matmul", s("x.matmul(y)", x=T((2, 3)), y=T((3, 4))), s("torch.matmul(x, y)", x=T((2, 3, 4)), y=T((4,))),
+    s("torch.matmul(x, y)", x=T((3,)), y=T((2, 3, 4))), s("torch.matmul(x, y)", x=T((2, 3)), y=T((2, 3))))
+add("mm", s("x.mm(y)", x=T((2, 3)), y=T((3, 4))), s("torch.mm(x, y)", x=T((2, 3), f64), y=T((3, 1), f64)),
+    s("x.mm(y)", x=T((3,)), y=T((3, 4))), s("x.mm(y)", x=T((2, 3)), y=T((3,))), s("x.mm(y)", x=T((2, 2)), y=T((2, 2), i64)),
+    s("x.mm(y)", x=T((2, 3)), y=T((2, 3))))
+add("mv", s("x.mv(y)", x=T((2, 3)), y=T((3,))), s("torch.mv(x, y)", x=T((2, 3), f64), y=T((3,), f64)),
+    s("x.mv(y)", x=T((2, 2)), y=T((2, 2))), s("x.mv(y)", x=T((2, 2)), y=T((2,), f64)))
+add("dot", s("x.dot(y)", x=T((3,)), y=T((3,))), s("torch.dot(x, y)", x=T((3,), f64), y=T((3,), f64)),
+    s("torch.dot(x, y)", x=T((2, 2)), y=T((2, 2))), s("x.dot(y)", x=T((2,)), y=T((3,))),
+    s("x.dot(y)", x=T((2,)), y=T((2,), f64)), s("x.dot(y)", x=T((2,), i64), y=T((2,), i64)))
+add("bmm", s("x.bmm(y)", x=T((2, 3, 4)), y=T((2, 4, 5))), s("torch.bmm(x, y)", x=T((1, 2, 2), f64), y=T((1, 2, 2), f64)),
+    s("torch.bmm(x, y)", x=T((2, 2)), y=T((2, 2))), s("torch.bmm(x, y)", x=T((2, 2, 3)), y=T((2, 2, 2))),
+    s("torch.bmm(x, y)", x=T((2, 2, 2)), y=T((2, 2, 2), f64)), s("torch.bmm(x, y)", x=T((2, 2, 2)), y=T((3, 2, 2))))
+
+# --- shapes, views and indexing ----------------------------------------------------------------------------------
+add("reshape", s("x.reshape(3, 2)", x=T((2, 3))), s("x.reshape(-1)", x=T((2, 3))), s("x.reshape((6, 1))", x=T((2, 3))),
+    s("torch.reshape(x, (3, -1))", x=T((2, 3))), s("x.t().reshape(6)", x=T((2, 3))), s("x.reshape(4)", x=T((2, 3))),
+    s("x.reshape(-1, -1)", x=T((2, 3))), s("x.reshape(1, 1)", x=T(())), s("x.reshape(0, -1)", x=T((0, 3))))
+add("view", s("x.view(3, 2)", x=T((2, 3))), s("x.view(-1)", x=T((2, 3))), s("x.view(-1, 1)", x=T((4,))),
+    s("x.t().view(6)", x=T((2, 3))), s("x.view(torch.Size([6]))", x=T((2, 3))), s("x.view(5)", x=T((2, 3))))
+add("view_as", s("x.view_as(y)", x=T((2, 3)), y=T((3, 2))))
+add("reshape_as", s("x.reshape_as(y)", x=T((2, 3)), y=T((6,))))
+add("flatten", s("x.flatten()", x=T((2, 3))), s("x.flatten(0, 1)", x=T((2, 3, 4))), s("x.flatten(1)", x=T((2, 3, 4))),
+    s("x.flatten(1)", x=T((2, 3))), s("x.flatten()", x=T(())), s("x.flatten()", x=T((3,))),
+    s("x.t().flatten()", x=T((2, 3))), s("x.flatten(start_dim=1, end_dim=-1)", x=T((2, 3, 4))),
+    s("torch.flatten(x, 1)", x=T((2, 3, 4))), s("x.flatten(2, 1)", x=T((2, 3, 4))), s("x.flatten(3)", x=T((2, 3))))
+add("unsqueeze", s("x.unsqueeze(0)", x=T((2, 3))), s("x.unsqueeze(-1)", x=T((2, 3))), s("torch.unsqueeze(x, 1)", x=T((3,))),
+    s("x.unsqueeze(0)", x=T(())), s("x.unsqueeze(3)", x=T((2, 3))))
+add("squeeze", s("x.squeeze()", x=T((1, 3, 1))), s("x.squeeze(0)", x=T((1, 3))), s("x.squeeze(1)", x=T((1, 3))),
+    s("torch.squeeze(x, -1)", x=T((3, 1))), s("x.squeeze()", x=T(())), s("x.squeeze(2)", x=T((1, 3))))
+add("expand", s("x.expand(2, 3)", x=T((1, 3))), s("x.expand(4, -1, 3)", x=T((2, 1))), s("x.expand(2, 2)", x=T((3,))),
+    s("x.expand(3)", x=T(())))
+add("expand_as", s("x.expand_as(y)", x=T((3,)), y=T((2, 3))))
+add("transpose", s("x.transpose(0, 1)", x=T((2, 3))), s("torch.transpose(x, -1, 0)", x=T((2, 3, 4))),
+    s("x.transpose(0, 2)", x=T((2, 3))))
+add("permute", s("x.permute(1, 0)", x=T((2, 3))), s("x.permute((2, 0, 1))", x=T((2, 3, 4))),
+    s("torch.permute(x, (0, 2, 1))", x=T((2, 3, 4))), s("x.permute(0)", x=T((2, 3))))
+add("t", s("x.t()", x=T((2, 3))), s("torch.t(x)", x=T((3,))), s("x.t()", x=T(())), s("x.t()", x=T((2, 3, 4))))
+add("T", s("x.T", x=T((2, 3))), s("x.T", x=T((3,))))
+add("mT", s("x.mT", x=T((2, 3, 4))))
+add("flip", s("x.flip(0)", x=T((2, 3))), s("x.flip([0, 1])", x=T((2, 3))), s("torch.flip(x, (1,))", x=T((2, 3))),
+    s("x.flip(-1)", x=T((3,), i64)), s("x.flip(0, 0)", x=T((2, 3))), s("x.flip(0)", x=T(())),
+    s("x.flip(2)", x=T((2, 3))))
+add("cat", s("torch.cat([x, y])", x=T((2, 3)), y=T((1, 3))), s("torch.cat((x, y), dim=1)", x=T((2, 3)), y=T((2, 1))),
+    s("torch.cat([x, y], -1)", x=T((2,)), y=T((3,), f64)), s("torch.cat([x, y])", x=T((2, 3)), y=T((2, 2))),
+    s("torch.cat([])", error="type"), s("torch.cat([x, y])", x=T((2,)), y=T((2,), i64)))
+add("stack", s("torch.stack([x, y])", x=T((2, 3)), y=T((2, 3))), s("torch.stack((x, y), dim=1)", x=T((3,)), y=T((3,))),
+    s("torch.stack([x, y], -1)", x=T((2,)), y=T((2,))), s("torch.stack([x, y])", x=T((2,)), y=T((3,))))
+add("__getitem__", s("x[0]", x=T((3, 4))), s("x[:, 1]", x=T((3, 4))), s("x[1:, ::2]", x=T((3, 4))), s("x[..., 1]", x=T((3, 4))),
+    s("x[None, 0]", x=T((3, 4))), s("x[[0, 2]]", x=T((3, 4))), s("x[x > 0]", x=T((3, 4))), s("x[:, [0, 0, 1]]", x=T((3, 4))),
+    s("x[range(2), i]", x=T((3, 4)), i=T([1, 3], i64)), s("x[i]", x=T((3, 4)), i=T(1, i64)), s("x[:]", x=T((3,))),
+    s("x[5]", x=T((3, 4))), s("x[1.5]", x=T((3,))), s("x[i]", x=T((3,)), i=T([0., 1.])), s("x[[0, 5]]", x=T((3,))),
+    s("x[0, 0, 0]", x=T((3, 4))), s("x[m]", x=T((3,)), m=T([True, False, True])),
+    s("x[[]]", x=T((3,))), s("x[-1]", x=T((3,), i64)), s("x[::-1]", x=T((3,)), error="type"))
+add("__setitem__", s("y = x * 1\ny[y < 0] = 0.\ny", x=T((3, 4))), s("y = x * 1\ny[0] = 5.\ny", x=T((3,))),
+    s("y = x * 1\ny[[0]] = z\ny", x=T((3,)), z=T(())), s("y = x * 1\ny[:, 1] = z\ny", x=T((2, 3)), z=T((2,))),
+    s("y = x * 1\ny[1:] = z\ny", x=T((3,)), z=T((2,), f64)), s("x[0] = 1.", x=T((3,))),
+    s("y = x.detach().clone()\ny[0] = 2.5\ny", x=T((3,), i64)), s("y = x * 1\ny[x > 0] = z\ny", x=T((4,)), z=T(())),
+    s("y = x[1:]\ny[0] = 2.", x=T((3,))), s("with torch.no_grad():\n    x[0] = 3.\nx", x=T((3,))),
+    s("y = x * 1\ny[i] = 0.\ny", x=T((3,)), i=T([0.5])))
+add("clone", s("x.clone()", x=T((2, 3))), s("torch.clone(x)", x=T((3,), i64)))
+add("detach", s("x.detach()", x=T((2, 3))), s("torch.detach(x * 2)", x=T((3,))), skip_grad=NOT_DIFFERENTIABLE)
+add("detach_", s("y = x * 2\ny.detach_()\ny", x=T((3,))), skip_grad=NOT_DIFFERENTIABLE)
+add("contiguous", s("x.t().contiguous()", x=T((2, 3))), s("x.contiguous()", x=T((2, 3))))
+add("is_contiguous", s("(x.is_contiguous(), x.t().is_contiguous())", x=T((2, 3))), skip_grad=NOT_DIFFERENTIABLE)
+add("masked_fill", s("x.masked_fill(x > 0, 0.)", x=T((2, 3))), s("x.masked_fill(m, y)", x=T((2, 3)), m=T((3,), b), y=T(())),
+    s("torch.masked_fill(x, x < 0, -1)", x=T((3,), i64)), s("x.masked_fill(m, 0.)", x=T((2, 3)), m=T((3,), i64)),
+    s("x.masked_fill(m, y)", x=T((2, 3)), m=T((3,), b), y=T((2,))), s("x.masked_fill(m, 1.)", x=T((3,)), m=T(True)),
+    s("x.masked_fill(m, 0.)", x=T((2, 3)), m=T((2,), b)))
+
+# --- dtype conversion and inspection ---------------------------------------------------------------------------------
+for _name in ("float", "double", "long", "int", "bool", "half"):
+    samples = [s(f"torch.{_name}")]
+    if _name != "half":
+        samples += [s(f"x.{_name}()", x=T((2, 3))), s(f"x.{_name}()", x=T([1, -2, 0], i64)),
+                    s(f"x.{_name}()", x=T([0.5, -1.5, 0.]))]
+    add(_name, *samples)
+add("to", s("x.to(torch.float64)", x=T((2, 3))), s("x.to('cpu')", x=T((2,))), s("x.to(torch.int64)", x=T([1.5, -2.5])),
+    s("x.to(dtype=torch.float64)", x=T((2,))), s("x.to('cpu', torch.float64)", x=T((2,))),
+    s("x.to(y)", x=T((2,)), y=T((1,), f64)), s("x.to(torch.device('cpu'))", x=T((2,))), s("x.to(torch.float32)", x=T((2,))))
+add("type", s("x.type(torch.float64)", x=T((2,))))
+add("cpu", s("x.cpu()", x=T((2,))))
+add("item", s("x.item()", x=T(())), s("x.item()", x=T((1, 1), i64)), s("x.item()", x=T((2,))), s("x.sum().item()", x=M),
+    skip_grad=NOT_DIFFERENTIABLE)
+add("tolist", s("x.tolist()", x=T((2, 2), i64)), s("x.tolist()", x=T(3, i64)), skip_grad=NOT_DIFFERENTIABLE)
+add("numpy", s("x.numpy()", x=T((2,))), s("x.detach().numpy()", x=T((2,))), skip_grad=NOT_DIFFERENTIABLE)
+add("size", s("x.size()", x=T((2, 3))), s("x.size(1)", x=T((2, 3))), s("x.size(-1)", x=T((2, 3))), s("x.size(2)", x=T((2, 3))),
+    skip_grad=NOT_DIFFERENTIABLE)
+add("shape", s("x.shape", x=T((2, 3))), s("x.shape", x=T(())), skip_grad=NOT_DIFFERENTIABLE)
+add("dim", s("x.dim()", x=T((2, 3))), skip_grad=NOT_DIFFERENTIABLE)
+add("ndim", s("x.ndim", x=T(())), skip_grad=NOT_DIFFERENTIABLE)
+add("numel", s("x.numel()", x=T((2, 3))), s("torch.numel(x)", x=T((0, 3))), skip_grad=NOT_DIFFERENTIABLE)
+add("nelement", s("x.nelement()", x=T((2, 3))), skip_grad=NOT_DIFFERENTIABLE)
+add("dtype", s("x.dtype", x=T((2,))), s("x.dtype", x=T((2,), i32)), s("isinstance(x.dtype, torch.dtype)", x=T(())), s("torch.float32 == x.dtype", x=T(())),
+    skip_grad=NOT_DIFFERENTIABLE)
+add("device", s("x.device", x=T((2,))), s("torch.device('cpu')"), s("str(torch.device('cpu'))"),
+    s("torch.ones(2, device='cpu').device"), skip_grad=NOT_DIFFERENTIABLE)
+add("is_floating_point", s("x.is_floating_point()", x=T((2,))), s("torch.is_floating_point(x)", x=T((2,), i64)),
+    skip_grad=NOT_DIFFERENTIABLE)
+add("is_tensor", s("(torch.is_tensor(x), torch.is_tensor(1.))", x=T((2,))), skip_grad=NOT_DIFFERENTIABLE)
+for _name in ("float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8"):
+    add(_name, s(f"torch.{_name}"), s(f"torch.zeros(2, dtype=torch.{_name})"), s(f"torch.{_name}.is_floating_point"),
+        s(f"torch.{_name}.itemsize"))
+add("Size", s("torch.Size([2, 3])"), s("torch.Size([2, 3]).numel()"), s("x.shape == torch.Size([2, 3])", x=T((2, 3))),
+    s("str(x.shape)", x=T((2, 3))))
+add("get_default_dtype", s("torch.get_default_dtype()"))
+add("result_type", s("torch.result_type(x, 2.5)", x=T((2,), i64)), s("torch.result_type(x, y)", x=T((2,), i32), y=T((), f64)),
+    s("torch.result_type(x, y)", x=T((2,)), y=T((), f64)))
+add("promote_types", s("torch.promote_types(torch.int32, torch.float16)"), s("torch.promote_types(torch.uint8, torch.int8)"))
+
+# --- creation --------------------------------------------------------------------------------------------------------
+add("tensor", s("torch.tensor([[1., 2.], [3., 4.]])"), s("torch.tensor([1, 2])"), s("torch.tensor(3.5)"),
+    s("torch.tensor([True, False])"), s("torch.tensor([1, 2.5])"), s("torch.tensor([1, 2], dtype=torch.float64)"),
+    s("torch.tensor([1., 2.], requires_grad=True)"), s("torch.tensor([1, 2], requires_grad=True)"),
+    s("torch.tensor([[1, 2], [3]])", error="type"), s("torch.tensor([])"), s("torch.tensor(x)", x=T((2,), grad=False)),
+    s("torch.tensor([x, y])", x=T((), grad=False), y=T((), grad=False)))
+add("Tensor", s("torch.Tensor([[1, 2], [3, 4]])"), s("torch.Tensor(2, 3)", values=False), s("torch.Tensor([1.5])"),
+    s("isinstance(x, torch.Tensor)", x=T((2,))))
+add("FloatTensor", s("torch.FloatTensor([1, 2])"), s("torch.FloatTensor(2)", values=False))
+for _name in ("zeros", "ones", "empty"):
+    add(_name, s(f"torch.{_name}(2, 3)", values=_name != "empty"), s(f"torch.{_name}((2, 3))", values=_name != "empty"),
+        s(f"torch.{_name}([2])", values=_name != "empty"), s(f"torch.{_name}(())", values=_name != "empty"),
+        s(f"torch.{_name}(3, dtype=torch.int64)", values=_name != "empty"),
+        s(f"torch.{_name}(2, requires_grad=True)", values=_name != "empty"),
+        s(f"torch.{_name}(2, dtype=torch.int64, requires_grad=True)"),
+        s(f"torch.{_name}(torch.Size([1, 2]))", values=_name != "empty"))
+for _name in ("zeros_like", "ones_like"):
+    add(_name, s(f"torch.{_name}(x)", x=T((2, 3))), s(f"torch.{_name}(x)", x=T((2,), i64)),
+        s(f"torch.{_name}(x, dtype=torch.float64)", x=T((2,))), s(f"torch.{_name}(x, requires_grad=True)", x=T((2,))))
+add("full", s("torch.full((2, 3), 1.5)"), s("torch.full((2,), 7)"), s("torch.full((2,), True)"),
+    s("torch.full([2, 2], 2, dtype=torch.float64)"), s("torch.full((2,), 0.5, requires_grad=True)"))
+add("full_like", s("torch.full_like(x, 2.5)", x=T((2, 3))), s("torch.full_like(x, 2.5)", x=T((2,), i64)))
+add("eye", s("torch.eye(3)"), s("torch.eye(2, 3)"), s("torch.eye(2, dtype=torch.int64)"), s("torch.eye(4, 5, requires_grad=True)"))
+add("arange", s("torch.arange(5)"), s("torch.arange(1, 4)"), s("torch.arange(0, 1, 0.25)"), s("torch.arange(5.)"),
+    s("torch.arange(0, 10, 3)"), s("torch.arange(5, dtype=torch.float64)"), s("torch.arange(3, 0, -1)"),
+    s("torch.arange(0, 1, 0)"), s("torch.arange(12.).reshape(3, 4)"))
+add("linspace", s("torch.linspace(0, 1, 5)"), s("torch.linspace(-math.pi, math.pi, 7)"),
+    s("torch.linspace(0, 1, steps=3, dtype=torch.float64)"), s("torch.linspace(0, 1, 1)"),
+    s("torch.linspace(2, -2, 5, requires_grad=True)"))
+add("from_numpy", s("torch.from_numpy(np_value)", np_value=T((2, 3), grad=False)),
+    s("torch.from_numpy(np_value)", np_value=T((2,), i32, grad=False)))
+add("rand", s("torch.rand(2, 3)", values=False), s("torch.rand((2,), dtype=torch.float64)", values=False),
+    s("torch.rand(2, requires_grad=True)", values=False))
+add("randn", s("torch.randn(2, 3)", values=False), s("torch.randn(())", values=False),
+    s("torch.randn((), dtype=torch.float64, requires_grad=True)", values=False), s("torch.randn(5, 3, requires_grad=True)", values=False))
+add("randint", s("torch.randint(0, 10, (2, 3))", values=False), s("torch.randint(5, (3,))", values=False),
+    s("torch.randint(0, 10, (2,), dtype=torch.int32)", values=False))
+add("randperm", s("torch.randperm(5)", values=False), s("torch.randperm(4, dtype=torch.float64)", values=False))
+add("manual_seed", s("torch.manual_seed(0)\nnone = None\nnone"))
+add("set_printoptions", s("torch.set_printoptions(precision=2)\nr = repr(x)\ntorch.set_printoptions(profile='default')\nr",
+                          x=T([1.23456, 2.5], grad=False)))
+
+# --- autograd -------------------------------------------------------------------------------------------------------
+add("backward", s("(x * x).sum().backward()\nx.grad", x=T((3,))), s("y = x * 2\ny.backward(z)\nx.grad", x=T((3,)), z=T((3,), grad=False)),
+    s("(x * 2).backward()", x=T((3,))), s("x.sum().backward()", x=T((3,), grad=False)),
+    s("y = (x * x).sum()\ny.backward()\ny.backward()", x=T((3,))),
+    s("y = (x * x).sum()\ny.backward(retain_graph=True)\ny.backward()\nx.grad", x=T((3,))),
+    s("y = x * 2\ny.backward(torch.ones(2))", x=T((3,))), s("x.sum().backward()\nx.sum().backward()\nx.grad", x=T(())),
+    s("y = x.exp()\nx.data.zero_()\ny.sum().backward()\nx.grad", x=T((2,))))
+add("grad", s("(x * y).sum().backward()\n(x.grad, y.grad)", x=T((3,)), y=T((3,), grad=False)), s("x.grad", x=T((2,))),
+    s("y = x * 2\ny.sum().backward()\ny.grad", x=T((2,))), s("x.grad = torch.ones(2)\nx.grad", x=T((2,))),
+    s("x.grad = torch.ones(3)", x=T((2,))))
+add("grad_fn", s("(x * 2).grad_fn.name()", x=T((2,))), s("x.grad_fn", x=T((2,))),
+    s("[f[0].name() for f in (x * 2 + 1).grad_fn.next_functions]", x=T((2,))), skip_grad=NOT_DIFFERENTIABLE)
+add("is_leaf", s("(x.is_leaf, (x * 2).is_leaf, x.detach().is_leaf)", x=T((2,))), skip_grad=NOT_DIFFERENTIABLE)
+add("requires_grad", s("(x.requires_grad, (x * 2).requires_grad, x.detach().requires_grad)", x=T((2,))),
+    s("x.requires_grad = True", x=T((2,), i64)), s("x.requires_grad = False\nx", x=T((2,))),
+    s("y = x * 2\ny.requires_grad = False", x=T((2,))), skip_grad=NOT_DIFFERENTIABLE)
+add("requires_grad_", s("x.requires_grad_()", x=T((2,), grad=False)), s("x.requires_grad_()", x=T((2,), i64)),
+    s("x.requires_grad_(False)", x=T((2,))))
+add("retain_grad", s("y = x * 2\ny.retain_grad()\n(y * y).sum().backward()\ny.grad", x=T((3,))),
+    s("x.retain_grad()", x=T((2,), grad=False)))
+add("retains_grad", s("y = x * 2\ny.retain_grad()\n(y.retains_grad, x.retains_grad)", x=T((2,))),
+    skip_grad=NOT_DIFFERENTIABLE)
+add("data", s("x.data", x=T((2,))), s("x.data.requires_grad", x=T((2,))),
+    s("y = x * 1\nx.data = torch.zeros(2)\nx", x=T((2,))))
+add("no_grad", s("with torch.no_grad():\n    y = x * 2\ny", x=T((2,))),
+    s("@torch.no_grad()\ndef f(t):\n    return t * 2\nf(x)", x=T((2,))),
+    s("with torch.no_grad():\n    x -= 0.1 * x\nx", x=T((2,))))
+add("enable_grad", s("with torch.no_grad():\n    with torch.enable_grad():\n        y = x * 2\ny", x=T((2,))))
+add("set_grad_enabled", s("with torch.set_grad_enabled(False):\n    y = x * 2\ny", x=T((2,))),
+    s("torch.set_grad_enabled(False)\ny = x * 2\ntorch.set_grad_enabled(True)\ny", x=T((2,))))
+add("is_grad_enabled", s("with torch.no_grad():\n    inside = torch.is_grad_enabled()\n(inside, torch.is_grad_enabled())"),
+    skip_grad=NOT_DIFFERENTIABLE)
+add("autograd", s("torch.autograd.grad((x * x).sum(), x)", x=T((3,))),
+    s("torch.autograd.grad((x * y).sum(), [x, y])", x=T((3,)), y=T((3,))))
+add("autograd.grad", s("torch.autograd.grad((x * x).sum(), x)", x=T((3,))),
+    s("torch.autograd.grad(x * 2, x, torch.ones(3))", x=T((3,))),
+    s("torch.autograd.grad((x * 2).sum(), [x, y])", x=T((3,)), y=T((3,))),
+    s("torch.autograd.grad((x * 2).sum(), [x, y], allow_unused=True)", x=T((3,)), y=T((3,))),
+    s("torch.autograd.grad(x * 2, x)", x=T((3,))), s("torch.autograd.grad((x * 2).sum(), x)", x=T(())))
+add("autograd.backward", s("torch.autograd.backward((x * x).sum())\nx.grad", x=T((3,))),
+    s("torch.autograd.backward(x * 2, torch.ones(3))\nx.grad", x=T((3,))))
+add("autograd.functional", s("torch.autograd.functional.jacobian(lambda t: t * t, x)", x=T((3,), grad=False)),
+    s("torch.autograd.functional.vjp(lambda t: (t * t).sum(), x)", x=T((3,), grad=False)))
+add("jacobian", s("torch.autograd.functional.jacobian(lambda t: (t + 1) ** 2 * t.sum(), x)", x=T((4,), grad=False)),
+    s("torch.autograd.functional.jacobian(lambda t: t.exp(), x)", x=T((2, 2), grad=False)))
+add("vjp", s("torch.autograd.functional.vjp(lambda t: t * t, x, v)", x=T((3,), grad=False), v=T((3,), grad=False)),
+    s("torch.autograd.functional.vjp(lambda t: t * t, x)", x=T((3,), grad=False)))
+
+# --- Python protocol and the rest of Tensor ---------------------------------------------------------------------------
+add("__len__", s("len(x)", x=T((3, 2))), s("len(x)", x=T(())))
+add("__iter__", s("list(x)", x=T((3,))), s("list(x)", x=T(())))
+add("__bool__", s("bool(x)", x=T(())), s("bool(x > 0)", x=T((3,))))
+add("__float__", s("float(x)", x=T(())), s("float(x)", x=T((2,))))
+add("__int__", s("int(x)", x=T(2.7)), s("int(x)", x=T((1,), i64)))
+add("__index__", s("[10, 20, 30][x]", x=T(1, i64)), s("[10, 20][x]", x=T(1.)))
+
+# --- nn.functional -------------------------------------------------------------------------------------------------------
+P = T((3, 4), kind="unit")
+add("nn", s("torch.nn.functional.relu(x)", x=T((3,))))
+add("nn.functional.relu", s("F.relu(x)", x=T([-1., 0., 2.])), s("F.relu(x)", x=T((2, 3), f64)))
+add("nn.functional.sigmoid", s("F.sigmoid(x)", x=T((2, 3))))
+add("nn.functional.tanh", s("F.tanh(x)", x=T((2, 3))))
+for _name in ("softmax", "log_softmax"):
+    add(f"nn.functional.{_name}", s(f"F.{_name}(x, dim=1)", x=M), s(f"F.{_name}(x, 0)", x=T((3,), f64)),
+        s(f"F.{_name}(x)", x=T((2, 3))), s(f"F.{_name}(x)", x=T((2, 3, 4))), s(f"F.{_name}(x)", x=T((3,))),
+        s(f"F.{_name}(x, 1, dtype=torch.float64)", x=M))
+add("nn.functional.mse_loss", s("F.mse_loss(x, y)", x=M, y=M), s("F.mse_loss(x, y, reduction='sum')", x=M, y=M),
+    s("F.mse_loss(x, y, reduction='none')", x=M, y=M), s("F.mse_loss(x, y)", x=M, y=T((4,))),
+    s("F.mse_loss(x, y)", x=M, y=T((3,))), s("F.mse_loss(x, y, reduction='bad')", x=M, y=M),
+    s("F.mse_loss(x, y)", x=M, y=T((3, 4), f64)), s("F.mse_loss(x, y)", x=T((0,)), y=T((0,))))
+add("nn.functional.l1_loss", s("F.l1_loss(x, y)", x=M, y=M), s("F.l1_loss(x, y, reduction='sum')", x=M, y=M))
+add("nn.functional.binary_cross_entropy",
+    s("F.binary_cross_entropy(x, y)", x=P, y=P), s("F.binary_cross_entropy(x, y, reduction='sum')", x=P, y=P),
+    s("F.binary_cross_entropy(x, y, reduction='none')", x=P, y=P), s("F.binary_cross_entropy(x.sigmoid(), y)", x=M, y=P),
+    s("F.binary_cross_entropy(x, y)", x=T([0., 1., 0.5]), y=T([0., 1., 1.])), s("F.binary_cross_entropy(x, y)", x=M, y=P),
+    s("F.binary_cross_entropy(x, y)", x=P, y=T((4,), kind="unit")), s("F.binary_cross_entropy(x, y)", x=P, y=T((3, 4), f64, kind="unit")))
+add("nn.functional.binary_cross_entropy_with_logits",
+    s("F.binary_cross_entropy_with_logits(x, y)", x=M, y=P),
+    s("F.binary_cross_entropy_with_logits(x, y, reduction='none')", x=M, y=P),
+    s("F.binary_cross_entropy_with_logits(x, y, reduction='sum')", x=T([-100., 0., 100.]), y=T([0., 1., 1.])),
+    s("F.binary_cross_entropy_with_logits(x, y)", x=M, y=T((4,))),
+    s("F.binary_cross_entropy_with_logits(torch.matmul(a, w) + c, torch.zeros(3))", a=T((5,), grad=False), w=T((5, 3)), c=T((3,))))
+CLASSES = T([1, 0, 3], i64)
+add("nn.functional.nll_loss", s("F.nll_loss(x, t)", x=M, t=CLASSES), s("F.nll_loss(x.log_softmax(1), t, reduction='sum')", x=M, t=CLASSES),
+    s("F.nll_loss(x, t, reduction='none')", x=M, t=CLASSES), s("F.nll_loss(x, t)", x=M, t=T([1, -100, 2], i64)),
+    s("F.nll_loss(x, t, ignore_index=1)", x=M, t=CLASSES), s("F.nll_loss(x, t)", x=T((4,)), t=T(2, i64)),
+    s("F.nll_loss(x, t)", x=M, t=T([1., 2., 0.])), s("F.nll_loss(x, t)", x=M, t=T([1, 2], i64)),
+    s("F.nll_loss(x, t)", x=M, t=T([1, 4, 0], i64)), s("F.nll_loss(x, t)", x=M, t=T([1, 2, 0], i32)),
+    s("F.nll_loss(x, t)", x=M, t=T([1, 2, 0], u8)), s("F.nll_loss(x, t)", x=T((2, 3, 4), f64), t=T([[1, 2, 0, 1], [0, 0, 2, 1]], i64)))
+add("nn.functional.cross_entropy", s("F.cross_entropy(x, t)", x=M, t=CLASSES), s("F.cross_entropy(x, t, reduction='sum')", x=M, t=CLASSES),
+    s("F.cross_entropy(x, t, reduction='none')", x=M, t=CLASSES), s("F.cross_entropy(x, t)", x=M, t=T([1., 2., 0.])),
+    s("F.cross_entropy(x, t)", x=M, t=T([1, 2, 4], i64)), s("F.cross_entropy(x, t)", x=M, t=T([1, 2, -1], i64)),
+    s("F.cross_entropy(x, p)", x=M, p=T((3, 4), kind="unit")), s("F.cross_entropy(x, p, reduction='none')", x=M, p=T((3, 4), kind="unit")),
+    s("F.cross_entropy(x, p)", x=M, p=T((3, 4), f64, kind="unit")), s("F.cross_entropy(x, t)", x=T((4,)), t=T(1, i64)),
+    s("F.cross_entropy(x, t)", x=M, t=T([1, -100, 2], i64)), s("F.cross_entropy(x, p)", x=M, p=T((3, 5), kind="unit")))
+
+
+def public_names(engine) -> set[str]:
+    """Every public name the conformance suite must cover."""
+    import inspect
+
+    names = set(engine.__all__)
+    names |= {f"nn.functional.{n}" for n in engine.nn.functional.__all__}
+    names |= {f"autograd.{n}" for n in engine.autograd.__all__}
+    names |= {n for n, _ in inspect.getmembers(engine.Tensor) if not n.startswith("_")}
+    names |= {n for n in vars(engine.Tensor) if n.startswith("__") and n.endswith("__") and n[2:-2] in OPERATORS}
+    return names
+
+
+OPERATORS = {"add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "radd", "rsub", "rmul", "rtruediv",
+             "rfloordiv", "rmod", "rpow", "rmatmul", "iadd", "isub", "imul", "itruediv", "neg", "pos", "getitem",
+             "setitem", "and", "or", "xor", "invert", "len", "iter", "bool", "float", "int", "index"}
