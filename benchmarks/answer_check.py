@@ -24,22 +24,17 @@ import numpy as np
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
 
+def timings(function, repeats: int) -> list[float]:
+    times = []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        function()
+        times.append(time.perf_counter() - started)
+    return times
+
+
 def best_of(function, repeats: int = 3) -> float:
-    times = []
-    for _ in range(repeats):
-        started = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - started)
-    return min(times)
-
-
-def median_of(function, repeats: int = 21) -> float:
-    times = []
-    for _ in range(repeats):
-        started = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - started)
-    return statistics.median(times)
+    return min(timings(function, repeats))
 
 
 def worker_overhead() -> None:
@@ -52,8 +47,8 @@ def worker_overhead() -> None:
     snippet = "import torch\nx = torch.ones(3, requires_grad=True)\n(x * 2).sum().backward()\n"
     inproc, sandboxed = [], []
     for _ in range(31):  # alternating, so both see the same machine
-        inproc.append(median_of(lambda: run_snippet(snippet), 1))
-        sandboxed.append(median_of(lambda: run_program(snippet), 1))
+        inproc += timings(lambda: run_snippet(snippet), 1)
+        sandboxed += timings(lambda: run_program(snippet), 1)
     a, b = statistics.median(inproc), statistics.median(sandboxed)
     print(f"one small run: in-process {a * 1000:.2f} ms, sandbox worker {b * 1000:.2f} ms "
           f"(overhead {(b - a) * 1000:.1f} ms per run: fork, confinement, pipe, JSON)\n")
