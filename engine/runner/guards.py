@@ -47,6 +47,7 @@ _COMPARE: dict[str, Callable[[object, object], object]] = {
 _CONSUMERS = frozenset({list, tuple, set, sorted, sum, min, max, any, all, dict})
 _MATERIALISED = (list, tuple, str, bytes, dict, set, frozenset, range)
 _BUILTIN_METHOD_TYPES = (types.BuiltinMethodType, types.MethodWrapperType)
+_SAFE_BUILTIN_NAMES = frozenset(SAFE_BUILTINS)
 
 
 class Guards:
@@ -61,6 +62,7 @@ class Guards:
         self.builtins: dict[str, object] = {name: getattr(builtins, name) for name in SAFE_BUILTINS}
         self.builtins["print"] = self.print
         self._builtin_ids = {id(value) for value in self.builtins.values()}
+        self._trusted_builtins: dict[int, dict] = {}  # earlier runs' builtins, checked once per run
 
     def size_guard(self, shape: tuple[int, ...]) -> None:
         """Vet a shape the engine is about to allocate (see `execute._size_hook`)."""
@@ -181,6 +183,7 @@ class Guards:
 
     def _dispatch(self, fn: object, args: tuple, kwargs: dict) -> object:
         if isinstance(fn, types.FunctionType) and fn.__code__ in self.codes:
+            self._check_function_builtins(fn)
             return fn(*args, **kwargs)
         if fn is self.print:
             return self.print(*args, **kwargs)
@@ -200,6 +203,19 @@ class Guards:
         if not callable(fn):
             return fn(*args, **kwargs)  # Python's own "'X' object is not callable"
         raise SnippetRejected(f"calling {_describe(fn)} is not allowed in snippets")
+
+    def _check_function_builtins(self, fn: types.FunctionType) -> None:
+        """A snippet function resolves bare names through the builtins it was created with: they must be
+        a runner's safe builtins (never a module's namespace that a rebinding of `__builtins__` put there)."""
+        found = fn.__builtins__
+        if found is self.builtins or id(found) in self._trusted_builtins:
+            return
+        if type(found) is dict and found.keys() == _SAFE_BUILTIN_NAMES and all(
+                value is getattr(builtins, name) or name == "print" and getattr(value, "__self__", None).__class__
+                is Guards for name, value in found.items()):
+            self._trusted_builtins[id(found)] = found  # held for this run, so the id stays its own
+            return
+        raise SnippetRejected("this function's builtins are not the runner's; running it is refused for safety")
 
     def _call_builtin(self, fn: object, args: tuple, kwargs: dict) -> object:
         if fn is range:
