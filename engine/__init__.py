@@ -25,6 +25,8 @@ FloatTensor = Tensor
 
 def _forward_to_method(name: str):
     def function(input, *args, **kwargs):  # noqa: A002 - PyTorch's argument name
+        if not isinstance(input, Tensor):  # PyTorch's error; never a getattr on an arbitrary object
+            raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
         return getattr(input, name)(*args, **kwargs)
 
     function.__name__ = name
@@ -38,6 +40,7 @@ _FUNCTIONS = ("exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "ab
               "unsqueeze", "squeeze", "flatten", "clone", "detach", "numel", "maximum", "norm", "allclose",
               "equal", "is_floating_point", "prod", "var", "std", "log1p")
 globals().update({name: _forward_to_method(name) for name in _FUNCTIONS})
+del _forward_to_method  # a getattr gadget for any name: not left reachable in the package namespace
 
 
 def is_tensor(obj) -> bool:

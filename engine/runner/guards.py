@@ -16,14 +16,16 @@ from collections.abc import Callable, Iterable, Iterator
 import numpy as np
 
 from engine.dtypes import dtype as EngineDtype
+from engine.tensor import Tensor
 
 from . import sizes
 from .errors import ResourceLimitExceeded, SnippetRejected
 from .limits import Budget, Limits, broadcast_elements, shape_of
 from .policy import import_engine_module
 from .surface import (
-    BUILTIN_METHODS, NDARRAY_ATTRS, SAFE_BUILTINS, attribute_refusal, is_engine_module_name,
-    is_engine_object, is_engine_type, is_tensor, value_refusal,
+    BUILTIN_METHODS, NDARRAY_ATTRS, NDARRAY_KEYWORDS, NDARRAY_POSITIONAL, SAFE_BUILTINS, attribute_refusal,
+    dtype_refusal, is_engine_module_name, is_engine_object, is_engine_type, is_tensor, requested_dtype_refusal,
+    value_refusal,
 )
 
 _BINOPS: dict[str, Callable[[object, object], object]] = {
@@ -102,7 +104,7 @@ class Guards:
         if reason is not None:
             raise SnippetRejected(reason)
         value = getattr(obj, name)
-        reason = value_refusal(value)
+        reason = value_refusal(value) or dtype_refusal(value)
         if reason is not None:
             raise SnippetRejected(reason)
         return value
@@ -121,6 +123,8 @@ class Guards:
         return self._after(obj[index])
 
     def store(self, obj: object) -> object:
+        if isinstance(obj, np.ndarray):
+            return _ArrayStore(obj)
         return _ListStore(obj, self) if type(obj) is list else obj
 
     def slice(self, lower: object, upper: object, step: object) -> slice:
@@ -193,6 +197,7 @@ class Guards:
             if fn is EngineDtype:  # torch.dtype('x', 'U1000000') would make huge elements
                 raise SnippetRejected("new dtypes cannot be made in snippets; use torch.float32, torch.float64, ...")
             owner = getattr(fn, "__self__", None)
+            args, kwargs = self._callable_arguments(fn, args, kwargs)
             self._check_elements(sizes.engine_call_elements(fn, owner, args, kwargs))
             product = sizes.engine_call_product(fn, owner, args)
             if product is not None:
@@ -217,7 +222,34 @@ class Guards:
             return
         raise SnippetRejected("this function's builtins are not the runner's; running it is refused for safety")
 
+    def _callable_arguments(self, fn: object, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+        """Vet the arguments of an engine call or a builtin: no object/str arrays; a function handed over
+        (`jacobian(f, x)`, `no_grad()(f)`, `sorted(key=f)`) must be the snippet's own — wrapped so what it
+        returns is checked like any result — an engine function, or a builtin that does O(1) work per call
+        (`len`): a wrapper must not run `sum`, `str` or `sorted` where no guard sees their arguments."""
+        def vet(value: object) -> object:
+            _check_dtypes(value)
+            if not callable(value) or isinstance(value, type) and (value in _CALLBACK_BUILTINS or is_engine_type(value)):
+                return value
+            if isinstance(value, types.FunctionType) and value.__code__ in self.codes:
+                return self._callback(value)
+            if value in _CALLBACK_BUILTINS or _is_engine_callable(value):
+                return value
+            raise SnippetRejected(f"passing {_describe(value)} to {_describe(fn)} as a function to call is refused "
+                                  "for safety in snippets (pass your own function or a lambda)")
+        return tuple(map(vet, args)), {name: vet(value) for name, value in kwargs.items()}
+
+    def _callback(self, function: types.FunctionType) -> Callable[..., object]:
+        def checked(*args: object, **kwargs: object) -> object:
+            self._check_function_builtins(function)
+            return self._after(function(*args, **kwargs))
+        checked.__name__ = checked.__qualname__ = function.__name__
+        return checked
+
     def _call_builtin(self, fn: object, args: tuple, kwargs: dict) -> object:
+        if fn in (sorted, min, max) and "key" in kwargs:
+            kwargs = self._callable_arguments(fn, (), {"key": kwargs["key"]})[1] | {
+                k: v for k, v in kwargs.items() if k != "key"}
         if fn is range:
             result = range(*args, **kwargs)
             self.budget.items(_length(result), "a range")
@@ -243,6 +275,7 @@ class Guards:
         if isinstance(owner, (np.ndarray, np.generic)):
             if name not in NDARRAY_ATTRS:
                 raise SnippetRejected(f"numpy's '.{name}' is not available in snippets")
+            _check_ndarray_arguments(name, args, kwargs)
             return method(*args, **kwargs)
         if name not in BUILTIN_METHODS.get(type(owner), ()):
             raise SnippetRejected(f"calling {_describe(method)} is not allowed in snippets")
@@ -278,6 +311,7 @@ class Guards:
 
     def _after(self, value: object) -> object:
         self.budget.result(value)
+        _check_dtypes(value)
         if is_tensor(value):
             self._account(value)
         return value
@@ -318,6 +352,60 @@ class _ListStore:
             removed = len(range(*index.indices(len(self._target))))
             self._guards.budget.items(len(self._target) - removed + len(value), "a list")
         self._target[index] = value
+
+
+class _ArrayStore:
+    """Stands in for a numpy array being assigned into: numbers and numeric arrays only go in."""
+
+    __slots__ = ("_target",)
+
+    def __init__(self, target: np.ndarray) -> None:
+        self._target = target
+
+    def __setitem__(self, index: object, value: object) -> None:
+        reason = dtype_refusal(self._target) or dtype_refusal(value)
+        if reason is None and not isinstance(value, (int, float, bool, np.number, np.bool_, np.ndarray, Tensor)):
+            reason = f"assigning a {type(value).__name__} into a numpy array is refused for safety in snippets"
+        if reason is not None:
+            raise SnippetRejected(reason)
+        self._target[index] = value
+
+
+def _check_dtypes(value: object) -> None:
+    """Refuse object/str/bytes/void arrays in a result, also inside a short tuple or list of results
+    (`y, v = vjp(f, x)`, `for r in results:` unpack what this let through)."""
+    reason = dtype_refusal(value)
+    if reason is None and isinstance(value, (tuple, list)) and len(value) <= _SHORT:
+        for element in value:
+            reason = dtype_refusal(element)
+            if reason is None and isinstance(element, tuple) and len(element) <= _SHORT:
+                reason = next(filter(None, map(dtype_refusal, element)), None)
+            if reason is not None:
+                break
+    if reason is not None:
+        raise SnippetRejected(reason)
+
+
+def _check_ndarray_arguments(name: str, args: tuple, kwargs: dict) -> None:
+    """numpy methods get axes, numeric dtypes and flags; never `out=` (writes anywhere) or other dtypes."""
+    positional = NDARRAY_POSITIONAL.get(name)
+    if positional is not None and len(args) > positional:
+        raise SnippetRejected(f"more than {positional} positional arguments to numpy's '.{name}' (its `out`) "
+                              "are refused for safety in snippets")
+    extra = set(kwargs) - NDARRAY_KEYWORDS
+    if extra:
+        raise SnippetRejected(f"the argument {sorted(extra)[0]}= of numpy's '.{name}' is refused for safety "
+                              "in snippets")
+    requested = kwargs.get("dtype", args[1] if positional == 2 and len(args) > 1 else None)
+    reason = requested_dtype_refusal(requested) or next(
+        filter(None, map(dtype_refusal, (*args, *kwargs.values()))), None)
+    if reason is not None:
+        raise SnippetRejected(reason)
+
+
+_SHORT = 64  # tuples/lists up to this length have their elements' dtypes checked
+# builtins that may be handed to the engine or to sorted/min/max as a function: O(1) work per call
+_CALLBACK_BUILTINS = frozenset({len, abs, bool, int, float})
 
 
 def _is_engine_callable(fn: object) -> bool:
