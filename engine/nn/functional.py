@@ -35,7 +35,13 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor) -> Tensor:  
 
 
 def nll_loss(input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
-    return _apply("nll_loss", (input,), target=np.asarray(target._data, dtype=np.int64))
+    target = np.asarray(target._data, dtype=np.int64)
+    if target.ndim > 1:  # an (N, 1) target would gather N × N elements
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if input._data.ndim == 2 and target.shape[:1] != input._data.shape[:1]:
+        raise ValueError(f"Expected input batch_size ({input._data.shape[0]}) to match target batch_size "
+                         f"({target.shape[0] if target.ndim else 1}).")
+    return _apply("nll_loss", (input,), target=target)
 
 
 def cross_entropy(input: Tensor, target: Tensor) -> Tensor:  # noqa: A002

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Iterator
 import numpy as np
 
 from engine.dtypes import dtype as EngineDtype
+from engine.printing import set_printoptions
 from engine.tensor import Tensor
 
 from . import sizes
@@ -48,6 +49,7 @@ _COMPARE: dict[str, Callable[[object, object], object]] = {
 # builtins that drain an iterable in C, where no snippet code (and so no tick) runs per element
 _CONSUMERS = frozenset({list, tuple, set, sorted, sum, min, max, any, all, dict})
 _MATERIALISED = (list, tuple, str, bytes, dict, set, frozenset, range)
+_NESTED = (list, tuple, dict, set, frozenset)
 _BUILTIN_METHOD_TYPES = (types.BuiltinMethodType, types.MethodWrapperType)
 _SAFE_BUILTIN_NAMES = frozenset(SAFE_BUILTINS)
 
@@ -75,7 +77,7 @@ class Guards:
         return {
             "__sg_" + name: getattr(self, name)
             for name in ("tick", "attr", "settarget", "item", "store", "slice", "call", "binop", "iop",
-                         "cmp", "chain", "fmt", "ctx", "import_")
+                         "cmp", "chain", "fmt", "ctx", "import_", "key")
         }
 
     # --- steps -----------------------------------------------------------------------------------
@@ -117,6 +119,8 @@ class Guards:
         return obj
 
     def item(self, obj: object, index: object) -> object:
+        if isinstance(index, tuple) and isinstance(obj, (dict, set, frozenset)):
+            self.key(index)
         shape = shape_of(obj)
         if shape is not None:
             self.budget.elements(sizes.indexed_elements(shape, index), "the result of indexing")
@@ -126,6 +130,12 @@ class Guards:
         if isinstance(obj, np.ndarray):
             return _ArrayStore(obj)
         return _ListStore(obj, self) if type(obj) is list else obj
+
+    def key(self, value: object) -> object:
+        """A set element or dict key about to be hashed (hashing a tuple visits all of it, in C)."""
+        if isinstance(value, tuple):
+            self.budget.nested_work(value, "hashing this tuple")
+        return value
 
     def slice(self, lower: object, upper: object, step: object) -> slice:
         return slice(lower, upper, step)
@@ -145,6 +155,9 @@ class Guards:
 
     def binop(self, op: str, left: object, right: object) -> object:
         self.budget.before_binop(op, left, right)
+        if op == "Mod" and isinstance(left, str):
+            fields = left.count("%") if isinstance(right, dict) else 1  # %(name)s may repeat one value
+            self.budget.text(right, "this %-format", fields=max(fields, 1))
         return self._after(_BINOPS[op](left, right))
 
     def iop(self, op: str, left: object, right: object) -> object:
@@ -155,6 +168,9 @@ class Guards:
         if op not in ("Is", "IsNot"):
             for shapes in sizes.compared_shapes(op, left, right):
                 self._check_broadcast(shapes, "the result of a comparison")
+            if isinstance(right, _NESTED) and (isinstance(left, _NESTED) or op in ("In", "NotIn")):
+                hashed = op in ("In", "NotIn") and isinstance(right, (set, frozenset, dict))
+                self.budget.nested_work(left if hashed else (left, right), "this comparison")
         return self._after(_COMPARE[op](left, right))
 
     def chain(self, ops: tuple[str, ...], left: object, *rights: Callable[[], object]) -> object:
@@ -168,6 +184,7 @@ class Guards:
         return result
 
     def fmt(self, value: object, conversion: int, spec: str) -> str:
+        self.budget.text(value, "this f-string field")
         if conversion != -1:
             value = {ord("s"): str, ord("r"): repr, ord("a"): ascii}[conversion](value)
         self.budget.format_spec_text(spec)
@@ -196,6 +213,8 @@ class Guards:
         if _is_engine_callable(fn):
             if fn is EngineDtype:  # torch.dtype('x', 'U1000000') would make huge elements
                 raise SnippetRejected("new dtypes cannot be made in snippets; use torch.float32, torch.float64, ...")
+            if fn is set_printoptions:
+                _check_printoptions(args, kwargs)
             owner = getattr(fn, "__self__", None)
             args, kwargs = self._callable_arguments(fn, args, kwargs)
             self._check_elements(sizes.engine_call_elements(fn, owner, args, kwargs))
@@ -256,8 +275,14 @@ class Guards:
             return result
         if fn is round and (len(args) > 1 or "ndigits" in kwargs):
             ndigits = args[1] if len(args) > 1 else kwargs["ndigits"]
-            if isinstance(ndigits, int) and abs(ndigits) > self.budget.limits.max_literal:
-                raise ResourceLimitExceeded(f"round() to {ndigits} digits is beyond the limit")
+            if ndigits is not None:  # round() itself takes any __index__ (a tensor too): judge that value
+                ndigits = operator.index(ndigits)
+                if abs(ndigits) > self.budget.limits.max_literal:
+                    raise ResourceLimitExceeded(f"round() to {ndigits} digits is beyond the limit")
+                args = (args[0], ndigits) if len(args) > 1 else args
+                kwargs = {**kwargs, "ndigits": ndigits} if "ndigits" in kwargs else kwargs
+        if fn in (str, repr) and args:
+            self.budget.text(args[0], f"{fn.__name__}() of this value")
         if fn in _CONSUMERS:
             if fn is sum and (len(args) > 1 or "start" in kwargs):
                 start = args[1] if len(args) > 1 else kwargs["start"]
@@ -268,6 +293,9 @@ class Guards:
             values = args[0] if iterable_args and args else args
             if fn in (sum, min, max, sorted) and isinstance(values, (list, tuple)):
                 self._check_broadcast([s for s in map(shape_of, values) if s is not None], f"the result of {fn.__name__}()")
+            if fn in (sorted, min, max, set, dict) and isinstance(values, (list, tuple)):
+                rounds = max(1, len(values).bit_length()) if fn is sorted else 1  # comparisons per element
+                self.budget.nested_work(values, f"{fn.__name__}() of these values", factor=rounds)
         return fn(*args, **kwargs)
 
     def _call_method(self, method: types.BuiltinMethodType, args: tuple, kwargs: dict) -> object:
@@ -283,6 +311,11 @@ class Guards:
             args = (self._bounded(args[0]), *args[1:])
         if type(owner) is str:
             self.budget.items(sizes.str_method_length(owner, name, args), "a str")
+        elif name in ("count", "index", "remove", "sort") and type(owner) in (list, tuple):
+            rounds = max(1, len(owner).bit_length()) if name == "sort" else 1
+            self.budget.nested_work((owner, args), f"{type(owner).__name__}.{name}()", factor=rounds)
+        elif type(owner) in (dict, set) and args:
+            self.budget.nested_work(args, f"{type(owner).__name__}.{name}()")
         result = method(*args, **kwargs)
         self.budget.result(owner)  # append/extend/update grow the receiver in place
         return result
@@ -295,6 +328,7 @@ class Guards:
             raise SnippetRejected("print(file=...) is not available in snippets")
         if not isinstance(sep, (str, type(None))) or not isinstance(end, (str, type(None))):
             raise TypeError("sep and end must be None or a string")
+        self.budget.text(values, "this print()")
         text = (" " if sep is None else sep).join(map(str, values)) + ("\n" if end is None else end)
         self.budget.printed(len(text))
         self.output.append(text)
@@ -384,6 +418,20 @@ def _check_dtypes(value: object) -> None:
                 break
     if reason is not None:
         raise SnippetRejected(reason)
+
+
+_PRINTOPTION_CAPS = {"precision": 100, "threshold": None, "edgeitems": 1000, "linewidth": 10_000}
+
+
+def _check_printoptions(args: tuple, kwargs: dict) -> None:
+    """`set_printoptions(precision=10**6)` would make every printed element a megabyte: capped."""
+    for (name, cap), value in zip(_PRINTOPTION_CAPS.items(), args):
+        kwargs = {**kwargs, name: value}
+    for name, cap in _PRINTOPTION_CAPS.items():
+        value = kwargs.get(name)
+        if cap is not None and isinstance(value, (int, float)) and value > cap:
+            raise SnippetRejected(f"set_printoptions({name}={value!r:.20}) is above {cap}; larger values are "
+                                  "refused for safety in snippets")
 
 
 def _check_ndarray_arguments(name: str, args: tuple, kwargs: dict) -> None:

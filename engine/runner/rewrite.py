@@ -54,6 +54,8 @@ class _Rewriter(ast.NodeTransformer):
             return _guard("item", value, index, node=node)
         if isinstance(node.ctx, ast.Store):
             value = _guard("store", value, node=node)
+        if not isinstance(node.ctx, ast.Load):
+            index = _guard("key", index, node=node)  # `d[t] = v` and `del d[t]` hash t
         node.value, node.slice = value, index
         return node
 
@@ -85,6 +87,27 @@ class _Rewriter(ast.NodeTransformer):
         spec = node.format_spec if node.format_spec is not None else _const("", node)
         node.value = _guard("fmt", node.value, _const(node.conversion, node), spec, node=node)
         node.conversion, node.format_spec = -1, None
+        return node
+
+    # set elements and dict keys are hashed where no guard runs (hashing a nested tuple visits all of it)
+    def visit_Set(self, node: ast.Set) -> ast.AST:
+        self.generic_visit(node)
+        node.elts = [e if isinstance(e, ast.Starred) else _guard("key", e, node=e) for e in node.elts]
+        return node
+
+    def visit_Dict(self, node: ast.Dict) -> ast.AST:
+        self.generic_visit(node)
+        node.keys = [k if k is None else _guard("key", k, node=k) for k in node.keys]
+        return node
+
+    def visit_SetComp(self, node: ast.SetComp) -> ast.AST:
+        self.generic_visit(node)
+        node.elt = _guard("key", node.elt, node=node.elt)
+        return node
+
+    def visit_DictComp(self, node: ast.DictComp) -> ast.AST:
+        self.generic_visit(node)
+        node.key = _guard("key", node.key, node=node.key)
         return node
 
     def visit_comprehension(self, node: ast.comprehension) -> ast.AST:
