@@ -17,7 +17,7 @@ _CREATION = frozenset({
 })
 _LEGACY = frozenset({"Tensor", "FloatTensor", "DoubleTensor", "LongTensor"})  # sizes only as ints
 _MATMUL = frozenset({"matmul", "mm", "bmm", "mv", "dot", "__matmul__", "__rmatmul__"})
-_CONCAT = frozenset({"cat", "concat", "concatenate", "stack", "hstack", "vstack"})
+CONCAT = _CONCAT = frozenset({"cat", "concat", "concatenate", "stack", "hstack", "vstack"})
 
 
 def numpy_dtype(tensor: object) -> np.dtype:

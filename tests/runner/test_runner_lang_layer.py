@@ -126,3 +126,101 @@ def test_the_forwarding_factory_is_not_in_the_package() -> None:
     assert not any(name.startswith("_") for name in engine.__all__)
     with pytest.raises(TypeError, match=r"exp\(\): argument 'input' \(position 1\) must be Tensor, not list"):
         engine.exp([1.0])
+
+
+# --- 4. work bounded per call ------------------------------------------------------------------------
+def test_ordinary_comparisons_sorting_and_sets_still_work() -> None:
+    result = run_snippet("a = [[1, 2], [3]]\nb = [[1, 2], [3]]\nprint(a == b, [3] in a, sorted([[2], [1]]), "
+                         "len({(1, 2), (1, 2)}), a.count([3]), {(i, i): i for i in range(3)}[(2, 2)], round(1234, -2))")
+    assert result.ok, result.error
+    assert result.stdout == "True True [[1], [2]] 1 1 2 1200\n"
+
+
+def test_cat_backward_is_bounded_in_the_number_of_inputs() -> None:
+    import time
+
+    import engine
+
+    xs = [engine.ones(1, requires_grad=True) for _ in range(3000)]
+    started = time.monotonic()
+    engine.cat(xs).sum().backward()
+    assert time.monotonic() - started < 1
+    assert xs[-1].grad.tolist() == [1.0]
+    many = run_snippet("import torch\nxs = [torch.ones(1, requires_grad=True) for i in range(5000)]\n"
+                       "y = torch.cat(xs)")
+    assert many.error.type == "ResourceLimitExceeded" and "joining 5000 tensors" in many.error.message
+
+
+def test_nll_loss_refuses_a_column_target_as_pytorch_does() -> None:
+    import engine
+
+    logits = engine.zeros(3, 2, requires_grad=True)
+    with pytest.raises(RuntimeError, match="multi-target not supported"):
+        engine.nn.functional.nll_loss(logits, engine.zeros(3, 1, dtype=engine.int64))
+    loss = engine.nn.functional.nll_loss(logits.log_softmax(-1), engine.tensor([0, 1, 1]))
+    assert abs(loss.item() - 0.6931) < 1e-4
+
+
+# --- 5. strings bounded before they are built --------------------------------------------------------
+def test_small_strings_print_and_format_as_before() -> None:
+    result = run_snippet("import torch\nx = torch.ones(2)\nprint([1.5, 'a'], f'{[1, 2]!r:>8}', '%s-%d' % ('a', 3), "
+                         "str({'k': (1,)}), repr(x))\ntorch.set_printoptions(precision=2)\nprint(x / 3)")
+    assert result.ok, result.error
+    assert result.stdout == "[1.5, 'a']   [1, 2] a-3 {'k': (1,)} tensor([1., 1.])\ntensor([0.33, 0.33])\n"
+
+
+def test_exception_messages_are_bounded() -> None:
+    result = run_snippet("a = [[1.5] * 1000] * 1000\nassert False, a")
+    assert result.error.type == "AssertionError" and len(result.error.message) <= 1002
+
+
+# --- 6. outputs --------------------------------------------------------------------------------------
+def test_warnings_count_in_the_output_limit() -> None:
+    from engine.runner import Limits
+
+    result = run_snippet("import torch\ny = torch.ones(2, requires_grad=True) * 2\nfor i in range(50):\n    g = y.grad",
+                         limits=Limits(max_output=2000))
+    assert result.error.type == "ResourceLimitExceeded" and "printed more than 2000" in result.error.message
+
+
+def test_run_report_shows_an_alias_once_and_bounds_the_data(tmp_path) -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    from tutor.cli import main
+
+    path = tmp_path / "s.py"
+    path.write_text("import torch\nx = torch.ones(1000, 1000)\ny = x\nz = x\nw = torch.ones(2)\nv = torch.ones(10)")
+    out = CliRunner().invoke(main, ["run", str(path), "--json"]).stdout
+    tensors = json.loads(out)["tensors"]
+    assert tensors["y"] == {"same_as": "x"} and tensors["z"] == {"same_as": "x"}
+    assert len(tensors["x"]["data"]) == 1000 and tensors["w"]["omitted"] and tensors["w"]["data"] is None
+    human = CliRunner().invoke(main, ["run", str(path)]).stdout
+    assert "y = x  (the same tensor)" in human
+
+
+def test_run_report_survives_an_odd_tensor(tmp_path, monkeypatch) -> None:
+    from tutor.commands import run as run_command
+
+    class Odd:
+        def numel(self) -> int:
+            raise ValueError("odd")
+
+    reports = run_command._tensor_reports({"o": Odd()})
+    assert "cannot be reported" in reports["o"]["error"]
+
+
+# --- 7. engine state reset for every run -------------------------------------------------------------
+def test_grad_mode_print_options_and_random_stream_do_not_leak_between_runs() -> None:
+    import engine
+    from engine.printing import get_printoptions
+
+    first = run_snippet("import torch\ntorch.set_grad_enabled(False)\ntorch.set_printoptions(precision=1)\n"
+                        "torch.manual_seed(123)\nr = torch.rand(1)")
+    assert first.ok, first.error
+    second = run_snippet("import torch\nprint(torch.is_grad_enabled(), torch.ones(1) / 3)\nr = torch.rand(1)")
+    assert second.stdout == "True tensor([0.3333])\n"
+    third = run_snippet("import torch\nr = torch.rand(1)")
+    assert second.namespace["r"].tolist() == third.namespace["r"].tolist() != first.namespace["r"].tolist()
+    assert engine.is_grad_enabled() and get_printoptions()["precision"] == 4
