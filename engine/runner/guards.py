@@ -49,7 +49,7 @@ _COMPARE: dict[str, Callable[[object, object], object]] = {
 # builtins that drain an iterable in C, where no snippet code (and so no tick) runs per element
 _CONSUMERS = frozenset({list, tuple, set, sorted, sum, min, max, any, all, dict})
 _MATERIALISED = (list, tuple, str, bytes, dict, set, frozenset, range)
-_NESTED = (list, tuple, dict, set, frozenset)
+_NESTED = (list, tuple, dict, set, frozenset, type({}.keys()), type({}.values()), type({}.items()))
 _BUILTIN_METHOD_TYPES = (types.BuiltinMethodType, types.MethodWrapperType)
 _SAFE_BUILTIN_NAMES = frozenset(SAFE_BUILTINS)
 

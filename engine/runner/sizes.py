@@ -6,6 +6,7 @@ index, a repeat, a Jacobian); an estimate of None means "no growth beyond the op
 from __future__ import annotations
 
 import math
+import types
 
 import numpy as np
 
@@ -156,7 +157,8 @@ def _arange_length(args: tuple, kwargs: dict) -> int:
 
 
 # --- the work and text of one call over nested containers ----------------------------------------
-_CONTAINERS = (list, tuple, set, frozenset, dict)
+_VIEWS = (type({}.keys()), type({}.values()), type({}.items()))
+_CONTAINERS = (list, tuple, set, frozenset, dict, *_VIEWS)
 _FLAT = frozenset({int, float, bool, type(None), complex})
 
 
@@ -186,9 +188,11 @@ def nested_cost(value: object, limit: int, *, text: bool = False) -> int:
             if depth > 200:  # Python's own recursion limit stops deeper structures
                 return 1
             memo[key] = 1  # a cycle prints as [...] and compares until RecursionError
-            elements = [*item.keys(), *item.values()] if isinstance(item, dict) else item
-            types = set(map(type, elements))
-            if types <= _FLAT and not (text and int in types or text and complex in types):
+            if isinstance(item, _VIEWS):  # `a.items() == b.items()` compares the values too
+                item = item.mapping
+            elements = [*item.keys(), *item.values()] if isinstance(item, (dict, types.MappingProxyType)) else item
+            kinds = set(map(type, elements))
+            if kinds <= _FLAT and not (text and int in kinds or text and complex in kinds):
                 total = len(elements) * (27 if text else 1) + 2
             else:
                 total = 2
