@@ -30,7 +30,7 @@ FloatTensor = Tensor
 
 def _forward_to_method(name: str):
     def function(input, *args, **kwargs):  # noqa: A002 - PyTorch's argument name
-        if not isinstance(input, Tensor):
+        if not isinstance(input, Tensor):  # PyTorch's error; never a getattr on an arbitrary object
             if name in _WRAPPED and args and isinstance(args[0], Tensor) and isinstance(input, _numbers.Number):
                 return _run(_OPS[name], (input, args[0]), {})  # the number is a wrapped tensor operand
             if name in _REFLECTED and args and isinstance(args[0], Tensor) and isinstance(input, _numbers.Number):
@@ -56,6 +56,7 @@ _WRAPPED = ("sub", "div")  # torch.sub(2, t) records SubBackward0, not 2 - t's R
 _REFLECTED = {"add": "__radd__", "sub": "__rsub__", "mul": "__rmul__", "div": "__rtruediv__", "pow": "__rpow__",
               "floor_divide": "__rfloordiv__", "remainder": "__rmod__"}
 globals().update({name: _forward_to_method(name) for name in _FUNCTIONS})
+del _forward_to_method  # a getattr gadget for any name: not left reachable in the package namespace
 
 
 def is_tensor(obj) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine import dtypes
-from engine.tensor import Tensor, _shape_arg, guard_shape
+from engine.tensor import Tensor, _fill_value, _shape_arg, guard_shape
 
 _rng = np.random.default_rng(0)
 
@@ -44,6 +44,7 @@ def empty(*size, dtype=None, requires_grad=False, device=None) -> Tensor:
 
 
 def full(size, fill_value, dtype=None, requires_grad=False, device=None) -> Tensor:
+    fill_value = _fill_value(fill_value, "full")  # np.full with a str makes a str array of its length
     if dtype is None and isinstance(fill_value, bool):
         dtype = dtypes.bool_
     elif dtype is None and isinstance(fill_value, int):
@@ -64,6 +65,7 @@ def zeros_like(input: Tensor, dtype=None, requires_grad=False) -> Tensor:  # noq
 
 
 def full_like(input: Tensor, fill_value, dtype=None, requires_grad=False) -> Tensor:  # noqa: A002
+    fill_value = _fill_value(fill_value, "full_like")
     return _like(input, fill_value, dtype, requires_grad)
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import math
 import re
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -624,10 +625,23 @@ op("nll_loss", "NllLossBackward0", ["self"], _nll,
 
 
 # --- ops over a list of tensors (one rule, specialised per input position) ---------------------
+_cat_offsets: list = [lambda: None, None, ()]  # (weakref to out, dim, offsets) of the last cat node swept
+
+
 def _cat_rule(g, out, *arrays, dim, index):
-    start = sum(a.shape[dim] for a in arrays[:index])
+    start = _cat_start(out, arrays, dim, index)
     key = (slice(None),) * (-dim - 1)
     return g[(Ellipsis, slice(start, start + arrays[index].shape[dim])) + key]
+
+
+def _cat_start(out, arrays, dim, index) -> int:
+    """Where input `index` starts in the output.  The sweep asks once per input, so the offsets are
+    computed once per node (summing the sizes before each input would make a backward O(n²))."""
+    if not isinstance(out, np.ndarray):
+        return sum(a.shape[dim] for a in arrays[:index])
+    if _cat_offsets[0]() is not out or _cat_offsets[1] != dim or len(_cat_offsets[2]) != len(arrays) + 1:
+        _cat_offsets[:] = [weakref.ref(out), dim, np.cumsum([0] + [a.shape[dim] for a in arrays]).tolist()]
+    return _cat_offsets[2][index]
 
 
 def _stack_rule(g, out, *arrays, dim, index):

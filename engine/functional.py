@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.graph import as_grad, pullback
-from engine.tensor import Tensor, _as_operand
+from engine.tensor import Tensor, _as_operand, guard_shape
 
 
 def _fresh_input(x: Tensor) -> Tensor:
@@ -39,6 +39,7 @@ def jacobian(func, inputs: Tensor) -> Tensor:
     x = _fresh_input(inputs)
     y = _as_operand(func(x))
     m, out_shape = y._data.size, y._data.shape
+    guard_shape(out_shape + x._data.shape)  # the Jacobian is output × input: vetted before it is made
     result = np.empty((m,) + x._data.shape, dtype=x._data.dtype)
     rows = max(1, CHUNK_BYTES // max(1, max(m, x._data.size) * y._data.itemsize))
     for start in range(0, m, rows):

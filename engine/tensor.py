@@ -163,6 +163,7 @@ def _as_operand(other):
     if isinstance(other, Tensor):
         return other
     if isinstance(other, np.ndarray):
+        dtypes.from_numpy(other.dtype)  # PyTorch's TypeError for object/str/void arrays
         return Tensor._make(other)
     raise TypeError(f"unsupported operand type: '{type(other).__name__}'")
 
@@ -1175,6 +1176,7 @@ class Tensor:
 
     def fill_(self, value):
         self._check_inplace()
+        value = _fill_value(value, "fill_")
         self._data[...] = value
         self._version += 1
         return self
@@ -1219,6 +1221,19 @@ def _floor_divide_(self, other):
 
 
 Tensor.floor_divide_ = Tensor.__ifloordiv__ = _floor_divide_
+
+
+def _fill_value(value, where: str):
+    """A fill value as PyTorch accepts it: a number (or a one-element tensor), never text or objects."""
+    if isinstance(value, Tensor):
+        return value.item()
+    if isinstance(value, (int, float, bool, np.number, np.bool_)):
+        return value
+    raise TypeError(f"{where}(): argument 'fill_value' must be Number, not {type(value).__name__}")
+
+
+def _correction(correction, unbiased) -> int:
+    return int(unbiased) if unbiased is not None else correction
 
 
 def cat(tensors, dim=0) -> Tensor:
@@ -1457,6 +1472,8 @@ def _to_array(data, np_dtype=None) -> np.ndarray:
             if np_dtype is None:
                 raise TypeError(f"Could not infer dtype of {type(data).__name__}")
     guard_shape(array.shape)
+    if np_dtype is None:
+        dtypes.from_numpy(array.dtype)  # PyTorch's TypeError for object/str/void arrays
     return np.array(array, dtype=np_dtype)
 
 

@@ -47,7 +47,9 @@ def _sympy_elementwise(name: str):
     def apply(a):
         import sympy
 
-        return np.frompyfunc(getattr(sympy, name), 1, 1)(a)
+        fn = getattr(sympy, name)
+        # strict: an element that is a str is refused, never parsed (sympify of a str runs eval)
+        return np.frompyfunc(lambda e: fn(sympy.sympify(e, strict=True)), 1, 1)(a)
 
     return apply
 

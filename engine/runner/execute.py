@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import importlib
+import reprlib
 import threading
 import types
 import warnings
@@ -96,7 +97,7 @@ class _Sandbox:
         except MemoryError as exc:
             return None, self._error(ResourceLimitExceeded.kind, "the snippet ran out of memory", exc)
         except Exception as exc:  # the snippet's (or the engine's) error, reported as PyTorch would
-            return None, self._error(type(exc).__name__, str(exc), exc)
+            return None, self._error(type(exc).__name__, _message(exc), exc)
 
     def _error(self, kind: str, message: str, exc: BaseException) -> SnippetError:
         """The error with the line and column of the innermost frame that belongs to the snippet."""
@@ -114,6 +115,35 @@ class _Sandbox:
 
 
 _MAX_MESSAGE = 1000
+_SHORT_REPR = reprlib.Repr()
+_SHORT_REPR.maxstring = _SHORT_REPR.maxother = _MAX_MESSAGE
+_SHORT_REPR.maxlist = _SHORT_REPR.maxtuple = _SHORT_REPR.maxdict = _SHORT_REPR.maxset = 20
+
+
+def _message(exc: BaseException) -> str:
+    """The exception's text, bounded before it is built: `assert False, big_list` or `d[big_tuple]` carry
+    values whose str() would be huge, so those are shown through a bounded repr."""
+    args = exc.args
+    if all(type(arg) in (str, int, float, bool) for arg in args):
+        if sum(len(arg) for arg in args if type(arg) is str) <= 100 * _MAX_MESSAGE or not args:
+            return str(exc)
+        if len(args) == 1:
+            return args[0][:_MAX_MESSAGE] + " …"
+    text = ", ".join(_short(arg) for arg in args[:5])
+    return text[:_MAX_MESSAGE] + (" …" if len(text) > _MAX_MESSAGE else "")
+
+
+def _short(value: object) -> str:
+    from engine.tensor import Tensor
+
+    if isinstance(value, Tensor):
+        return f"tensor of shape {list(value.shape)}"
+    if isinstance(value, (np.ndarray, np.generic)):
+        return f"array of shape {list(value.shape)}"
+    try:
+        return _SHORT_REPR.repr(value)
+    except Exception:  # noqa: BLE001 - a repr that fails must not hide the error itself
+        return f"<{type(value).__name__}>"
 
 
 def _column(code: types.CodeType, lasti: int) -> int | None:
@@ -147,14 +177,27 @@ def _engine_state(guards: Guards, output: list[str]) -> Iterator[None]:
     printing = importlib.import_module("engine.printing")
     tensor = importlib.import_module("engine.tensor")  # `engine.tensor` the attribute is the function
     saved, outer = printing.get_printoptions(), getattr(_ACTIVE, "guards", None)
+    creation = importlib.import_module("engine.creation")
+    grad_mode, rng = tensor.is_grad_enabled(), creation._rng
     tensor.set_size_guard(_size_hook)  # idempotent; a no-op in threads that run no snippet
     _ACTIVE.guards = guards
+    # every run starts as a fresh PyTorch process does: default print options, gradients recorded
+    printing.set_printoptions(profile="default")
+    tensor.set_grad_enabled(True)
+    creation.manual_seed(0)  # the engine's random stream: a snippet's manual_seed does not reach the next
+
+    def show(message: object, category: type, *_args: object, **_kw: object) -> None:
+        text = f"{category.__name__}: {str(message)[:_MAX_MESSAGE]}\n"
+        guards.budget.printed(len(text))  # warnings count against max_output like print does
+        output.append(text)
+
     try:
         with np.errstate(all="ignore"), warnings.catch_warnings():  # PyTorch gives inf/nan silently
             warnings.simplefilter("always")
-            warnings.showwarning = lambda message, category, *_args, **_kw: output.append(
-                f"{category.__name__}: {message}\n")
+            warnings.showwarning = show
             yield
     finally:
         _ACTIVE.guards = outer
         printing.set_printoptions(**saved)
+        tensor.set_grad_enabled(grad_mode)
+        creation._rng = rng

@@ -20,14 +20,17 @@ from collections.abc import Callable, Iterable, Iterator
 import numpy as np
 
 from engine.dtypes import dtype as EngineDtype
+from engine.printing import set_printoptions
+from engine.tensor import Tensor
 
 from . import sizes
 from .errors import ResourceLimitExceeded, SnippetRejected
 from .limits import Budget, Limits, broadcast_elements, itemsize_of, shape_of
 from .policy import import_engine_module
 from .surface import (
-    BUILTIN_METHODS, MATH_NAMES, NDARRAY_ATTRS, SAFE_BUILTINS, attribute_refusal, is_engine_module_name,
-    is_engine_object, is_engine_type, is_tensor, public_engine_types, type_text, value_refusal,
+    BUILTIN_METHODS, MATH_NAMES, NDARRAY_ATTRS, NDARRAY_KEYWORDS, NDARRAY_POSITIONAL, SAFE_BUILTINS,
+    attribute_refusal, dtype_refusal, is_engine_module_name, is_engine_object, is_engine_type, is_tensor,
+    public_engine_types, requested_dtype_refusal, type_text, value_refusal,
 )
 
 _BINOPS: dict[str, Callable[[object, object], object]] = {
@@ -50,7 +53,9 @@ _COMPARE: dict[str, Callable[[object, object], object]] = {
 # builtins that drain an iterable in C, where no snippet code (and so no tick) runs per element
 _CONSUMERS = frozenset({list, tuple, set, sorted, sum, min, max, any, all, dict})
 _MATERIALISED = (list, tuple, str, bytes, dict, set, frozenset, range)
+_NESTED = (list, tuple, dict, set, frozenset, type({}.keys()), type({}.values()), type({}.items()))
 _BUILTIN_METHOD_TYPES = (types.BuiltinMethodType, types.MethodWrapperType)
+_SAFE_BUILTIN_NAMES = frozenset(SAFE_BUILTINS)
 
 
 class Guards:
@@ -65,6 +70,7 @@ class Guards:
         self.builtins: dict[str, object] = {name: getattr(builtins, name) for name in SAFE_BUILTINS}
         self.builtins["print"] = self.print
         self._builtin_ids = {id(value) for value in self.builtins.values()}
+        self._trusted_builtins: dict[int, dict] = {}  # earlier runs' builtins, checked once per run
 
     def size_guard(self, shape: tuple[int, ...]) -> None:
         """Vet a shape the engine is about to allocate (see `execute._size_hook`)."""
@@ -76,7 +82,7 @@ class Guards:
             "__sg_" + name: getattr(self, name)
             for name in ("tick", "attr", "settarget", "item", "store", "slice", "call", "binop", "iop",
                          "cmp", "chain", "fmt", "ctx", "import_", "decorator", "unpack", "call_unpacked", "caught",
-                         "raise_")
+                         "raise_", "key")
         }
 
     # --- steps -----------------------------------------------------------------------------------
@@ -107,7 +113,7 @@ class Guards:
                 _lookup(obj, name)  # an attribute the object lacks: Python's own AttributeError
             raise SnippetRejected(reason)
         value = getattr(obj, name)
-        reason = value_refusal(value)
+        reason = value_refusal(value) or dtype_refusal(value)
         if reason is not None:
             raise SnippetRejected(reason)
         return value
@@ -120,13 +126,23 @@ class Guards:
         return obj
 
     def item(self, obj: object, index: object) -> object:
+        if isinstance(index, tuple) and isinstance(obj, (dict, set, frozenset)):
+            self.key(index)
         shape = shape_of(obj)
         if shape is not None:
             self.budget.elements(sizes.indexed_elements(shape, index), "the result of indexing", itemsize_of(obj))
         return self._after(obj[index])
 
     def store(self, obj: object) -> object:
+        if isinstance(obj, np.ndarray):
+            return _ArrayStore(obj)
         return _ListStore(obj, self) if type(obj) is list else obj
+
+    def key(self, value: object) -> object:
+        """A set element or dict key about to be hashed (hashing a tuple visits all of it, in C)."""
+        if isinstance(value, tuple):
+            self.budget.nested_work(value, "hashing this tuple")
+        return value
 
     def slice(self, lower: object, upper: object, step: object) -> slice:
         return slice(lower, upper, step)
@@ -150,6 +166,9 @@ class Guards:
 
     def binop(self, op: str, left: object, right: object) -> object:
         self.budget.before_binop(op, left, right)
+        if op == "Mod" and isinstance(left, str):
+            fields = left.count("%") if isinstance(right, dict) else 1  # %(name)s may repeat one value
+            self.budget.text(right, "this %-format", fields=max(fields, 1))
         return self._after(_BINOPS[op](left, right))
 
     def iop(self, op: str, left: object, right: object) -> object:
@@ -160,6 +179,9 @@ class Guards:
         if op not in ("Is", "IsNot"):
             for shapes in sizes.compared_shapes(op, left, right):
                 self._check_broadcast(shapes, "the result of a comparison")
+            if isinstance(right, _NESTED) and (isinstance(left, _NESTED) or op in ("In", "NotIn")):
+                hashed = op in ("In", "NotIn") and isinstance(right, (set, frozenset, dict))
+                self.budget.nested_work(left if hashed else (left, right), "this comparison")
         return self._after(_COMPARE[op](left, right))
 
     def chain(self, ops: tuple[str, ...], left: object, *rights: Callable[[], object]) -> object:
@@ -175,6 +197,7 @@ class Guards:
     def fmt(self, value: object, conversion: int, spec: str) -> str:
         if type_text(value) is not None:  # str, repr and ascii of a class are the same text
             value, conversion = type_text(value), -1
+        self.budget.text(value, "this f-string field")
         if conversion != -1:
             value = {ord("s"): str, ord("r"): repr, ord("a"): ascii}[conversion](value)
         self.budget.format_spec_text(spec)
@@ -229,7 +252,10 @@ class Guards:
             self.budget.leave()
 
     def _dispatch(self, fn: object, args: tuple, kwargs: dict) -> object:
-        if isinstance(fn, types.FunctionType) and fn.__code__ in self.codes or type(fn) is _Guarded:
+        if isinstance(fn, types.FunctionType) and fn.__code__ in self.codes:
+            self._check_function_builtins(fn)
+            return fn(*args, **kwargs)
+        if type(fn) is _Guarded:
             return fn(*args, **kwargs)
         if fn is self.print:
             return self.print(*args, **kwargs)
@@ -238,7 +264,13 @@ class Guards:
         if _is_engine_callable(fn):
             if fn is EngineDtype:  # torch.dtype('x', 'U1000000') would make huge elements
                 raise SnippetRejected("new dtypes cannot be made in snippets; use torch.float32, torch.float64, ...")
+            if fn is set_printoptions:
+                _check_printoptions(args, kwargs)
+            if getattr(fn, "__name__", "") in sizes.CONCAT and args and isinstance(args[0], (list, tuple)):
+                # the backward of a join passes every input to every input's rule: n² work in one call
+                self.budget.nested_work(None, f"joining {len(args[0])} tensors", factor=len(args[0]) ** 2)
             owner = getattr(fn, "__self__", None)
+            args, kwargs = self._callable_arguments(fn, args, kwargs)
             self._check_elements(sizes.engine_call_elements(fn, owner, args, kwargs),
                                  _dtype_itemsize(kwargs.get("dtype")))
             product = sizes.engine_call_product(fn, owner, args)
@@ -256,6 +288,43 @@ class Guards:
             return fn(*args, **kwargs)  # Python's own "'X' object is not callable"
         raise SnippetRejected(f"calling {_describe(fn)} is not allowed in snippets")
 
+    def _check_function_builtins(self, fn: types.FunctionType) -> None:
+        """A snippet function resolves bare names through the builtins it was created with: they must be
+        a runner's safe builtins (never a module's namespace that a rebinding of `__builtins__` put there)."""
+        found = fn.__builtins__
+        if found is self.builtins or id(found) in self._trusted_builtins:
+            return
+        if type(found) is dict and found.keys() == _SAFE_BUILTIN_NAMES and all(
+                value is getattr(builtins, name) or name == "print" and getattr(value, "__self__", None).__class__
+                is Guards for name, value in found.items()):
+            self._trusted_builtins[id(found)] = found  # held for this run, so the id stays its own
+            return
+        raise SnippetRejected("this function's builtins are not the runner's; running it is refused for safety")
+
+    def _callable_arguments(self, fn: object, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+        """Vet the arguments of an engine call or a builtin: no object/str arrays; a function handed over
+        (`jacobian(f, x)`, `no_grad()(f)`, `sorted(key=f)`) must be the snippet's own — wrapped so what it
+        returns is checked like any result — an engine function, or a builtin that does O(1) work per call
+        (`len`): a wrapper must not run `sum`, `str` or `sorted` where no guard sees their arguments."""
+        def vet(value: object) -> object:
+            _check_dtypes(value)
+            if not callable(value) or isinstance(value, type) and (value in _CALLBACK_BUILTINS or is_engine_type(value)):
+                return value
+            if isinstance(value, types.FunctionType) and value.__code__ in self.codes:
+                return self._callback(value)
+            if value in _CALLBACK_BUILTINS or _is_engine_callable(value):
+                return value
+            raise SnippetRejected(f"passing {_describe(value)} to {_describe(fn)} as a function to call is refused "
+                                  "for safety in snippets (pass your own function or a lambda)")
+        return tuple(map(vet, args)), {name: vet(value) for name, value in kwargs.items()}
+
+    def _callback(self, function: types.FunctionType) -> Callable[..., object]:
+        def checked(*args: object, **kwargs: object) -> object:
+            self._check_function_builtins(function)
+            return self._after(function(*args, **kwargs))
+        checked.__name__ = checked.__qualname__ = function.__name__
+        return checked
+
     def _call_builtin(self, fn: object, args: tuple, kwargs: dict) -> object:
         if fn is type:
             if len(args) != 1 or kwargs:
@@ -263,10 +332,11 @@ class Guards:
             return self._type(args[0])
         if fn is hasattr and len(args) == 2 and not kwargs:
             return self._hasattr(*args)
-        if fn in (map, filter) and args:
-            args = (None if fn is filter and args[0] is None else self._through_guard(args[0]), *args[1:])
+        if fn in (map, filter) and args and not (fn is filter and args[0] is None):
+            args = (self._through_guard(self._callable_arguments(fn, args[:1], {})[0][0]), *args[1:])
         if fn in (sorted, min, max) and kwargs.get("key") is not None:
-            kwargs = {**kwargs, "key": self._through_guard(kwargs["key"])}
+            key = self._callable_arguments(fn, (), {"key": kwargs["key"]})[1]["key"]
+            kwargs = {**kwargs, "key": self._through_guard(key)}
         if fn in (str, repr) and len(args) == 1 and not kwargs and type_text(args[0]) is not None:
             return type_text(args[0])
         if fn is range:
@@ -275,8 +345,14 @@ class Guards:
             return result
         if fn is round and (len(args) > 1 or "ndigits" in kwargs):
             ndigits = args[1] if len(args) > 1 else kwargs["ndigits"]
-            if isinstance(ndigits, int) and abs(ndigits) > self.budget.limits.max_literal:
-                raise ResourceLimitExceeded(f"round() to {ndigits} digits is beyond the limit")
+            if ndigits is not None:  # round() itself takes any __index__ (a tensor too): judge that value
+                ndigits = operator.index(ndigits)
+                if abs(ndigits) > self.budget.limits.max_literal:
+                    raise ResourceLimitExceeded(f"round() to {ndigits} digits is beyond the limit")
+                args = (args[0], ndigits) if len(args) > 1 else args
+                kwargs = {**kwargs, "ndigits": ndigits} if "ndigits" in kwargs else kwargs
+        if fn in (str, repr) and args:
+            self.budget.text(args[0], f"{fn.__name__}() of this value")
         if fn in _CONSUMERS:
             if fn is sum and (len(args) > 1 or "start" in kwargs):
                 start = args[1] if len(args) > 1 else kwargs["start"]
@@ -287,6 +363,9 @@ class Guards:
             values = args[0] if iterable_args and args else args
             if fn in (sum, min, max, sorted) and isinstance(values, (list, tuple)):
                 self._check_broadcast([s for s in map(shape_of, values) if s is not None], f"the result of {fn.__name__}()")
+            if fn in (sorted, min, max, set, dict) and isinstance(values, (list, tuple)):
+                rounds = max(1, len(values).bit_length()) if fn is sorted else 1  # comparisons per element
+                self.budget.nested_work(values, f"{fn.__name__}() of these values", factor=rounds)
         return fn(*args, **kwargs)
 
     def _call_method(self, method: types.BuiltinMethodType, args: tuple, kwargs: dict) -> object:
@@ -294,6 +373,7 @@ class Guards:
         if isinstance(owner, (np.ndarray, np.generic)):
             if name not in NDARRAY_ATTRS:
                 raise SnippetRejected(f"numpy's '.{name}' is not available in snippets")
+            _check_ndarray_arguments(name, args, kwargs)
             if name == "astype":
                 self._check_astype(owner, args, kwargs)
             return method(*args, **kwargs)
@@ -304,9 +384,15 @@ class Guards:
         if type(owner) is str and name == "format":
             return _SnippetFormatter(self).vformat(owner, args, kwargs)
         if type(owner) is list and name == "sort" and kwargs.get("key") is not None:
-            kwargs = {**kwargs, "key": self._through_guard(kwargs["key"])}
+            key = self._callable_arguments(method, (), {"key": kwargs["key"]})[1]["key"]
+            kwargs = {**kwargs, "key": self._through_guard(key)}
         if type(owner) is str:
             self.budget.items(sizes.str_method_length(owner, name, args), "a str")
+        elif name in ("count", "index", "remove", "sort") and type(owner) in (list, tuple):
+            rounds = max(1, len(owner).bit_length()) if name == "sort" else 1
+            self.budget.nested_work((owner, args), f"{type(owner).__name__}.{name}()", factor=rounds)
+        elif type(owner) in (dict, set) and args:
+            self.budget.nested_work(args, f"{type(owner).__name__}.{name}()")
         result = method(*args, **kwargs)
         self.budget.result(owner)  # append/extend/update grow the receiver in place
         return result
@@ -314,7 +400,7 @@ class Guards:
     def _through_guard(self, fn: object) -> object:
         """A callable that Python or the engine will call from C (a `key=`, `map`'s function, a decorated
         builtin), made to go through the call guard; the snippet's own functions are guarded inside."""
-        if not callable(fn) or type(fn) is _Guarded or isinstance(fn, types.FunctionType) and fn.__code__ in self.codes:
+        if not _is_builtin_callable(fn):  # the snippet's own (vetted, wrapped) functions and engine functions
             return fn
         return _Guarded(fn, self)
 
@@ -381,6 +467,7 @@ class Guards:
             raise SnippetRejected("print(file=...) is not available in snippets")
         if not isinstance(sep, (str, type(None))) or not isinstance(end, (str, type(None))):
             raise TypeError("sep and end must be None or a string")
+        self.budget.text(values, "this print()")
         text = (" " if sep is None else sep).join(str(_shown(v)) for v in values) + ("\n" if end is None else end)
         self.budget.printed(len(text))
         self.output.append(text)
@@ -397,6 +484,7 @@ class Guards:
 
     def _after(self, value: object) -> object:
         self.budget.result(value)
+        _check_dtypes(value)
         if is_tensor(value):
             self._account(value)
         return value
@@ -561,6 +649,74 @@ def _is_builtin_callable(value: object) -> bool:
     """Builtins whose checks live in the call guard: builtin functions and methods, and the classes that call
     a function they are given (`torch.no_grad()(map)(type, ...)` must not make classes)."""
     return isinstance(value, _BUILTIN_METHOD_TYPES) or any(value is kind for kind in (type, map, filter))
+
+
+class _ArrayStore:
+    """Stands in for a numpy array being assigned into: numbers and numeric arrays only go in."""
+
+    __slots__ = ("_target",)
+
+    def __init__(self, target: np.ndarray) -> None:
+        self._target = target
+
+    def __setitem__(self, index: object, value: object) -> None:
+        reason = dtype_refusal(self._target) or dtype_refusal(value)
+        if reason is None and not isinstance(value, (int, float, bool, np.number, np.bool_, np.ndarray, Tensor)):
+            reason = f"assigning a {type(value).__name__} into a numpy array is refused for safety in snippets"
+        if reason is not None:
+            raise SnippetRejected(reason)
+        self._target[index] = value
+
+
+def _check_dtypes(value: object) -> None:
+    """Refuse object/str/bytes/void arrays in a result, also inside a short tuple or list of results
+    (`y, v = vjp(f, x)`, `for r in results:` unpack what this let through)."""
+    reason = dtype_refusal(value)
+    if reason is None and isinstance(value, (tuple, list)) and len(value) <= _SHORT:
+        for element in value:
+            reason = dtype_refusal(element)
+            if reason is None and isinstance(element, tuple) and len(element) <= _SHORT:
+                reason = next(filter(None, map(dtype_refusal, element)), None)
+            if reason is not None:
+                break
+    if reason is not None:
+        raise SnippetRejected(reason)
+
+
+_PRINTOPTION_CAPS = {"precision": 100, "threshold": None, "edgeitems": 1000, "linewidth": 10_000}
+
+
+def _check_printoptions(args: tuple, kwargs: dict) -> None:
+    """`set_printoptions(precision=10**6)` would make every printed element a megabyte: capped."""
+    for (name, cap), value in zip(_PRINTOPTION_CAPS.items(), args):
+        kwargs = {**kwargs, name: value}
+    for name, cap in _PRINTOPTION_CAPS.items():
+        value = kwargs.get(name)
+        if cap is not None and isinstance(value, (int, float)) and value > cap:
+            raise SnippetRejected(f"set_printoptions({name}={value!r:.20}) is above {cap}; larger values are "
+                                  "refused for safety in snippets")
+
+
+def _check_ndarray_arguments(name: str, args: tuple, kwargs: dict) -> None:
+    """numpy methods get axes, numeric dtypes and flags; never `out=` (writes anywhere) or other dtypes."""
+    positional = NDARRAY_POSITIONAL.get(name)
+    if positional is not None and len(args) > positional:
+        raise SnippetRejected(f"more than {positional} positional arguments to numpy's '.{name}' (its `out`) "
+                              "are refused for safety in snippets")
+    extra = set(kwargs) - NDARRAY_KEYWORDS
+    if extra:
+        raise SnippetRejected(f"the argument {sorted(extra)[0]}= of numpy's '.{name}' is refused for safety "
+                              "in snippets")
+    requested = kwargs.get("dtype", args[1] if positional == 2 and len(args) > 1 else None)
+    reason = requested_dtype_refusal(requested) or next(
+        filter(None, map(dtype_refusal, (*args, *kwargs.values()))), None)
+    if reason is not None:
+        raise SnippetRejected(reason)
+
+
+_SHORT = 64  # tuples/lists up to this length have their elements' dtypes checked
+# builtins that may be handed to the engine or to sorted/min/max as a function: O(1) work per call
+_CALLBACK_BUILTINS = frozenset({len, abs, bool, int, float})
 
 
 def _is_engine_callable(fn: object) -> bool:

@@ -37,6 +37,7 @@ class Limits:
     max_literal: int = 10_000          # characters of one literal / width in a format spec
     max_output: int = 1_000_000        # characters printed
     max_product_work: int = 10**8      # multiply-adds of one matrix product (one numpy call: no tick stops it)
+    max_call_work: int = 10**7         # elements one comparison/hash/sort of nested containers visits (one C call)
 
 
 def shape_of(value: object) -> tuple[int, ...] | None:
@@ -61,6 +62,20 @@ def itemsize_of(value: object) -> int | None:
 
 def _megabytes(nbytes: int) -> str:
     return f"{nbytes / 2**20:.3g} MB"
+
+
+def operand_shape(value: object, _depth: int = 0) -> tuple[int, ...] | None:
+    """The shape numpy gives an operand: a tensor's or array's, a nested list's (by its first elements),
+    () for a number; None for anything else."""
+    shape = shape_of(value)
+    if shape is not None:
+        return shape
+    if isinstance(value, (list, tuple)) and _depth < 32:
+        inner = operand_shape(value[0], _depth + 1) if value else ()
+        return None if inner is None else (len(value), *inner)
+    if isinstance(value, (int, float, complex)):
+        return ()
+    return None
 
 
 def nested_elements(value: object, _depth: int = 0) -> int:
@@ -160,6 +175,26 @@ class Budget:
                 f"the limit is {int(self.limits.max_int_bits * 0.30103)}"
             )
 
+    def nested_work(self, value: object, what: str, factor: int = 1) -> None:
+        """Refuse one call that would visit more than `max_call_work` elements of nested containers
+        (`a == b`, `x in a`, `sorted(a)`, `set(a)`, `a.count(x)` run in C: no step count stops them)."""
+        from .sizes import nested_cost
+
+        limit = self.limits.max_call_work
+        work = nested_cost(value, limit // max(factor, 1)) * factor
+        if work > limit:
+            raise ResourceLimitExceeded(f"{what} would visit more than {limit} elements; refused for safety")
+
+    def text(self, value: object, what: str, fields: int = 1) -> None:
+        """Refuse building a string (str, repr, print, f-string, %-format) longer than `max_items`,
+        judged from the value before the string exists."""
+        from .sizes import nested_cost
+
+        limit = self.limits.max_items
+        length = nested_cost(value, limit // max(fields, 1), text=True) * fields
+        if length > limit:
+            raise ResourceLimitExceeded(f"{what} would be longer than {limit} characters; refused for safety")
+
     def printed(self, count: int) -> None:
         self.output += count
         if self.output > self.limits.max_output:
@@ -170,6 +205,8 @@ class Budget:
     def before_binop(self, op: str, left: object, right: object) -> None:
         """Refuse arithmetic whose result would be too big, before computing it."""
         lshape, rshape = shape_of(left), shape_of(right)
+        if (lshape is None) != (rshape is None):  # an array with a list: numpy broadcasts the list's shape
+            lshape, rshape = operand_shape(left), operand_shape(right)
         if lshape is not None and rshape is not None:
             if op == "MatMult":
                 self.product(lshape, rshape, "the result of @")

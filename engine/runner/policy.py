@@ -149,6 +149,22 @@ class _Checker(ast.NodeVisitor):
 
     # --- imports: only torch (the engine) --------------------------------------------------------
 
+    def check_alias(self, node: ast.alias) -> None:
+        # `import torch as __builtins__` / `from torch import ones as __sg_tick` bind a name like any
+        # assignment does, so they obey the same rule (the guards and `__builtins__` are `__` names)
+        self.check_bound_name(node, node.asname or node.name.split(".")[0], "an import alias")
+
+    def check_ExceptHandler(self, node: ast.AST) -> None:  # reached only if try/except is allowed
+        if getattr(node, "name", None):
+            self.check_bound_name(node, node.name, "`except ... as`")
+
+    def check_bound_name(self, node: ast.AST, name: str, what: str) -> None:
+        """The one rule for every name a snippet binds (assignment, for, with, def, parameter,
+        comprehension, import alias, except-as, del): no `__` names, which are the runner's own."""
+        if name.startswith("__"):
+            self.refuse(node, f"'{name}' as {what}: names starting with '__' are internals of the runner "
+                              "and refused for safety")
+
     def check_Import(self, node: ast.Import) -> None:
         for alias in node.names:
             if alias.name in ("torch", "math"):

@@ -70,6 +70,8 @@ class _Rewriter(ast.NodeTransformer):
             return _guard("item", value, index, node=node)
         if isinstance(node.ctx, ast.Store):
             value = _guard("store", value, node=node)
+        if not isinstance(node.ctx, ast.Load):
+            index = _guard("key", index, node=node)  # `d[t] = v` and `del d[t]` hash t
         node.value, node.slice = value, index
         return node
 
@@ -112,12 +114,31 @@ class _Rewriter(ast.NodeTransformer):
     def visit_Tuple(self, node: ast.Tuple) -> ast.AST:
         return self._unpacked("tuple", node)
 
+    # set elements and dict keys are hashed where no guard runs (hashing a nested tuple visits all of it)
     def visit_Set(self, node: ast.Set) -> ast.AST:
-        return self._unpacked("set", node)
-
-    def _unpacked(self, kind: str, node: ast.List | ast.Tuple | ast.Set) -> ast.AST:
-        """`[a, *xs, *ys]` becomes `__sg_unpack("list", (a,), xs, ys)`: the total is sized before it is built."""
         self.generic_visit(node)
+        node.elts = [e if isinstance(e, ast.Starred) else _guard("key", e, node=e) for e in node.elts]
+        return self._unpacked("set", node, visited=True)
+
+    def visit_Dict(self, node: ast.Dict) -> ast.AST:
+        self.generic_visit(node)
+        node.keys = [k if k is None else _guard("key", k, node=k) for k in node.keys]
+        return node
+
+    def visit_SetComp(self, node: ast.SetComp) -> ast.AST:
+        self.generic_visit(node)
+        node.elt = _guard("key", node.elt, node=node.elt)
+        return node
+
+    def visit_DictComp(self, node: ast.DictComp) -> ast.AST:
+        self.generic_visit(node)
+        node.key = _guard("key", node.key, node=node.key)
+        return node
+
+    def _unpacked(self, kind: str, node: ast.List | ast.Tuple | ast.Set, visited: bool = False) -> ast.AST:
+        """`[a, *xs, *ys]` becomes `__sg_unpack("list", (a,), xs, ys)`: the total is sized before it is built."""
+        if not visited:
+            self.generic_visit(node)
         if isinstance(getattr(node, "ctx", ast.Load()), ast.Load) and _has_starred(node.elts):
             return _guard("unpack", _const(kind, node), *_unpack_parts(node.elts, node), node=node)
         return node

@@ -6,10 +6,11 @@ index, a repeat, a Jacobian); an estimate of None means "no growth beyond the op
 from __future__ import annotations
 
 import math
+import types
 
 import numpy as np
 
-from .limits import broadcast_elements, nested_elements, shape_of
+from .limits import broadcast_elements, nested_elements, operand_shape, shape_of
 
 _CREATION = frozenset({
     "ones", "zeros", "empty", "rand", "randn", "full", "randint", "new_ones", "new_zeros", "new_empty",
@@ -17,7 +18,7 @@ _CREATION = frozenset({
 })
 _LEGACY = frozenset({"Tensor", "FloatTensor", "DoubleTensor", "LongTensor"})  # sizes only as ints
 _MATMUL = frozenset({"matmul", "mm", "bmm", "mv", "dot", "__matmul__", "__rmatmul__"})
-_CONCAT = frozenset({"cat", "concat", "concatenate", "stack", "hstack", "vstack"})
+CONCAT = _CONCAT = frozenset({"cat", "concat", "concatenate", "stack", "hstack", "vstack"})
 
 
 def numpy_dtype(tensor: object) -> np.dtype:
@@ -96,6 +97,8 @@ def compared_shapes(op: str, left: object, right: object) -> list[list[tuple[int
     elif isinstance(left, (list, tuple)) and isinstance(right, (list, tuple)):
         pairs = list(zip(left, right))
     shapes = [[shape_of(a), shape_of(b)] for a, b in pairs]
+    if pairs == [(left, right)] and (shapes[0][0] is None) != (shapes[0][1] is None):
+        shapes = [[operand_shape(left), operand_shape(right)]]  # an array with a (nested) list broadcasts
     return [pair for pair in shapes if None not in pair]
 
 
@@ -153,3 +156,83 @@ def _arange_length(args: tuple, kwargs: dict) -> int:
         return max(0, math.ceil((float(end) - float(start)) / float(step)))
     except (TypeError, ValueError, ZeroDivisionError, OverflowError):
         return 0
+
+
+# --- the work and text of one call over nested containers ----------------------------------------
+_VIEWS = (type({}.keys()), type({}.values()), type({}.items()))
+_CONTAINERS = (list, tuple, set, frozenset, dict, *_VIEWS)
+_FLAT = frozenset({int, float, bool, type(None), complex})
+
+
+class _Over(Exception):
+    pass
+
+
+def nested_cost(value: object, limit: int, *, text: bool = False) -> int:
+    """Upper bound of the elements a comparison, hash or sort of `value` visits (`text=False`), or of
+    the characters its str()/repr() has (`text=True`), counting shared sub-lists once per reference as
+    Python does (`[[a] * 1000] * 1000` is 10⁶).  Stops and returns `limit + 1` once beyond `limit`;
+    the walk itself visits each distinct container once."""
+    memo: dict[int, int] = {}
+    budget = [limit]
+
+    def cost(item: object, depth: int) -> int:
+        kind = type(item)
+        if kind in _FLAT:
+            return _scalar_text(item) if text else 1
+        if kind is str:
+            return len(item) + 2 + item.count("\\") + item.count("'") if text else 1 + len(item) // 64
+        if isinstance(item, _CONTAINERS):
+            key = id(item)
+            found = memo.get(key)
+            if found is not None:
+                return found
+            if depth > 200:  # Python's own recursion limit stops deeper structures
+                return 1
+            memo[key] = 1  # a cycle prints as [...] and compares until RecursionError
+            if isinstance(item, _VIEWS):  # `a.items() == b.items()` compares the values too
+                item = item.mapping
+            elements = [*item.keys(), *item.values()] if isinstance(item, (dict, types.MappingProxyType)) else item
+            kinds = set(map(type, elements))
+            if kinds <= _FLAT and not (text and int in kinds or text and complex in kinds):
+                total = len(elements) * (27 if text else 1) + 2
+            else:
+                total = 2
+                for element in elements:
+                    total += cost(element, depth + 1) + (2 if text else 0)
+                    if total > budget[0]:
+                        raise _Over
+            memo[key] = total
+            return total
+        return _leaf_cost(item, text)
+
+    try:
+        return cost(value, 0)
+    except _Over:
+        return limit + 1
+
+
+def _scalar_text(value: object) -> int:
+    if type(value) is int:
+        return value.bit_length() * 10 // 33 + 3
+    return 25
+
+
+def _leaf_cost(value: object, text: bool) -> int:
+    """Tensors and arrays: their elements (comparing), the characters of their repr (printing)."""
+    shape = shape_of(value)
+    if shape is None:
+        return 100 if text else 1  # reprs of functions, dtypes, graph nodes: short
+    count = math.prod(shape)
+    if not text:
+        return count
+    if isinstance(value, (np.ndarray, np.generic)):
+        shown, width = (count if count <= 1000 else min(count, 6 ** max(1, len(shape)))), 30
+    else:
+        from engine.printing import get_printoptions  # the engine's own summarisation rule
+
+        options = get_printoptions()
+        edge = 2 * options["edgeitems"]
+        shown = count if count <= options["threshold"] else min(count, math.prod(min(d, edge) for d in shape))
+        width = options["precision"] + 12
+    return shown * width + 20 * len(shape) + 60

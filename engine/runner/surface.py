@@ -139,6 +139,42 @@ def attribute_refusal(obj: object, name: str) -> str | None:
     return f"'.{name}' of a {type(obj).__name__} is not available in snippets"
 
 
+# dtype kinds a snippet's arrays may have: bool, signed/unsigned int, float (never object, str, bytes,
+# void, datetime: object arrays hold arbitrary Python objects, text arrays make every element megabytes)
+NUMERIC_KINDS = frozenset("biuf")
+# numpy methods that take a dtype, and how many positional arguments they may get (`out` comes next)
+NDARRAY_POSITIONAL = {"sum": 2, "prod": 2, "cumsum": 2, "mean": 2, "std": 2, "var": 2, "all": 1, "any": 1,
+                      "max": 1, "min": 1, "argmax": 1, "argmin": 1, "round": 1}
+NDARRAY_KEYWORDS = frozenset({"axis", "dtype", "keepdims", "ddof", "decimals", "order"})
+
+
+def dtype_refusal(value: object) -> str | None:
+    """None unless `value` is a tensor or array whose elements are not numbers or bools."""
+    if isinstance(value, Tensor):
+        kind = value._data.dtype.kind
+    elif isinstance(value, (np.ndarray, np.generic)):
+        kind = value.dtype.kind
+    else:
+        return None
+    if kind in NUMERIC_KINDS:
+        return None
+    return f"arrays of dtype {value.dtype!s} (not numbers) are refused for safety in snippets"
+
+
+def requested_dtype_refusal(value: object) -> str | None:
+    """None when `dtype=value` asks for a numeric or bool dtype (a torch dtype, float, 'float32'…)."""
+    if value is None or value is float or value is int or value is bool:
+        return None
+    numpy = getattr(value, "numpy", value) if type(value).__module__ == "engine.dtypes" else value
+    try:
+        kind = np.dtype(numpy).kind
+    except (TypeError, ValueError):
+        kind = "?"
+    if kind in NUMERIC_KINDS:
+        return None
+    return f"dtype={value!r:.40} is not a numeric dtype; other dtypes are refused for safety in snippets"
+
+
 def value_refusal(value: object) -> str | None:
     """None when a value fetched through an allowed attribute may be handed to the snippet."""
     if isinstance(value, types.ModuleType):

@@ -16,7 +16,7 @@ from engine.runner import run_snippet
 from engine.runner.errors import SnippetFailure
 from engine.runner.surface import is_tensor
 
-MAX_REPORT_ELEMENTS = 200_000   # numbers in one `run` report (the rest are summarised by shape)
+MAX_REPORT_ELEMENTS = 10**6   # numbers in one `run` report (the rest are summarised by shape)
 
 
 def run(source: str, filename: str = "<snippet>", expressions: list[str] = (), report: bool = False) -> dict:
@@ -116,8 +116,9 @@ def plain(data: object) -> object:
 def tensor_report(namespace: dict) -> dict:
     """The top-level tensors for `autograd-tutor run`: JSON data and the human report lines.
 
-    One entry per name, but a tensor bound to several names is described once (later names refer to
-    the first), and the numbers of all tensors together are bounded by MAX_REPORT_ELEMENTS.
+    One entry per name, but a tensor bound to several names is described once (later names say
+    `same_as`), the numbers of all tensors together are bounded by MAX_REPORT_ELEMENTS (past it:
+    `omitted`), and a value that cannot be reported says so instead of failing the report.
     """
     seen: dict[int, str] = {}
     budget = MAX_REPORT_ELEMENTS
@@ -129,21 +130,26 @@ def tensor_report(namespace: dict) -> dict:
             report[name] = {"same_as": seen[id(value)]}
             continue
         seen[id(value)] = name
-        grad = _grad(value)
-        size = value.numel() + (0 if grad is None else grad.numel())
-        full = size <= budget
-        budget -= size if full else 0
-        report[name] = {
-            "shape": list(value.shape),
-            "data": plain(value.tolist()) if full else None,
-            "dtype": str(value.dtype),
-            "requires_grad": bool(value.requires_grad),
-            "is_leaf": bool(value.is_leaf),
-            "grad": None if grad is None or not full else plain(grad.tolist()),
-            "grad_fn": None if value.grad_fn is None else value.grad_fn.name(),
-            "repr": repr(value) if full else f"<tensor of shape {list(value.shape)}: too large to show>",
-            "grad_repr": None if grad is None else (repr(grad) if full else "<too large to show>"),
-        }
+        try:
+            grad = _grad(value)
+            size = value.numel() + (0 if grad is None else grad.numel())
+            full = size <= budget
+            budget -= size if full else 0
+            report[name] = {
+                "shape": list(value.shape),
+                "data": plain(value.tolist()) if full else None,
+                "dtype": str(value.dtype),
+                "requires_grad": bool(value.requires_grad),
+                "is_leaf": bool(value.is_leaf),
+                "grad": None if grad is None or not full else plain(grad.tolist()),
+                "grad_fn": None if value.grad_fn is None else value.grad_fn.name(),
+                "repr": repr(value) if full else f"<tensor of shape {list(value.shape)}: too large to show>",
+                "grad_repr": None if grad is None else (repr(grad) if full else "<too large to show>"),
+            }
+            if not full:
+                report[name]["omitted"] = "data too large to report"
+        except Exception as error:  # noqa: BLE001 - an odd value must not make the whole report fail
+            report[name] = {"error": f"this value cannot be reported ({type(error).__name__})"}
     return report
 
 

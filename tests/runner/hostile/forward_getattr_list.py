@@ -1,0 +1,3 @@
+# expect: TypeError line 3
+import torch
+n = torch.numel([1, 2, 3])

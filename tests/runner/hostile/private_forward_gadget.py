@@ -1,0 +1,3 @@
+# expect: SnippetRejected line 3
+import torch
+g = torch._forward_to_method

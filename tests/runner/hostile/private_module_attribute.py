@@ -1,0 +1,3 @@
+# expect: SnippetRejected line 3
+import torch.nn.functional as F
+a = F._apply

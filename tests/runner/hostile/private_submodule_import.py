@@ -1,0 +1,2 @@
+# expect: SnippetRejected line 2
+import torch.runner.guards as g

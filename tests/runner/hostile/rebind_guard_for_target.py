@@ -1,0 +1,3 @@
+# expect: SnippetRejected line 2
+for __sg_attr in [1]:
+    pass

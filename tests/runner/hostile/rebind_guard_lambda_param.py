@@ -1,0 +1,2 @@
+# expect: SnippetRejected line 2
+f = lambda __sg_call=1: __sg_call
