@@ -28,7 +28,7 @@ from .errors import ResourceLimitExceeded, SnippetRejected
 from .limits import Budget, Limits, broadcast_elements, itemsize_of, shape_of
 from .policy import import_engine_module
 from .surface import (
-    BUILTIN_METHODS, MATH_NAMES, NDARRAY_ATTRS, NDARRAY_KEYWORDS, NDARRAY_POSITIONAL, SAFE_BUILTINS,
+    BUILTIN_METHODS, MATH_NAMES, NDARRAY_ATTRS, NDARRAY_KEYWORDS, NDARRAY_POSITIONAL, NUMERIC_KINDS, SAFE_BUILTINS,
     attribute_refusal, dtype_refusal, is_engine_module_name, is_engine_object, is_engine_type, is_tensor,
     public_engine_types, requested_dtype_refusal, type_text, value_refusal,
 )
@@ -304,9 +304,12 @@ class Guards:
     def _callable_arguments(self, fn: object, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
         """Vet the arguments of an engine call or a builtin: no object/str arrays; a function handed over
         (`jacobian(f, x)`, `no_grad()(f)`, `sorted(key=f)`) must be the snippet's own — wrapped so what it
-        returns is checked like any result — an engine function, or a builtin that does O(1) work per call
-        (`len`): a wrapper must not run `sum`, `str` or `sorted` where no guard sees their arguments."""
+        returns is checked like any result — an engine function, a builtin that does O(1) work per call
+        (`len`), or another builtin the snippet may call, wrapped so that every call goes through the call
+        guard: a wrapper must not run `sum`, `str` or `sorted` where no guard sees their arguments."""
         def vet(value: object) -> object:
+            if type(value) is _Guarded:  # vetted already (`map`'s function, then `map`'s own arguments)
+                return value
             _check_dtypes(value)
             if not callable(value) or isinstance(value, type) and (value in _CALLBACK_BUILTINS or is_engine_type(value)):
                 return value
@@ -314,6 +317,8 @@ class Guards:
                 return self._callback(value)
             if value in _CALLBACK_BUILTINS or _is_engine_callable(value):
                 return value
+            if id(value) in self._builtin_ids or _is_builtin_callable(value):
+                return _Guarded(value, self)  # str, map, "a".center…: each call checked by the call guard
             raise SnippetRejected(f"passing {_describe(value)} to {_describe(fn)} as a function to call is refused "
                                   "for safety in snippets (pass your own function or a lambda)")
         return tuple(map(vet, args)), {name: vet(value) for name, value in kwargs.items()}
@@ -426,7 +431,7 @@ class Guards:
         if not args and "dtype" not in kwargs:
             return  # numpy's own TypeError
         dtype = np.dtype(args[0] if args else kwargs["dtype"])
-        if dtype.kind not in "biufc":
+        if dtype.kind not in NUMERIC_KINDS:  # the engine has no complex numbers either
             raise SnippetRejected(f"astype to the numpy dtype {str(dtype)!r} is refused for safety "
                                   "(only numeric and bool dtypes)")
         self.budget.elements(int(np.size(array)), "the result of astype", dtype.itemsize)

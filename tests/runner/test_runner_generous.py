@@ -336,7 +336,7 @@ def test_math_keeps_its_work_bounded() -> None:
 ASTYPE = """import torch
 a = torch.tensor([1.5, -2.5, 0.0]).numpy()
 print(a.astype(float).dtype, a.astype(int), a.astype("float32").dtype, a.astype(bool), a.astype(dtype="int8"))
-print(a.astype(a.dtype).dtype, a.astype("complex128"))
+print(a.astype(a.dtype).dtype, a.astype("float64").sum())
 """
 
 
@@ -415,7 +415,6 @@ def test_a_2000_by_2000_tensor_is_fine() -> None:
 @pytest.mark.parametrize("source", [
     "import torch\nx = torch.ones(3000, 3000)",                         # 36 MB float32
     "import torch\nx = torch.ones(2100, 2100, dtype=torch.float64)",    # 35 MB float64
-    "import torch\nx = torch.ones(2000, 2000).numpy().astype('complex128')",  # 64 MB complex128
     "import torch\nx = torch.ones(2000, 1) + torch.ones(1, 3000)",      # 24 MB broadcast... of float32: fine
 ])
 def test_bigger_tensors_are_refused_by_their_bytes(source: str) -> None:

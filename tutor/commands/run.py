@@ -56,10 +56,9 @@ def _json_entry(entry: dict) -> dict:
 def _print_tensors(tensors: dict[str, dict]) -> None:
     if tensors:
         click.echo(click.style("── tensors " + "─" * 40, dim=True))
-    aliases = _aliases(tensors)
     for name, t in tensors.items():
         if "same_as" in t:
-            click.echo(f"{name} is {t['same_as']} (the same tensor)")
+            click.echo(f"{name} = {t['same_as']}  (the same tensor)")
             continue
         if "error" in t:
             click.echo(f"{name}: {t['error']}")
@@ -67,4 +66,4 @@ def _print_tensors(tensors: dict[str, dict]) -> None:
         click.echo(f"{name} = " + printable(t["repr"]).replace("\n", "\n" + " " * (len(name) + 3)))
         click.echo(f"    requires_grad={t['requires_grad']}  is_leaf={t['is_leaf']}  grad_fn={t['grad_fn']}")
         grad = t["grad_repr"]
-        click.echo("    grad=" + ("None" if grad is None else grad.replace("\n", "\n         ")))
+        click.echo("    grad=" + ("None" if grad is None else printable(grad).replace("\n", "\n         ")))

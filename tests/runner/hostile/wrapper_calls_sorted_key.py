@@ -1,3 +1,3 @@
-# expect: SnippetRejected line 3
+# expect: ResourceLimitExceeded line 3
 a = [[1.5] * 1000] * 1000
 s = max([a, a], key=str)

@@ -1,4 +1,4 @@
-# expect: SnippetRejected line 4
+# expect: ResourceLimitExceeded line 5
 # no_grad()(f) returns an engine wrapper that calls f: it must not run a builtin unchecked
 import torch
 f = torch.no_grad()(sum)
