@@ -50,8 +50,9 @@ class SnippetRejected(_Stop):
 
 
 def for_safety(reason: str) -> str:
-    """A refusal's message says that the construct it names is refused for safety (not that the code is wrong)."""
-    return reason if "for safety" in reason else f"{reason} (refused for safety)"
+    """A refusal's message says that the construct it names is refused for safety (not that the code is wrong);
+    a name the tutor's torch simply does not have points to the API reference instead."""
+    return reason if "for safety" in reason or "docs/api.md" in reason else f"{reason} (refused for safety)"
 
 
 class ResourceLimitExceeded(_Stop):

@@ -13,7 +13,7 @@ import types
 
 from .errors import SnippetError, for_safety
 from .limits import Limits
-from .surface import MATH_NAMES, SAFE_BUILTINS, engine_module, public_names
+from .surface import API_REFERENCE, MATH_NAMES, SAFE_BUILTINS, engine_module, public_names
 
 _ALLOWED = {
     # statements
@@ -187,7 +187,7 @@ class _Checker(ast.NodeVisitor):
         available = public_names(import_engine_module(module))
         for alias in node.names:
             if alias.name not in available:
-                self.refuse(node, f"`{alias.name}` is not part of the torch API this tutor provides")
+                self.refuse(node, f"`{alias.name}` is not part of the torch API this tutor provides{API_REFERENCE}")
 
     # --- functions -------------------------------------------------------------------------------
 

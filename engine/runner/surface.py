@@ -120,7 +120,7 @@ def attribute_refusal(obj: object, name: str) -> str | None:
     if isinstance(obj, types.ModuleType):
         if is_engine_module_name(obj.__name__) and name in public_names(obj):
             return None
-        return f"'{name}' is not part of the torch API this tutor provides"
+        return f"'{name}' is not part of the torch API this tutor provides{API_REFERENCE}"
     if isinstance(obj, type):
         if is_engine_type(obj) and hasattr(obj, name):
             return None
@@ -142,6 +142,7 @@ def attribute_refusal(obj: object, name: str) -> str | None:
 # dtype kinds a snippet's arrays may have: bool, signed/unsigned int, float (never object, str, bytes,
 # void, datetime: object arrays hold arbitrary Python objects, text arrays make every element megabytes)
 NUMERIC_KINDS = frozenset("biuf")
+API_REFERENCE = " (what it provides: docs/api.md)"
 # numpy methods that take a dtype, and how many positional arguments they may get (`out` comes next)
 NDARRAY_POSITIONAL = {"sum": 2, "prod": 2, "cumsum": 2, "mean": 2, "std": 2, "var": 2, "all": 1, "any": 1,
                       "max": 1, "min": 1, "argmax": 1, "argmin": 1, "round": 1}

@@ -46,8 +46,8 @@ def _refused(source: str, words: str, kind: str = "SnippetRejected") -> None:
     assert time.monotonic() - started < 2
     assert result.error is not None and result.error.type == kind, result.error
     assert words in result.error.message
-    if kind == "SnippetRejected":
-        assert "refused for safety" in result.error.message
+    if kind == "SnippetRejected":  # refused for safety, or not in the tutor's torch (pointing at the reference)
+        assert "refused for safety" in result.error.message or "docs/api.md" in result.error.message
 
 
 # --- decorators ---------------------------------------------------------------------------------------
