@@ -265,6 +265,7 @@ def open_archive(path: Path, into: Path) -> Path:
         target.parent.mkdir(parents=True, exist_ok=True)
         with open(target, "xb") as file:
             file.write(data)
+    staging.chmod(0o755)
     return staging
 
 
@@ -287,7 +288,7 @@ def _checked_members(path: Path, infos: list[zipfile.ZipInfo]) -> dict[zipfile.Z
             raise ArchiveError(f"{path}: member {name!r} points outside the pack folder; refusing to install")
         if info.is_dir():
             continue
-        if mode and not stat.S_ISREG(mode):
+        if stat.S_IFMT(mode) and not stat.S_ISREG(mode):  # no type bits (0o600): a plain file
             raise ArchiveError(f"{path}: member {name!r} is not a regular file")
         if len(pure.parts) < 2:
             raise ArchiveError(f"{path}: member {name!r} is not inside the pack's folder")
