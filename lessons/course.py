@@ -36,9 +36,13 @@ def bundled_dir() -> Path:
 
 
 def lesson_files(folder: Path) -> list[Path]:
-    """The `*.toml` files under `folder`, recursively, in a stable order (hidden folders skipped)."""
+    """The lesson `*.toml` files under `folder`, recursively, in a stable order (hidden folders skipped).
+    A lesson sets `format_version` or sits in a marked folder (a pack); a `pyproject.toml` is not one."""
+    from lessons.packs import looks_like_lesson
+
     return sorted(path for path in folder.rglob("*.toml")
-                  if path.is_file() and not any(part.startswith(".") for part in path.relative_to(folder).parts))
+                  if path.is_file() and not any(part.startswith(".") for part in path.relative_to(folder).parts)
+                  and looks_like_lesson(path))
 
 
 def load_course(extra_dirs: Iterable[str | os.PathLike[str]] = (), *, user_dir: str | os.PathLike[str] | None = None,

@@ -8,6 +8,7 @@ Only the file and its schema are checked here; running the snippets is
 from __future__ import annotations
 
 import ast
+import dataclasses
 import difflib
 import os
 import re
@@ -16,27 +17,28 @@ import textwrap
 import tomllib
 from pathlib import Path
 
+from lessons import spec
 from lessons.errors import LessonError
+from lessons.exceptions import unknown_exception
+from lessons.glossary import typo_of
 from lessons.linemap import build_line_map, value_line
 from lessons.parse_cache import ParseCache
 from lessons.model import (
-    DEFAULT_TOLERANCE, FORMAT_VERSION, STEP_KINDS, ChoiceOption, ChoiceParam, ChoiceStep, ErrorChoice,
-    ErrorStep, FloatParam, IntParam, Lesson, PredictStep, QuizTemplate, ReadStep, TensorParam,
+    DEFAULT_TOLERANCE, FORMAT_VERSION, MAX_ANSWER_CELLS, STEP_KINDS, ChoiceOption, ChoiceParam, ChoiceStep,
+    ErrorChoice, ErrorStep, FloatParam, IntParam, Lesson, PredictStep, QuizTemplate, ReadStep, TensorParam,
 )
 from lessons.schema import Fields, Problems, toml_type
 
 MAX_BYTES = 1_000_000
-MAX_QUIZ_CELLS = 64
+MAX_QUIZ_CELLS = MAX_ANSWER_CELLS  # the same cap as a predict step's answer (lessons.model)
 _ERROR_CHOICE = re.compile(r"^(none|[A-Za-z_][A-Za-z0-9_.]*(:\s*\S.*)?)$", re.DOTALL)
 
-_LESSON_KEYS = ["format_version", "id", "order", "title", "summary", "concepts", "source",
-                "tolerance", "steps", "quiz"]
-_COMMON_STEP_KEYS = ["id", "kind", "text", "snippet", "continues", "hints", "explanation"]
-_KIND_KEYS = {"read": [], "predict": ["expression", "expect", "tolerance"], "error": ["choices"],
-              "choice": ["options"]}
-_QUIZ_KEYS = ["id", "concepts", "text", "snippet", "expression", "params", "tolerance", "hints", "explanation"]
-_PARAM_KEYS = {"tensor": ["shapes", "low", "high", "integers", "decimals"], "int": ["low", "high"],
-               "float": ["low", "high", "decimals"], "choice": ["values"]}
+# the keys of each table come from the one declaration of the format (lessons.spec)
+_LESSON_KEYS = list(spec.LESSON)
+_COMMON_STEP_KEYS = list(spec.STEP)
+_KIND_KEYS = {kind: list(keys) for kind, keys in spec.KIND_KEYS.items()}
+_QUIZ_KEYS = list(spec.QUIZ)
+_PARAM_KEYS = {kind: list(keys) for kind, keys in spec.PARAM_KINDS.items()}
 
 
 def load_lesson(path: str | os.PathLike[str], cache: ParseCache | None = None) -> Lesson:
@@ -106,20 +108,44 @@ def parse_lesson(text: str, path: str | os.PathLike[str] | None = None,
             cache.put(text, *parsed)
     data, lines = parsed
     problems = Problems(shown, lines)
-    lesson = _read_lesson(data, problems, Path(path) if path is not None else None)
+    pack = _pack(path)
+    lesson = _read_lesson(data, problems, Path(path) if path is not None else None,
+                          pack.glossary if pack is not None else frozenset())
+    if lesson is not None and pack is not None:  # namespaced: packs cannot collide with other lessons
+        lesson = dataclasses.replace(lesson, id=f"{pack.name}/{lesson.id}", pack=pack.name)
     return (lesson if not problems.found else None), problems.found
 
 
+def _pack(path):
+    if path is None:
+        return None
+    from lessons.packs import pack_of
+
+    return pack_of(Path(path).parent)
+
+
 def _syntax_error(shown: str, text: str, message: str) -> LessonError:
+    from lessons.tomlhelp import explain
+
     match = re.search(r"\s*\(at line (\d+), column (\d+)\)$", message)
     if match:
-        return LessonError(shown, "", int(match.group(1)),
-                           f"TOML syntax error at column {match.group(2)}: {message[:match.start()]}")
-    message = re.sub(r"\s*\(at end of document\)$", "", message)
-    return LessonError(shown, "", text.count("\n") + 1, f"TOML syntax error at the end of the file: {message}")
+        line, explained = explain(text, int(match.group(1)), int(match.group(2)), message[:match.start()])
+    else:
+        line, explained = explain(text, None, None, re.sub(r"\s*\(at end of document\)$", "", message))
+    return LessonError(shown, "", line, explained)
 
 
-def _read_lesson(data: dict, problems: Problems, path: Path | None) -> Lesson | None:
+def _check_concepts(fields: Fields, key: str, tags: tuple[str, ...] | None, glossary: frozenset[str]) -> None:
+    for i, tag in enumerate(tags or ()):
+        typo = typo_of(tag, glossary)
+        if typo is not None:
+            fields.problems.add(f"{fields.at(key)}[{i}]", f"unknown concept '{tag}' — did you mean '{typo}'? "
+                                                           "(concepts are listed in lessons/glossary.toml; a new "
+                                                           "one goes in your pack's [glossary])", at_value=True)
+
+
+def _read_lesson(data: dict, problems: Problems, path: Path | None,
+                 glossary: frozenset[str] = frozenset()) -> Lesson | None:
     top = Fields(data, "", problems, _LESSON_KEYS)
     version = top.integer("format_version", required=True)
     if version is not None and version != FORMAT_VERSION:
@@ -132,6 +158,7 @@ def _read_lesson(data: dict, problems: Problems, path: Path | None) -> Lesson | 
     title = top.text("title", required=True)
     summary = top.text("summary", required=True)
     concepts = top.tags("concepts")
+    _check_concepts(top, "concepts", concepts, glossary)
     source = top.string("source")
     tolerance = top.tolerance("tolerance") or DEFAULT_TOLERANCE
     step_tables = top.tables("steps", required=True)
@@ -140,7 +167,7 @@ def _read_lesson(data: dict, problems: Problems, path: Path | None) -> Lesson | 
     steps = [_read_step(key_path, table, problems) for key_path, table in step_tables]
     _check_step_ids_and_chains(step_tables, steps, problems)
     quiz_tables = top.tables("quiz")
-    quiz = [_read_quiz(key_path, table, problems, concepts or ()) for key_path, table in quiz_tables]
+    quiz = [_read_quiz(key_path, table, problems, concepts or (), glossary) for key_path, table in quiz_tables]
     _check_unique([(f"{kp}.id", q.id) for (kp, _), q in zip(quiz_tables, quiz) if q], problems, "quiz template id")
     if problems.found:
         return None
@@ -184,7 +211,8 @@ def _read_step(key_path: str, table: dict, problems: Problems):
             problems.add(key_path, "a predict step needs a `snippet`, or `continues = true` to predict "
                                    "after the previous step's program")
         return PredictStep(**common, expression=_expression(fields, "expression", required=True) or "",
-                           expect=_expression(fields, "expect"), tolerance=fields.tolerance("tolerance"))
+                           expect=_expression(fields, "expect"), tolerance=fields.tolerance("tolerance"),
+                           nonfinite=fields.boolean("nonfinite"))
     if known_kind == "error":
         return ErrorStep(**common, choices=_error_choices(fields))
     if known_kind == "choice":
@@ -229,6 +257,11 @@ def _error_choices(fields: Fields) -> tuple[ErrorChoice, ...]:
             sub.error("error", f"{error!r} is not an error: write \"<Type>: <message start>\" "
                                "(like \"RuntimeError: grad can be implicitly created\"), \"<Type>\" or \"none\"")
             error = None
+        elif error is not None and error.strip().lower() != "none":
+            problem = unknown_exception(error.strip().partition(":")[0])
+            if problem is not None:
+                sub.error("error", problem)
+                error = None
         if error is not None:
             choices.append(ErrorChoice(error.strip(), sub.text("why")))
     if isinstance(fields.table.get("choices"), list) and len(fields.table["choices"]) < 2:
@@ -278,11 +311,14 @@ def _check_step_ids_and_chains(step_tables: list[tuple[str, dict]], steps: list,
         has_program = step.snippet is not None or (step.continues and has_program)
 
 
-def _read_quiz(key_path: str, table: dict, problems: Problems, lesson_concepts: tuple[str, ...]) -> QuizTemplate | None:
+def _read_quiz(key_path: str, table: dict, problems: Problems, lesson_concepts: tuple[str, ...],
+               glossary: frozenset[str] = frozenset()) -> QuizTemplate | None:
     fields = Fields(table, key_path, problems, _QUIZ_KEYS)
+    own_concepts = fields.tags("concepts", required=False)
+    _check_concepts(fields, "concepts", own_concepts, glossary)
     template = dict(
         id=fields.identifier("id"),
-        concepts=fields.tags("concepts", required=False) or lesson_concepts,
+        concepts=own_concepts or lesson_concepts,
         text=fields.text("text", required=True),
         snippet=_snippet(fields, required=True),
         expression=_expression(fields, "expression", required=True),
@@ -292,9 +328,13 @@ def _read_quiz(key_path: str, table: dict, problems: Problems, lesson_concepts: 
         explanation=fields.text("explanation"),
         line=problems.lines.get(key_path),
         snippet_line=_snippet_line(problems, f"{key_path}.snippet"),
+        nonfinite=fields.boolean("nonfinite"),
     )
     if template["snippet"] is not None:
-        _check_placeholders(fields, template["snippet"], {p.name for p in template["params"]})
+        # every declared param counts, valid or not: a bad param is reported at the param, once,
+        # not also as "placeholder has no entry"
+        declared = table.get("params") if isinstance(table.get("params"), dict) else {}
+        _check_placeholders(fields, template["snippet"], set(declared))
     if any(template[key] is None for key in ("id", "text", "snippet", "expression")):
         return None
     return QuizTemplate(**template)

@@ -11,6 +11,9 @@ from pathlib import Path
 from typing import Union
 
 FORMAT_VERSION = 1
+# The most cells a learner is asked to predict: a predict step's tensor answer and a quiz template's
+# tensors are capped at this, and the answer grid holds this many. One constant, so the three agree.
+MAX_ANSWER_CELLS = 64
 
 
 @dataclass(frozen=True)
@@ -89,6 +92,7 @@ class PredictStep(_StepBase):
     expression: str = ""
     expect: str | None = None
     tolerance: Tolerance | None = None
+    nonfinite: bool = False  # the answer is meant to contain inf or nan
 
 
 @dataclass(frozen=True)
@@ -168,6 +172,7 @@ class QuizTemplate:
     explanation: LocalText | None = None
     line: int | None = field(default=None, compare=False)
     snippet_line: int | None = field(default=None, compare=False)
+    nonfinite: bool = False  # the answer is meant to contain inf or nan
 
 
 @dataclass(frozen=True)
@@ -185,6 +190,13 @@ class Lesson:
     path: Path | None = field(default=None, compare=False)
     # key path -> file line, for messages about keys the model does not keep a line for
     lines: dict[str, int] = field(default_factory=dict, compare=False, repr=False, hash=False)
+    # the pack the lesson belongs to (its folder has a pack.toml); `id` is then "<pack>/<id in the file>"
+    pack: str | None = None
+
+    @property
+    def file_id(self) -> str:
+        """The id as written in the file (without the pack's namespace)."""
+        return self.id.split("/", 1)[-1]
 
     def step(self, step_id: str) -> Step:
         """The step with this id (KeyError if there is none)."""

@@ -8,11 +8,14 @@ few seeds and run.
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
+
+import numpy as np
 
 from lessons.answers import AnswerError, compute_answer, predict_answer, quiz_program, run_program
 from lessons.errors import LessonError
-from lessons.model import Lesson, PredictStep, ReadStep
+from lessons.model import MAX_ANSWER_CELLS, ErrorStep, Lesson, PredictStep, ReadStep
 from lessons.programs import ProgramBuilder
 from lessons.quiztemplate import instantiate
 from lessons.values import UnsupportedValue, classify, describe, same
@@ -20,8 +23,10 @@ from lessons.values import UnsupportedValue, classify, describe, same
 QUIZ_SEEDS = (0, 1, 2)
 
 
-def validate_lesson(lesson: Lesson, run: Callable | None = None) -> list[LessonError]:
-    """Every problem found by running the lesson's programs (an empty list when it is sound)."""
+def validate_lesson(lesson: Lesson, run: Callable | None = None,
+                    warnings: list[LessonError] | None = None) -> list[LessonError]:
+    """Every problem found by running the lesson's programs (an empty list when it is sound); what is only
+    suspicious (see `lessons.lint`) is appended to `warnings` when it is given."""
     builder = ProgramBuilder(lesson, run)
     problems: list[LessonError] = []
     for index, step in enumerate(lesson.steps):
@@ -32,16 +37,23 @@ def validate_lesson(lesson: Lesson, run: Callable | None = None) -> list[LessonE
                     run_program(program, index, builder.run)
                 continue
             answer = compute_answer(lesson, step, builder)
+            if isinstance(step, PredictStep):
+                _check_answer_size(lesson, f"steps[{index}]", step, answer, problems)
             if isinstance(step, PredictStep) and step.expect is not None:
                 _check_expect(lesson, index, step, answer, problems)
+            if isinstance(step, ErrorStep):
+                _check_engine_gap(lesson, index, step, answer, problems, warnings)
         except AnswerError as error:
             problems.append(_lesson_error(lesson, f"steps[{error.step_index}]", error))
     for number, template in enumerate(lesson.quiz):
         for seed in QUIZ_SEEDS:
             variant = instantiate(template, seed)
             try:
-                predict_answer(quiz_program(template, variant.snippet), template.expression,
-                               lesson.tolerance_for(template), None, builder.run)
+                answer = predict_answer(quiz_program(template, variant.snippet), template.expression,
+                                        lesson.tolerance_for(template), None, builder.run)
+                if _check_answer_size(lesson, f"quiz[{number}]", template, answer, problems,
+                                      f"with seed {seed} ({_params(variant.params)}): "):
+                    break
             except AnswerError as error:
                 error.message = f"with seed {seed} ({_params(variant.params)}): {error.message}"
                 problems.append(_lesson_error(lesson, f"quiz[{number}]", error))
@@ -73,6 +85,57 @@ def _check_expect(lesson: Lesson, index: int, step: PredictStep, answer, problem
         problems.append(LessonError(lesson.path, key_path, line,
                                     f"the engine computes `{step.expression}` = {describe(answer.plain)}, "
                                     f"but expect gives {describe(expected)}"))
+
+
+def _check_answer_size(lesson: Lesson, owner: str, step, answer, problems: list[LessonError],
+                       lead: str = "") -> bool:
+    """A tensor answer a learner can type (at most MAX_ANSWER_CELLS cells), with finite values unless the
+    step says inf/nan are the point. True when a problem was added."""
+    key_path = f"{owner}.expression"
+    line = lesson.line_of(key_path)
+    if answer.kind == "tensor":
+        cells = int(np.asarray(answer.value).size)
+        if cells > MAX_ANSWER_CELLS:
+            shape = list(answer.shape or ())
+            problems.append(LessonError(lesson.path, key_path, line, (
+                f"{lead}the answer `{step.expression}` has {cells} cells (shape {shape}); learners are asked for "
+                f"at most {MAX_ANSWER_CELLS} cells (the cap quiz tensors use too): predict a smaller tensor or a "
+                f"part of it, like `{step.expression}[0]`")))
+            return True
+    if answer.kind in ("tensor", "number") and not step.nonfinite:
+        try:
+            values = np.asarray(answer.value, dtype=np.float64)
+        except (TypeError, ValueError):
+            return False
+        if not np.isfinite(values).all():
+            which = sorted({"nan" if np.isnan(v) else "inf" for v in values.ravel() if not np.isfinite(v)})
+            problems.append(LessonError(lesson.path, key_path, line, (
+                f"{lead}the answer `{step.expression}` contains {' and '.join(which)}; if that is the point of the "
+                "question, say so with `nonfinite = true`, else change the numbers so the answer is finite")))
+            return True
+    return False
+
+
+_ENGINE_GAP = re.compile(r"not supported by this engine")
+_MISSING_NAME = re.compile(r"^(module 'torch[\w.]*'|'Tensor' object) has no attribute")
+
+
+def _check_engine_gap(lesson: Lesson, index: int, step: ErrorStep, answer, problems: list[LessonError],
+                      warnings: list[LessonError] | None) -> None:
+    """An error step must teach PyTorch's behaviour, not a gap of this engine (docs/api.md lists what it has)."""
+    raised = answer.raised
+    if raised is None:
+        return
+    key_path = f"steps[{index}].choices"
+    if raised.type == "NotImplementedError" and _ENGINE_GAP.search(raised.message):
+        problems.append(LessonError(lesson.path, key_path, lesson.line_of(key_path), (
+            f"the program fails because the engine lacks something PyTorch has ({raised.type}: {raised.message}); "
+            "learners would learn an engine gap, not PyTorch: teach something the engine supports "
+            "(docs/api.md lists it)")))
+    elif raised.type == "AttributeError" and _MISSING_NAME.search(raised.message) and warnings is not None:
+        warnings.append(LessonError(lesson.path, key_path, lesson.line_of(key_path), (
+            f"the answer is an AttributeError for a torch name ({raised.message}); if PyTorch has that name, this "
+            "teaches a gap of the engine (see docs/api.md) — confirm with `check --against-torch`")))
 
 
 def _params(params: dict[str, object]) -> str:

@@ -13,7 +13,9 @@ import click
 SUBCOMMANDS: dict[str, str] = {
     "check": "check",
     "explain": "explain",
+    "install": "install",
     "new": "new",
+    "pack": "pack",
     "paths": "paths",
     "progress": "progress",
     "quiz": "quiz",

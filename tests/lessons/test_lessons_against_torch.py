@@ -51,7 +51,7 @@ error = "none"
 def test_the_bundled_course_agrees_with_pytorch(cli):
     result = cli("check", "--against-torch", BUNDLED)
     assert result.exit_code == 0, result.output
-    assert result.output.splitlines()[-1].endswith("lessons checked, 0 problems")
+    assert "lessons checked, 0 problems" in result.output.splitlines()[-1]
 
 
 def test_a_different_value_or_outcome_is_reported():

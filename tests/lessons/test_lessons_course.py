@@ -31,11 +31,11 @@ def test_user_and_extra_folders_join_and_duplicates_are_broken(tmp_path):
     (user / "nested" / "mine.toml").write_text(lesson_text("mine", order=5), encoding="utf-8")
     (user / "unordered.toml").write_text(lesson_text("zz-unordered"), encoding="utf-8")
     (extra / "copy.toml").write_text(lesson_text("mine"), encoding="utf-8")
-    (extra / "broken.toml").write_text("id = ", encoding="utf-8")
+    (extra / "broken.toml").write_text("format_version = 1\nid = ", encoding="utf-8")
     course = load_course([extra, tmp_path / "missing"], user_dir=user, include_bundled=False)
     assert [lesson.id for lesson in course.lessons] == ["mine", "zz-unordered"]
     messages = sorted(str(error) for error in course.broken)
-    assert messages[0].startswith(f"{extra / 'broken.toml'}:1: TOML syntax error")
+    assert messages[0].startswith(f"{extra / 'broken.toml'}:2: TOML syntax error")
     assert messages[1] == (f"{extra / 'copy.toml'}:2: id: duplicate lesson id 'mine': "
                            f"{user / 'nested' / 'mine.toml'} uses it already; give this lesson another id")
     assert messages[2] == f"{tmp_path / 'missing'}: lesson folder not found"
@@ -45,6 +45,7 @@ def test_user_and_extra_folders_join_and_duplicates_are_broken(tmp_path):
 def test_every_malformed_file_is_listed_not_raised(tmp_path):
     course = load_course([MALFORMED], user_dir=tmp_path, include_bundled=False)
     # these are sound as files; only running them shows their problems (`check` does that)
-    runnable = {"rejected_snippet", "expect_disagrees", "no_matching_choice", "failing_snippet", "bad_expression"}
-    assert {lesson.id.replace("-", "_") for lesson in course.lessons} == runnable
+    runnable = {"rejected_snippet", "expect_disagrees", "no_matching_choice", "failing_snippet", "bad_expression",
+                "engine_gap", "nonfinite", "big_answer", "collides_bundled"}
+    assert {lesson.path.stem for lesson in course.lessons} == runnable
     assert {Path(error.path).stem for error in course.broken} == {p.stem for p in MALFORMED.glob("*.toml")} - runnable

@@ -1,88 +1,231 @@
 """`autograd-tutor check PATH...`: validate lesson files the way a compiler reports errors.
 
-One line per problem, `path:line: key.path: message`, then a summary. Exit
-status 0 when every lesson is valid, 1 when there are problems, 2 for a usage
-error (a path that does not exist, `--against-torch` without PyTorch).
+One line per problem, `path:line: key.path: message`, then a summary that also counts the
+pedagogy warnings (`lessons.lint`); `--strict` lists the warnings and fails on them. Exit status 0
+when every lesson is valid, 1 when there are problems, 2 for a usage error (a path that does not
+exist, `--against-torch` without PyTorch). `--watch` checks again whenever a file changes.
 """
 from __future__ import annotations
 
 import sys
+import time
 import warnings
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import click
 
 from tutor.commands.trust import require_confinement, trust_option
 
+WATCH_INTERVAL = 0.5  # seconds between two looks at the files' modification times
+MAX_WATCHED = 2000  # files; a bigger tree is watched in part, and the command says so
+_sleep = time.sleep  # tests replace it
+
+
+@dataclass
+class Report:
+    problems: list = field(default_factory=list)
+    warnings: list = field(default_factory=list)
+    checked: int = 0
+
 
 @click.command("check")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
 @click.option("--against-torch", is_flag=True,
               help="Also run every program with real PyTorch and report any answer that differs.")
+@click.option("--strict", is_flag=True,
+              help="Also list the pedagogy warnings (missing hints, Japanese, quiz…) and fail on them.")
+@click.option("--require-lang", "require_lang", type=click.Choice(["ja"]), multiple=True,
+              help="Every text must have this language (a missing one is a problem, not a warning).")
+@click.option("--watch", is_flag=True, help="Check again whenever a file changes (Ctrl-C stops).")
+@click.option("--watch-rounds", type=int, default=None, hidden=True)  # tests: stop after N re-checks
 @trust_option
-def command(paths: tuple[Path, ...], against_torch: bool, trust_lessons: bool) -> None:
-    """Validate lesson files, or folders of them (searched recursively for *.toml)."""
+@click.pass_context
+def command(ctx: click.Context, paths: tuple[Path, ...], against_torch: bool, strict: bool,
+            require_lang: tuple[str, ...], watch: bool, watch_rounds: int | None, trust_lessons: bool) -> None:
+    """Validate lesson files, or folders of them (searched recursively for lesson *.toml files)."""
     from lessons.against_torch import torch_available
 
     require_confinement("check", trust_lessons, paths)
     if against_torch and not torch_available():
         click.echo("--against-torch needs PyTorch, which is not installed here (pip install torch).", err=True)
         sys.exit(2)
-    with warnings.catch_warnings():  # engine warnings (PyTorch's own, like non-leaf .grad) are not problems
-        warnings.simplefilter("ignore")
-        problems, checked = check_paths(paths, against_torch=against_torch)
-    for problem in sorted(problems, key=lambda p: (p.path, p.line or 0)):
+    from tutor.paths import lessons_dir
+
+    user_dir = lessons_dir(ctx.parent.params.get("data_dir") if ctx.parent is not None else None)
+
+    def once() -> int:
+        with warnings.catch_warnings():  # engine warnings (PyTorch's own, like non-leaf .grad) are not problems
+            warnings.simplefilter("ignore")
+            report = check_paths(paths, against_torch=against_torch, require_lang=require_lang, user_dir=user_dir)
+        return print_report(report, strict)
+
+    status = once()
+    if watch:
+        status = _watch(paths, once, status, watch_rounds)
+    sys.exit(status)
+
+
+def print_report(report: Report, strict: bool) -> int:
+    """Print the problems (and, when strict, the warnings) and the summary; the exit status."""
+    shown = report.problems + (report.warnings if strict else [])
+    for problem in sorted(shown, key=lambda p: (p.path, p.line or 0)):
         click.echo(str(problem))
-    lessons = "lesson" if checked == 1 else "lessons"
-    found = "problem" if len(problems) == 1 else "problems"
-    click.echo(f"{checked} {lessons} checked, {len(problems)} {found}")
-    sys.exit(1 if problems else 0)
+    lessons = "lesson" if report.checked == 1 else "lessons"
+    found = "problem" if len(report.problems) == 1 else "problems"
+    summary = f"{report.checked} {lessons} checked, {len(report.problems)} {found}"
+    if report.warnings:
+        plural = "warning" if len(report.warnings) == 1 else "warnings"
+        summary += f", {len(report.warnings)} {plural}" + ("" if strict else " (--strict lists them)")
+    click.echo(summary)
+    return 1 if report.problems or (strict and report.warnings) else 0
 
 
-def check_paths(paths: tuple[Path, ...], *, against_torch: bool = False):
-    """All problems in the lesson files under `paths`, and how many files were checked."""
+def check_paths(paths: tuple[Path, ...], *, against_torch: bool = False, require_lang: tuple[str, ...] = (),
+                user_dir: Path | None = None) -> Report:
+    """All problems and warnings in the lesson files under `paths`, and how many files were checked."""
     from lessons.course import lesson_files
     from lessons.errors import LessonError
+    from lessons.ids import free_id, taken_ids
+    from lessons.packs import PACK_FILE, read_pack
 
-    problems: list[LessonError] = []
+    report = Report()
     files: list[Path] = []
+    pack_folders: list[Path] = []
     for path in paths:
         if path.is_dir():
             found = lesson_files(path)
             if not found:
-                problems.append(LessonError(path, "", None, "no lesson files (*.toml) in this folder"))
+                report.problems.append(LessonError(path, "", None, "no lesson files (*.toml) in this folder"))
             files.extend(found)
+            report.warnings.extend(_skipped(path, set(found)))
+            pack_folders.extend(p.parent for p in sorted(path.rglob(PACK_FILE)) if not _hidden(p, path))
+        elif path.name == PACK_FILE:
+            pack_folders.append(path.parent)
+            pack, _ = read_pack(path.parent)
+            files.extend(pack.lesson_paths() if pack is not None else [])
         else:
             files.append(path)
+    files = list(dict.fromkeys(files))
+    pack_folders.extend(f.parent for f in files if (f.parent / PACK_FILE).is_file())
+    packs = {}
+    for folder in dict.fromkeys(pack_folders):
+        pack, found = read_pack(folder)
+        report.problems.extend(found)
+        packs[folder.resolve()] = pack
+    taken = taken_ids(user_dir, exclude={f.resolve() for f in files})
     first_with_id: dict[str, Path] = {}
     sound = []  # lessons without problems, for --against-torch
-    for path in dict.fromkeys(files):
+    for path in files:
+        pack = packs.get(path.parent.resolve())
+        langs = tuple(dict.fromkeys(require_lang + tuple(lang for lang in (pack.languages if pack else ())
+                                                          if lang != "en")))
         try:
-            lesson, found = _check_file(path)
+            lesson, found, warned = _check_file(path, langs, pack.glossary if pack else frozenset())
         except Exception as error:  # a checker bug must still not end in a traceback for the author
             found = [LessonError(path, "", None, f"internal error in the checker ({type(error).__name__}: "
                                                  f"{error}); please report it")]
-            lesson = None
-        problems.extend(found)
+            lesson, warned = None, []
+        report.problems.extend(found)
+        report.warnings.extend(warned)
         if lesson is not None and not found:
             sound.append(lesson)
-        if lesson is not None:
-            if lesson.id in first_with_id:
-                problems.append(LessonError(path, "id", lesson.line_of("id"), f"duplicate lesson id '{lesson.id}' "
-                                                                              f"(also in {first_with_id[lesson.id]})"))
-            first_with_id.setdefault(lesson.id, path)
+        if lesson is None:
+            continue
+        if lesson.id in first_with_id:
+            report.problems.append(LessonError(path, "id", lesson.line_of("id"),
+                                               f"duplicate lesson id '{lesson.id}' (also in {first_with_id[lesson.id]})"))
+        elif lesson.id in taken:
+            other, where = taken[lesson.id]
+            suggestion = free_id(lesson.file_id, set(taken) | set(first_with_id))
+            report.problems.append(LessonError(path, "id", lesson.line_of("id"), (
+                f"lesson id '{lesson.id}' is already used by {other} ({where}); the tutor would not load this "
+                f"lesson — give it another id, like '{suggestion}'")))
+        first_with_id.setdefault(lesson.id, path)
     if against_torch:
         from lessons.against_torch import compare_with_torch
 
-        problems.extend(compare_with_torch(sound))
-    return problems, len(dict.fromkeys(files))
+        report.problems.extend(compare_with_torch(sound))
+    report.checked = len(files)
+    return report
 
 
-def _check_file(path: Path):
+def _hidden(path: Path, root: Path) -> bool:
+    return any(part.startswith(".") for part in path.relative_to(root).parts)
+
+
+def _skipped(folder: Path, lessons: set[Path]) -> list:
+    """Warnings for *.toml files that look like lessons but are not read as one (no format_version)."""
+    from lessons.errors import LessonError
+    from lessons.packs import PACK_FILE
+
+    found = []
+    for path in sorted(folder.rglob("*.toml")):
+        if path in lessons or path.name == PACK_FILE or _hidden(path, folder) or not path.is_file():
+            continue
+        try:
+            head = path.read_bytes()[:65_536]
+        except OSError:
+            continue
+        if b"[[steps]]" in head:
+            found.append(LessonError(path, "", 1, "warning: not read as a lesson: it has no `format_version = 1` "
+                                                  "(only files with it, or in a pack, are lessons)"))
+    return found
+
+
+def _check_file(path: Path, require_lang: tuple[str, ...], glossary: frozenset[str]):
+    from lessons.lint import lint_lesson
     from lessons.loader import read_lesson
     from lessons.validate import validate_lesson
 
     lesson, problems = read_lesson(path)
     if lesson is None:
-        return None, problems
-    return lesson, validate_lesson(lesson)
+        return None, problems, []
+    warned: list = []
+    problems = validate_lesson(lesson, warnings=warned)
+    lint_problems, lint_warnings = lint_lesson(lesson, require_lang=require_lang, glossary=glossary)
+    return lesson, problems + lint_problems, warned + lint_warnings
+
+
+def _watched(paths: tuple[Path, ...]) -> tuple[dict[Path, tuple[int, int]], bool]:
+    """(file -> (mtime_ns, size) for the lesson-like files under `paths`, whether the list was cut short)."""
+    files: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            for found in path.rglob("*.toml"):
+                if not _hidden(found, path):
+                    files.append(found)
+                if len(files) > MAX_WATCHED:
+                    break
+        else:
+            files.append(path)
+    state = {}
+    for file in files[:MAX_WATCHED]:
+        try:
+            info = file.stat()
+            state[file] = (info.st_mtime_ns, info.st_size)
+        except OSError:
+            pass
+    return state, len(files) > MAX_WATCHED
+
+
+def _watch(paths: tuple[Path, ...], once, status: int, rounds: int | None) -> int:
+    state, cut = _watched(paths)
+    click.echo(f"watching {len(state)} files for changes" + (f" (only the first {MAX_WATCHED})" if cut else "")
+               + "; Ctrl-C stops")
+    done = 0
+    try:
+        while rounds is None or done < rounds:
+            _sleep(WATCH_INTERVAL)
+            now, _ = _watched(paths)
+            if now == state:
+                continue
+            changed = sorted(str(p) for p in now.keys() | state.keys() if now.get(p) != state.get(p))
+            state = now
+            click.echo(f"\n--- {time.strftime('%H:%M:%S')} changed: {', '.join(changed[:3])}"
+                       + (f" and {len(changed) - 3} more" if len(changed) > 3 else ""))
+            status = once()
+            done += 1
+    except KeyboardInterrupt:
+        click.echo("\nstopped watching")
+    return status

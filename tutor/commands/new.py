@@ -1,4 +1,8 @@
-"""`autograd-tutor new NAME`: write a commented template lesson that passes `check` as is."""
+"""`autograd-tutor new NAME`: write a commented template lesson that passes `check --strict` as is.
+
+It refuses a name whose id the bundled course or the learner's lesson folder already uses (the tutor
+would not load a second lesson with that id) and suggests a free one.
+"""
 from __future__ import annotations
 
 import re
@@ -8,6 +12,9 @@ from pathlib import Path
 import click
 
 TEMPLATE = '''\
+#:schema __SCHEMA__
+# (the line above gives editors with a TOML language server — taplo, Even Better TOML —
+#  completion and errors while you type; autograd-tutor itself ignores it)
 # A lesson for autograd-tutor. The full guide is docs/authoring.md;
 # check this file with:  autograd-tutor check __FILE__
 format_version = 1                 # the lesson format this file is written in
@@ -116,15 +123,29 @@ def command(ctx: click.Context, name: str, folder: Path | None) -> None:
     lesson_id = slug(Path(stem).name)
     if not lesson_id:
         raise click.UsageError(f"cannot make a lesson id from {name!r}: use letters or digits, like 'chain-rule'")
-    if folder is None:
-        from tutor.paths import lessons_dir
+    from tutor.paths import lessons_dir
 
-        folder = lessons_dir(ctx.parent.params.get("data_dir") if ctx.parent is not None else None)
+    user_dir = lessons_dir(ctx.parent.params.get("data_dir") if ctx.parent is not None else None)
+    if folder is None:
+        folder = user_dir
     path = folder / f"{stem}.toml"
+    from lessons.ids import free_id, taken_ids
+
+    taken = taken_ids(user_dir)
+    if folder.resolve() != user_dir.resolve() and folder.is_dir():
+        taken.update(taken_ids(None) | _ids_in(folder))
+    if lesson_id in taken and not path.exists():
+        other, where = taken[lesson_id]
+        suggestion = free_id(lesson_id, taken)
+        click.echo(f"the lesson id '{lesson_id}' is taken by {other} ({where}), and the tutor loads only one "
+                   f"lesson per id; choose another name, like: autograd-tutor new {suggestion}", err=True)
+        sys.exit(1)
     if path.exists():
         click.echo(f"{path} already exists; choose another name or move that file away.", err=True)
         sys.exit(1)
-    text = TEMPLATE.replace("__ID__", lesson_id).replace("__TITLE__", lesson_id.replace("-", " ").capitalize())
+    from lessons.spec import SCHEMA_PATH
+
+    text = TEMPLATE.replace("__SCHEMA__", SCHEMA_PATH.resolve().as_uri()).replace("__ID__", lesson_id).replace("__TITLE__", lesson_id.replace("-", " ").capitalize())
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with open(path, "x", encoding="utf-8") as file:
@@ -133,3 +154,15 @@ def command(ctx: click.Context, name: str, folder: Path | None) -> None:
         click.echo(f"cannot write {path}: {error.strerror or error}", err=True)
         sys.exit(1)
     click.echo(f"Wrote {path} (lesson id '{lesson_id}'). Edit it, then run: autograd-tutor check {path}")
+
+
+def _ids_in(folder: Path) -> dict:
+    from lessons.course import lesson_files
+    from lessons.loader import read_lesson
+
+    found = {}
+    for path in lesson_files(folder):
+        lesson, _ = read_lesson(path)
+        if lesson is not None:
+            found.setdefault(lesson.id, (path, str(folder)))
+    return found

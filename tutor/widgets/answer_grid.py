@@ -13,9 +13,10 @@ from textual.message import Message
 from textual.widget import Widget
 
 from tutor.answer_input import AnswerFormatError, parse_cell
+from lessons.model import MAX_ANSWER_CELLS
 
 MAX_COLUMNS = 8
-MAX_CELLS = 64
+MAX_CELLS = MAX_ANSWER_CELLS  # the one cap, shared with `check` and quiz templates
 CELL_WIDTH = 9
 TYPABLE = set("0123456789.-+/*() ")
 

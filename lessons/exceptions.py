@@ -1,0 +1,37 @@
+"""The exception types an error step may name: Python's built-in ones and PyTorch's own.
+
+An error choice names a type (`"RuntimeError: …"`); a misspelt one (`RunTimeError`) could never
+match, so the loader checks the name against these, with a did-you-mean.
+"""
+from __future__ import annotations
+
+import builtins
+import difflib
+
+# PyTorch's public exception classes (torch 2.x), by the name a traceback shows
+TORCH_EXCEPTIONS = frozenset({
+    "OutOfMemoryError", "AcceleratorError", "LinAlgError", "CudaError", "DeferredCudaCallError",
+    "DistError", "DistBackendError", "DistNetworkError", "DistStoreError", "JITException",
+    "OnnxExporterError",
+})
+
+PYTHON_EXCEPTIONS = frozenset(
+    name for name, value in vars(builtins).items()
+    if isinstance(value, type) and issubclass(value, BaseException) and not issubclass(value, Warning)
+)
+
+KNOWN_EXCEPTIONS = PYTHON_EXCEPTIONS | TORCH_EXCEPTIONS
+
+
+def unknown_exception(name: str) -> str | None:
+    """None when `name` (possibly dotted: `torch.linalg.LinAlgError`) is a known exception type,
+    else the message for the author."""
+    short = name.strip().rsplit(".", 1)[-1]
+    if short in KNOWN_EXCEPTIONS:
+        return None
+    lowered = {known.lower(): known for known in KNOWN_EXCEPTIONS}
+    close = [lowered[short.lower()]] if short.lower() in lowered else \
+        difflib.get_close_matches(short, sorted(KNOWN_EXCEPTIONS), n=1, cutoff=0.7)
+    hint = f" — did you mean '{close[0]}'?" if close else \
+        " (name a Python exception like RuntimeError, TypeError, ValueError, IndexError, or one of PyTorch's)"
+    return f"'{short}' is not an exception type Python or PyTorch raises, so this choice could never match{hint}"

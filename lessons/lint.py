@@ -1,0 +1,109 @@
+"""The pedagogy lint: what a lesson lacks for learners, though it is valid.
+
+`lint_lesson(lesson)` returns warnings (each a `LessonError` with file:line): a predict question
+without hints or an explanation, a lesson without a quiz template, texts without Japanese, a choice
+step whose options are near-duplicates, a concept tag that is new to the glossary. `check` prints a
+count of them, lists them with `--strict` (and then fails on them); with `--require-lang ja` a
+missing Japanese text is a problem, listed one by one.
+"""
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterator
+
+from lessons.errors import LessonError
+from lessons.glossary import is_known
+from lessons.model import ChoiceStep, ErrorStep, Lesson, LocalText, PredictStep
+
+NEAR_DUPLICATE = 0.9
+
+
+def lint_lesson(lesson: Lesson, *, require_lang: tuple[str, ...] = (),
+                glossary: frozenset[str] = frozenset()) -> tuple[list[LessonError], list[LessonError]]:
+    """(problems, warnings): problems only for languages in `require_lang`, the rest are warnings."""
+    problems: list[LessonError] = []
+    warnings: list[LessonError] = []
+
+    def warn(key_path: str, message: str) -> None:
+        warnings.append(LessonError(lesson.path, key_path, lesson.line_of(key_path), f"warning: {message}"))
+
+    for index, step in enumerate(lesson.steps):
+        if isinstance(step, PredictStep):
+            missing = _missing_help(step)
+            if missing:
+                warn(f"steps[{index}]", f"predict step '{step.id}' has {missing}: a learner who gets it wrong "
+                                        "is left without help — add `hints` (from a nudge to the idea) and an "
+                                        "`explanation`")
+        if isinstance(step, ChoiceStep):
+            _near_duplicates([option.text.en for option in step.options], f"steps[{index}].options", warn)
+        if isinstance(step, ErrorStep):
+            _near_duplicates([choice.error for choice in step.choices], f"steps[{index}].choices", warn)
+    if not lesson.quiz:
+        warn("id", f"lesson '{lesson.id}' has no quiz template: add a [[quiz]] so learners can practise its "
+                   "concepts with fresh numbers (docs/authoring.md, section 5)")
+    for i, tag in enumerate(lesson.concepts):
+        if not is_known(tag, glossary):
+            warn(f"concepts[{i}]", f"'{tag}' is a new concept tag (not in lessons/glossary.toml): if it is not "
+                                   "a typo, declare it in your pack's [glossary]")
+    untranslated = [key_path for key_path, text in texts(lesson) if not text.ja]
+    if untranslated:
+        if "ja" in require_lang:
+            for key_path in untranslated:
+                problems.append(LessonError(lesson.path, key_path, lesson.line_of(key_path),
+                                            "no Japanese text: write it as { en = \"…\", ja = \"…\" } "
+                                            "(Japanese is required here)"))
+        else:
+            total = sum(1 for _ in texts(lesson))
+            first = untranslated[0]
+            warn(first, f"{len(untranslated)} of {total} texts have no Japanese (the first is {first}); learners "
+                        "with --lang ja see English there — `check --require-lang ja` lists them all")
+    return problems, warnings
+
+
+def _missing_help(step) -> str:
+    if not step.hints and step.explanation is None:
+        return "no hints and no explanation"
+    if not step.hints:
+        return "no hints"
+    if step.explanation is None:
+        return "no explanation"
+    return ""
+
+
+def _normal(text: str) -> str:
+    return re.sub(r"[\W_]+", " ", text.casefold()).strip()
+
+
+def _near_duplicates(texts_: list[str], key_path: str, warn) -> None:
+    for j in range(len(texts_)):
+        for i in range(j):
+            a, b = _normal(texts_[i]), _normal(texts_[j])
+            if a == b or difflib.SequenceMatcher(None, a, b).ratio() >= NEAR_DUPLICATE:
+                warn(f"{key_path}[{j}]", f"option {j + 1} is nearly the same as option {i + 1} "
+                                         f"({texts_[j]!r} / {texts_[i]!r}): a learner cannot tell them apart")
+
+
+def texts(lesson: Lesson) -> Iterator[tuple[str, LocalText]]:
+    """Every text of the lesson, with its key path."""
+    yield "title", lesson.title
+    yield "summary", lesson.summary
+    for i, step in enumerate(lesson.steps):
+        yield from _step_texts(f"steps[{i}]", step)
+        for k, choice in enumerate(getattr(step, "choices", ())):
+            if choice.why is not None:
+                yield f"steps[{i}].choices[{k}].why", choice.why
+        for k, option in enumerate(getattr(step, "options", ())):
+            yield f"steps[{i}].options[{k}].text", option.text
+            if option.why is not None:
+                yield f"steps[{i}].options[{k}].why", option.why
+    for i, template in enumerate(lesson.quiz):
+        yield from _step_texts(f"quiz[{i}]", template)
+
+
+def _step_texts(owner: str, step) -> Iterator[tuple[str, LocalText]]:
+    yield f"{owner}.text", step.text
+    for k, hint in enumerate(step.hints):
+        yield f"{owner}.hints[{k}]", hint
+    if step.explanation is not None:
+        yield f"{owner}.explanation", step.explanation

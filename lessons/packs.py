@@ -1,0 +1,319 @@
+"""Lesson packs: a folder of lessons with a `pack.toml`, shared as one archive.
+
+```toml
+name = "intro-autograd"          # the pack's id; its lessons' ids become "intro-autograd/<id>"
+version = "1.0.0"
+authors = ["Ada Lovelace <ada@example.org>"]
+languages = ["en", "ja"]         # "ja" here means every text must have Japanese (check enforces it)
+licence = "CC-BY-4.0"
+lessons = ["first.toml", "second.toml"]   # in course order
+[glossary]                        # optional: concept tags this pack introduces
+my-new-concept = { en = "…", ja = "…" }
+```
+
+`write_archive` builds a reproducible zip (`<name>-<version>.zip`, every member under `<name>/`);
+`open_archive` reads one back refusing anything but that layout: no absolute or `..` paths, no
+links, nothing but `pack.toml` and the lessons it lists, each at most a lesson file's size.
+"""
+from __future__ import annotations
+
+import os
+import re
+import stat
+import tomllib
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from lessons.errors import LessonError
+from lessons.linemap import build_line_map
+from lessons.schema import Fields, Problems, read_text
+
+PACK_FILE = "pack.toml"
+MARKER_FILE = ".autograd-tutor-lessons"  # an empty file: "every *.toml here is a lesson"
+PACK_FORMAT_VERSION = 1
+LANGUAGES = ("en", "ja")
+MAX_MEMBER_BYTES = 1_000_000  # the loader's limit for one lesson file
+MAX_MEMBERS = 200
+MAX_ARCHIVE_BYTES = 50_000_000
+_VERSION = re.compile(r"^\d+(\.\d+){0,2}([-+][0-9A-Za-z.-]+)?$")
+PACK_KEYS = ["format_version", "name", "version", "title", "description", "authors", "languages", "licence",
+             "lessons", "glossary"]
+_ARCHIVE_TIME = (1980, 1, 1, 0, 0, 0)
+
+
+@dataclass(frozen=True)
+class Pack:
+    folder: Path
+    name: str
+    version: str
+    authors: tuple[str, ...]
+    languages: tuple[str, ...]
+    licence: str
+    lessons: tuple[str, ...]  # file names relative to the folder, in course order
+    glossary: frozenset[str] = frozenset()
+    lines: dict = field(default_factory=dict, compare=False, repr=False, hash=False)
+
+    def lesson_paths(self) -> list[Path]:
+        return [self.folder / name for name in self.lessons]
+
+
+def read_pack(folder: str | os.PathLike[str]) -> tuple[Pack | None, list[LessonError]]:
+    """Read `folder/pack.toml`: the pack (None when unusable) and every problem found."""
+    folder = Path(folder)
+    path = folder / PACK_FILE
+    from lessons.loader import _syntax_error, read_source
+
+    try:
+        text = read_source(path)
+        data = tomllib.loads(text)
+    except LessonError as error:
+        return None, [error]
+    except tomllib.TOMLDecodeError as error:
+        return None, [_syntax_error(str(path), text, str(error))]
+    problems = Problems(str(path), build_line_map(text))
+    top = Fields(data, "", problems, PACK_KEYS)
+    version = top.integer("format_version")
+    if version is not None and version != PACK_FORMAT_VERSION:
+        top.error("format_version", f"this pack uses pack format {version}; this autograd-tutor reads "
+                                    f"{PACK_FORMAT_VERSION}")
+    name = top.identifier("name")
+    if name is not None and len(name) > 64:
+        top.error("name", "keep the pack name at most 64 characters")
+    pack_version = top.string("version", required=True)
+    if pack_version is not None and not _VERSION.match(pack_version):
+        top.error("version", f"'{pack_version}' is not a version: write it like \"1.0.0\"")
+    top.text("title")
+    top.text("description")
+    authors = _strings(top, "authors", "an array of author names, like [\"Ada Lovelace <ada@example.org>\"]")
+    languages = _strings(top, "languages", "an array of languages, like [\"en\", \"ja\"]")
+    for i, lang in enumerate(languages):
+        if lang not in LANGUAGES:
+            problems.add(f"languages[{i}]", f"'{lang}' is not a language the tutor has: use {' or '.join(LANGUAGES)}")
+    if languages and "en" not in languages:
+        top.error("languages", "English is required: every text has `en` (list \"en\", and \"ja\" if translated)")
+    licence = top.string("licence", required=True)
+    lessons = _strings(top, "lessons", "an array of lesson files in course order, like [\"first.toml\"]")
+    if "lessons" in data and not lessons and isinstance(data["lessons"], list):
+        top.error("lessons", "list at least one lesson file")
+    _check_lesson_names(folder, lessons, problems)
+    glossary = _glossary(top, data, problems)
+    if problems.found:
+        return None, problems.found
+    return Pack(folder, name, pack_version, tuple(authors), tuple(languages), licence, tuple(lessons),
+                frozenset(glossary), problems.lines), []
+
+
+def _strings(fields: Fields, key: str, expected: str) -> list[str]:
+    value = fields.raw(key, expected, (list,), True)
+    if value is None:
+        return []
+    good = []
+    for i, item in enumerate(value):
+        if isinstance(item, str) and item.strip():
+            good.append(item)
+        else:
+            fields.problems.add(f"{key}[{i}]", f"expected a non-empty string in {key}")
+    if len(set(good)) != len(good):
+        fields.error(key, f"{key} lists the same entry twice")
+    return good
+
+
+def _check_lesson_names(folder: Path, lessons: list[str], problems: Problems) -> None:
+    for i, name in enumerate(lessons):
+        where = f"lessons[{i}]"
+        pure = PurePosixPath(name)
+        if pure.is_absolute() or ".." in pure.parts or "\\" in name or not name.endswith(".toml") \
+                or name == PACK_FILE or any(part.startswith(".") for part in pure.parts):
+            problems.add(where, f"'{name}' must be a lesson file inside the pack folder, like \"first.toml\"")
+        elif not (folder / name).is_file():
+            problems.add(where, f"'{name}' is listed but there is no such file in {folder}")
+    listed = set(lessons)
+    for path in sorted(folder.rglob("*.toml")):
+        relative = path.relative_to(folder).as_posix()
+        if relative != PACK_FILE and relative not in listed and not relative.startswith("."):
+            problems.add("lessons", f"{relative} is in the pack folder but not listed in `lessons`: list it "
+                                    "(in course order) or move it out")
+
+
+def _glossary(top: Fields, data: dict, problems: Problems) -> set[str]:
+    table = top.raw("glossary", "a table of concept tags", (dict,), False)
+    if table is None:
+        return set()
+    from lessons.schema import ID_PATTERN
+
+    found = set()
+    for tag, text in table.items():
+        if not ID_PATTERN.match(tag):
+            problems.add(f"glossary.{tag}", f"'{tag}' is not a valid concept tag: use lowercase letters, digits and '-'")
+            continue
+        if read_text(text, f"glossary.{tag}", problems) is not None:
+            found.add(tag)
+    return found
+
+
+# --- which files are lessons, and which pack a lesson belongs to -------------------------------
+
+_pack_cache: dict[Path, tuple[float, Pack | None]] = {}
+
+
+def pack_of(folder: Path) -> Pack | None:
+    """The pack `folder` is (None when it has no pack.toml or it is broken), cached by mtime."""
+    path = folder / PACK_FILE
+    try:
+        mtime = path.stat().st_mtime
+    except OSError:
+        return None
+    cached = _pack_cache.get(path)
+    if cached is not None and cached[0] == mtime:
+        return cached[1]
+    pack, _ = read_pack(folder)
+    _pack_cache[path] = (mtime, pack)
+    return pack
+
+
+def is_marked(folder: Path) -> bool:
+    """A folder whose every *.toml is a lesson: a pack, or one with the marker file."""
+    return (folder / PACK_FILE).is_file() or (folder / MARKER_FILE).exists()
+
+
+def looks_like_lesson(path: Path) -> bool:
+    """Whether a *.toml file is a lesson: it sets `format_version`, or its folder is marked.
+    `pack.toml` never is; a `pyproject.toml` (no format_version) is not."""
+    if path.name == PACK_FILE:
+        return False
+    if is_marked(path.parent):
+        return True
+    try:
+        with open(path, "rb") as file:
+            head = file.read(65_536)
+    except OSError:
+        return True  # let the loader say what is wrong with it
+    return re.search(rb"(?m)^\s*format_version\s*=", head) is not None
+
+
+# --- archives -------------------------------------------------------------------------------
+
+
+def archive_name(pack: Pack) -> str:
+    return f"{pack.name}-{pack.version}.zip"
+
+
+def write_archive(pack: Pack, target: Path) -> Path:
+    """Write the pack as one zip (reproducible: fixed times and order) to `target` (a file or a folder)."""
+    out = target / archive_name(pack) if target.is_dir() else target
+    members = [PACK_FILE, *pack.lessons]
+    tmp = out.with_name(out.name + ".part")
+    with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for name in members:
+            info = zipfile.ZipInfo(f"{pack.name}/{name}", date_time=_ARCHIVE_TIME)
+            info.external_attr = (stat.S_IFREG | 0o644) << 16
+            info.compress_type = zipfile.ZIP_DEFLATED
+            archive.writestr(info, (pack.folder / name).read_bytes())
+    os.replace(tmp, out)
+    return out
+
+
+class ArchiveError(Exception):
+    """An archive that cannot be installed; the message says why and what to do."""
+
+
+def open_archive(path: Path, into: Path) -> Path:
+    """Unpack a pack archive into a new folder under `into` after checking every member; returns the
+    pack folder (`into/<name>`). Nothing is written unless every member is acceptable."""
+    try:
+        size = path.stat().st_size
+    except OSError as error:
+        raise ArchiveError(f"{path}: cannot read the file: {error.strerror or error}") from None
+    if size > MAX_ARCHIVE_BYTES:
+        raise ArchiveError(f"{path}: the archive is {size / 1e6:.1f} MB; a pack may be at most "
+                           f"{MAX_ARCHIVE_BYTES // 1_000_000} MB")
+    if not zipfile.is_zipfile(path):
+        raise ArchiveError(f"{path}: not a pack archive (a .zip written by `autograd-tutor pack`)")
+    try:
+        with zipfile.ZipFile(path) as archive:
+            infos = archive.infolist()
+            files = _checked_members(path, infos)
+            pack_name = next(iter(files.values()))[0]
+            contents = {}
+            for info, (_, relative) in files.items():
+                with archive.open(info) as member:
+                    data = member.read(MAX_MEMBER_BYTES + 1)
+                if len(data) > MAX_MEMBER_BYTES:
+                    raise ArchiveError(f"{path}: member {info.filename!r} is larger than "
+                                       f"{MAX_MEMBER_BYTES // 1_000_000} MB; lesson files are small")
+                contents[relative] = data
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, NotImplementedError) as error:
+        raise ArchiveError(f"{path}: the archive is damaged ({error})") from None
+    if PACK_FILE not in contents:
+        raise ArchiveError(f"{path}: no {pack_name}/{PACK_FILE}: this is not a lesson pack")
+    try:
+        listed = tomllib.loads(contents[PACK_FILE].decode("utf-8")).get("lessons", [])
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+        listed = []  # the full check of the unpacked folder reports pack.toml's problem
+    listed = {name for name in listed if isinstance(name, str)} if isinstance(listed, list) else set()
+    for relative in contents:
+        if relative != PACK_FILE and relative not in listed:
+            raise ArchiveError(f"{path}: member {pack_name}/{relative} is not a lesson listed in pack.toml; "
+                               "a pack holds only pack.toml and its lessons")
+    into.mkdir(parents=True, exist_ok=True)
+    import tempfile
+
+    staging = Path(tempfile.mkdtemp(prefix=f".{pack_name}-", dir=into))
+    for relative, data in contents.items():
+        target = staging / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with open(target, "xb") as file:
+            file.write(data)
+    staging.chmod(0o755)
+    return staging
+
+
+def _checked_members(path: Path, infos: list[zipfile.ZipInfo]) -> dict[zipfile.ZipInfo, tuple[str, str]]:
+    if not infos:
+        raise ArchiveError(f"{path}: the archive is empty")
+    if len(infos) > MAX_MEMBERS:
+        raise ArchiveError(f"{path}: the archive has {len(infos)} members; a pack may have at most {MAX_MEMBERS}")
+    files = {}
+    top = None
+    total = 0
+    for info in infos:
+        name = info.filename
+        mode = info.external_attr >> 16
+        if stat.S_ISLNK(mode):
+            raise ArchiveError(f"{path}: member {name!r} is a symbolic link; packs may not contain links")
+        pure = PurePosixPath(name)
+        if "\\" in name or name.startswith("/") or pure.is_absolute() or ".." in pure.parts or ":" in pure.parts[0] \
+                or "\x00" in name:
+            raise ArchiveError(f"{path}: member {name!r} points outside the pack folder; refusing to install")
+        if info.is_dir():
+            continue
+        if stat.S_IFMT(mode) and not stat.S_ISREG(mode):  # no type bits (0o600): a plain file
+            raise ArchiveError(f"{path}: member {name!r} is not a regular file")
+        if len(pure.parts) < 2:
+            raise ArchiveError(f"{path}: member {name!r} is not inside the pack's folder")
+        if top is None:
+            top = pure.parts[0]
+        elif pure.parts[0] != top:
+            raise ArchiveError(f"{path}: members are in two folders ({top!r} and {pure.parts[0]!r}); "
+                               "a pack has one")
+        relative = PurePosixPath(*pure.parts[1:]).as_posix()
+        if not relative.endswith(".toml") or any(part.startswith(".") for part in pure.parts):
+            raise ArchiveError(f"{path}: member {name!r} is not a lesson file; a pack holds only pack.toml "
+                               "and its lessons")
+        if info.file_size > MAX_MEMBER_BYTES:
+            raise ArchiveError(f"{path}: member {name!r} is {info.file_size / 1e6:.1f} MB; lesson files may be "
+                               f"at most {MAX_MEMBER_BYTES // 1_000_000} MB")
+        total += info.file_size
+        if total > MAX_ARCHIVE_BYTES:
+            raise ArchiveError(f"{path}: the archive unpacks to more than {MAX_ARCHIVE_BYTES // 1_000_000} MB")
+        if relative in {rel for _, rel in files.values()}:
+            raise ArchiveError(f"{path}: member {name!r} appears twice")
+        files[info] = (top, relative)
+    if not files:
+        raise ArchiveError(f"{path}: the archive has no files")
+    from lessons.schema import ID_PATTERN
+
+    if not ID_PATTERN.match(top):
+        raise ArchiveError(f"{path}: the pack folder {top!r} is not a pack name (lowercase letters, digits, '-')")
+    return files

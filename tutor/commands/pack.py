@@ -1,0 +1,50 @@
+"""`autograd-tutor pack DIR`: check a lesson pack (a folder with pack.toml) and write it as one archive.
+
+Exit status 0 when the archive was written, 1 when the pack has problems (nothing is written),
+2 for a usage error.
+"""
+from __future__ import annotations
+
+import sys
+import warnings
+from pathlib import Path
+
+import click
+
+from tutor.commands.trust import require_confinement, trust_option
+
+
+@click.command("pack")
+@click.argument("folder", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--output", "-o", type=click.Path(path_type=Path), default=None,
+              help="The archive file or the folder to write it into (default: the current folder).")
+@trust_option
+@click.pass_context
+def command(ctx: click.Context, folder: Path, output: Path | None, trust_lessons: bool) -> None:
+    """Check the lesson pack in FOLDER and write NAME-VERSION.zip."""
+    from lessons.packs import PACK_FILE, read_pack, write_archive
+    from tutor.commands.check import check_paths, print_report
+    from tutor.commands.snippet_file import usage
+    from tutor.paths import lessons_dir
+
+    if not (folder / PACK_FILE).is_file():
+        usage("pack", f"{folder} has no {PACK_FILE}; a pack is a folder of lessons with a pack.toml "
+                      "(docs/authoring.md, section 9)")
+    require_confinement("pack", trust_lessons, (folder,))
+    user_dir = lessons_dir(ctx.parent.params.get("data_dir") if ctx.parent is not None else None)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        report = check_paths((folder,), user_dir=user_dir)
+    status = print_report(report, strict=False)
+    if status:
+        click.echo(f"not packed: fix the problems above, then run `autograd-tutor pack {folder}` again", err=True)
+        sys.exit(1)
+    pack, _ = read_pack(folder)
+    target = output if output is not None else Path.cwd()
+    try:
+        written = write_archive(pack, target)
+    except OSError as error:
+        click.echo(f"cannot write the archive into {target}: {error.strerror or error}", err=True)
+        sys.exit(1)
+    click.echo(f"Wrote {written} ({pack.name} {pack.version}, {len(pack.lessons)} "
+               f"lesson{'s' if len(pack.lessons) != 1 else ''}). Share it; others run: autograd-tutor install {written.name}")
