@@ -18,6 +18,7 @@ class HelpScreen(ModalScreen[None]):
 
     def __init__(self, screen) -> None:
         super().__init__()
+        self.answering = hasattr(screen, "view")  # a lesson or a quiz: say how to type answers
         self.bindings = [
             (self.app.get_key_display(binding), binding.description)
             for _node, binding, _enabled, _tooltip in screen.active_bindings.values()
@@ -38,6 +39,9 @@ class HelpScreen(ModalScreen[None]):
             yield Static(f"[b]{t('help_title', lang)}[/b]", id="help-title")
             yield Static(table)
             yield Static(t("help_intro", lang), id="help-intro")
+            if self.answering:
+                yield Static(f"[b]{t('help_answering_title', lang)}[/b]", id="help-answering-title")
+                yield Static(t("help_answering", lang), id="help-answering", markup=False)
 
     async def action_dismiss(self, result=None) -> None:
         self.dismiss(None)

@@ -86,7 +86,7 @@ class RevealScreen(Screen[None]):
                 yield Static(self._panel_content(tab), id=f"{tab}-body")
 
     def _answer_widgets(self, lang: str):
-        from tutor.screens.lesson import format_value
+        from tutor.formatting import format_value
 
         value = format_value(self.answer.kind, self.answer.value)
         yield Static(Text.assemble((f"{self.step.expression} = ", "bold"), value), id="answer-value")
