@@ -31,7 +31,7 @@ _ERROR_CHOICE = re.compile(r"^(none|[A-Za-z_][A-Za-z0-9_.]*(:\s*\S.*)?)$", re.DO
 
 _LESSON_KEYS = ["format_version", "id", "order", "title", "summary", "concepts", "source",
                 "tolerance", "steps", "quiz"]
-_COMMON_STEP_KEYS = ["id", "kind", "text", "snippet", "continues", "hints", "explanation"]
+_COMMON_STEP_KEYS = ["id", "kind", "text", "snippet", "continues", "hints", "explanation", "concepts"]
 _KIND_KEYS = {"read": [], "predict": ["expression", "expect", "tolerance"], "error": ["choices"],
               "choice": ["options"]}
 _QUIZ_KEYS = ["id", "concepts", "text", "snippet", "expression", "params", "tolerance", "hints", "explanation"]
@@ -178,6 +178,7 @@ def _read_step(key_path: str, table: dict, problems: Problems):
         explanation=fields.text("explanation"),
         line=problems.lines.get(key_path),
         snippet_line=_snippet_line(problems, f"{key_path}.snippet"),
+        concepts=fields.tags("concepts", required=False) or (),
     )
     if known_kind == "predict":
         if common["snippet"] is None and not common["continues"] and "snippet" not in table:

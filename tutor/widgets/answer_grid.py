@@ -108,6 +108,11 @@ class AnswerGrid(Widget, can_focus=True):
 
     # ------------------------------------------------------------------ editing
 
+    def check_consume_key(self, key: str, character: str | None) -> bool:
+        """Printable keys type here (or move to the whole-answer field): the screen's one-letter
+        commands are inactive, and hidden from the footer, while the grid has focus (as for an Input)."""
+        return character is not None and character.isprintable()
+
     def on_key(self, event: events.Key) -> None:
         row, column = self.cursor
         moves = {"left": (0, -1), "right": (0, 1), "up": (-1, 0), "down": (1, 0)}

@@ -392,21 +392,21 @@ class StepView(VerticalScroll, can_focus=True):
         answer = self.answer
         verdict = state.verdict
         if verdict == "correct":
-            message = Text(t("correct", lang), style="bold green")
+            message = Text.assemble((t("correct", lang), "bold green"))
             if state.outcome != "correct" and not self.practice.records_retries():
                 message.append(" " + t("quiz_first_counts", lang), style="dim")
             kind = "-correct"
         elif verdict == "close":
-            message = Text(t("close", lang), style="bold yellow")
+            message = Text.assemble((t("close", lang), "bold yellow"))
             kind = "-close"
         elif verdict == "wrong":
-            message = Text(t("wrong", lang), style="bold red")
+            message = Text.assemble((t("wrong", lang), "bold red"))
             if state.cell_count > 1:
                 message.append(" " + t("wrong_cells", lang, count=state.wrong_count, total=state.cell_count))
             message.append("\n" + t("try_again", lang), style="")
             kind = "-wrong"
         else:
-            message = Text(t("answer_shown", lang), style="yellow")
+            message = Text.assemble((t("answer_shown", lang), "yellow"))
             if answer.kind not in ("error", "choice"):
                 message.append("\n" + t("correct_value", lang, value=format_value(answer.kind, answer.value)))
             kind = "-skipped"
