@@ -18,6 +18,7 @@ import click
 def command(ctx: click.Context, data_dir: str | None, export_path: str | None, import_path: str | None) -> None:
     """Print lessons done, accuracy per concept and what is due when; or export/import progress."""
     from tutor.progress import ProgressError, ProgressStore
+    from tutor.progress.exchange import export_json, import_json
 
     if export_path and import_path:
         raise click.UsageError("give either --export FILE or --import FILE, not both")
@@ -32,10 +33,10 @@ def command(ctx: click.Context, data_dir: str | None, export_path: str | None, i
                        "and a fresh one was started.", err=True)
         try:
             if export_path:
-                count = store.export_json(export_path)
+                count = export_json(store, export_path)
                 click.echo(f"Exported {count} attempts to {export_path}")
             elif import_path:
-                changed = store.import_json(import_path)
+                changed = import_json(store, import_path)
                 click.echo(f"Imported from {import_path}: {changed['attempts']} new attempts, "
                            f"{changed['positions']} lesson positions, {changed['cards']} review cards updated")
             else:
