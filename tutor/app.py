@@ -57,6 +57,7 @@ class TutorApp(App[None]):
         quiz_seed: int | None = None,
         quiz_count: int = 10,
         trust_lessons: bool = False,
+        symbolic_seconds: float | None = None,
     ) -> None:
         super().__init__()
         from tutor.config import config_path, load_settings
@@ -73,6 +74,7 @@ class TutorApp(App[None]):
         self.quiz_seed = quiz_seed  # `autograd-tutor quiz --seed N --count N`
         self.quiz_count = quiz_count
         self.include_bundled = include_bundled  # tests load only their fixture folders
+        self.symbolic_seconds = symbolic_seconds  # wall-clock limit of the symbolic forms (None: the default)
         self.trust_lessons = trust_lessons  # run lessons from outside the bundled course even unconfined
         self.bundled_only = False  # set when the sandbox cannot confine snippets here (see _warm_up)
         self.course = None
@@ -330,6 +332,15 @@ class TutorApp(App[None]):
         yield SystemCommand(t("stats", lang), t("cmd_stats_help", lang), self.action_stats)
         yield SystemCommand(t("quit", lang), t("cmd_quit_help", lang), self.action_quit)
         seen = {"help", "toggle_language", "toggle_theme", "quiz", "stats", "quit", "command_palette"}
+        # The screen's own keys, also those a focused editor keeps for typing (the palette runs them).
+        for bindings in screen._bindings.key_to_bindings.values():
+            for binding in bindings:
+                if not binding.description or binding.action in seen or screen.check_action(binding.action, ()) is not True:
+                    continue
+                seen.add(binding.action)
+                title = t(binding.description, lang)
+                help_text = f"{self.get_key_display(binding)}: {title}"
+                yield SystemCommand(title, help_text, lambda node=screen, action=binding.action: self.run_action(action, node))
         for node, binding, enabled, _tooltip in screen.active_bindings.values():
             if binding.description and enabled and binding.action not in seen and isinstance(node, Screen):
                 seen.add(binding.action)

@@ -19,11 +19,11 @@ class HelpScreen(ModalScreen[None]):
     def __init__(self, screen) -> None:
         super().__init__()
         self.answering = hasattr(screen, "view")  # a lesson or a quiz: say how to type answers
-        self.bindings = [
-            (self.app.get_key_display(binding), binding.description)
-            for _node, binding, _enabled, _tooltip in screen.active_bindings.values()
-            if binding.description
-        ]
+        own = [binding for bindings in screen._bindings.key_to_bindings.values() for binding in bindings]
+        active = [binding for _node, binding, _enabled, _tooltip in screen.active_bindings.values()]
+        # the screen's own keys too while an editor keeps the letters for typing (Esc gives them back)
+        self.bindings = [(self.app.get_key_display(binding), binding.description)
+                         for binding in own + active if binding.description]
 
     def compose(self) -> ComposeResult:
         lang = self.app.lang

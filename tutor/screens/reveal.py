@@ -134,7 +134,8 @@ class RevealScreen(Screen[None]):
         """sympy, off the UI thread: bounded per call by the explanation layer's own timeout."""
         from engine.sandbox.explanations import explain_in_worker
 
-        symbolic = explain_in_worker(self.source, symbolic=True, timeout=SYMBOLIC_SECONDS)
+        seconds = getattr(self.app, "symbolic_seconds", None) or SYMBOLIC_SECONDS  # injectable (tests under load)
+        symbolic = explain_in_worker(self.source, symbolic=True, timeout=seconds)
         if not symbolic.ok or len(symbolic.panels) != len(self.explanation.panels):
             error = symbolic.error
             raise RuntimeError(f"{error.type}: {error.message}" if error else "the program changed")
