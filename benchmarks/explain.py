@@ -15,7 +15,16 @@ from pathlib import Path
 # run as a script, this folder comes first on sys.path and its engine.py would shadow the package
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
-from engine.explain import explain_step, explain_symbolic  # noqa: E402
+from engine.explain import explain_program, explain_symbolic  # noqa: E402
+
+
+def explain_step(lesson, step):
+    """The explanation of one lesson step: its program is the `continues` chain (lessons builds it;
+    the engine's explanation layer knows nothing of lessons)."""
+    from lessons.programs import ProgramBuilder
+
+    program = ProgramBuilder(lesson).program(lesson.step_index(step))
+    return explain_program(program.source if program is not None else "")
 from lessons.course import load_course  # noqa: E402
 from lessons.model import ReadStep  # noqa: E402
 
@@ -28,7 +37,7 @@ def main() -> None:
 
     sympy.factor(sympy.Symbol("x") * 2 + 2)  # warm-up: first use loads the polys machinery
     rows = []
-    for lesson in load_course().lessons:
+    for lesson in load_course(user_dir=None).lessons:
         for step in lesson.steps:
             if isinstance(step, ReadStep) or step.snippet is None:
                 continue

@@ -61,10 +61,16 @@ class Answer:
         return Plain(self.kind, self.value, self.shape)
 
 
+# A number typed with this many decimals (of its mantissa) or more is read at the precision typed:
+# the printouts a learner reads show 4 (`0.1667`, `1.0000e-05`).
+PRINTOUT_DECIMALS = 4
+
+
 @dataclass(frozen=True)
 class Comparison:
     correct: bool
     cells: np.ndarray | None = None  # per-cell verdict for tensor answers
+    close: bool = False  # not correct, but every number agrees at the (too few) decimals typed
 
 
 def compute_answer(lesson: Lesson, step: Step, builder: ProgramBuilder | None = None) -> Answer:
@@ -155,16 +161,44 @@ def error_matches(choice: ErrorChoice, error) -> bool:
     return type_name.strip().rsplit(".", 1)[-1] == error.type and error.message.strip().startswith(prefix.strip())
 
 
-def compare(answer: Answer, prediction: Any) -> Comparison:
-    """Whether `prediction` (a value of the answer's kind) is the answer; tensors cell by cell."""
+def compare(answer: Answer, prediction: Any, half_unit: Any = None, decimals: Any = None) -> Comparison:
+    """Whether `prediction` (a value of the answer's kind) is the answer; tensors cell by cell.
+
+    With `half_unit`/`decimals` (how precisely each number was typed, see
+    `tutor.answer_input.Reading`), a number typed with at least `PRINTOUT_DECIMALS` decimals is
+    right when it agrees with the answer at that precision (`0.1667` for 1/6, as printed); one typed
+    with fewer decimals that agrees at its precision makes the verdict `close`, not right.
+    """
     if answer.kind in ("error", "choice"):
         return Comparison(prediction == answer.value)
     try:
         plain = classify(prediction)
     except UnsupportedValue:
         return Comparison(False)
-    if answer.kind == "text" and plain.kind == "text":  # `<MulBackward0>` and `'MulBackward0'` name the same
-        return Comparison(plain.value.strip("'\"<> ") == answer.value.strip("'\"<> "))
+    if answer.kind == "text" and plain.kind == "text":
+        return Comparison(same_text(answer.value, plain.value))
     correct, cells = same(answer.plain, plain, answer.tolerance.rtol, answer.tolerance.atol)
-    return Comparison(correct, cells)
+    if correct or half_unit is None or answer.kind not in ("tensor", "number") or plain.kind not in ("tensor", "number"):
+        return Comparison(correct, cells)
+    want = np.asarray(answer.value, dtype=np.float64)
+    got = np.asarray(plain.value, dtype=np.float64)
+    if want.shape != got.shape:
+        return Comparison(False, cells)
+    half = np.broadcast_to(np.asarray(half_unit, dtype=np.float64), got.shape)
+    typed = np.broadcast_to(np.asarray(decimals, dtype=np.int64), got.shape)
+    exact = np.isclose(got, want, rtol=answer.tolerance.rtol, atol=answer.tolerance.atol, equal_nan=True)
+    with np.errstate(invalid="ignore", over="ignore"):
+        agrees = np.abs(got - want) <= half * (1 + 1e-9) + 1e-300
+    precise = exact | (agrees & (typed >= PRINTOUT_DECIMALS))
+    rounded = precise | (agrees & (typed >= 1))
+    cells = precise if answer.kind == "tensor" else None
+    if precise.all():
+        return Comparison(True, cells)
+    return Comparison(False, cells, close=bool(rounded.all()))
+
+
+def same_text(answer: str, typed: str) -> bool:
+    """`<MulBackward0>`, `'MulBackward0'` and `mulbackward0` name the same thing: PyTorch's names of
+    grad_fn classes, dtypes and devices never differ only in case."""
+    return typed.strip("'\"<> ").casefold() == answer.strip("'\"<> ").casefold()
 

@@ -45,18 +45,16 @@ def lesson_files(folder: Path) -> list[Path]:
                   and looks_like_lesson(path))
 
 
-def load_course(extra_dirs: Iterable[str | os.PathLike[str]] = (), *, user_dir: str | os.PathLike[str] | None = None,
+def load_course(extra_dirs: Iterable[str | os.PathLike[str]] = (), *, user_dir: str | os.PathLike[str] | None,
                 include_bundled: bool = True, cache_path: str | os.PathLike[str] | None = None) -> Course:
-    """Load every lesson; the user folder defaults to `tutor.paths.lessons_dir()` and may not exist yet.
-    With `cache_path`, parsed files are kept there between runs (see `lessons.parse_cache`)."""
-    if user_dir is None:
-        from tutor.paths import lessons_dir
-
-        user_dir = lessons_dir()
+    """Load every lesson. `user_dir` is the learner's own lesson folder, given by the caller (the app
+    and the commands know the data folder; this package knows nothing of it); it may not exist yet,
+    and None means there is none. With `cache_path`, parsed files are kept there between runs."""
     folders: list[tuple[Path, bool]] = []  # (folder, must exist)
     if include_bundled:
         folders.append((bundled_dir(), True))
-    folders.append((Path(user_dir), False))
+    if user_dir is not None:
+        folders.append((Path(user_dir), False))
     folders.extend((Path(folder), True) for folder in extra_dirs)
 
     cache = ParseCache(Path(cache_path)) if cache_path is not None else None

@@ -205,6 +205,7 @@ def _read_step(key_path: str, table: dict, problems: Problems):
         explanation=fields.text("explanation"),
         line=problems.lines.get(key_path),
         snippet_line=_snippet_line(problems, f"{key_path}.snippet"),
+        concepts=fields.tags("concepts", required=False) or (),
     )
     if known_kind == "predict":
         if common["snippet"] is None and not common["continues"] and "snippet" not in table:

@@ -75,6 +75,7 @@ class _StepBase:
     explanation: LocalText | None = None
     line: int | None = field(default=None, compare=False)
     snippet_line: int | None = field(default=None, compare=False)
+    concepts: tuple[str, ...] = ()  # what this step practises; empty: the lesson's concepts
 
 
 @dataclass(frozen=True)

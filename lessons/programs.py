@@ -71,6 +71,14 @@ class ProgramBuilder:
         pieces = self._chain(index, as_prefix=False)
         return join(pieces) if pieces else None
 
+    def prefix(self, index: int) -> Program | None:
+        """What runs before step `index`'s own snippet: the earlier cells of its `continues` chain."""
+        step = self.lesson.steps[index]
+        if not step.continues or index == 0:
+            return None
+        pieces = self._chain(index - 1, as_prefix=True)
+        return join(pieces) if pieces else None
+
     def _chain(self, index: int, *, as_prefix: bool) -> list[tuple[int, str, int | None]]:
         key = (index, as_prefix)
         if key not in self._pieces:

@@ -58,6 +58,7 @@ STEP = {
     "continues": Key("boolean", "run the previous step's program first, like the next notebook cell"),
     "hints": Key("texts", "hints, revealed one at a time"),
     "explanation": Key("text", "shown after the learner answers"),
+    "concepts": Key("tags", "concept tags this step practises (default: the lesson's)"),
 }
 ERROR_CHOICE = {
     "error": Key("error", "\"<Type>: <message start>\", \"<Type>\" or \"none\"", required=True),

@@ -13,9 +13,12 @@ value is then judged by `lessons.answers.compare`, the same cell-by-cell check t
 from __future__ import annotations
 
 import ast
+import builtins
 import math
 import re
-from collections.abc import Callable
+import unicodedata
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any
 
 # answer kinds, as `lessons.answers.Answer.kind` names them
@@ -27,6 +30,34 @@ _FORBIDDEN_ATTRIBUTES = frozenset(
 )
 _PRINTOUT = re.compile(r"^\s*tensor\s*\((?P<body>.*)\)\s*$", re.DOTALL)
 _SPECIAL_NAMES = {"inf": math.inf, "nan": math.nan}
+MAX_LENGTH = 20_000  # characters; a longer answer is refused before it is parsed
+# What NFKC leaves alone but a learner means as ASCII: the minus sign, ×, ÷, the ideographic comma.
+_ASCII = str.maketrans({"\u2212": "-", "\u00d7": "*", "\u00f7": "/", "\u3001": ",", "\u2013": "-"})
+_CLOSING = {"(": ")", "[": "]", "{": "}"}
+
+
+def normalise(text: str) -> str:
+    """Full-width digits, brackets and slashes (`７／６`) as ASCII (NFKC), and the usual look-alikes."""
+    return unicodedata.normalize("NFKC", text).translate(_ASCII)
+
+
+def _check_text(text: str) -> None:
+    """Problems worth their own message, found before Python's parser gives a vaguer one."""
+    if len(text) > MAX_LENGTH:
+        raise AnswerFormatError("answer_too_long", limit=MAX_LENGTH)
+    if "^" in text:
+        raise AnswerFormatError("answer_caret")
+    stack: list[tuple[str, int]] = []
+    for column, char in enumerate(text, start=1):
+        if char in _CLOSING:
+            stack.append((char, column))
+        elif char in _CLOSING.values():
+            if not stack or _CLOSING[stack[-1][0]] != char:
+                raise AnswerFormatError("answer_unmatched", bracket=char, column=column)
+            stack.pop()
+    if stack:
+        char, column = stack[-1]
+        raise AnswerFormatError("answer_unclosed", bracket=char, closing=_CLOSING[char], column=column)
 
 
 class AnswerFormatError(ValueError):
@@ -52,6 +83,10 @@ class _NotLiteral(Exception):
 def _literal(node: ast.AST) -> Any:
     """A number, bool, None or nested list from a literal syntax tree, with arithmetic on numbers."""
     if isinstance(node, ast.Constant) and (node.value is None or isinstance(node.value, (bool, int, float))):
+        if isinstance(node.value, int) and not isinstance(node.value, bool) and abs(node.value) > 2**1023:
+            raise AnswerFormatError("answer_too_large")
+        if isinstance(node.value, float) and math.isinf(node.value):
+            raise AnswerFormatError("answer_too_large")
         return node.value
     if isinstance(node, ast.Name) and node.id in _SPECIAL_NAMES:
         return _SPECIAL_NAMES[node.id]
@@ -78,6 +113,8 @@ def _literal(node: ast.AST) -> Any:
             raise AnswerFormatError("answer_division_by_zero") from None
         except OverflowError:
             raise AnswerFormatError("answer_too_large") from None
+    if isinstance(node, ast.Constant) and isinstance(node.value, complex):
+        raise AnswerFormatError("answer_not_numbers")
     raise _NotLiteral
 
 
@@ -88,11 +125,18 @@ def _number(value: Any) -> float:
 
 
 def _parse_python(text: str) -> ast.expr:
+    _check_text(text)
     try:
         return ast.parse(text.strip(), mode="eval").body
     except SyntaxError as exc:
+        if "digits" in str(exc.msg):  # an integer literal longer than Python converts (4300 digits)
+            raise AnswerFormatError("answer_too_large") from None
         raise AnswerFormatError("answer_syntax", column=exc.offset or 1) from None
-    except (ValueError, RecursionError, MemoryError):
+    except ValueError as exc:  # Python refuses int literals of more than 4300 digits
+        if "digits" in str(exc):
+            raise AnswerFormatError("answer_too_large") from None
+        raise AnswerFormatError("answer_unreadable") from None
+    except (RecursionError, MemoryError):
         raise AnswerFormatError("answer_unreadable") from None
 
 
@@ -139,6 +183,8 @@ def _to_array(value: Any):
         _shape_of(value)
     try:
         array = np.asarray(value, dtype=np.float64)
+    except OverflowError:
+        raise AnswerFormatError("answer_too_large") from None
     except (TypeError, ValueError):
         raise AnswerFormatError("answer_not_numbers") from None
     return array
@@ -154,14 +200,49 @@ def _check_formula(tree: ast.expr) -> None:
             raise AnswerFormatError("answer_formula_forbidden", name=name)
 
 
-def _evaluate_formula(text: str, tree: ast.expr, evaluate: Callable[[str], Any] | None) -> Any:
+def defined_names(source: str) -> list[str]:
+    """The names a program binds at any level (assignments, imports, loops, functions), sorted."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            names.add(node.name)
+    return sorted(name for name in names if not name.startswith("_"))
+
+
+def _unknown_name(tree: ast.expr, names: Iterable[str]) -> str | None:
+    known = set(names) | set(dir(builtins)) | set(_SPECIAL_NAMES)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id not in known:
+            return node.id
+    return None
+
+
+def _evaluate_formula(text: str, tree: ast.expr, evaluate: Callable[[str], Any] | None,
+                      names: Iterable[str] | None = None) -> Any:
     if evaluate is None:
         raise AnswerFormatError("answer_unreadable")
     _check_formula(tree)
+    if names is not None:
+        names = list(names)
+        unknown = _unknown_name(tree, names)
+        if unknown is not None:
+            raise AnswerFormatError("answer_unknown_name", name=unknown, names=", ".join(names) or "-")
     try:
         return evaluate(text.strip())
     except Exception as exc:  # the runner reports a snippet's fault as an exception carrying `.error`
         error = getattr(exc, "error", None)
+        if error is not None and error.type == "NameError":
+            match = re.search(r"name '([^']+)'", error.message)
+            if match is not None and names is not None:
+                raise AnswerFormatError("answer_unknown_name", name=match.group(1), names=", ".join(names) or "-") from None
         detail = f"{error.type}: {error.message}" if error is not None else f"{type(exc).__name__}: {exc}"
         raise AnswerFormatError("answer_formula_failed", detail=detail) from None
 
@@ -170,43 +251,100 @@ def _format_shape(shape: tuple[int, ...]) -> str:
     return "(" + ", ".join(str(n) for n in shape) + ("," if len(shape) == 1 else "") + ")"
 
 
-def parse_answer(
+@dataclass(frozen=True)
+class Reading:
+    """A typed answer: its value, and for numbers the precision each was typed with.
+
+    `half_unit` is half a unit of the last typed digit (0.00005 for `0.1667`, 0.5e-9 for
+    `1.0000e-05`), 0 where the number is exact (an integer, a fraction, a formula); `decimals` is the
+    number of decimals typed (of the mantissa), -1 where exact. Both have the value's shape.
+    """
+
+    value: Any
+    half_unit: Any = None
+    decimals: Any = None
+
+
+def _typed_precision(node: ast.AST, source: str) -> Any:
+    """(half unit, decimals) per number of a literal, nested like `_literal`'s value."""
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return [_typed_precision(element, source) for element in node.elts]
+    if isinstance(node, ast.UnaryOp):
+        return _typed_precision(node.operand, source)
+    if isinstance(node, ast.Constant) and isinstance(node.value, float):
+        written = (ast.get_source_segment(source, node) or "").lower().replace("_", "")
+        mantissa, _, exponent = written.partition("e")
+        if "." not in mantissa:
+            return (0.0, -1)
+        decimals = len(mantissa.split(".", 1)[1])
+        try:
+            power = int(exponent) if exponent else 0
+        except ValueError:
+            return (0.0, -1)
+        if abs(power) > 300:
+            return (0.0, -1)
+        return (0.5 * 10.0 ** (power - decimals), decimals)
+    return (0.0, -1)
+
+
+def _precision_arrays(precision: Any, shape: tuple[int, ...]):
+    import numpy as np
+
+    def split(item, index):
+        return [split(element, index) for element in item] if isinstance(item, list) else item[index]
+
+    try:
+        half = np.broadcast_to(np.asarray(split(precision, 0), dtype=np.float64), shape)
+        decimals = np.broadcast_to(np.asarray(split(precision, 1), dtype=np.int64), shape)
+    except ValueError:
+        return None, None
+    return half, decimals
+
+
+def read_answer(
     text: str,
     kind: str,
     shape: tuple[int, ...] | None = None,
     evaluate: Callable[[str], Any] | None = None,
-) -> Any:
+    names: Iterable[str] | None = None,
+) -> Reading:
     """Read `text` as an answer of `kind` ("tensor", "number", "bool", "none", "text").
 
     Tensor answers come back as float64 arrays of exactly `shape`; numbers as floats; bools as
     bools. For a "none" question the learner may answer None or a tensor (which is then wrong).
-    `evaluate` (a `RunResult.evaluate`) turns formulas of the snippet's variables into values.
+    `evaluate` (a `SandboxRun.evaluate`) turns formulas of the snippet's variables into values;
+    `names`, the names the snippet defines, makes an unknown name in a formula a clear message.
+    Anything that cannot be read raises `AnswerFormatError`, and nothing else.
     """
-    text = text.strip()
+    text = normalise(text).strip()
     if not text:
         raise AnswerFormatError("answer_empty")
+    if len(text) > MAX_LENGTH:
+        raise AnswerFormatError("answer_too_long", limit=MAX_LENGTH)
     if kind == "text":
-        return text.strip("'\"<> ")
+        return Reading(text.strip("'\"<> "))
     if kind == "bool":
         lowered = text.lower()
         if lowered in ("true", "false"):
-            return lowered == "true"
+            return Reading(lowered == "true")
         raise AnswerFormatError("answer_expected_bool")
 
     if "..." in text or "…" in text:
         raise AnswerFormatError("answer_abbreviated")
     body = _printout_body(text)
-    source = body if body is not None else text
+    source = (body if body is not None else text).strip()
     tree = _parse_python(source)
+    precision: Any = (0.0, -1)
     try:
         value = _literal(tree)
+        precision = _typed_precision(tree, source)
     except _NotLiteral:
         if body is not None or kind not in NUMERIC_KINDS:
             raise AnswerFormatError("answer_unreadable") from None
-        value = _evaluate_formula(source, tree, evaluate)
+        value = _evaluate_formula(source, tree, evaluate, names)
 
     if kind == "none":
-        return None if value is None else _to_array(value)
+        return Reading(None if value is None else _to_array(value))
     if value is None or isinstance(value, bool):
         raise AnswerFormatError("answer_expected_numbers")
     array = _to_array(value)
@@ -217,15 +355,40 @@ def parse_answer(
         raise AnswerFormatError(
             "answer_wrong_shape", expected=_format_shape(expected), got=_format_shape(array.shape)
         )
-    return float(array) if kind == "number" else array
+    half, decimals = _precision_arrays(precision, array.shape)
+    return Reading(float(array) if kind == "number" else array, half, decimals)
 
 
-def parse_cell(text: str) -> float:
-    """One grid cell: a number, fraction or arithmetic of numbers (`7/6`, `-1/3`, `2*3`)."""
-    text = text.strip()
+def parse_answer(
+    text: str,
+    kind: str,
+    shape: tuple[int, ...] | None = None,
+    evaluate: Callable[[str], Any] | None = None,
+    names: Iterable[str] | None = None,
+) -> Any:
+    """The value of `read_answer` (see there)."""
+    return read_answer(text, kind, shape, evaluate, names).value
+
+
+def read_cell(text: str) -> tuple[float, float, int]:
+    """One grid cell: a number, fraction or arithmetic of numbers (`7/6`, `-1/3`, `2*3`), with the
+    half unit and decimals it was typed with (see `Reading`)."""
+    text = normalise(text).strip()
     if not text:
         raise AnswerFormatError("answer_empty_cell")
     try:
-        return float(_number(_literal(_parse_python(text))))
+        tree = _parse_python(text)
+        value = float(_number(_literal(tree)))
     except _NotLiteral:
-        raise AnswerFormatError("answer_cell_not_number", text=text) from None
+        raise AnswerFormatError("answer_cell_not_number", text=text[:20]) from None
+    except OverflowError:
+        raise AnswerFormatError("answer_too_large") from None
+    if math.isinf(value) and "inf" not in text:
+        raise AnswerFormatError("answer_too_large")
+    half, decimals = _typed_precision(tree, text)
+    return value, half, decimals
+
+
+def parse_cell(text: str) -> float:
+    """The number in one grid cell (see `read_cell`)."""
+    return read_cell(text)[0]

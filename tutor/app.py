@@ -33,14 +33,16 @@ class TutorApp(App[None]):
     # The lesson and explanation screens bring their own styles when first shown (faster start-up).
     CSS_PATH = [STYLES / name for name in ("app.tcss", "course.tcss")]
     TITLE = "autograd-tutor"
+    # At 80 columns the footer keeps the screen's own keys, help and quit; the rest are in help
+    # (F1) and the command palette. Ctrl+Q has priority: it quits from dialogs and the palette too.
     BINDINGS = [
         Binding("f1", "help", "help"),
         Binding("question_mark", "help", "help", show=False),
-        Binding("f2", "toggle_language", "language"),
-        Binding("f3", "toggle_theme", "theme"),
-        Binding("f4", "quiz", "quiz"),
-        Binding("f5", "stats", "stats"),
-        Binding("ctrl+q", "quit", "quit"),
+        Binding("f2", "toggle_language", "language", show=False),
+        Binding("f3", "toggle_theme", "theme", show=False),
+        Binding("f4", "quiz", "quiz", show=False),
+        Binding("f5", "stats", "stats", show=False),
+        Binding("ctrl+q", "quit", "quit", priority=True),
     ]
 
     lang: reactive[str] = reactive("en", init=False)
@@ -50,22 +52,30 @@ class TutorApp(App[None]):
         lang: str | None = None,
         extra_dirs: Iterable[str | os.PathLike[str]] = (),
         data_dir: str | os.PathLike[str] | None = None,
-        theme: str = "dark",
+        theme: str | None = None,
         start: str = "course",
         include_bundled: bool = True,
         quiz_seed: int | None = None,
         quiz_count: int = 10,
         trust_lessons: bool = False,
+        symbolic_seconds: float | None = None,
     ) -> None:
         super().__init__()
-        self.set_reactive(TutorApp.lang, lang or default_language())
-        self.extra_dirs = tuple(Path(d) for d in extra_dirs)
+        from tutor.config import config_path, load_settings
+
         self.data_dir = data_dir
+        self.config_path = config_path(data_dir)
+        self.settings = load_settings(self.config_path)  # language and theme chosen last time
+        self.learner_seed = self.settings.learner_seed  # orders each learner's choices, stably
+        self.set_reactive(TutorApp.lang, lang or self.settings.lang or default_language())
+        self.extra_dirs = tuple(Path(d) for d in extra_dirs)
+        theme = theme or self.settings.theme or "dark"
         self.theme = THEMES.get(theme, theme)
         self.start = start
         self.quiz_seed = quiz_seed  # `autograd-tutor quiz --seed N --count N`
         self.quiz_count = quiz_count
         self.include_bundled = include_bundled  # tests load only their fixture folders
+        self.symbolic_seconds = symbolic_seconds  # wall-clock limit of the symbolic forms (None: the default)
         self.trust_lessons = trust_lessons  # run lessons from outside the bundled course even unconfined
         self.bundled_only = False  # set when the sandbox cannot confine snippets here (see _warm_up)
         self.confinement = None  # engine.sandbox.Confinement, once the worker has started
@@ -153,22 +163,62 @@ class TutorApp(App[None]):
         index = next((i for i, step in enumerate(lesson.steps) if step.id == step_id), 0)
         self.push_screen(LessonScreen(lesson, index))
 
-    def open_quiz(self) -> None:
-        from tutor.screens.quiz import start_quiz
-
-        start_quiz(self, seed=self.quiz_seed, count=self.quiz_count)
-
-    def action_quiz(self) -> None:
+    def open_quiz(self, *, seed: int | None = None, count: int | None = None, now=None) -> None:
+        """Push a quiz of `count` questions (reproducible with `seed`), or say why it cannot start."""
+        from tutor.progress.model import utc_now
+        from tutor.progress.scheduler import ConceptScheduler
+        from tutor.quiz import QuizError, QuizSession, builtin_templates, lesson_templates
         from tutor.screens.quiz import QuizScreen
 
-        if not isinstance(self.screen, QuizScreen):
+        if self.store is None:
+            self.notify(t("quiz_unavailable", self.lang, reason=t("quiz_no_store", self.lang)), severity="error", timeout=10)
+            return
+        seed = self.quiz_seed if seed is None else seed
+        count = self.quiz_count if count is None else count
+        scheduler = ConceptScheduler(self.store, now=now or utc_now)
+        templates = builtin_templates() + lesson_templates(self.course.lessons if self.course else ())
+        try:
+            session = QuizSession(scheduler, templates, count=count, seed=seed)
+            screen = QuizScreen(session, self.learner_seed)
+        except (QuizError, ValueError) as error:
+            self.notify(t("quiz_unavailable", self.lang, reason=error), severity="error", timeout=10)
+            return
+        self.push_screen(screen)
+
+    def show_quiz_summary(self, session) -> None:
+        """The quiz is over: its summary replaces it."""
+        from tutor.screens.quiz_summary import QuizSummaryScreen
+
+        self.switch_screen(QuizSummaryScreen(session.summary(), count=session.count, now=session.scheduler.now))
+
+    def open_stats(self, *, now=None, replace: bool = False) -> None:
+        from tutor.screens.stats import StatsScreen
+
+        screen = StatsScreen(now=now)
+        if replace:
+            self.switch_screen(screen)
+        else:
+            self.push_screen(screen)
+
+    def open_explanation(self, lesson, step, answer, source: str) -> None:
+        """The reveal screen for a finished predict step."""
+        from tutor.screens.reveal import RevealScreen
+
+        self.push_screen(RevealScreen(lesson, step, answer, source))
+
+    def confirm(self, question: str, callback) -> None:
+        """Ask a yes/no question over the current screen; `callback(True)` on yes."""
+        from tutor.screens.confirm import ConfirmScreen
+
+        self.push_screen(ConfirmScreen(question), callback)
+
+    def action_quiz(self) -> None:
+        if type(self.screen).__name__ != "QuizScreen":
             self.open_quiz()
 
     def action_stats(self) -> None:
-        from tutor.screens.stats import StatsScreen
-
-        if not isinstance(self.screen, StatsScreen):
-            self.push_screen(StatsScreen())
+        if type(self.screen).__name__ != "StatsScreen":
+            self.open_stats()
 
     def _lesson_folders(self) -> list[Path]:
         from lessons.course import bundled_dir
@@ -256,9 +306,19 @@ class TutorApp(App[None]):
 
     def action_toggle_language(self) -> None:
         self.lang = "ja" if self.lang == "en" else "en"
+        self._save_settings()
 
     def action_toggle_theme(self) -> None:
         self.theme = THEMES["light"] if self.current_theme.dark else THEMES["dark"]
+        self._save_settings()
+
+    def _save_settings(self) -> None:
+        """Language and theme are remembered for the next start (config.json)."""
+        from tutor.config import save_settings
+
+        self.settings.lang = self.lang
+        self.settings.theme = "dark" if self.current_theme.dark else "light"
+        save_settings(self.config_path, self.settings)
 
     def action_help(self) -> None:
         from tutor.screens.help import HelpScreen
@@ -276,6 +336,15 @@ class TutorApp(App[None]):
         yield SystemCommand(t("stats", lang), t("cmd_stats_help", lang), self.action_stats)
         yield SystemCommand(t("quit", lang), t("cmd_quit_help", lang), self.action_quit)
         seen = {"help", "toggle_language", "toggle_theme", "quiz", "stats", "quit", "command_palette"}
+        # The screen's own keys, also those a focused editor keeps for typing (the palette runs them).
+        for bindings in screen._bindings.key_to_bindings.values():
+            for binding in bindings:
+                if not binding.description or binding.action in seen or screen.check_action(binding.action, ()) is not True:
+                    continue
+                seen.add(binding.action)
+                title = t(binding.description, lang)
+                help_text = f"{self.get_key_display(binding)}: {title}"
+                yield SystemCommand(title, help_text, lambda node=screen, action=binding.action: self.run_action(action, node))
         for node, binding, enabled, _tooltip in screen.active_bindings.values():
             if binding.description and enabled and binding.action not in seen and isinstance(node, Screen):
                 seen.add(binding.action)

@@ -21,6 +21,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "broken_title": "Lessons that could not be loaded",
         "no_lessons": "No lessons match.",
         "steps_count": "{count} steps",
+        "steps_count_one": "1 step",
         "reset_confirm": "Reset your progress in “{title}”? Your answers in this lesson are forgotten.",
         "reset_done": "Progress in “{title}” reset.",
         "yes": "Yes",
@@ -42,6 +43,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "check": "Check",
         "hint": "Hint",
         "skip": "Skip",
+        "show_answer": "Show answer",
         "retry": "Retry",
         "next": "Next",
         "previous": "Previous",
@@ -51,6 +53,17 @@ STRINGS: dict[str, dict[str, str]] = {
         "step_back": "Previous node",
         "help_title": "Keys",
         "help_intro": "Every action is also in the command palette (ctrl+p).",
+        "help_answering_title": "How to answer",
+        "help_answering": (
+            "• Grid: type a number in each cell (arrow keys / Tab move): 0.5, -2, 7/6, 1e-3.\n"
+            "• Whole answer (the field under the grid): a nested list [[1, 2], [3, 4]], a printout pasted "
+            "as PyTorch shows it, tensor([...]), or a formula of the snippet's variables such as x**2/2 "
+            "(** for powers). A letter typed in a cell moves to this field.\n"
+            "• Decimals: 4 decimals, as the printouts show them, count as exact (0.1667 for 1/6); with "
+            "fewer, type a fraction.\n"
+            "• A wrong answer marks the wrong cells: try again, take a hint (h), or show the answer (s).\n"
+            "• Esc leaves a field, so the one-letter keys work; Enter after the verdict goes on."
+        ),
         "cmd_language_help": "Switch between English and Japanese",
         "cmd_theme_help": "Switch between the dark and the light theme",
         "cmd_help_help": "Show the keys",
@@ -63,20 +76,35 @@ STRINGS: dict[str, dict[str, str]] = {
         "predict_prompt": "Your prediction of `{expression}`:",
         "tensor_hint": "Shape {shape}: type in the cells (arrow keys / Tab move), or the whole answer below.",
         "tensor_text_hint": "Shape {shape}: type the whole answer below (a nested list, a pasted tensor(...) or a formula).",
-        "whole_answer_placeholder": "or the whole answer: [[4, 2], [2, 4]], tensor(...), 7/6, x**2/2",
-        "number_placeholder": "a number, a fraction 7/6, or a formula of the snippet's variables",
-        "text_placeholder": "the answer as text, e.g. MulBackward0",
+        "whole_answer_placeholder": "or the whole answer: a nested list, a pasted tensor(...), fractions, a formula",
+        "number_placeholder": "a number, a fraction such as a/b, or a formula of the snippet's variables",
+        "none_placeholder": "None, or the whole answer: a nested list or a pasted tensor(...)",
+        "text_placeholder": "the answer as text, as PyTorch prints it",
         "error_none": "Runs without error",
         "correct": "Correct!",
         "wrong": "Not quite.",
         "correct_value": "The answer is {value}",
-        "wrong_cells": "{count} of {total} cells are wrong (marked); the correct value is shown under each.",
+        "wrong_cells": "{count} of {total} cells are wrong (marked).",
+        "wrong_cells_one": "1 of {total} cells is wrong (marked).",
+        "try_again": "Try again: change your answer and press Enter; h for a hint, s to show the answer.",
+        "close": "Close — your numbers agree at the decimals you typed. Give 4 decimals or a fraction.",
+        "same_answer": "That is the answer you checked: change it, take a hint (h) or show the answer (s).",
+        "answer_shown": "The answer is shown; the step is recorded as not solved.",
+        "enter_continue": "Enter or n: next step.",
+        "quiz_first_counts": "(the quiz counts your first answer)",
+        "answer_not_checked": "The answer could not be checked: {reason}",
         "skipped": "Skipped: the answer is shown, and the step is recorded as skipped.",
         "hint_title": "Hint {index} of {total}",
         "no_hints": "This step has no hints.",
         "no_more_hints": "No more hints.",
-        "answer_first": "Answer or skip first; then the explanation opens.",
+        "answer_first": "Answer correctly or show the answer (s) first; then the explanation opens.",
         "lesson_done": "Lesson complete. Esc returns to the course.",
+        "lesson_last_step": "This is the last step; {count} steps are still to answer (see the marks above).",
+        "lesson_last_step_one": "This is the last step; 1 step is still to answer (see the marks above).",
+        "leave_unchecked": "Leave this lesson? What you typed has not been checked and will be lost.",
+        "leave_quiz": "Leave the quiz? Your answers so far are saved; the {count} questions left are dropped.",
+        "leave_quiz_one": "Leave the quiz? Your answers so far are saved; the last question is dropped.",
+        "earlier_output": "printed by the earlier cells:",
         "read_continue": "Press n (or Enter) to continue.",
         "attempts": "Attempts: {count}",
         "answer_unavailable": "This step's answer could not be computed: {message}",
@@ -105,7 +133,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "quiz_title": "Quiz",
         "quiz_next_hint": "Enter or n: next question.",
         "quiz_answered": "Answered. Enter or n: next question.",
-        "quiz_answer_first": "Answer or skip (s) first.",
+        "quiz_answer_first": "Answer first, or show the answer (s).",
         "quiz_unavailable": "The quiz cannot start: {reason}",
         "quiz_no_store": "the progress file could not be opened.",
         "quiz_stopped": "The quiz stopped early: {reason}",
@@ -123,10 +151,13 @@ STRINGS: dict[str, dict[str, str]] = {
         "due_minutes": "in {n} min",
         "due_hours": "in {n} h",
         "due_days": "in {n} days",
+        "due_days_one": "in 1 day",
         "stats_title": "Statistics",
         "stats_empty": "No attempts yet — take a quiz (F4) or a lesson.",
-        "stats_streak": "Streak: {current} days (longest {longest})",
+        "stats_streak": "Streak: {current} days (longest: {longest})",
+        "stats_streak_one": "Streak: 1 day (longest: {longest})",
         "stats_overall": "{attempts} attempts, {accuracy} correct",
+        "stats_overall_one": "1 attempt, {accuracy} correct",
         "stats_plot_title": "Accuracy per day (%)",
         # too small
         "too_small": "Please enlarge the window to at least {width}×{height} (now {now_width}×{now_height}).",
@@ -147,6 +178,11 @@ STRINGS: dict[str, dict[str, str]] = {
         "answer_formula_failed": "The formula failed: {detail}",
         "answer_division_by_zero": "Division by zero in the answer.",
         "answer_too_large": "A number in the answer is too large.",
+        "answer_too_long": "The answer is too long (more than {limit} characters).",
+        "answer_caret": "Use ** for powers: x**2, not x^2.",
+        "answer_unclosed": "Unclosed bracket: the “{bracket}” at character {column} needs a “{closing}”.",
+        "answer_unmatched": "The “{bracket}” at character {column} closes nothing: remove it or add its opening bracket.",
+        "answer_unknown_name": "“{name}” is not defined in this snippet. A formula may use: {names}.",
     },
     "ja": {
         "course_title": "コース",
@@ -177,6 +213,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "check": "答え合わせ",
         "hint": "ヒント",
         "skip": "スキップ",
+        "show_answer": "答えを見る",
         "retry": "やり直す",
         "next": "次へ",
         "previous": "前へ",
@@ -186,6 +223,16 @@ STRINGS: dict[str, dict[str, str]] = {
         "step_back": "前のノード",
         "help_title": "キー操作",
         "help_intro": "すべての操作はコマンドパレット（ctrl+p）からも実行できます。",
+        "help_answering_title": "答え方",
+        "help_answering": (
+            "• グリッド: 各セルに数値を入力します（矢印キー / Tab で移動）。例: 0.5、-2、7/6、1e-3\n"
+            "• 答え全体（グリッドの下の欄）: [[1, 2], [3, 4]] のような入れ子のリスト、PyTorch の出力 "
+            "tensor([...]) の貼り付け、または x**2/2 のようなスニペットの変数を使った式（累乗は **）。"
+            "セルに文字を入力すると、この欄に移ります。\n"
+            "• 小数: 出力と同じ小数 4 桁なら正確な値として扱います（1/6 なら 0.1667）。桁が少ないときは分数で入力してください。\n"
+            "• 不正解のときは違うセルに印が付きます。もう一度答えるか、ヒント（h）を見るか、答えを表示（s）できます。\n"
+            "• Esc で入力欄を離れると 1 文字のキー操作が使えます。判定のあとに Enter で次へ進みます。"
+        ),
         "cmd_language_help": "英語と日本語を切り替える",
         "cmd_theme_help": "ダークテーマとライトテーマを切り替える",
         "cmd_help_help": "キー操作を表示する",
@@ -197,20 +244,32 @@ STRINGS: dict[str, dict[str, str]] = {
         "predict_prompt": "`{expression}` の値を予想してください:",
         "tensor_hint": "形状 {shape}: セルに入力（矢印キー / Tab で移動）するか、下に答え全体を入力してください。",
         "tensor_text_hint": "形状 {shape}: 下に答え全体を入力してください（入れ子のリスト、貼り付けた tensor(...)、または式）。",
-        "whole_answer_placeholder": "答え全体: [[4, 2], [2, 4]]、tensor(...)、7/6、x**2/2",
-        "number_placeholder": "数値、分数 7/6、またはスニペットの変数を使った式",
-        "text_placeholder": "答えを文字列で（例: MulBackward0）",
+        "whole_answer_placeholder": "または答え全体: 入れ子のリスト、tensor(...) の貼り付け、分数、式",
+        "number_placeholder": "数値、a/b のような分数、またはスニペットの変数を使った式",
+        "none_placeholder": "None、または答え全体（入れ子のリストか tensor(...) の貼り付け）",
+        "text_placeholder": "PyTorch の表示どおりに文字列で",
         "error_none": "エラーなく実行される",
         "correct": "正解！",
         "wrong": "残念、不正解です。",
         "correct_value": "正解は {value}",
-        "wrong_cells": "{total} 個中 {count} 個のセルが違います（各セルの下に正しい値）。",
+        "wrong_cells": "{total} 個のセルのうち {count} 個が違います（印の付いたセル）。",
+        "try_again": "答えを直して Enter でもう一度。h でヒント、s で答えを表示します。",
+        "close": "惜しい — 入力した桁までは合っています。小数 4 桁か分数で答えてください。",
+        "same_answer": "さきほどと同じ答えです。答えを直すか、ヒント（h）か答えの表示（s）を使ってください。",
+        "answer_shown": "答えを表示しました。このステップは未解決として記録されます。",
+        "enter_continue": "Enter または n: 次のステップへ。",
+        "quiz_first_counts": "（クイズでは最初の答えが記録されます）",
+        "answer_not_checked": "答えを判定できませんでした: {reason}",
         "skipped": "スキップしました。答えを表示し、スキップとして記録します。",
         "hint_title": "ヒント {index} / {total}",
         "no_hints": "このステップにヒントはありません。",
         "no_more_hints": "ヒントはもうありません。",
-        "answer_first": "先に解答するかスキップしてください。その後に解説が開きます。",
+        "answer_first": "先に正解するか、答えを表示（s）してください。その後に解説が開きます。",
         "lesson_done": "レッスン完了です。Esc でコースに戻ります。",
+        "lesson_last_step": "これが最後のステップです。まだ {count} 個のステップが未解答です（上の印を参照）。",
+        "leave_unchecked": "このレッスンを離れますか？ 入力した答えはまだ判定されておらず、失われます。",
+        "leave_quiz": "クイズを終了しますか？ これまでの答えは保存されます。残りの {count} 問は出題されません。",
+        "earlier_output": "前のセルの出力:",
         "read_continue": "n（または Enter）で次へ進みます。",
         "attempts": "解答回数: {count}",
         "answer_unavailable": "このステップの答えを計算できませんでした: {message}",
@@ -238,7 +297,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "quiz_title": "クイズ",
         "quiz_next_hint": "Enter または n: 次の問題へ。",
         "quiz_answered": "解答済みです。Enter または n: 次の問題へ。",
-        "quiz_answer_first": "先に解答するか、スキップ（s）してください。",
+        "quiz_answer_first": "先に解答するか、答えを表示（s）してください。",
         "quiz_unavailable": "クイズを開始できません: {reason}",
         "quiz_no_store": "進捗ファイルを開けませんでした。",
         "quiz_stopped": "クイズを途中で終了しました: {reason}",
@@ -278,12 +337,28 @@ STRINGS: dict[str, dict[str, str]] = {
         "answer_formula_failed": "式を評価できませんでした: {detail}",
         "answer_division_by_zero": "答えの中に 0 での割り算があります。",
         "answer_too_large": "答えの中の数値が大きすぎます。",
+        "answer_too_long": "答えが長すぎます（{limit} 文字まで）。",
+        "answer_caret": "累乗には ** を使ってください（x^2 ではなく x**2）。",
+        "answer_unclosed": "括弧が閉じていません: {column} 文字目の「{bracket}」に対応する「{closing}」がありません。",
+        "answer_unmatched": "{column} 文字目の「{bracket}」に対応する開き括弧がありません。",
+        "answer_unknown_name": "「{name}」はこのスニペットで定義されていません。式に使える名前: {names}",
     },
 }
 
 
+# The parameter that chooses between a string's singular (`<key>_one`) and plural form.
+_COUNTED_BY = {"due_days": "n", "stats_streak": "current", "stats_overall": "attempts"}
+
+
 def t(key: str, lang: str = "en", **params: object) -> str:
-    """The string `key` in `lang` (English when untranslated), with `params` filled in."""
+    """The string `key` in `lang` (English when untranslated), with `params` filled in.
+
+    A key may have a `<key>_one` form, used when its count (`count`, or the parameter named in
+    `_COUNTED_BY`) is 1; Japanese needs none (its counters do not change), so `_one` forms are
+    looked up only in the language's own table.
+    """
+    if params.get(_COUNTED_BY.get(key, "count")) == 1 and f"{key}_one" in STRINGS.get(lang, {}):
+        key = f"{key}_one"
     template = STRINGS.get(lang, {}).get(key) or STRINGS["en"].get(key, key)
     return template.format(**params) if params else template
 

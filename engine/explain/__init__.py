@@ -9,7 +9,7 @@ Everything is derived from the graph the engine recorded and the engine's own
 rules (`engine.derivatives`); see the module docstrings for how each part is made.
 Renderables for the CLI and the app live in `engine.explain.render`.
 """
-from engine.explain.build import explain_call, explain_program, explain_step, explain_symbolic
+from engine.explain.build import explain_call, explain_program, explain_symbolic
 from engine.explain.model import CallExplanation, Explanation, LeafExplanation
 from engine.explain.symbolic import SymbolicJacobian
 
@@ -26,4 +26,4 @@ def __getattr__(name):  # render functions import rich only when first used
 
 
 __all__ = ["CallExplanation", "Explanation", "LeafExplanation", "SymbolicJacobian", "explain_call",
-           "explain_program", "explain_step", "explain_symbolic", *_RENDER]
+           "explain_program", "explain_symbolic", *_RENDER]

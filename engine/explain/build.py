@@ -29,17 +29,6 @@ def explain_program(source: str, *, max_symbolic: int = MAX_ENTRIES, limits=None
     return Explanation(run.ok, run.error, run.stdout, calls, source, max_symbolic, run)
 
 
-def explain_step(lesson, step, **options) -> Explanation:
-    """The explanation of one lesson step (a Step or its id): its program is the `continues` chain."""
-    from lessons.programs import ProgramBuilder
-
-    step = lesson.step(step) if isinstance(step, str) else step
-    program = ProgramBuilder(lesson).program(lesson.step_index(step))
-    if program is None:
-        return Explanation(True, None, "", [], "")
-    return explain_program(program.source, **options)
-
-
 def explain_call(index: int, call, names: Names) -> CallExplanation:
     nodes = call.nodes
     output = call.output

@@ -40,7 +40,12 @@ def test_wrong_shape_names_expected_shape():
     [
         ("", "answer_empty"),
         ("[[1, 2], [3]]", "answer_ragged"),
-        ("[1, 2", "answer_syntax"),
+        ("[1, 2", "answer_unclosed"),
+        ("[1, 2]]", "answer_unmatched"),
+        ("[1, 2,, 3]", "answer_syntax"),
+        ("x^2", "answer_caret"),
+        ("9" * 400, "answer_too_large"),
+        ("1" * 5000, "answer_too_large"),
         ("tensor([1., ..., 3.])", "answer_abbreviated"),
         ("[True, None]", "answer_not_numbers"),
         ("None", "answer_expected_numbers"),
@@ -94,6 +99,38 @@ def test_bool_none_and_text_kinds():
     assert parse_answer("None", "none") is None
     assert parse_answer("[0., 0.]", "none").shape == (2,)
     assert parse_answer(" <MulBackward0> ", "text") == "MulBackward0"
+    from lessons.answers import Answer, compare
+    from lessons.model import Tolerance
+
+    name = Answer("text", "MulBackward0", None, Tolerance())
+    assert compare(name, "mulbackward0").correct and compare(name, "<MulBackward0>").correct
+    assert not compare(name, "AddBackward0").correct
+
+
+def test_full_width_and_look_alike_characters_are_read_as_ascii():
+    assert parse_answer("７／６", "number") == pytest.approx(7 / 6)
+    np.testing.assert_allclose(parse_answer("［１，　−２］", "tensor", (2,)), [1, -2])
+    assert parse_cell("３．５") == 3.5
+
+
+def test_formula_with_an_unknown_name_lists_the_snippets_names():
+    from tutor.answer_input import defined_names
+
+    names = defined_names("import torch\nx = torch.ones(2)\nfor i in range(2):\n    y = x * i\n")
+    assert names == ["i", "torch", "x", "y"]
+    with pytest.raises(AnswerFormatError) as info:
+        parse_answer("z * 2", "tensor", (2,), fake_evaluate, names)
+    assert info.value.key == "answer_unknown_name" and "i, torch, x, y" in str(info.value)
+
+
+def test_typed_precision():
+    from tutor.answer_input import read_answer, read_cell
+
+    reading = read_answer("tensor([0.0900, 1.0000e-05, 2., 7/6])", "tensor", (4,))
+    np.testing.assert_allclose(reading.half_unit, [5e-5, 5e-10, 0.5, 0])
+    assert reading.decimals.tolist() == [4, 4, 0, -1]
+    assert read_cell("-0.1667")[1:] == (pytest.approx(5e-5), 4)
+    assert read_cell("3")[1:] == (0.0, -1)
 
 
 def test_cells():
@@ -105,7 +142,12 @@ def test_cells():
 
 
 def test_i18n_tables_agree_and_locale_default():
-    assert set(STRINGS["ja"]) == set(STRINGS["en"])
+    assert set(STRINGS["ja"]) == {key for key in STRINGS["en"] if not key.endswith("_one")}
+    assert t("wrong_cells", "en", count=1, total=6) == "1 of 6 cells is wrong (marked)."
+    assert t("wrong_cells", "en", count=2, total=6) == "2 of 6 cells are wrong (marked)."
+    assert t("due_days", "en", n=1) == "in 1 day" and t("due_days", "ja", n=1) == "1 日後"
+    assert t("stats_overall", "en", attempts=1, accuracy="100%") == "1 attempt, 100% correct"
+    assert t("steps_count", "ja", count=1) == "1 ステップ"
     assert t("step_of", "ja", index=1, total=3) == "ステップ 1 / 3"
     assert t("missing-key", "ja") == "missing-key"
     assert default_language({"LANG": "ja_JP.UTF-8"}) == "ja"

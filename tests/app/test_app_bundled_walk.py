@@ -37,7 +37,7 @@ async def answer_step(pilot, screen: LessonScreen, correct: bool) -> str:
         index = answer.value if answer.kind != "bool" else (0 if answer.value else 1)
         choices = screen.query_one("#choices")
         choices.focus()
-        choices.highlighted = index if correct else (index + 1) % count
+        choices.highlighted = choices.position_of(index if correct else (index + 1) % count)
     else:
         whole = screen.query_one("#whole")
         whole.focus()
@@ -48,8 +48,8 @@ async def answer_step(pilot, screen: LessonScreen, correct: bool) -> str:
 
 
 async def check_reveal(pilot, where: str) -> None:
-    """After an attempt the explanation opens: Jacobian and VJP panels, or why there are none."""
-    await pilot.press("escape", "e")
+    """Once the step is over the explanation opens: Jacobian and VJP panels, or why there are none."""
+    await pilot.press("e")
     reveal = pilot.app.screen
     assert isinstance(reveal, RevealScreen), where
     if reveal.explanation is not None:
@@ -84,8 +84,9 @@ async def test_walk_lesson_wrongly_then_correctly(lesson, data_dir, monkeypatch)
                 grid = screen.query("#grid")
                 if grid:  # the typed answer is shown in the cells, the wrong one marked
                     assert grid.first().marks is not None and all(map(all, grid.first().marks)) == correct, where
-                if not correct and screen.answer.kind not in ("error", "choice"):
-                    assert "The answer is" in feedback, where
+                if not correct:  # a wrong answer hides the values; the explanation waits
+                    assert "The answer is" not in feedback and "Try again" in feedback, where
+                elif screen.answer.kind not in ("error", "choice"):
                     await check_reveal(pilot, where)
     with ProgressStore(data_dir=data_dir) as store:
         assert [(a.step_id, str(a.outcome)) for a in store.attempts(lesson.id)] == graded

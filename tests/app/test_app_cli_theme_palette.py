@@ -42,7 +42,7 @@ async def test_lesson_actions_are_in_the_command_palette(make_app):
         screen = app.screen
         await screen.show_step(1)
         titles = {command.title for command in app.get_system_commands(screen)}
-        assert {"Hint", "Skip", "Next", "Back", "日本語", "Theme", "Help", "Quit"} <= titles
+        assert {"Hint", "Show answer", "Next", "Previous", "Back", "日本語", "Theme", "Help", "Quit"} <= titles
         await pilot.press("ctrl+p")
         await pilot.pause()
         await pilot.press(*"Hint")

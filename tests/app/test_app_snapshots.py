@@ -23,7 +23,7 @@ async def answer_wrongly(pilot):
 
 async def open_reveal(pilot):
     await answer_wrongly(pilot)
-    await pilot.press("escape", "e")
+    await pilot.press("escape", "s", "e")  # show the answer, then the explanation
     await pilot.app.workers.wait_for_complete()
     await pilot.press("2")  # the Jacobian tab, with its symbolic form
     await pilot.pause()

@@ -43,7 +43,7 @@ async def test_stats_show_accuracy_per_concept_streak_and_plot(make_app, data_di
         await pilot.pause()
         screen = app.screen
         summary = str(screen.query_one("#stats-summary").render())
-        assert "Streak: 3 days (longest 3)" in summary
+        assert "Streak: 3 days (longest: 3)" in summary
         assert "7 attempts, 57% correct" in summary
         table = screen.query_one("#stats-table", DataTable)
         rows = {str(key.value): [str(cell) for cell in table.get_row(key)] for key in table.rows}

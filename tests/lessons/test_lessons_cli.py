@@ -99,7 +99,7 @@ def test_new_defaults_to_the_user_lesson_folder_and_the_course_loads_it(cli, tmp
 
     assert cli("new", "chain").exit_code == 0
     assert (lessons_dir() / "chain.toml").is_file()
-    assert "chain" in [lesson.id for lesson in load_course(include_bundled=False).lessons]
+    assert "chain" in [lesson.id for lesson in load_course(user_dir=lessons_dir(), include_bundled=False).lessons]
     assert cli("new", "???").exit_code == 2
 
 

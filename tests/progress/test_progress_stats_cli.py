@@ -96,3 +96,19 @@ def test_progress_command_reports_a_recovered_file(tmp_path: Path) -> None:
     assert result.exit_code == 0
     assert "was damaged; it was moved to" in result.output
     assert list(tmp_path.glob("progress.sqlite3.damaged-*"))
+
+
+def test_progress_data_dir_reads_that_folders_lessons(tmp_path: Path, monkeypatch) -> None:
+    """`progress --data-dir D` counts D/lessons, whatever $AUTOGRAD_TUTOR_DATA_DIR says."""
+    monkeypatch.setenv("AUTOGRAD_TUTOR_DATA_DIR", str(tmp_path / "elsewhere"))
+    folder = tmp_path / "class"
+    (folder / "lessons").mkdir(parents=True)
+    fixture = Path(__file__).parents[1] / "app" / "fixtures" / "course" / "squares.toml"
+    (folder / "lessons" / "squares.toml").write_text(fixture.read_text(encoding="utf-8"), encoding="utf-8")
+    with ProgressStore(data_dir=folder) as store:
+        store.record_attempt(lesson_id="fixture-squares", step_id="predict-grad", concepts=["vjp"], answer="1",
+                             outcome="correct")
+    result = CliRunner().invoke(main, ["progress", "--data-dir", str(folder)])
+    assert result.exit_code == 0, result.output
+    assert "fixture-squares: Squares and their gradients" in result.output
+    assert "not in the course" not in result.output

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from tutor.progress.exchange import export_json, import_json
+
 from tutor.progress import LessonStatus, Outcome, ProgressError, ProgressStore
 from tutor.progress.schema import LATEST_VERSION, MIGRATIONS
 from tutor.progress.scheduler import ConceptScheduler
@@ -190,12 +192,12 @@ def test_export_import_round_trip_is_idempotent(tmp_path: Path) -> None:
                      hints_used=2, duration_ms=4100)
     source.save_position("l", "s2")
     export = tmp_path / "out" / "progress.json"
-    assert source.export_json(export) == 2
+    assert export_json(source, export) == 2
 
     target = ProgressStore(tmp_path / "b.sqlite3")
     target.record_attempt(lesson_id="other", step_id="x", concepts=["matmul"], answer=None, outcome="skipped")
-    assert target.import_json(export) == {"attempts": 2, "positions": 1, "cards": 2}
-    assert target.import_json(export) == {"attempts": 0, "positions": 0, "cards": 0}
+    assert import_json(target, export) == {"attempts": 2, "positions": 1, "cards": 2}
+    assert import_json(target, export) == {"attempts": 0, "positions": 0, "cards": 0}
     assert {a.uid for a in target.attempts()} >= {a.uid for a in source.attempts()}
     assert len(target.attempts()) == 3
     assert [a for a in target.attempts() if a.lesson_id != "other"] == source.attempts()
@@ -233,21 +235,21 @@ def test_import_rejects_bad_files_without_changing_anything(tmp_path: Path, cont
     bad.write_text(content, encoding="utf-8")
     with ProgressStore(data_dir=tmp_path) as store:
         with pytest.raises(ProgressError, match=message) as caught:
-            store.import_json(bad)
+            import_json(store, bad)
         assert str(bad) in str(caught.value)
         assert store.attempts() == [] and store.cards() == {}
 
 
 def test_import_of_a_missing_file(tmp_path: Path) -> None:
     with ProgressStore(data_dir=tmp_path) as store, pytest.raises(ProgressError, match="no such file"):
-        store.import_json(tmp_path / "missing.json")
+        import_json(store, tmp_path / "missing.json")
 
 
 def test_export_is_plain_json_with_utc_times(tmp_path: Path) -> None:
     with ProgressStore(data_dir=tmp_path) as store:
         store.record_attempt(lesson_id="l", step_id="s", concepts=["sum"], answer="1", outcome="correct",
                              at=datetime(2024, 6, 1, 12, tzinfo=timezone(timedelta(hours=9))))
-        store.export_json(tmp_path / "e.json")
+        export_json(store, tmp_path / "e.json")
     data = json.loads((tmp_path / "e.json").read_text(encoding="utf-8"))
     assert data["format"] == "autograd-tutor-progress" and data["version"] == 1
     assert data["attempts"][0]["at"] == "2024-06-01T03:00:00.000000+00:00"

@@ -18,6 +18,7 @@ import click
 def command(ctx: click.Context, data_dir: str | None, export_path: str | None, import_path: str | None) -> None:
     """Print lessons done, accuracy per concept and what is due when; or export/import progress."""
     from tutor.progress import ProgressError, ProgressStore
+    from tutor.progress.exchange import export_json, import_json
 
     if export_path and import_path:
         raise click.UsageError("give either --export FILE or --import FILE, not both")
@@ -32,21 +33,22 @@ def command(ctx: click.Context, data_dir: str | None, export_path: str | None, i
                        "and a fresh one was started.", err=True)
         try:
             if export_path:
-                count = store.export_json(export_path)
+                count = export_json(store, export_path)
                 click.echo(f"Exported {count} attempts to {export_path}")
             elif import_path:
-                changed = store.import_json(import_path)
+                changed = import_json(store, import_path)
                 click.echo(f"Imported from {import_path}: {changed['attempts']} new attempts, "
                            f"{changed['positions']} lesson positions, {changed['cards']} review cards updated")
             else:
-                click.echo(summary(store, parent.get("lesson_dirs", ())))
+                click.echo(summary(store, parent.get("lesson_dirs", ()), data_dir or parent.get("data_dir")))
         except ProgressError as error:
             raise click.ClickException(str(error)) from None
 
 
-def summary(store, lesson_dirs=()) -> str:
-    """The text `autograd-tutor progress` prints."""
+def summary(store, lesson_dirs=(), data_dir=None) -> str:
+    """The text `autograd-tutor progress` prints (the course includes `data_dir`'s own lessons)."""
     from lessons.course import load_course
+    from tutor.paths import lessons_dir
     from tutor.progress import QUIZ_LESSON, LessonStatus, gradable_step_ids
     from tutor.progress.scheduler import CardState, ConceptScheduler
     from tutor.progress.stats import concept_stats, streak
@@ -54,7 +56,7 @@ def summary(store, lesson_dirs=()) -> str:
     now = datetime.now(timezone.utc)
     lines = [f"Progress file: {store.path}", ""]
 
-    course = load_course(lesson_dirs)
+    course = load_course(lesson_dirs, user_dir=lessons_dir(data_dir))
     statuses = {lesson.id: store.lesson_progress(lesson.id, gradable_step_ids(lesson.steps)) for lesson in course.lessons}
     counts = {status: sum(p.status is status for p in statuses.values()) for status in LessonStatus}
     lines.append(f"Lessons: {counts[LessonStatus.DONE]} done, {counts[LessonStatus.IN_PROGRESS]} in progress, "

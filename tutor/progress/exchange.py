@@ -18,26 +18,32 @@ import tempfile
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from tutor.progress.model import Attempt, Outcome, Position, ProgressError, from_iso, to_iso
-
-if TYPE_CHECKING:
-    from tutor.progress.store import ProgressStore
+from tutor.progress.model import Attempt, Outcome, Position, ProgressError, Snapshot, from_iso, to_iso
 
 FORMAT = "autograd-tutor-progress"
 VERSION = 1
 
 
-@dataclass(frozen=True)
-class Document:
-    attempts: list[Attempt]
-    positions: list[Position]
-    cards: dict[str, tuple[str, datetime]]  # key -> (card JSON, updated_at)
+Document = Snapshot  # what a valid export file holds
 
 
-def export_document(store: ProgressStore, now: datetime) -> dict[str, Any]:
-    attempts, positions, cards = store._dump()
+def export_json(store, path: str | os.PathLike[str]) -> int:
+    """Write `store`'s snapshot to a JSON file; returns the number of attempts written."""
+    document = export_document(store.snapshot(), store.now())
+    write_document(Path(path), document)
+    return len(document["attempts"])
+
+
+def import_json(store, path: str | os.PathLike[str]) -> dict[str, int]:
+    """Merge an exported file into `store` (all or nothing, idempotent); raises `ProgressError`
+    naming the file and the problem if it is not valid. Returns counts of what changed."""
+    return store.merge(read_document(Path(path)))
+
+
+def export_document(snapshot: Snapshot, now: datetime) -> dict[str, Any]:
+    attempts, positions, cards = snapshot.attempts, snapshot.positions, snapshot.cards
     return {
         "format": FORMAT,
         "version": VERSION,

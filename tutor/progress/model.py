@@ -61,6 +61,15 @@ class LessonProgress:
     total: int  # number of gradable steps
 
 
+@dataclass(frozen=True)
+class Snapshot:
+    """Everything a progress store holds, as plain records: what an export writes and an import merges."""
+
+    attempts: list[Attempt]
+    positions: list[Position]
+    cards: dict[str, tuple[str, datetime]]  # key -> (card JSON, updated_at)
+
+
 def utc_now() -> datetime:
     return datetime.now(timezone.utc)
 

@@ -30,6 +30,7 @@ from tutor.progress.model import (
     Outcome,
     Position,
     ProgressError,
+    Snapshot,
     from_iso,
     to_iso,
     utc_now,
@@ -310,38 +311,8 @@ class ProgressStore:
 
     # ----------------------------------------------------------------- moving between machines
 
-    def export_json(self, path: str | os.PathLike[str]) -> int:
-        """Write everything to a JSON file; returns the number of attempts written."""
-        from tutor.progress.exchange import export_document, write_document
-
-        document = export_document(self, self.now())
-        write_document(Path(path), document)
-        return len(document["attempts"])
-
-    def import_json(self, path: str | os.PathLike[str]) -> dict[str, int]:
-        """Merge an exported file into this store, all or nothing.
-
-        Idempotent: attempts are matched by their uid, positions and cards are
-        replaced only by newer ones. Returns counts of what changed; raises
-        `ProgressError` naming the file and the problem if it is not valid.
-        """
-        from tutor.progress.exchange import read_document
-
-        document = read_document(Path(path))
-        changed = {"attempts": 0, "positions": 0, "cards": 0}
-        with self._write() as conn:
-            for attempt in document.attempts:
-                changed["attempts"] += _insert_attempt(conn, attempt)
-            for position in document.positions:
-                changed["positions"] += _put_position(
-                    conn, position.lesson_id, position.step_id, position.updated_at, only_if_newer=True
-                )
-            for key, (card_json, updated_at) in document.cards.items():
-                changed["cards"] += _put_card(conn, key, card_json, updated_at, only_if_newer=True)
-        return changed
-
-    def _dump(self) -> tuple[list[Attempt], list[Position], dict[str, tuple[str, datetime]]]:
-        """Everything, for export."""
+    def snapshot(self) -> Snapshot:
+        """Everything in the store, as plain records (`tutor.progress.exchange` writes it to a file)."""
         positions = [
             Position(lesson, step, from_iso(updated))
             for lesson, step, updated in self._read("SELECT lesson_id, step_id, updated_at FROM positions ORDER BY 1")
@@ -350,7 +321,25 @@ class ProgressStore:
             key: (card, from_iso(updated))
             for key, card, updated in self._read("SELECT key, card, updated_at FROM cards ORDER BY key")
         }
-        return self.attempts(), positions, cards
+        return Snapshot(self.attempts(), positions, cards)
+
+    def merge(self, snapshot: Snapshot) -> dict[str, int]:
+        """Merge a snapshot (read from another machine's export) into this store, all or nothing.
+
+        Idempotent: attempts are matched by their uid, positions and cards are replaced only by
+        newer ones. Returns counts of what changed.
+        """
+        changed = {"attempts": 0, "positions": 0, "cards": 0}
+        with self._write() as conn:
+            for attempt in snapshot.attempts:
+                changed["attempts"] += _insert_attempt(conn, attempt)
+            for position in snapshot.positions:
+                changed["positions"] += _put_position(
+                    conn, position.lesson_id, position.step_id, position.updated_at, only_if_newer=True
+                )
+            for key, (card_json, updated_at) in snapshot.cards.items():
+                changed["cards"] += _put_card(conn, key, card_json, updated_at, only_if_newer=True)
+        return changed
 
 
 # Writes shared by live recording and import. The "newer wins" rules make

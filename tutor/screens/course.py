@@ -9,7 +9,6 @@ from textual.widgets import Header, Input, OptionList
 from textual.widgets.option_list import Option
 
 from tutor.i18n import t
-from tutor.screens.confirm import ConfirmScreen
 from tutor.widgets.footer import TutorFooter
 from tutor.widgets.inline_text import inline_markdown
 
@@ -135,7 +134,7 @@ class CourseScreen(Screen[None]):
                 self.notify(t("reset_done", self.app.lang, title=title))
                 self.refresh_lessons()
 
-        self.app.push_screen(ConfirmScreen(t("reset_confirm", lang, title=title)), reset)
+        self.app.confirm(t("reset_confirm", lang, title=title), reset)
 
     def on_screen_resume(self) -> None:
         """Shown first, or back from a lesson (whose progress, or the language, may have changed)."""

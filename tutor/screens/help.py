@@ -18,11 +18,12 @@ class HelpScreen(ModalScreen[None]):
 
     def __init__(self, screen) -> None:
         super().__init__()
-        self.bindings = [
-            (self.app.get_key_display(binding), binding.description)
-            for _node, binding, _enabled, _tooltip in screen.active_bindings.values()
-            if binding.description
-        ]
+        self.answering = hasattr(screen, "view")  # a lesson or a quiz: say how to type answers
+        own = [binding for bindings in screen._bindings.key_to_bindings.values() for binding in bindings]
+        active = [binding for _node, binding, _enabled, _tooltip in screen.active_bindings.values()]
+        # the screen's own keys too while an editor keeps the letters for typing (Esc gives them back)
+        self.bindings = [(self.app.get_key_display(binding), binding.description)
+                         for binding in own + active if binding.description]
 
     def compose(self) -> ComposeResult:
         lang = self.app.lang
@@ -38,6 +39,9 @@ class HelpScreen(ModalScreen[None]):
             yield Static(f"[b]{t('help_title', lang)}[/b]", id="help-title")
             yield Static(table)
             yield Static(t("help_intro", lang), id="help-intro")
+            if self.answering:
+                yield Static(f"[b]{t('help_answering_title', lang)}[/b]", id="help-answering-title")
+                yield Static(t("help_answering", lang), id="help-answering", markup=False)
 
     async def action_dismiss(self, result=None) -> None:
         self.dismiss(None)

@@ -70,12 +70,9 @@ class QuizSummaryScreen(Screen[None]):
         self.dismiss()
 
     def action_quiz_again(self) -> None:
-        from tutor.screens.quiz import start_quiz
-
+        app = self.app
         self.dismiss()
-        self.app.call_later(start_quiz, self.app, count=self.count, now=self.now)
+        app.call_later(lambda: app.open_quiz(count=self.count, now=self.now))
 
     def action_stats(self) -> None:
-        from tutor.screens.stats import StatsScreen
-
-        self.app.switch_screen(StatsScreen(now=self.now))
+        self.app.open_stats(now=self.now, replace=True)

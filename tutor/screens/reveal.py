@@ -86,7 +86,7 @@ class RevealScreen(Screen[None]):
                 yield Static(self._panel_content(tab), id=f"{tab}-body")
 
     def _answer_widgets(self, lang: str):
-        from tutor.screens.lesson import format_value
+        from tutor.formatting import format_value
 
         value = format_value(self.answer.kind, self.answer.value)
         yield Static(Text.assemble((f"{self.step.expression} = ", "bold"), value), id="answer-value")
@@ -134,7 +134,8 @@ class RevealScreen(Screen[None]):
         """sympy, off the UI thread: bounded per call by the explanation layer's own timeout."""
         from engine.sandbox.explanations import explain_in_worker
 
-        symbolic = explain_in_worker(self.source, symbolic=True, timeout=SYMBOLIC_SECONDS)
+        seconds = getattr(self.app, "symbolic_seconds", None) or SYMBOLIC_SECONDS  # injectable (tests under load)
+        symbolic = explain_in_worker(self.source, symbolic=True, timeout=seconds)
         if not symbolic.ok or len(symbolic.panels) != len(self.explanation.panels):
             error = symbolic.error
             raise RuntimeError(f"{error.type}: {error.message}" if error else "the program changed")

@@ -3,7 +3,10 @@
 A single widget draws every cell and edits the one under the cursor: arrow keys and Tab move,
 digits, `.`, `-`, `/` type, Backspace deletes, Enter checks. (A grid of Input widgets was the
 first version; 25 of them for a 5x5 answer made every step change and every check crawl.)
-After a check, wrong cells turn red and the correct value appears under each of them.
+Any other printable key (a letter: the learner is writing a formula such as `x**2/2`) is handed to
+the whole-answer field, never to the screen's one-letter commands.
+After a check, wrong cells are marked; the correct values appear under them only once the learner
+has asked to see the answer. Editing a cell clears its mark.
 """
 from __future__ import annotations
 
@@ -12,8 +15,9 @@ from textual import events
 from textual.message import Message
 from textual.widget import Widget
 
-from tutor.answer_input import AnswerFormatError, parse_cell
 from lessons.model import MAX_ANSWER_CELLS
+from tutor.answer_input import MAX_LENGTH, AnswerFormatError, normalise, read_cell
+from tutor.formatting import format_cell  # noqa: F401  (re-exported: the grid's cell format)
 
 MAX_COLUMNS = 8
 MAX_CELLS = MAX_ANSWER_CELLS  # the one cap, shared with `check` and quiz templates
@@ -33,12 +37,6 @@ def _grid_shape(shape: tuple[int, ...]) -> tuple[int, int]:
     return (1, 1) if not shape else (1, shape[0]) if len(shape) == 1 else (shape[0], shape[1])
 
 
-def format_cell(value: float) -> str:
-    """A compact number for a cell: up to four decimals, no trailing zeros."""
-    text = f"{value:.4f}".rstrip("0").rstrip(".")
-    return "0" if text == "-0" else text
-
-
 class AnswerGrid(Widget, can_focus=True):
     """A rows x columns grid of editable number cells for a 0-, 1- or 2-D tensor."""
 
@@ -47,6 +45,13 @@ class AnswerGrid(Widget, can_focus=True):
 
     class Submitted(Message):
         """Enter was pressed in the grid."""
+
+    class TypedElsewhere(Message):
+        """A key that is no part of a number was typed: it starts a whole answer in the text field."""
+
+        def __init__(self, text: str) -> None:
+            super().__init__()
+            self.text = text
 
     class Pasted(Message):
         """A whole answer was pasted into the grid; the screen moves it to the text field."""
@@ -67,7 +72,9 @@ class AnswerGrid(Widget, can_focus=True):
     # ------------------------------------------------------------------ drawing
 
     def render(self) -> Text:
-        styles = {name: self.get_component_rich_style(f"answer-grid--{name}", partial=True)
+        # Cell and cursor styles are complete (their backgrounds blended onto the widget's, so they are
+        # readable in both themes); the marks only add a colour and a text style on top.
+        styles = {name: self.get_component_rich_style(f"answer-grid--{name}", partial=name not in ("cell", "cursor"))
                   for name in ("cell", "cursor", "right", "wrong", "correct")}
         text = Text(no_wrap=True)
         for row in range(self.rows):
@@ -75,28 +82,37 @@ class AnswerGrid(Widget, can_focus=True):
                 text.append("\n")
             for column in range(self.columns):
                 style = styles["cell"]
-                if self.marks is not None:
-                    style += styles["right"] if self.marks[row][column] else styles["wrong"]
                 if self.has_focus and (row, column) == self.cursor:
-                    style += styles["cursor"]
+                    style = styles["cursor"]
+                mark = self.marks[row][column] if self.marks is not None else None
+                if mark is not None:
+                    style += styles["right"] if mark else styles["wrong"]
                 shown = self.texts[row][column][-(CELL_WIDTH - 1):] or "·"  # empty cells stay visible without colour
                 text.append(shown.rjust(CELL_WIDTH - 1) + " ", style=style)
                 text.append(" ")
-            if self.marks is not None and not all(self.marks[row]):
+            if self._shows_values(row):
                 text.append("\n")
                 for column in range(self.columns):
-                    shown = "" if self.marks[row][column] else f"✗ {format_cell(self.expected[row][column])}"
+                    shown = "" if self.marks[row][column] is not False else f"✗ {format_cell(self.expected[row][column])}"
                     text.append(shown[:CELL_WIDTH].rjust(CELL_WIDTH) + " ", style=styles["correct"])
         return text
+
+    def _shows_values(self, row: int) -> bool:
+        """Whether a line of correct values follows `row` (only once the answer is shown)."""
+        return self.expected is not None and self.marks is not None and any(mark is False for mark in self.marks[row])
 
     def get_content_width(self, container, viewport) -> int:
         return self.columns * (CELL_WIDTH + 1)
 
     def get_content_height(self, container, viewport, width: int) -> int:
-        wrong_rows = 0 if self.marks is None else sum(not all(row) for row in self.marks)
-        return self.rows + wrong_rows
+        return self.rows + sum(self._shows_values(row) for row in range(self.rows))
 
     # ------------------------------------------------------------------ editing
+
+    def check_consume_key(self, key: str, character: str | None) -> bool:
+        """Printable keys type here (or move to the whole-answer field): the screen's one-letter
+        commands are inactive, and hidden from the footer, while the grid has focus (as for an Input)."""
+        return character is not None and character.isprintable()
 
     def on_key(self, event: events.Key) -> None:
         row, column = self.cursor
@@ -108,26 +124,41 @@ class AnswerGrid(Widget, can_focus=True):
         elif event.key == "shift+tab" and (row, column) != (0, 0):
             self.move(0, -1)
         elif event.key == "backspace":
-            self.texts[row][column] = self.texts[row][column][:-1]
+            self._edit(self.texts[row][column][:-1])
         elif event.key == "delete":
-            self.texts[row][column] = ""
+            self._edit("")
         elif event.key == "enter":
             self.post_message(self.Submitted())
-        elif event.character is not None and event.character in TYPABLE and event.is_printable:
-            self.texts[row][column] += event.character
+        elif event.character is not None and event.is_printable:
+            character = normalise(event.character)
+            if character and set(character) <= TYPABLE:
+                self._edit(self.texts[row][column] + character)
+            else:  # a letter, `[`, `^`…: the learner is writing a whole answer (`2*x`), not a number:
+                # what the cell holds so far goes along with the key to the whole-answer field
+                start, self.texts[row][column] = self.texts[row][column], ""
+                if self.marks is not None:
+                    self.marks[row][column] = None
+                self.post_message(self.TypedElsewhere(start + event.character))
         else:
-            return  # letters fall through to the screen's keys (hint, skip, …); Tab leaves the last cell
+            return  # Tab leaves the last cell; Escape and function keys go to the screen
         event.stop()
         event.prevent_default()
         self.refresh(layout=True)
 
+    def _edit(self, text: str) -> None:
+        """Change the cell under the cursor; its mark from the last check no longer applies."""
+        row, column = self.cursor
+        self.texts[row][column] = text[:MAX_LENGTH]
+        if self.marks is not None:
+            self.marks[row][column] = None
+
     def on_paste(self, event: events.Paste) -> None:
         """A number goes into the cell; a list or a printout is a whole answer."""
         event.stop()
-        text = event.text.strip()
+        text = normalise(event.text).strip()
         if text and set(text) <= TYPABLE:
             row, column = self.cursor
-            self.texts[row][column] += text
+            self._edit(self.texts[row][column] + text)
             self.refresh(layout=True)
         elif text:
             self.post_message(self.Pasted(text))
@@ -147,7 +178,7 @@ class AnswerGrid(Widget, can_focus=True):
         column = min(event.x // (CELL_WIDTH + 1), self.columns - 1)
         line, row = event.y, 0
         for row in range(self.rows):  # rows may be followed by a line of correct values
-            extra = 1 if self.marks is not None and not all(self.marks[row]) else 0
+            extra = 1 if self._shows_values(row) else 0
             if line <= extra:
                 break
             line -= 1 + extra
@@ -176,25 +207,34 @@ class AnswerGrid(Widget, can_focus=True):
 
     def values(self):
         """The typed numbers as an array of the tensor's shape; the cursor goes to the first bad cell."""
+        return self.readings()[0]
+
+    def readings(self):
+        """The typed numbers, and the half unit and decimals each was typed with (see `Reading`)."""
         import numpy as np
 
         numbers = np.empty((self.rows, self.columns))
+        half = np.zeros((self.rows, self.columns))
+        decimals = np.full((self.rows, self.columns), -1, dtype=np.int64)
         for row in range(self.rows):
             for column in range(self.columns):
                 try:
-                    numbers[row, column] = parse_cell(self.texts[row][column])
+                    numbers[row, column], half[row, column], decimals[row, column] = read_cell(self.texts[row][column])
                 except AnswerFormatError:
                     self.cursor = (row, column)
                     self.refresh()
                     raise
-        return numbers.reshape(self.shape)
+        return numbers.reshape(self.shape), half.reshape(self.shape), decimals.reshape(self.shape)
 
-    def mark(self, cells_ok, expected) -> None:
-        """Colour each cell right or wrong; wrong cells show the correct value under them."""
+    def mark(self, cells_ok, expected=None) -> None:
+        """Mark each cell right (True), wrong (False) or not checked (None); with `expected` (the answer
+        shown), wrong cells get the correct value under them."""
         import numpy as np
 
-        self.marks = np.asarray(cells_ok, dtype=bool).reshape(self.rows, self.columns).tolist()
-        self.expected = np.asarray(expected, dtype=float).reshape(self.rows, self.columns).tolist()
+        marks = np.asarray(cells_ok, dtype=object).reshape(self.rows, self.columns).tolist()
+        self.marks = [[None if mark is None else bool(mark) for mark in row] for row in marks]
+        self.expected = (None if expected is None
+                         else np.asarray(expected, dtype=float).reshape(self.rows, self.columns).tolist())
         self.refresh(layout=True)
 
     def clear_marks(self) -> None:

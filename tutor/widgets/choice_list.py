@@ -1,33 +1,42 @@
 """The answer editor for error and choice steps, True/False questions: a list of options."""
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+
 from rich.text import Text
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 
 class ChoiceList(OptionList):
-    """Options whose marks the lesson screen sets after a check (✓ correct, ✗ chosen and wrong)."""
+    """Options (shown in any order; `ids` are the step's own indices) marked after a check:
+    ✓ the correct one (once the step is over), ✗ each wrong one chosen."""
 
-    def __init__(self, labels: list[Text | str], **kwargs) -> None:
+    def __init__(self, labels: list[Text | str], ids: Sequence[int] | None = None, **kwargs) -> None:
         self._labels = [Text(label) if isinstance(label, str) else label for label in labels]
+        self._ids = list(ids) if ids is not None else list(range(len(labels)))
         super().__init__(*self._build({}), **kwargs)
 
     def _build(self, marks: dict[int, str]) -> list[Option]:
         options = []
-        for index, label in enumerate(self._labels):
-            mark = marks.get(index, " ")
+        for option_id, label in zip(self._ids, self._labels):
+            mark = marks.get(option_id, " ")
             style = {"✓": "bold green", "✗": "bold red"}.get(mark, "")
-            options.append(Option(Text.assemble((f"{mark} ", style), label), id=str(index)))
+            options.append(Option(Text.assemble((f"{mark} ", style), label), id=str(option_id)))
         return options
 
-    def mark(self, correct: int | None, chosen: int | None) -> None:
-        """Mark the right option and, if different, the learner's wrong choice."""
+    def mark(self, correct: int | None, wrong: int | Iterable[int] | None = None) -> None:
+        """Mark the right option (by id) and the learner's wrong choices."""
         marks = {}
-        if chosen is not None:
-            marks[chosen] = "✗"
+        if wrong is not None:
+            for chosen in ([wrong] if isinstance(wrong, int) else wrong):
+                marks[chosen] = "✗"
         if correct is not None:
             marks[correct] = "✓"
         highlighted = self.highlighted
         self.set_options(self._build(marks))
         self.highlighted = highlighted
+
+    def position_of(self, option_id: int) -> int:
+        """Where the option with the step's index `option_id` is shown."""
+        return self._ids.index(option_id)

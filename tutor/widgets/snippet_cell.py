@@ -9,14 +9,20 @@ from textual.widgets import Static
 
 
 class SnippetCell(Vertical):
-    """Code (highlighted) above its output; an error the program raises is shown in red."""
+    """Code (highlighted) above its own output; an error the program raised is shown in red.
 
-    def __init__(self, source: str, output: str | None, error: str | None, labels: dict[str, str], **kwargs) -> None:
+    A step that continues earlier cells shows what *its* code printed; what the earlier cells
+    printed is kept apart, dimmed under its own label (`earlier`), as a notebook keeps each cell's output.
+    """
+
+    def __init__(self, source: str, output: str | None, error: str | None, labels: dict[str, str],
+                 earlier: str = "", **kwargs) -> None:
         super().__init__(**kwargs)
         self._source = source.strip("\n")
         self._output = output
         self._error = error
         self._labels = labels
+        self._earlier = earlier
 
     def compose(self) -> ComposeResult:
         yield Static(self._code(self.app.current_theme.dark), classes="code")
@@ -28,6 +34,10 @@ class SnippetCell(Vertical):
                 output.append("\n")
             output.append(self._labels["error"], style="bold red")
         yield Static(output, classes="output")
+        if self._earlier.strip():
+            earlier = Text(self._labels.get("earlier", "earlier cells printed:") + "\n", style="italic")
+            earlier.append(self._earlier.rstrip("\n"))
+            yield Static(earlier, classes="earlier-output")
 
     def on_mount(self) -> None:
         self.app.theme_changed_signal.subscribe(self, self._theme_changed)

@@ -1,0 +1,491 @@
+"""One step of a lesson or a quiz: its text, code cell, answer editor, feedback, hints, explanation.
+
+The learner's loop lives here, the same for lessons and quizzes: predict → check → (wrong: the
+wrong cells are marked, the values are not shown) → retry, with hints, until right — or ask to see
+the answer, which is recorded as shown, not as right. Enter after the final verdict continues.
+What differs per mode (where answers come from, which verdicts are recorded) is the `Practice`
+object (`tutor.practice`). The view posts `StepView.Answered` after each recorded verdict and
+`StepView.Continue` when the learner wants the next step; it never navigates itself.
+
+Every input handler catches what it does not expect and shows it under the field, so no typed
+text can end the app.
+"""
+from __future__ import annotations
+
+import time
+
+from rich.text import Text
+from textual.containers import VerticalScroll
+from textual.message import Message
+from textual.widgets import Input, OptionList, Static
+
+from tutor.formatting import format_shape, format_value
+from tutor.i18n import t
+from tutor.practice import GRADED, StepState
+from tutor.widgets.answer_grid import AnswerGrid, grid_fits
+from tutor.widgets.choice_list import ChoiceList
+from tutor.widgets.hints import Hints
+from tutor.widgets.markdown_text import MarkdownText
+from tutor.widgets.snippet_cell import SnippetCell
+
+
+class StepView(VerticalScroll, can_focus=True):
+    """Shows step `index` of `practice.lesson`; `states` keeps what the learner did per step id."""
+
+    class Answered(Message):
+        """A verdict was recorded (`outcome`: correct, wrong or skipped)."""
+
+        def __init__(self, view: StepView, index: int, outcome: str) -> None:
+            super().__init__()
+            self.view = view
+            self.index = index
+            self.outcome = outcome
+
+    class RecordFailed(Message):
+        """The verdict could not be recorded (the progress store failed)."""
+
+        def __init__(self, error: Exception) -> None:
+            super().__init__()
+            self.error = error
+
+    class Continue(Message):
+        """Enter after the final verdict (or on a read step): on to the next step."""
+
+    def __init__(self, practice, states: dict[str, StepState] | None = None, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.practice = practice
+        self.states: dict[str, StepState] = states if states is not None else {}
+        self.index = 0
+        self._order: list[int] = []
+
+    # ------------------------------------------------------------------ what is on show
+
+    @property
+    def step(self):
+        return self.practice.lesson.steps[self.index]
+
+    @property
+    def state(self) -> StepState:
+        return self.states.setdefault(self.step.id, StepState())
+
+    @property
+    def answer(self):
+        answer, _problem = self.practice.answer(self.index)
+        return answer
+
+    @property
+    def graded(self) -> bool:
+        return self.step.kind in GRADED and self.answer is not None
+
+    def editor(self):
+        for selector in ("#grid", "#whole", "#choices"):
+            found = self.query(selector)
+            if found:
+                return found.first()
+        return None
+
+    def has_unchecked_work(self) -> bool:
+        """Typed text that has not been checked yet (leaving would lose it)."""
+        if not self.graded or self.state.solved:
+            return False
+        self._remember_typing()
+        typed = self.state.typed.strip()
+        cells = any(text.strip() for row in (self.state.cells or []) for text in row)
+        return bool(typed or cells) and self._current_text() != self.state.last_checked
+
+    # ------------------------------------------------------------------ layout
+
+    async def show(self, index: int, remember: bool = True) -> None:
+        """Lay out step `index` afresh from its state (also after a language switch or a reload);
+        what was typed on the step on show is kept in its state unless `remember` is False."""
+        if remember and self.children and 0 <= self.index < len(self.practice.lesson.steps):
+            self._remember_typing()
+        self.index = max(0, min(index, len(self.practice.lesson.steps) - 1))
+        self.state.started = time.monotonic()
+        lang = self.app.lang
+        await self.remove_children()
+        await self.mount_all(list(self._widgets(lang)))
+        self._restore(lang)
+        self.scroll_home(animate=False)
+        editor = self.editor()
+        if editor is not None and not self.state.solved:
+            editor.focus()
+            self.call_after_refresh(self._scroll_into_view, editor)
+        else:
+            self.focus()
+            if self.state.verdict is not None:
+                self.call_after_refresh(self._scroll_into_view, self.query_one("#feedback"))
+
+    def _widgets(self, lang: str):
+        step = self.step
+        yield MarkdownText(step.text.get(lang), id="step-text")
+        answer, problem = self.practice.answer(self.index)
+        if step.snippet is not None:
+            yield self._snippet_cell(lang)
+        if problem is not None:
+            yield Static(t("answer_unavailable", lang, message=problem), id="feedback", classes="-error")
+            return
+        if step.kind == "predict":
+            before, _, after = t("predict_prompt", lang, expression="\0").replace("`", "").partition("\0")
+            yield Static(Text.assemble(before, (step.expression, "bold"), after), id="prompt")
+            yield from self._predict_editor(answer, lang)
+        elif step.kind in ("error", "choice"):
+            if step.kind == "error":
+                labels = [t("error_none", lang) if choice.is_none else choice.error for choice in step.choices]
+            else:
+                from tutor.widgets.inline_text import inline_markdown
+
+                labels = [inline_markdown(option.text.get(lang)) for option in step.options]
+            self._order = self.practice.choice_order(self.index, len(labels))
+            yield ChoiceList([labels[i] for i in self._order], ids=self._order, id="choices")
+        else:
+            yield Static(t("read_continue", lang), id="feedback", classes="-info")
+            return
+        yield Static("", id="feedback")
+        hints = Hints(id="hints")
+        hints.display = False
+        yield hints
+        yield MarkdownText("", id="explanation")
+
+    def _snippet_cell(self, lang: str) -> SnippetCell:
+        """The code and its own output — for an error step only once it is over (it is the question)."""
+        labels = {"no_output": t("no_output", lang), "error": "", "earlier": t("earlier_output", lang)}
+        step = self.step
+        if step.kind == "error" and not self.state.solved:
+            return SnippetCell(step.snippet, None, None, labels, id="snippet")
+        output = self.practice.output(self.index)
+        error = None
+        if output.raised is not None:
+            error = t("snippet_error", lang, error=f"{output.raised.type}: {output.raised.message}")
+        return SnippetCell(step.snippet, output.own, error, labels, earlier=output.earlier, id="snippet")
+
+    def _predict_editor(self, answer, lang: str):
+        if answer.kind == "tensor":
+            shape = format_shape(answer.shape)
+            if grid_fits(answer.shape):
+                yield Static(t("tensor_hint", lang, shape=shape), classes="editor-hint")
+                yield AnswerGrid(answer.shape, id="grid")
+            else:
+                yield Static(t("tensor_text_hint", lang, shape=shape), classes="editor-hint")
+            yield Input(placeholder=t("whole_answer_placeholder", lang), id="whole", select_on_focus=False)
+        elif answer.kind == "bool":
+            yield ChoiceList(["True", "False"], ids=[0, 1], id="choices")
+        elif answer.kind == "number":
+            yield Input(placeholder=t("number_placeholder", lang), id="whole", select_on_focus=False)
+        elif answer.kind == "none":
+            yield Input(placeholder=t("none_placeholder", lang), id="whole", select_on_focus=False)
+        else:
+            yield Input(placeholder=t("text_placeholder", lang), id="whole", select_on_focus=False)
+
+    def _restore(self, lang: str) -> None:
+        """Put back what the learner typed and the last verdict (after F2, a reload, or coming back)."""
+        state = self.state
+        whole = self.query("#whole")
+        if whole and state.typed:
+            whole.first(Input).value = state.typed
+        grid = self.query("#grid")
+        if grid:
+            grid = grid.first(AnswerGrid)
+            if state.cells is not None:
+                grid.texts = [list(row) for row in state.cells]
+            if state.marks is not None:
+                grid.mark(state.marks, self.answer.value if state.revealed else None)
+        choices = self.query("#choices")
+        if choices:
+            self._mark_choices()
+        hints = [hint.get(lang) for hint in self.step.hints]
+        if state.hints_shown and self.query("#hints"):
+            self.query_one("#hints", Hints).show(hints, min(state.hints_shown, len(hints)), lang)
+        if state.verdict is not None:
+            self._show_verdict(lang)
+
+    def _remember_typing(self) -> None:
+        state = self.state
+        whole = self.query("#whole")
+        if whole:
+            state.typed = whole.first(Input).value
+        grid = self.query("#grid")
+        if grid:
+            state.cells = [list(row) for row in grid.first(AnswerGrid).texts]
+
+    def _scroll_into_view(self, widget) -> None:
+        if widget.is_attached:
+            self.scroll_to_widget(widget, animate=False, top=False)
+
+    # ------------------------------------------------------------------ checking
+
+    def _current_text(self) -> str:
+        whole = self.query("#whole")
+        text = whole.first(Input).value.strip() if whole else ""
+        grid = self.query("#grid")
+        if grid and not text:
+            return repr(grid.first(AnswerGrid).texts)
+        return text
+
+    def _read(self, answer):
+        """The learner's prediction as a Reading, and the text to record."""
+        import numpy as np
+
+        from tutor.answer_input import Reading, defined_names, read_answer
+
+        whole = self.query("#whole")
+        text = whole.first(Input).value if whole else ""
+        grid = self.query("#grid")
+        if answer.kind == "tensor" and grid and not text.strip():
+            values, half, decimals = grid.first(AnswerGrid).readings()
+            return Reading(values, half, decimals), repr(values.tolist())
+        run = answer.run
+        names = defined_names(run.source) if run is not None and getattr(run, "source", None) else None
+        evaluate = run.evaluate if run is not None else None
+        reading = read_answer(text, answer.kind, answer.shape, evaluate, names)
+        if grid and answer.kind == "tensor":
+            grid.first(AnswerGrid).set_values(np.asarray(reading.value))
+        return reading, text.strip()
+
+    def check(self) -> None:
+        """Enter in an editor: grade the typed prediction; after the final verdict, continue."""
+        if not self.graded:
+            self.post_message(self.Continue())
+            return
+        if self.state.solved:
+            self.post_message(self.Continue())
+            return
+        if self.step.kind != "predict" or self.query("#choices"):
+            return
+        lang = self.app.lang
+        from tutor.answer_input import AnswerFormatError
+
+        answer = self.answer
+        try:
+            reading, text = self._read(answer)
+        except AnswerFormatError as error:
+            self._feedback(Text(error.message(lang)), "-error")
+            return
+        except Exception as error:  # never let typed text end the app
+            self._feedback(Text(t("answer_not_checked", lang, reason=f"{type(error).__name__}: {error}")), "-error")
+            return
+        state = self.state
+        if text == state.last_checked and state.verdict in ("wrong", "close"):
+            self._feedback(Text(t("same_answer", lang)), "-info", keep_verdict=True)
+            return
+        from lessons.answers import compare
+
+        verdict = compare(answer, reading.value, reading.half_unit, reading.decimals)
+        state.last_checked = text
+        grid = self.query("#grid")
+        if grid and verdict.cells is not None:
+            grid.first(AnswerGrid).mark(verdict.cells, None)
+            state.marks = grid.first(AnswerGrid).marks
+            state.wrong_count, state.cell_count = int((~verdict.cells).sum()), int(verdict.cells.size)
+        else:
+            state.wrong_count = state.cell_count = 0
+        if verdict.close and not verdict.correct:
+            state.verdict = "close"
+            self._show_verdict(lang)
+            return
+        self._grade(text, verdict.correct)
+
+    def choose(self, chosen: int) -> None:
+        """An option was selected (its index in the step's own order)."""
+        if self.state.solved:
+            self.post_message(self.Continue())
+            return
+        answer = self.answer
+        if answer is None:
+            return
+        correct_index = (0 if answer.value else 1) if answer.kind == "bool" else answer.value
+        correct = chosen == correct_index
+        if not correct:
+            self.state.wrong_choices.add(chosen)
+        label = str(chosen == 0) if answer.kind == "bool" else str(chosen)
+        self._grade(label, correct)
+
+    def _grade(self, text: str | None, correct: bool) -> None:
+        state = self.state
+        outcome = "correct" if correct else "wrong"
+        first = not state.attempted
+        state.verdict = outcome
+        state.solved = correct
+        if first or self.practice.records_retries():
+            self._record(text, outcome)
+        self._mark_choices()
+        self._show_verdict(self.app.lang)
+        if correct:  # out of the editor: the one-letter keys work, Enter goes on
+            self.focus()
+            if self.step.kind == "error":
+                self.call_later(self._refresh_snippet)
+
+    def show_answer(self) -> None:
+        """The learner gives up on this step: show the answer and the explanation; recorded as shown."""
+        if not self.graded or self.state.verdict == "correct" or self.state.revealed:
+            return
+        state = self.state
+        if not state.attempted or self.practice.records_retries():
+            self._record(None, "skipped")
+        state.revealed = state.solved = True
+        state.verdict = "revealed"
+        grid = self.query("#grid")
+        if grid and state.marks is not None:
+            grid.first(AnswerGrid).mark(state.marks, self.answer.value)
+        self._mark_choices()
+        self._show_verdict(self.app.lang)
+        if self.step.kind == "error":
+            self.call_later(self._refresh_snippet)
+        self.focus()
+
+    def retry(self) -> None:
+        """Clear the marks and the verdict and go back to the editor."""
+        if self.state.solved:
+            return
+        grid = self.query("#grid")
+        if grid:
+            grid.first(AnswerGrid).clear_marks()
+        self.state.marks = None
+        self.state.verdict = None
+        self.state.last_checked = None
+        self._feedback(Text(""), "")
+        editor = self.editor()
+        if editor is not None:
+            editor.focus()
+
+    def hint(self) -> None:
+        lang = self.app.lang
+        hints = [hint.get(lang) for hint in self.step.hints]
+        if not hints:
+            self.notify(t("no_hints", lang))
+            return
+        if self.state.hints_shown >= len(hints):
+            self.notify(t("no_more_hints", lang))
+            return
+        self.state.hints_shown += 1
+        found = self.query("#hints")
+        if found:
+            found.first(Hints).show(hints, self.state.hints_shown, lang)
+            self.call_after_refresh(self._scroll_into_view, found.first())
+
+    def _record(self, text: str | None, outcome: str) -> None:
+        state = self.state
+        state.attempted = True
+        state.outcome = "correct" if state.outcome == "correct" or outcome == "correct" else outcome
+        duration = int((time.monotonic() - state.started) * 1000)
+        from tutor.progress.model import ProgressError
+
+        try:
+            self.practice.record(self.index, text, outcome, state.hints_shown, duration)
+        except ProgressError as error:
+            self.post_message(self.RecordFailed(error))
+            return
+        self.post_message(self.Answered(self, self.index, outcome))
+
+    # ------------------------------------------------------------------ showing verdicts
+
+    def _mark_choices(self) -> None:
+        found = self.query("#choices")
+        if not found or self.answer is None:
+            return
+        answer = self.answer
+        correct_index = (0 if answer.value else 1) if answer.kind == "bool" else answer.value
+        found.first(ChoiceList).mark(correct_index if self.state.solved else None, self.state.wrong_choices)
+
+    def _show_verdict(self, lang: str) -> None:
+        state = self.state
+        answer = self.answer
+        verdict = state.verdict
+        if verdict == "correct":
+            message = Text.assemble((t("correct", lang), "bold green"))
+            if state.outcome != "correct" and not self.practice.records_retries():
+                message.append(" " + t("quiz_first_counts", lang), style="dim")
+            kind = "-correct"
+        elif verdict == "close":
+            message = Text.assemble((t("close", lang), "bold yellow"))
+            kind = "-close"
+        elif verdict == "wrong":
+            message = Text.assemble((t("wrong", lang), "bold red"))
+            if state.cell_count > 1:
+                message.append(" " + t("wrong_cells", lang, count=state.wrong_count, total=state.cell_count))
+            message.append("\n" + t("try_again", lang), style="")
+            kind = "-wrong"
+        else:
+            message = Text.assemble((t("answer_shown", lang), "yellow"))
+            if answer.kind not in ("error", "choice"):
+                message.append("\n" + t("correct_value", lang, value=format_value(answer.kind, answer.value)))
+            kind = "-skipped"
+        if state.solved:
+            message.append("\n" + t(self.continue_key, lang), style="dim")
+        self._feedback(message, kind)
+        if state.solved:
+            self._show_explanation(lang)
+
+    continue_key = "enter_continue"  # the quiz says "next question"
+
+    def _show_explanation(self, lang: str) -> None:
+        """After the final verdict: the step's explanation and, for choices, why each option is right or wrong."""
+        parts = []
+        if self.step.kind == "error":
+            for choice in self.step.choices:
+                if choice.why is not None:
+                    label = t("error_none", lang) if choice.is_none else choice.error
+                    parts.append(f"- **{label}** — {choice.why.get(lang)}")
+        elif self.step.kind == "choice":
+            for option in self.step.options:
+                if option.why is not None:
+                    parts.append(f"- **{option.text.get(lang)}** — {option.why.get(lang)}")
+        if self.step.explanation is not None:
+            parts.append(self.step.explanation.get(lang))
+        explanation = self.query("#explanation")
+        if explanation and parts:
+            explanation.first(MarkdownText).show_markdown("\n\n".join(parts))
+
+    def _feedback(self, message: Text, kind: str, keep_verdict: bool = False) -> None:
+        found = self.query("#feedback")
+        if not found:
+            return
+        feedback = found.first(Static)
+        feedback.update(message)
+        feedback.set_classes(kind)
+        self.call_after_refresh(self._scroll_into_view, feedback)
+
+    async def _refresh_snippet(self) -> None:
+        """An error step, once over, shows what the program printed and raised."""
+        old = self.query("#snippet")
+        if not old:
+            return
+        await old.first().remove()
+        await self.mount(self._snippet_cell(self.app.lang), after=self.query_one("#step-text"))
+
+    # ------------------------------------------------------------------ events from the editors
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.check()
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self.state.typed = event.value
+
+    def on_answer_grid_submitted(self, event: AnswerGrid.Submitted) -> None:
+        event.stop()
+        self.check()
+
+    def on_answer_grid_pasted(self, event: AnswerGrid.Pasted) -> None:
+        event.stop()
+        self._to_whole(event.text, replace=True)
+
+    def on_answer_grid_typed_elsewhere(self, event: AnswerGrid.TypedElsewhere) -> None:
+        """A letter in a grid cell starts a whole answer (a formula such as `x**2/2`)."""
+        event.stop()
+        self._to_whole(event.text, replace=False)
+
+    def _to_whole(self, text: str, replace: bool) -> None:
+        found = self.query("#whole")
+        if not found:
+            return
+        whole = found.first(Input)
+        whole.value = text if replace else whole.value + text
+        whole.focus()
+        whole.cursor_position = len(whole.value)
+        self.call_after_refresh(self._scroll_into_view, whole)
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.choose(int(event.option.id))
