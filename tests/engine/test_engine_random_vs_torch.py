@@ -1,7 +1,7 @@
 """Random compositions run on the engine and on real PyTorch: same values, gradients and grad_fn chain."""
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import engine
@@ -39,6 +39,9 @@ def test_engine_agrees_with_torch(program, shape, broadcast_y, dtype, seed):
     v = rng.uniform(-1, 1, size=tuple(out_shape)).astype(dtype)
     e_out, e_grads, e_chain = run(engine, program, xv, yv, v)
     t_out, t_grads, t_chain = run(torch, program, xv, yv, v)
+    # compositions like exp(exp(exp(...))) overflow: inf/nan propagation is the conformance suite's subject
+    # (edge values per op), not this one's; here every value and gradient PyTorch gives must be finite
+    assume(np.isfinite(t_out).all() and all(t is None or np.isfinite(t).all() for t in t_grads))
     rtol = 2e-4 if dtype == np.float32 else 1e-9
     scale = max(1.0, np.abs(t_out).max())
     np.testing.assert_allclose(e_out, t_out, rtol=rtol, atol=rtol * scale)
