@@ -12,12 +12,14 @@ import click
 # subcommand name -> module under tutor.commands that defines `command`
 SUBCOMMANDS: dict[str, str] = {
     "check": "check",
+    "class": "class_report",
     "explain": "explain",
     "new": "new",
     "paths": "paths",
     "progress": "progress",
     "quiz": "quiz",
     "run": "run",
+    "serve": "serve",
 }
 
 
