@@ -4,7 +4,7 @@
 CLASS/
   class.json                      lesson folders the server used (the report reads them)
   roster.txt                      optional: one student name per line (# comments); students pick from it
-  students/<folder>/student.json  {"name": "Alice", "key": "alice", "joined": "…"}
+  students/<folder>/student.json  {"name": "Alice", "key": "alice", "joined": "…", "seen": "…"}
   students/<folder>/progress.sqlite3   the store `autograd-tutor` uses (crash-safe, one per student)
 ```
 """
@@ -77,6 +77,22 @@ class ClassFolder:
             _write_record(folder, {"name": student.name, "key": key,
                                    "joined": datetime.now(timezone.utc).isoformat(timespec="seconds")})
         return student
+
+    def mark_seen(self, student: Student) -> None:
+        """Note that the student connected now (the report's "last seen" before any answer)."""
+        record = _read_record(student.folder) or {"name": student.name, "key": student.key}
+        record["seen"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        try:
+            _write_record(student.folder, record)
+        except OSError:
+            pass
+
+    def last_connected(self, student: Student) -> datetime | None:
+        record = _read_record(student.folder) or {}
+        try:
+            return datetime.fromisoformat(record["seen"]).astimezone(timezone.utc)
+        except (KeyError, TypeError, ValueError):
+            return None
 
     def students(self) -> list[Student]:
         """Every student with a folder, by name."""

@@ -141,16 +141,17 @@ def build_report(class_dir, lesson_dirs=None, *, include_bundled: bool = True, c
             if touched and all(solved.get((lesson.id, step), False) for step in gradable):
                 done += 1
                 per_lesson[lesson.id][2] += 1
+        seen = [moment for moment in (record.last_seen, folder.last_connected(student)) if moment is not None]
         report.students.append(StudentRow(
             student.name, student.folder.name, done, len(lessons), len(record.attempts),
-            sum(outcome == "correct" for _, _, outcome in record.attempts), record.last_seen))
+            sum(outcome == "correct" for _, _, outcome in record.attempts), max(seen, default=None)))
 
     for (lesson_id, step_id), (students, right_first, right) in per_step.items():
         lesson = lessons.get(lesson_id)
         number = next((i + 1 for i, step in enumerate(lesson.steps) if step.id == step_id), None) if lesson else None
         report.steps.append(StepRow(lesson_id, _title(lesson, lesson_id), step_id, number, students, right_first, right))
     order = {lesson.id: index for index, lesson in enumerate(course.lessons)}
-    report.steps.sort(key=lambda row: (row.first_try_rate, -row.students, order.get(row.lesson_id, len(order)),
+    report.steps.sort(key=lambda row: (row.first_try_rate, row.right_eventually / row.students, -row.students, order.get(row.lesson_id, len(order)),
                                        row.lesson_id, row.step_number or 0, row.step_id))
     for lesson_id in sorted(per_lesson, key=lambda lesson_id: (order.get(lesson_id, len(order)), lesson_id)):
         attempts, correct, done = per_lesson[lesson_id]

@@ -135,7 +135,8 @@ class ClassroomServer(Server):
     def __init__(self, class_dir: str | os.PathLike[str], *, host: str = "127.0.0.1", port: int = 8000,
                  class_code: str | None = None, max_students: int = 40, lesson_dirs=(), lang: str = "en",
                  command: str | None = None) -> None:
-        command = command or f"{shlex.quote(sys.executable)} -m tutor.classroom.student_app"
+        # `exec`: textual-serve starts the command through a shell; the pid it holds is then the tutor itself
+        command = command or f"exec {shlex.quote(sys.executable)} -m tutor.classroom.student_app"
         super().__init__(command, host=host, port=port, title="autograd-tutor")
         import textual_serve
 
@@ -198,8 +199,10 @@ class ClassroomServer(Server):
         console.print(t("serve_stop", lang), highlight=False)
 
     async def on_shutdown(self, app: web.Application) -> None:
-        for websocket, _service in list(self._connections.values()):
-            await websocket.close()
+        """Every student's tutor quits (their answers are already saved), then their pages are closed."""
+        connections = list(self._connections.values())
+        await asyncio.gather(*(service.stop() for _websocket, service in connections), return_exceptions=True)
+        await asyncio.gather(*(websocket.close() for websocket, _service in connections), return_exceptions=True)
 
     # ------------------------------------------------------------------ pages
 
@@ -293,6 +296,7 @@ class ClassroomServer(Server):
         )
         previous = self._connections.get(key)
         self._connections[key] = (websocket, service)
+        self.folder.mark_seen(session.student)
         if previous is not None:  # the same student in another tab, or a reload: one process per student
             await previous[0].send_bytes(f"\r\n  {t('web_replaced', previous[1].environment['AUTOGRAD_TUTOR_LANG'])}\r\n".encode())
             asyncio.create_task(previous[0].close())
