@@ -11,16 +11,25 @@ from __future__ import annotations
 
 import os
 
+WARM_UP_DELAY = 3.0  # seconds after the course view before this student's sandbox worker starts
+
 
 def make_app(environ=None):
     from tutor.app import TutorApp
     from tutor.paths import ENV_VAR
 
+    class StudentApp(TutorApp):
+        def _warm_up(self) -> None:
+            """A class opens the page at the same moment: let every student's course view be drawn
+            before the sandbox workers (numpy, sympy: about a second of CPU each) start. A lesson
+            opened sooner starts the worker itself."""
+            self.set_timer(WARM_UP_DELAY, super()._warm_up)
+
     environ = os.environ if environ is None else environ
     lessons = [folder for folder in environ.get("AUTOGRAD_TUTOR_CLASS_LESSONS", "").split(os.pathsep) if folder]
     lang = environ.get("AUTOGRAD_TUTOR_LANG")
-    app = TutorApp(lang=lang if lang in ("en", "ja") else None, extra_dirs=lessons, data_dir=environ.get(ENV_VAR),
-                   start="resume")
+    app = StudentApp(lang=lang if lang in ("en", "ja") else None, extra_dirs=lessons, data_dir=environ.get(ENV_VAR),
+                     start="resume")
     name = environ.get("AUTOGRAD_TUTOR_STUDENT", "")
     if name:
         app.title = f"autograd-tutor — {name}"

@@ -35,6 +35,15 @@ def short(text: str, width: int = LABEL_WIDTH) -> str:
     return text + "…"
 
 
+def _axis_label(row, lang: str) -> str:
+    """The lesson's title, or its id where the title has wide (CJK) characters: plotext lays out one
+    cell per character, so a Japanese title would push the bars out of line."""
+    from rich.cells import cell_len
+
+    title = row.title.get(lang) or row.lesson_id
+    return short(title if cell_len(title) == len(title) else row.lesson_id)
+
+
 class ClassScreen(Screen[None]):
     CSS_PATH = Path(__file__).parent.parent / "styles" / "class.tcss"
     BINDINGS = [Binding("escape", "back", "back"), Binding("r", "refresh", "refresh")]
@@ -111,7 +120,7 @@ class ClassScreen(Screen[None]):
         lessons = [row for row in report.lessons if row.accuracy is not None]
         plot.display = bool(lessons)
         if lessons:
-            labels = [short(row.title.get(lang) or row.lesson_id) for row in lessons]
+            labels = [_axis_label(row, lang) for row in lessons]
             plt.bar(labels, [round(100 * row.accuracy) for row in lessons], orientation="horizontal", width=0.6)
             plt.xlim(0, 100)
             plt.xticks([0, 25, 50, 75, 100])
