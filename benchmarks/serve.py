@@ -26,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.serve.browser import CHROMIUM_ARGS, TERMINAL_TEXT, ServedClass, chromium_path, why_no_browser  # noqa: E402
+from tests.serve.serve_browser import CHROMIUM_ARGS, TERMINAL_TEXT, ServedClass, chromium_path, why_no_browser  # noqa: E402
 
 
 def descendants(pid: int) -> list[int]:

@@ -6,7 +6,7 @@ import sqlite3
 from click.testing import CliRunner
 from textual.widgets import DataTable
 
-from tests.classroom.conftest import COURSE, LESSON
+from class_data import COURSE, LESSON
 from tutor.classroom.report import build_report
 from tutor.cli import main
 

@@ -1,7 +1,7 @@
 """Browser tests: skipped, with the reason, where Playwright or Chromium is missing (CI installs both)."""
 import pytest
 
-from tests.serve.browser import why_no_browser
+from serve_browser import why_no_browser
 
 
 def pytest_collection_modifyitems(config, items):

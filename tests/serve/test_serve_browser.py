@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.serve.browser import ROOT, TERMINAL_TEXT, ServedClass, join, launch, press, wait_for_text
+from serve_browser import ROOT, TERMINAL_TEXT, ServedClass, join, launch, press, wait_for_text
 
 pytestmark = pytest.mark.browser
 CODE = "K7QX3M"

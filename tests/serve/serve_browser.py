@@ -42,7 +42,8 @@ TERMINAL_TEXT = r"""
 
 
 def chromium_path() -> str | None:
-    for candidate in (os.environ.get("AUTOGRAD_TUTOR_CHROMIUM"), "/usr/bin/chromium", shutil.which("chromium")):
+    chosen = os.environ.get("AUTOGRAD_TUTOR_CHROMIUM")
+    for candidate in ([chosen] if chosen else ["/usr/bin/chromium", shutil.which("chromium")]):
         if candidate and Path(candidate).is_file() and os.access(candidate, os.X_OK):
             return candidate
     return None
@@ -55,7 +56,8 @@ def why_no_browser() -> str | None:
     except ImportError:
         return "Playwright for Python is not installed (pip install -e '.[test]')"
     if chromium_path() is None:
-        return "no Chromium at /usr/bin/chromium (apt-get install chromium fonts-noto-cjk, or set AUTOGRAD_TUTOR_CHROMIUM)"
+        where = os.environ.get("AUTOGRAD_TUTOR_CHROMIUM") or "/usr/bin/chromium or on PATH"
+        return f"no Chromium at {where} (apt-get install chromium fonts-noto-cjk, or set AUTOGRAD_TUTOR_CHROMIUM)"
     return None
 
 
