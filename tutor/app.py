@@ -79,6 +79,7 @@ class TutorApp(App[None]):
         self.trust_lessons = trust_lessons  # run lessons from outside the bundled course even unconfined
         self.bundled_only = False  # set when the sandbox cannot confine snippets here (see _warm_up)
         self.confinement = None  # engine.sandbox.Confinement, once the worker has started
+        self.class_dir = None  # `autograd-tutor class view`: the class folder the Class screen reads
         self.course = None
         self.store = None
         self._lesson_files: dict[Path, int] = {}
@@ -95,6 +96,10 @@ class TutorApp(App[None]):
         self.set_interval(POLL_SECONDS, self.poll_lesson_files)
         if self.start == "quiz":
             self.open_quiz()
+        elif self.start == "resume":  # a classroom student coming back: where they left off
+            self._resume()
+        elif self.start == "class":
+            self.open_class()
         self._check_size(self.size.width, self.size.height)
         self.call_after_refresh(self._warm_up)
 
@@ -216,6 +221,18 @@ class TutorApp(App[None]):
         if type(self.screen).__name__ != "QuizScreen":
             self.open_quiz()
 
+    def _resume(self) -> None:
+        position = self.last_position()
+        if position is not None:
+            self.open_lesson(position.lesson_id, position.step_id)
+
+    def open_class(self) -> None:
+        """The teacher's Class screen (only when the app was opened on a class folder)."""
+        from tutor.screens.class_screen import ClassScreen
+
+        if self.class_dir is not None and not isinstance(self.screen, ClassScreen):
+            self.push_screen(ClassScreen(self.class_dir))
+
     def action_stats(self) -> None:
         if type(self.screen).__name__ != "StatsScreen":
             self.open_stats()
@@ -334,6 +351,8 @@ class TutorApp(App[None]):
         yield SystemCommand(t("help", lang), t("cmd_help_help", lang), self.action_help)
         yield SystemCommand(t("quiz", lang), t("cmd_quiz_help", lang), self.action_quiz)
         yield SystemCommand(t("stats", lang), t("cmd_stats_help", lang), self.action_stats)
+        if self.class_dir is not None:
+            yield SystemCommand(t("class_title", lang), t("cmd_class_help", lang), self.open_class)
         yield SystemCommand(t("quit", lang), t("cmd_quit_help", lang), self.action_quit)
         seen = {"help", "toggle_language", "toggle_theme", "quiz", "stats", "quit", "command_palette"}
         # The screen's own keys, also those a focused editor keeps for typing (the palette runs them).

@@ -12,6 +12,7 @@ import click
 # subcommand name -> module under tutor.commands that defines `command`
 SUBCOMMANDS: dict[str, str] = {
     "check": "check",
+    "class": "class_report",
     "explain": "explain",
     "install": "install",
     "new": "new",
@@ -20,6 +21,7 @@ SUBCOMMANDS: dict[str, str] = {
     "progress": "progress",
     "quiz": "quiz",
     "run": "run",
+    "serve": "serve",
 }
 
 

@@ -1,0 +1,192 @@
+"""`autograd-tutor serve` under a class: time to the course view, memory per connected student.
+
+Starts the server on a free local port with a fresh class folder, then for 1 and for 10 students at
+once (each a separate headless Chromium context, the system's browser via Playwright) measures:
+
+- the time from opening the tutor page (after joining) to the course view being drawn in the
+  browser (the first lesson's title has arrived over the page's WebSocket);
+- the memory of each student's processes on the server once they are idle in the course view: the
+  tutor process and its sandbox worker, as PSS (shared pages split fairly between processes) and as
+  RSS (shared pages counted in full), summed per student from /proc/<pid>/smaps_rollup.
+
+The issue's targets: < 3 s to the course view and < 150 MB per student.
+
+    .venv/bin/python benchmarks/serve.py [--students 1 10] [--settle 8]
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.serve.serve_browser import CHROMIUM_ARGS, TERMINAL_TEXT, ServedClass, chromium_path, why_no_browser  # noqa: E402
+
+
+def descendants(pid: int) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+            children.setdefault(parent, []).append(int(entry.name))
+    found, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        found.append(current)
+        todo.extend(children.get(current, []))
+    return found
+
+
+def memory_kb(pid: int) -> tuple[int, int]:
+    """(PSS, RSS) in kB of a process and everything it started."""
+    pss = rss = 0
+    for process in descendants(pid):
+        try:
+            for line in Path(f"/proc/{process}/smaps_rollup").read_text().splitlines():
+                if line.startswith("Pss:"):
+                    pss += int(line.split()[1])
+                elif line.startswith("Rss:"):
+                    rss += int(line.split()[1])
+        except OSError:
+            continue
+    return pss, rss
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process and everything it started (a measure the machine's load does not change)."""
+    import os
+
+    total = 0
+    for process in descendants(pid):
+        try:
+            fields = Path(f"/proc/{process}/stat").read_text().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])
+        except (OSError, ValueError, IndexError):
+            continue
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+async def open_student(browser, url: str, name: str) -> tuple[object, float]:
+    context = await browser.new_context(viewport={"width": 1100, "height": 640})
+    await context.add_init_script(TERMINAL_TEXT)
+    page = await context.new_page()
+    await page.goto(url + "/?lang=en")
+    await page.fill("#name", name)
+    await page.click("#start-button")  # joins, then the tutor page opens: the clock starts with it
+    start = time.monotonic()
+    await page.wait_for_url("**/tutor")
+    while "Trying autograd" not in await page.evaluate("() => window.__tutorText || ''"):
+        if time.monotonic() - start > 60:
+            raise RuntimeError(f"{name}: no course view after 60 s")
+        await asyncio.sleep(0.02)
+    return context, time.monotonic() - start
+
+
+async def round_of(browser, server: ServedClass, count: int, settle: float, offset: int) -> dict:
+    results = await asyncio.gather(*(open_student(browser, server.url, f"student {offset + i}") for i in range(count)))
+    cpu = [cpu_seconds(pid) for pid in server.student_pids().values()]  # at the course view (worker not started yet)
+    await asyncio.sleep(settle)  # the sandbox worker starts after the course view is shown
+    pids = server.student_pids()
+    memory = [memory_kb(pid) for pid in pids.values()]
+    for context, _ in results:
+        await context.close()
+    for _ in range(200):  # wait until every tutor of this round has quit
+        if not server.student_pids():
+            break
+        await asyncio.sleep(0.1)
+    times = [seconds for _, seconds in results]
+    return {"students": count, "processes": len(pids), "times": times, "cpu": cpu,
+            "pss_mb": [pss / 1024 for pss, _ in memory], "rss_mb": [rss / 1024 for _, rss in memory],
+            "server_rss_mb": _own_rss(server.process.pid)}
+
+
+async def websocket_student(url: str, name: str) -> float:
+    """Like a browser, without one: join, open the terminal's WebSocket, wait for the course view."""
+    import re
+
+    import aiohttp
+
+    async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as session:  # an IP address host
+        await session.post(url + "/join", data={"name": name, "lang": "en"})
+        start = time.monotonic()
+        async with session.ws_connect(url.replace("http", "ws") + "/ws?width=110&height=32") as socket:
+            seen = ""
+            while "Trying autograd" not in seen:
+                message = await socket.receive(timeout=120)
+                if isinstance(message.data, bytes):
+                    seen += re.sub(r"\x1b\[[0-9;?<>=]*[ -/]*[@-~]", "", message.data.decode("utf-8", "replace"))
+                elif message.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED):
+                    raise RuntimeError(f"{name}: closed before the course view")
+            return time.monotonic() - start
+
+
+async def server_round(server: ServedClass, count: int, offset: int) -> list[float]:
+    times = await asyncio.gather(*(websocket_student(server.url, f"ws student {offset + i}") for i in range(count)))
+    for _ in range(200):
+        if not server.student_pids():
+            break
+        await asyncio.sleep(0.1)
+    return list(times)
+
+
+def _own_rss(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+async def main_async(counts: list[int], settle: float) -> None:
+    from playwright.async_api import async_playwright
+
+    import os
+
+    print(f"{os.cpu_count()} CPUs, load average before: {os.getloadavg()[0]:.1f}", flush=True)
+    with tempfile.TemporaryDirectory() as folder:
+        server = ServedClass(Path(folder) / "class", "--max-students", str(max(counts) + 5))
+        try:
+            async with async_playwright() as playwright:
+                browser = await playwright.chromium.launch(executable_path=chromium_path(), headless=True, args=CHROMIUM_ARGS)
+                await round_of(browser, server, 1, 1.0, 1000)  # warm-up: bytecode and parsed-lesson caches
+                offset = 0
+                for count in counts:
+                    result = await round_of(browser, server, count, settle, offset)
+                    offset += count
+                    times, pss, rss = result["times"], result["pss_mb"], result["rss_mb"]
+                    print(f"{count:>2} student(s): page -> course view median {statistics.median(times):.2f} s, "
+                          f"max {max(times):.2f} s; per student PSS median {statistics.median(pss):.0f} MB "
+                          f"(max {max(pss):.0f}), RSS median {statistics.median(rss):.0f} MB; "
+                          f"CPU to the course view median {statistics.median(result['cpu']):.2f} s per student; "
+                          f"server RSS {result['server_rss_mb']:.0f} MB", flush=True)
+                await browser.close()
+            for count in counts:  # the server's share alone: no browser competing for this machine's CPU
+                times = await server_round(server, count, 500 + count)
+                print(f"{count:>2} student(s) without a browser: WebSocket open -> course view median "
+                      f"{statistics.median(times):.2f} s, max {max(times):.2f} s", flush=True)
+        finally:
+            server.stop()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--students", type=int, nargs="+", default=[1, 10])
+    parser.add_argument("--settle", type=float, default=8.0,
+                        help="seconds to wait before measuring memory (the sandbox worker starts 3 s after the course view)")
+    args = parser.parse_args()
+    reason = why_no_browser()
+    if reason:
+        sys.exit(f"cannot run: {reason}")
+    asyncio.run(main_async(args.students, args.settle))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,44 @@
+"""The tutor process of one connected student: `python -m tutor.classroom.student_app`.
+
+The server starts one per browser connection (textual-serve runs it with Textual's web driver) and
+passes everything in the environment, never on a command line a shell would read:
+AUTOGRAD_TUTOR_DATA_DIR (the student's folder in the class folder), AUTOGRAD_TUTOR_STUDENT (the name
+shown in the title bar), AUTOGRAD_TUTOR_LANG and AUTOGRAD_TUTOR_CLASS_LESSONS (extra lesson
+folders, os.pathsep-separated). The app opens where the student left off. Like every tutor
+process, it starts its own sandbox worker: snippets run confined, with the runner's limits.
+"""
+from __future__ import annotations
+
+import os
+
+WARM_UP_DELAY = 3.0  # seconds after the course view before this student's sandbox worker starts
+
+
+def make_app(environ=None):
+    from tutor.app import TutorApp
+    from tutor.paths import ENV_VAR
+
+    class StudentApp(TutorApp):
+        def _warm_up(self) -> None:
+            """A class opens the page at the same moment: let every student's course view be drawn
+            before the sandbox workers (numpy, sympy: about a second of CPU each) start. A lesson
+            opened sooner starts the worker itself."""
+            self.set_timer(WARM_UP_DELAY, super()._warm_up)
+
+    environ = os.environ if environ is None else environ
+    lessons = [folder for folder in environ.get("AUTOGRAD_TUTOR_CLASS_LESSONS", "").split(os.pathsep) if folder]
+    lang = environ.get("AUTOGRAD_TUTOR_LANG")
+    app = StudentApp(lang=lang if lang in ("en", "ja") else None, extra_dirs=lessons, data_dir=environ.get(ENV_VAR),
+                     start="resume")
+    name = environ.get("AUTOGRAD_TUTOR_STUDENT", "")
+    if name:
+        app.title = f"autograd-tutor — {name}"
+    return app
+
+
+def main() -> None:
+    make_app().run()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,83 @@
+"""`autograd-tutor class …`: the teacher's view of a class folder.
+
+- `class report --class-dir DIR [--csv FILE] [--json]` — per student and per step (hardest first);
+- `class view --class-dir DIR` — the app on the Class screen (refreshes while students work).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+_LANG = click.option("--lang", type=click.Choice(["en", "ja"]), default=None, help="Language (default: from the locale).")
+_LESSONS = click.option("--lessons", "lesson_dirs", multiple=True, metavar="DIR",
+                        type=click.Path(exists=True, file_okay=False, dir_okay=True),
+                        help="The extra lesson folders the class used (default: those recorded by `serve`).")
+
+
+def _class_dir(value: str) -> Path:
+    path = Path(value).expanduser()
+    if not path.is_dir():
+        raise click.BadParameter(f"{value} is not a folder", param_hint="--class-dir")
+    return path
+
+
+@click.group("class")
+def command() -> None:
+    """The class's progress, from the class folder that `autograd-tutor serve` writes."""
+
+
+@command.command("report")
+@click.option("--class-dir", required=True, type=click.Path(file_okay=False), help="The class folder.")
+@click.option("--csv", "csv_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+              help="Also write FILE (one row per student) and FILE-steps (one row per step).")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as one JSON object instead of tables.")
+@_LESSONS
+@_LANG
+@click.pass_context
+def report(ctx: click.Context, class_dir: str, csv_path: str | None, as_json: bool, lesson_dirs: tuple[str, ...],
+           lang: str | None) -> None:
+    """Students (lessons done, accuracy, attempts, last seen) and steps (right first try, hardest first)."""
+    from tutor.classroom.report import build_report, step_table, student_table, write_csv, write_json
+    from tutor.i18n import default_language, t
+
+    lang = lang or _parent_lang(ctx) or default_language()
+    result = build_report(_class_dir(class_dir), list(lesson_dirs) or None)
+    if csv_path:
+        students, steps = write_csv(result, Path(csv_path))
+        click.echo(t("class_csv_written", lang, students=students, steps=steps), err=as_json)
+    if as_json:
+        click.echo(write_json(result))
+        return
+    from rich.console import Console
+
+    console = Console(highlight=False)
+    if not result.students:
+        console.print(t("class_empty", lang, path=class_dir), markup=False)
+        return
+    console.print(student_table(result, lang))
+    if result.steps:
+        console.print(step_table(result, lang))
+    else:
+        console.print(t("class_no_steps", lang))
+
+
+@command.command("view")
+@click.option("--class-dir", required=True, type=click.Path(file_okay=False), help="The class folder.")
+@_LESSONS
+@_LANG
+@click.pass_context
+def view(ctx: click.Context, class_dir: str, lesson_dirs: tuple[str, ...], lang: str | None) -> None:
+    """Open the tutor on the Class screen: the same tables and a plot of accuracy per lesson."""
+    from tutor.app import TutorApp
+
+    app = TutorApp(lang=lang or _parent_lang(ctx), extra_dirs=lesson_dirs, start="class")
+    app.class_dir = _class_dir(class_dir)
+    app.class_lesson_dirs = list(lesson_dirs) or None
+    app.run()
+
+
+def _parent_lang(ctx: click.Context) -> str | None:
+    while ctx.parent is not None:
+        ctx = ctx.parent
+    return ctx.params.get("lang")
