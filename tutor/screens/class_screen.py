@@ -17,8 +17,8 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Header, Static
 from textual_plotext import PlotextPlot
 
+from tutor.formatting import accuracy_bar
 from tutor.i18n import t
-from tutor.screens.stats import accuracy_bar
 from tutor.widgets.footer import TutorFooter
 
 REFRESH_SECONDS = 5.0

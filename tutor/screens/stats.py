@@ -17,22 +17,11 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Header, Static
 
+from tutor.formatting import accuracy_bar
 from tutor.i18n import t
 from tutor.widgets.accuracy_plot import AccuracyPlot
 from tutor.widgets.due_label import due_label
 from tutor.widgets.footer import TutorFooter
-
-BAR_WIDTH = 10
-
-
-def accuracy_bar(accuracy: float | None) -> Text:
-    """`███████░░░  70%`, green from 80 %, yellow from 50 %, red below; a dash without attempts."""
-    if accuracy is None:
-        return Text("—", style="dim")
-    filled = round(accuracy * BAR_WIDTH)
-    style = "green" if accuracy >= 0.8 else "yellow" if accuracy >= 0.5 else "red"
-    return Text.assemble(("█" * filled, style), ("░" * (BAR_WIDTH - filled), "dim"), f" {accuracy:4.0%}")
-
 
 class StatsScreen(Screen[None]):
     """Opened with F5 or from a quiz summary; Esc returns. `now`/`tz` are fixed in tests."""
