@@ -41,6 +41,14 @@ import torch.nn.functional as F
 x = torch.tensor([1., -2.], requires_grad=True)
 y = (F.softmax(x, dim=0) * x.exp() + x.relu() ** 2 - x.abs().clamp(0, 1) / 3).sum() * x.mean()
 y.backward()
+W = torch.tensor([[1., 2., 0.5], [0., -1., 3.]], requires_grad=True)
+g = (x @ W).tanh()
+z = torch.log(torch.exp(g).sum()) + (W * 2).sum(dim=0).pow(2).mean() + F.log_softmax(W, dim=1).sum()
+z.backward()
+h = W.t() @ torch.ones(2)
+h.backward(torch.tensor([1., 0.5, 2.]))
+with torch.no_grad():
+    W -= 0.1 * W.grad
 """
 
 
@@ -51,7 +59,9 @@ def _preload() -> None:
 
     jobs.run(WARM_UP, expressions=["x.grad", "x.grad.shape", "y.requires_grad"], report=True)
     jobs.explain(WARM_UP, want=("panels", "json", "report"))
-    jobs.explain(WARM_UP_SYMBOLIC, symbolic=True, want=("panels", "json", "report"))
+    for lang, width in (("en", 76), ("ja", 116)):  # both languages, narrow and wide layouts
+        jobs.explain(WARM_UP_SYMBOLIC, symbolic=True, want=("panels", "json", "report"), lang=lang, width=width,
+                     expressions=["x.grad"])
 
 
 def _child(job: str, args: dict, seconds: float, write_fd: int, confined: bool) -> None:
