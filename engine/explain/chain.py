@@ -67,7 +67,8 @@ class Chain:
     verified: bool = False      # the total (or each element) equals backward's gradient at the call's values
 
     def lhs(self) -> str:
-        derivative = f"∂{self.output}/∂{self.leaf}"
+        output = self.output if self.output.isidentifier() else f"({self.output})"
+        derivative = f"∂{output}/∂{self.leaf}"
         return derivative if not self.weight else f"{self.weight}ᵀ·{derivative}"
 
     def text(self) -> str:

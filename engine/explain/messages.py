@@ -105,9 +105,9 @@ MESSAGES: dict[str, dict[str, str]] = {
                                "数値はヤコビ行列タブにあります"},
     "chain_timeout": {"en": "∂{y}/∂{x}: the chain rule took too long; numbers only",
                       "ja": "∂{y}/∂{x}: 連鎖律の計算に時間がかかりすぎました。数値のみ表示します"},
-    "chain_weighted": {"en": "backward({v}) was given a weight v, so the formula is vᵀ·∂{y}/∂{x}; · multiplies "
+    "chain_weighted": {"en": "backward was given the weight {v}, so the formula is {v}ᵀ·∂{y}/∂{x}; · multiplies "
                              "element by element",
-                       "ja": "backward に重み v（{v}）を渡したので、式は vᵀ·∂{y}/∂{x} です。· は要素ごとの積です"},
+                       "ja": "backward に重み {v} を渡したので、式は {v}ᵀ·∂{y}/∂{x} です。· は要素ごとの積です"},
     "chain_elementwise": {"en": "each factor is element-wise, so the chain rule is a product, element by element",
                           "ja": "どの因子も要素ごとなので、連鎖律は要素ごとの積になります"},
     "chain_tensor": {"en": "not every node is element-wise; the gradient composed in tensor notation:",

@@ -552,13 +552,13 @@ def forward_expr(node, inputs: list):  # noqa: C901 - one case per op
         return tmean(a.expr)
     if key in ("sum_dim", "mean_dim"):
         dims = attrs["dims"]
-        dims = (dims,) if isinstance(dims, int) else tuple(dims)
+        dims = tuple(d % max(len(a.shape), 1) for d in ((dims,) if isinstance(dims, int) else dims))
         return (tsumdim if key == "sum_dim" else tmeandim)(a.expr, _tuple(dims), sympy.true if attrs["keepdim"]
                                                              else sympy.false)
     if key == "softmax":
-        return softmax(a.expr, attrs["dim"])
+        return softmax(a.expr, attrs["dim"] % max(len(a.shape), 1))
     if key == "log_softmax":
-        return sympy.log(softmax(a.expr, attrs["dim"]))
+        return sympy.log(softmax(a.expr, attrs["dim"] % max(len(a.shape), 1)))
     if key in ("mm", "mv", "bmm", "dot"):
         return matmul(a.expr, inputs[1].expr)
     if key == "t":
@@ -635,10 +635,10 @@ def vjp_expr(node, i: int, g: Value, inputs: list, sweep: Sweep) -> Value:  # no
             expr = expr / int(np.prod([in_shape[d] for d in dims], dtype=np.int64))
         return Value(expr, in_shape)
     if key == "softmax":
-        dim = attrs["dim"]
+        dim = attrs["dim"] % max(len(in_shape), 1)
         return Value(out * (g.expr - tsumdim(sweep.full(g) * out, _tuple([dim]), sympy.true)), in_shape)
     if key == "log_softmax":
-        dim = attrs["dim"]
+        dim = attrs["dim"] % max(len(in_shape), 1)
         return Value(g.expr - sympy.exp(out) * tsumdim(sweep.full(g), _tuple([dim]), sympy.true), in_shape)
     if key in ("mm", "bmm"):
         b = inputs[1]

@@ -90,10 +90,11 @@ def readable(expr):
     if expr.is_number or expr.is_Symbol:
         return expr
     try:
-        if expr.is_rational_function():
-            return sympy.factor(expr)
+        small = len(expr.free_symbols) <= 4 or sympy.count_ops(expr) <= SIMPLIFY_OPS
+        if expr.is_rational_function():  # factoring many-variable polynomials takes seconds: only small ones
+            return sympy.factor(expr) if small else sympy.factor_terms(expr)
         candidates = [expr, sympy.factor_terms(expr)]
-        if sympy.count_ops(expr) <= 4 * SIMPLIFY_OPS:
+        if small and sympy.count_ops(expr) <= 4 * SIMPLIFY_OPS:
             candidates += [sympy.factor(expr), sympy.factor_terms(sympy.cancel(expr))]
     except (TypeError, ValueError, AttributeError, RecursionError, NotImplementedError,
             sympy.PolynomialError):
