@@ -119,7 +119,7 @@ def _raised(call, lang: str) -> Text:
 def render_summary(call, *, lang: str = "en", width: int = WIDTH) -> RenderableType:
     lines = Table.grid(padding=(0, 2))
     lines.add_column(style="bold", no_wrap=True)
-    lines.add_column()
+    lines.add_column(overflow="fold")  # Japanese has no spaces to wrap at: fold, never cut with …
     y = call.output_name
     lines.add_row(t("output", lang), f"{y}  ({shape_text(call.output_shape, lang)})")
     lines.add_row("v", t("v_implicit", lang, y=y) if call.gradient is None else t("v_given", lang, y=y))
@@ -305,14 +305,16 @@ def render_chain(call, symbolic=None, *, lang: str = "en", width: int = WIDTH) -
             if len(chain.paths) > 1:
                 parts.append(Text(t("chain_paths_add", lang, x=x, y=y, count=len(chain.paths))))
             for k, p in enumerate(chain.paths):
+                named = len(p.segments) > 1  # a column for ∂z/∂g, ∂g/∂x only when named tensors split the path
                 table = Table(box=box.SIMPLE, title=t("chain_path", lang, k=k + 1) if len(chain.paths) > 1 else None)
-                table.add_column(t("col_factor", lang))
+                if named:
+                    table.add_column(t("col_factor", lang), overflow="fold")
                 table.add_column(t("col_node", lang), no_wrap=True)
-                table.add_column(t("col_local", lang), justify="right")
+                table.add_column(t("col_local", lang), justify="right", overflow="fold")
                 for segment in p.segments:
                     for j, (name, factor) in enumerate(segment.factors):
                         label = f"∂{segment.top}/∂{segment.bottom} = {one_line(segment.factor)}" if j == 0 else ""
-                        table.add_row(label, name, one_line(factor))
+                        table.add_row(*([label] if named else []), name, one_line(factor))
                 parts.append(table)
         elif chain.steps:
             parts.append(Text(t("chain_tensor", lang), style="dim"))
@@ -414,8 +416,8 @@ def render_fd_check(call, *, lang: str = "en", width: int = WIDTH) -> Renderable
         pair = [(t("fd_engine", lang), leaf.contribution), (t("fd_central", lang), leaf.finite_differences)]
         if sum(matrix_width(a) for _, a in pair) + 2 <= width - 2:
             row = Table.grid(padding=(0, 2))
-            row.add_column()
-            row.add_column()
+            row.add_column(overflow="fold")
+            row.add_column(overflow="fold")
             row.add_row(*(Text(name) for name, _ in pair))
             row.add_row(*(matrix(a) for _, a in pair))
             parts.append(row)
