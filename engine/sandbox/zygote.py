@@ -59,9 +59,9 @@ def _preload() -> None:
 
     jobs.run(WARM_UP, expressions=["x.grad", "x.grad.shape", "y.requires_grad"], report=True)
     jobs.explain(WARM_UP, want=("panels", "json", "report"))
-    for lang, width in (("en", 76), ("ja", 116)):  # both languages, narrow and wide layouts
-        jobs.explain(WARM_UP_SYMBOLIC, symbolic=True, want=("panels", "json", "report"), lang=lang, width=width,
-                     expressions=["x.grad"])
+    jobs.explain(WARM_UP_SYMBOLIC, symbolic=True, want=("panels", "json", "report"), lang="ja", width=76,
+                 expressions=["x.grad"])  # narrow layouts, Japanese words, every chain-rule notation
+    jobs.explain(WARM_UP_SYMBOLIC, want=("panels",), lang="en", width=116)  # wide layouts
 
 
 def _child(job: str, args: dict, seconds: float, write_fd: int, confined: bool) -> None:
