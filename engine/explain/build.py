@@ -10,12 +10,12 @@ import time
 
 import numpy as np
 
-from engine.explain.fdcheck import central_differences, edge_value
+from engine.explain.fdcheck import central_differences
 from engine.explain.graph import describe_graph
 from engine.explain.jacobian import numeric_jacobians, structure
 from engine.explain.model import CallExplanation, Explanation, LeafExplanation
 from engine.explain.record import Names, record_program
-from engine.explain.symbolic import MAX_ENTRIES, SymbolicJacobian, SymbolicLimit, symbolic_jacobian
+from engine.explain.symbolic import MAX_ENTRIES, SymbolicJacobian, SymbolicLimit, substitute, symbolic_jacobian
 from engine.explain.trace import trace_backward
 from engine.graph import AccumulateGrad
 
@@ -25,32 +25,54 @@ def explain_program(source: str, *, max_symbolic: int = MAX_ENTRIES, limits=None
     recording = record_program(source, limits)
     run = recording.run
     names = Names(run.namespace if run.ok or run.namespace else {})
-    calls = [explain_call(k, call, names) for k, call in enumerate(recording.calls)]
+    for captured in recording.captured:
+        names.add_origin(captured.origin)
+    calls = [explain_call(k, captured, names) for k, captured in enumerate(recording.captured)]
     return Explanation(run.ok, run.error, run.stdout, calls, source, max_symbolic, run)
 
 
-def explain_call(index: int, call, names: Names) -> CallExplanation:
-    nodes = call.nodes
-    output = call.output
-    out_data = np.asarray(nodes[0].out) if type(nodes[0]) is not AccumulateGrad else output._data
-    edges = [n for n in nodes if type(n) is AccumulateGrad]
-    jacobians = numeric_jacobians(nodes, out_data.shape, call.seed.dtype, edges)
-    fds = central_differences(nodes, edges, call.seed)
-    v = call.seed.astype(np.float64).reshape(-1)
-    leaves = []
-    for edge, J, fd in zip(edges, jacobians, fds):
-        leaves.append(_leaf(call, edge, names, J, fd, v, nodes))
-    output_name = names.tensor(output) or names.node(nodes[0]) or "y"
+def explain_call(index: int, captured, names: Names) -> CallExplanation:
+    """One backward call, from what was captured when it was made (`record.Captured`)."""
+    call = captured.call
+    nodes = captured.nodes
+    values = captured.leaf_values
+    root = nodes[0]
+    out_data = np.asarray(root.out) if type(root) is not AccumulateGrad else values[root]
+    output_name = captured.expression or names.tensor(call.output) or names.node(root) or _fresh(names)
     graph = describe_graph(nodes, names)
+    edges = [n for n in nodes if type(n) is AccumulateGrad]
+    explained = CallExplanation(index, output_name, out_data.shape, out_data.copy(), call.gradient, call.seed,
+                                [], graph, [], nodes, names, error=captured.error, line=captured.line,
+                                leaf_values=values)
+    if captured.error is not None:  # backward raised: no gradient was produced, so there is nothing to check
+        return explained
+    frozen = _Frozen(call, nodes)
+    jacobians = numeric_jacobians(nodes, out_data.shape, call.seed.dtype, edges)
+    fds = central_differences(nodes, edges, call.seed, values)
+    v = call.seed.astype(np.float64).reshape(-1)
+    for edge, J, fd in zip(edges, jacobians, fds):
+        explained.leaves.append(_leaf(call, edge, names, J, fd, v, values[edge]))
     labels = [f"{g.name} ({g.tensor})" if g.tensor else g.name for g in graph]
-    trace = trace_backward(call, names, labels)
-    return CallExplanation(index, output_name, out_data.shape, out_data.copy(), call.gradient, call.seed,
-                           leaves, graph, trace, nodes, names)
+    explained.trace = trace_backward(frozen, names, labels)
+    return explained
 
 
-def _leaf(call, edge, names, J, fd, v, nodes) -> LeafExplanation:
+class _Frozen:
+    """The recorded call with its graph replaced by the copies made at the call."""
+
+    def __init__(self, call, nodes) -> None:
+        self.nodes, self.seed = nodes, call.seed
+        self.leaves, self.grads_before, self.grads_after = call.leaves, call.grads_before, call.grads_after
+
+
+def _fresh(names: Names) -> str:
+    used = names.used()
+    return next(n for n in ("y", "out", "f", "output") if n not in used)
+
+
+def _leaf(call, edge, names, J, fd, v, value) -> LeafExplanation:
     leaf = edge.variable
-    shape = leaf._data.shape
+    shape = value.shape
     before, after = None, None
     for tensor, b, a in zip(call.leaves, call.grads_before, call.grads_after):
         if tensor is leaf:
@@ -66,7 +88,7 @@ def _leaf(call, edge, names, J, fd, v, nodes) -> LeafExplanation:
     if fd is not None:
         fd_diff = float(np.abs(fd - contribution).max(initial=0.0))
         fd_ok = bool(np.allclose(fd, contribution, rtol=1e-3, atol=1e-4 * max(1.0, np.abs(fd).max(initial=0))))
-    return LeafExplanation(names.leaf(edge), shape, edge_value(nodes, edge).copy(), J, structure(J),
+    return LeafExplanation(names.leaf(edge), shape, value.copy(), J, structure(J),
                            vjp, contribution, before, after, matches, fd, fd_diff, fd_ok)
 
 
@@ -74,7 +96,9 @@ def explain_symbolic(explanation, call_index: int = 0, timeout: float = 2.0) -> 
     """The symbolic Jacobian, vᵀJ and chain rule of one call, bounded by `timeout` seconds.
 
     Accepts an `Explanation` (with call_index) or a `CallExplanation`. Never raises for a
-    program's content: a graph too large or too slow gives `ok=False` and a note.
+    program's content: a graph too large or too slow gives `ok=False` and a note. Each symbolic
+    Jacobian and vᵀJ is compared at the call's values with the numbers backward produced
+    (`SymbolicLeaf.verified`); the chain rule checks its own formulas (`engine.explain.chain`).
     """
     import sympy  # noqa: F401 - imported before the clock starts: a cold import is not the graph's cost
 
@@ -83,21 +107,32 @@ def explain_symbolic(explanation, call_index: int = 0, timeout: float = 2.0) -> 
     call = explanation if isinstance(explanation, CallExplanation) else explanation.calls[call_index]
     max_entries = getattr(explanation, "max_symbolic", MAX_ENTRIES)
     started = time.perf_counter()
+    if call.error is not None:
+        return SymbolicJacobian(False, "raised")
     edges = [n for n in call.nodes if type(n) is AccumulateGrad]
     result = symbolic_jacobian(call.nodes, call.names, call.output_shape, call.seed, edges,
-                               timeout=timeout, max_entries=max_entries)
-    if not result.ok:
-        return result
-    stop = started + timeout
+                               timeout=timeout, max_entries=max_entries, leaf_values=call.leaf_values)
+    for sym, leaf in zip(result.leaves, call.leaves):
+        sym.verified = _agrees(sym.substituted, leaf.jacobian) and _agrees(
+            substitute(sym.vjp.reshape(-1), result.values), leaf.contribution.reshape(-1))
+    stop = time.perf_counter() + max(timeout, 0.5)   # the chain rule has its own budget
 
     def check():
         if time.perf_counter() > stop:
             raise SymbolicLimit(f"the chain rule took longer than {timeout:g} s")
 
     for edge in edges:
+        leaf_name = call.names.leaf(edge)
+        sym = next((s for s in result.leaves if s.name == leaf_name and s.verified), None) if result.ok else None
         try:
-            result.chains.append(chain_rule(call.nodes, call.names, edge, call.output_name, check=check))
-        except SymbolicLimit as limit:
-            result.chains.append(Chain(call.names.leaf(edge), call.output_name, False, str(limit)))
+            result.chains.append(chain_rule(call, edge, check=check, symbolic=(sym, result.values)))
+        except SymbolicLimit:
+            result.chains.append(Chain(leaf_name, call.output_name, False, "timeout"))
     result.seconds = time.perf_counter() - started
     return result
+
+
+def _agrees(a, b) -> bool:
+    from engine.explain.notation import close
+
+    return close(a, b)

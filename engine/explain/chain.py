@@ -1,25 +1,31 @@
-"""The chain rule read off the recorded graph: dz/dx = dz/dg · dg/dx = 1/12 · 6x² = x²/2.
+"""The chain rule, derived from the recorded graph and checked before it is shown.
 
-Walk each path from the output down to a leaf. Every node on it contributes its
-local derivative, obtained by applying the node's own VJP rule (from
-`engine.derivatives`) to one-hot cotangents on the symbolic replay. Tensors the
-program named (`g` in `g = 2*x**3`) become their own symbols, so the factors read
-like the article: dz/dg in terms of g, dg/dx in terms of x. Factors are shown per
-element (the first element stands for all), which is exact when each node on the
-path is element-wise or reduces to one number; otherwise the note says so and
-the Jacobian view carries the full matrices.
+∂z/∂x = ∂z/∂g · ∂g/∂x = 1/12 · 6x² = x²/2 is read off the graph backward recorded: the reverse sweep
+runs once more, in tensor notation (`engine.explain.notation`), so each node contributes its local
+rule and the cotangents compose exactly as backward composed them — a product of factors where
+every node on the path is element-wise (or reduces to one number), the rule applied in tensor
+notation where it is not (`v @ W.T`, `softmax(x)·(…)`). Tensors the program named (`g` in
+`g = 2*x**3`) become their own symbols, so the factors read like the article. A weighted
+`backward(v)` starts the sweep from v, so v appears in the formula.
+
+Every formula is evaluated with numpy at the values the program had when backward ran and compared
+with the gradient backward produced (and each intermediate cotangent with the engine's trace); a
+formula that disagrees is never shown. Where no tensor formula is found or verified, the chain
+carries the per-element form from the symbolic vᵀJ (`∂y/∂x₁ = …`), checked the same way.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 import numpy as np
+import sympy
 
-from engine import xp
+from engine.explain import notation
+from engine.explain.notation import NotationError, Sweep, Value
 from engine.graph import AccumulateGrad, Node
-from engine.xp import sum_to
 
 MAX_PATHS = 8
+MAX_ELEMENTS = 12          # per-element lines shown when there is no tensor formula
 
 
 @dataclass
@@ -34,7 +40,16 @@ class Segment:
 class ChainPath:
     nodes: list[str]            # grad_fn names from the output down
     segments: list[Segment]
-    total: str                  # the product of the segments' factors, simplified, in the leaf's symbols
+    total: str                  # the product of the segments' factors, in the leaf's symbols
+
+
+@dataclass
+class Step:
+    """The cotangent arriving at one node of the sweep, in tensor notation (checked against the trace)."""
+
+    node: int                   # index in the call's graph
+    label: str                  # MulBackward0 (g)
+    formula: str
 
 
 @dataclass
@@ -43,23 +58,48 @@ class Chain:
     output: str
     ok: bool
     note: str = ""
-    paths: list[ChainPath] = field(default_factory=list)
-    total: str = ""             # the sum over paths, simplified
+    paths: list[ChainPath] = field(default_factory=list)   # when every factor is element-wise
+    total: str = ""             # ∂y/∂x (or vᵀ∂y/∂x) in tensor notation, verified
+    weight: str = ""            # "" for the implicit 1, else what v is called in the formula ("v", "2")
+    steps: list[Step] = field(default_factory=list)        # the sweep, where the path is not element-wise
+    elements: list[tuple[str, str]] = field(default_factory=list)   # per-element form: (element, formula)
+    more_elements: int = 0
+    verified: bool = False      # the total (or each element) equals backward's gradient at the call's values
+
+    def lhs(self) -> str:
+        output = self.output if self.output.isidentifier() else f"({self.output})"
+        derivative = f"∂{output}/∂{self.leaf}"
+        return derivative if not self.weight else f"{self.weight}ᵀ·{derivative}"
 
     def text(self) -> str:
-        """∂z/∂x = ∂z/∂g · ∂g/∂x = 1/12 · 6*x**2 = x**2/2 (one line per path)."""
+        """∂z/∂x = ∂z/∂g · ∂g/∂x = 1/12 · 6*x**2 = x**2/2 (one line per path), or ∂y/∂x = total."""
+        if not self.ok:
+            return ""
         lines = []
-        for path in self.paths:
-            parts = [f"∂{s.top}/∂{s.bottom}" for s in path.segments]
-            factors = [f"({s.factor})" if any(c in s.factor for c in "+-") else s.factor for s in path.segments]
-            line = f"∂{self.output}/∂{self.leaf}"
-            if len(parts) > 1:
-                line += " = " + " · ".join(parts) + " = " + " · ".join(factors)
-            lines.append(line + f" = {path.total}")
-        if len(self.paths) > 1:
-            lines.append(f"{self.leaf} reaches {self.output} along {len(self.paths)} paths; "
-                         f"their contributions add: ∂{self.output}/∂{self.leaf} = {self.total}")
+        if self.paths:
+            for path in self.paths:
+                parts = [f"∂{s.top}/∂{s.bottom}" for s in path.segments]
+                factors = [_paren(s.factor) for s in path.segments]
+                if self.weight:
+                    parts.insert(0, self.weight)
+                    factors.insert(0, self.weight)
+                line = self.lhs()
+                if len(parts) > 1:
+                    line += " = " + " · ".join(parts) + " = " + " · ".join(factors)
+                lines.append(line + f" = {path.total}")
+            if len(self.paths) == 1 and self.total != self.paths[0].total:
+                lines[-1] += f" = {self.total}"
+            if len(self.paths) > 1:
+                lines.append(f"{self.lhs()} = {self.total}")
+        elif self.total:
+            lines.append(f"{self.lhs()} = {self.total}")
+        else:
+            lines += [f"{lhs} = {rhs}" for lhs, rhs in self.elements]
         return "\n".join(lines)
+
+
+def _paren(text: str) -> str:
+    return f"({text})" if any(c in text for c in "+-") and not text.startswith("(") else text
 
 
 def paths_to(root, edge) -> list[list[tuple]]:
@@ -80,104 +120,207 @@ def paths_to(root, edge) -> list[list[tuple]]:
     return found
 
 
-def chain_rule(nodes: list, names, edge, output_name: str, *, check=None) -> Chain:
-    """The chain rule for d output / d leaf along the recorded graph, per element."""
-    import sympy
+# --- symbols for the program's tensors ------------------------------------------------------------
+class Symbols:
+    """Tensor symbols named as the program names them, with the values they had at the backward call."""
 
-    from engine.explain.symbolic import Replay, tidy
+    def __init__(self, call, names, leaf_values: dict) -> None:
+        self.names = names
+        self.values: dict = {}
+        self.edges: dict = {}
+        for edge, value in leaf_values.items():
+            symbol = sympy.Symbol(names.leaf(edge), real=True)
+            self.edges[edge] = symbol
+            self.values[symbol] = np.asarray(value, dtype=np.float64)
+        self._literal = 0
 
-    leaf = names.leaf(edge)
+    def constant(self, array):
+        name = self.names.array(array)
+        if name is not None:
+            return sympy.Symbol(name, real=True)
+        if array.size == 1:
+            from engine.explain.symbolic import number
+
+            return number(array.reshape(-1)[0])
+        flat = np.asarray(array, dtype=np.float64)
+        if flat.size <= 4 and flat.ndim == 1:
+            from engine.explain.render import number
+
+            return sympy.Symbol("[" + ", ".join(number(v) for v in flat) + "]", real=True)
+        self._literal += 1
+        return sympy.Symbol(f"c{'' if self._literal == 1 else self._literal}", real=True)
+
+    def seed(self, call, used: set) -> tuple[Value, str]:
+        """The cotangent backward started from, as a notation value, and how the formula calls it."""
+        seed = np.asarray(call.seed, dtype=np.float64)
+        shape = seed.shape
+        if seed.size and np.all(seed == seed.reshape(-1)[0]):
+            from engine.explain.symbolic import number
+
+            value = number(seed.reshape(-1)[0])
+            return Value(value, shape), ("" if value == 1 else str(value))
+        name = self.names.equal_tensor(call.gradient) if call.gradient is not None else None
+        if name is None or not name.isidentifier():
+            name = next(n for n in ("v", "v_", "v__", "vv") if n not in used)
+        symbol = sympy.Symbol(name, real=True)
+        self.values[symbol] = seed
+        return Value(symbol, shape), name
+
+
+def chain_rule(call, edge, *, check=None, symbolic=None) -> Chain:
+    """The chain rule for the gradient of the call's output w.r.t. the leaf behind `edge`, verified."""
+    names = call.names
+    nodes = call.nodes
+    leaf_name = names.leaf(edge)
+    output = call.output_name
     root = nodes[0]
+    leaf = next(le for le in call.leaves if le.name == leaf_name)
     paths = paths_to(root, edge)
+    if root is edge:
+        return _itself(call, edge, leaf)
     if not paths:
-        return Chain(leaf, output_name, False, f"{output_name} is {leaf} itself" if root is edge
-                     else f"{output_name} does not depend on {leaf}")
-    if len(paths) > MAX_PATHS:
-        return Chain(leaf, output_name, False, f"more than {MAX_PATHS} paths from {output_name} to {leaf}")
+        return Chain(leaf_name, output, False, "no_dependence")
+    chain = Chain(leaf_name, output, True)
+    try:
+        _derive(chain, call, edge, paths, leaf.contribution, check)
+    except (NotationError, ValueError, TypeError, ZeroDivisionError, AttributeError, KeyError, IndexError,
+            RecursionError, NotImplementedError):
+        chain.total, chain.paths, chain.steps = "", [], []
+    if not chain.total:
+        _per_element(chain, symbolic, leaf)
+    if not chain.total and not chain.elements:
+        chain.ok, chain.note = False, "no_formula"
+    return chain
+
+
+def _itself(call, edge, leaf) -> Chain:
+    """backward on the leaf itself: ∂x/∂x is the identity, so the gradient is v."""
+    chain = Chain(leaf.name, call.output_name, True)
+    symbols = Symbols(call, call.names, call.leaf_values)
+    seed, chain.weight = symbols.seed(call, set(call.names.used()))
+    if notation.agrees(seed.expr, symbols.values, leaf.contribution):
+        chain.total, chain.verified = notation._PRINTER.doprint(seed.expr), True
+    else:
+        chain.ok, chain.note = False, "no_formula"
+    return chain
+
+
+def _derive(chain: Chain, call, edge, paths, gradient, check) -> None:
+    nodes, names = call.nodes, call.names
+    root = nodes[0]
+    leaf_values = {e: v for e, v in call.leaf_values.items()}
+    symbols = Symbols(call, names, leaf_values)
+    used = set(names.used()) | {str(s) for s in symbols.values}
+    seed, chain.weight = symbols.seed(call, used)
+    full = Sweep(nodes, symbols.edges, symbols.values, symbols.constant)
+    arrived = full.backward(root, seed, check=check)
+    total = notation.drop_matmul_reshapes(notation.tidy(arrived[edge].expr), full.env)
+    total_1d = notation.softmax_form(total) if len(np.shape(gradient)) == 1 else total
+    if notation.agrees(total_1d, full.env, gradient):
+        total = total_1d
+    if not notation.agrees(total, full.env, gradient):
+        return  # never shown: the per-element form is used instead
+    chain.total = notation._PRINTER.doprint(total)
+    chain.verified = True
+    chain.paths = _multiplicative_paths(call, edge, paths, symbols, seed, full, gradient, check)
+    if not chain.paths:
+        chain.steps = _steps(call, edge, paths, full, arrived)
+
+
+def _steps(call, edge, paths, full: Sweep, arrived: dict) -> list[Step]:
+    """The cotangent arriving at each node on the way to the leaf, checked against the engine's trace."""
+    on_path = {node for path in paths for node, _ in path} | {edge}
+    index = {node: k for k, node in enumerate(call.nodes)}
+    incoming = {step.node: step.incoming for step in call.trace}
+    steps = []
+    for node in call.nodes:
+        if node not in on_path or node not in arrived:
+            continue
+        k = index[node]
+        expr = notation.drop_matmul_reshapes(notation.tidy(arrived[node].expr), full.env)
+        if k not in incoming or not notation.agrees(expr, full.env, incoming[k]):
+            return []
+        label = call.graph[k].name + (f" ({call.graph[k].tensor})" if call.graph[k].tensor else "")
+        steps.append(Step(k, label, notation._PRINTER.doprint(expr)))
+    return steps
+
+
+def _multiplicative_paths(call, edge, paths, symbols, seed, full: Sweep, gradient, check) -> list[ChainPath]:
+    """Per path, the product of local factors (each node's rule is g·factor), segmented at named tensors;
+    [] when some node on some path is not element-wise. The paths' totals must add up to the gradient."""
+    names = call.names
+    leaf_name = names.leaf(edge)
+    root = call.nodes[0]
     on_path = {node for path in paths for node, _ in path}
-    cut = {node: names.node(node) for node in on_path
-           if node is not root and names.node(node) not in (None, leaf, output_name)}
-    rep = Replay(nodes, names, deadline=check, cut=cut)
-    generic = {s: sympy.Symbol(_base(s.name, names_in=rep), real=True) for s in rep.values}
-    chain_paths, totals = [], []
+    cut = {}
+    for node in on_path:
+        name = names.node(node)
+        if node is not root and name not in (None, leaf_name, call.output_name) and name.isidentifier():
+            cut[node] = sympy.Symbol(name, real=True)
+    named = Sweep(call.nodes, symbols.edges, symbols.values, symbols.constant, cut=cut)
+    placeholder = sympy.Dummy("g", real=True)
+    back = {symbol: full.forward[node].expr for node, symbol in cut.items()}
+    result, totals = [], []
     for path in paths:
-        factors, index = [], 0  # the element of the node's input that the first leaf element reaches
-        for node, i in reversed(path):
-            local = _local_jacobian(rep.copies[node], i, rep.values)
-            m, k = local.shape
-            if m == k and _is_diagonal(local):
-                factor = local[index, index]
-            elif m == 1:
-                factor, index = local[0, index], 0
-            else:
-                return Chain(leaf, output_name, False,
-                             f"{node.name()} is not element-wise (its local Jacobian is {m}x{k}); "
-                             "the chain rule multiplies the full matrices — see the Jacobian")
-            factors.append((node, tidy(tidy(factor).xreplace(generic))))
+        factors = []
+        for node, i in path:
             if check is not None:
                 check()
-        factors.reverse()
-        segments, top = [], output_name
-        current = Segment(top, "")
-        product = sympy.Integer(1)
-        for node, factor in factors:
-            current.factors.append((node.name(), str(factor)))
+            out_shape = tuple(np.shape(node.out))
+            named.env[placeholder] = np.ones(out_shape)
+            named.cache.clear()
+            value = notation.vjp_expr(node, i, Value(placeholder, out_shape), named._inputs(node), named)
+            in_shape = tuple(np.shape(node.arrays[i]))
+            if value.shape != in_shape and out_shape != ():
+                return []  # a broadcast is undone here: not a per-element factor
+            factor = sympy.cancel(value.expr / placeholder)
+            if factor.has(placeholder):
+                return []
+            factors.append((node, notation.tidy(factor)))
+        segments, current, product = [], Segment(call.output_name, ""), sympy.Integer(1)
+        for (node, i), (_, factor) in zip(path, factors):
+            current.factors.append((node.name(), notation._PRINTER.doprint(factor)))
             product *= factor
-            below = node.parents[[i for n, i in path if n is node][0]]
-            name = leaf if below is edge else cut.get(below)
+            below = node.parents[i]
+            name = leaf_name if below is edge else (str(cut[below]) if below in cut else None)
             if name is not None:
-                current.bottom, current.factor = name, str(tidy(product))
+                current.bottom, current.factor = name, notation._PRINTER.doprint(notation.tidy(product))
                 segments.append(current)
                 current, product = Segment(name, ""), sympy.Integer(1)
-        back = {sympy.Symbol(name, real=True): _generic_value(rep, node, generic) for node, name in cut.items()}
-        total = sympy.Integer(1)
-        for segment in segments:
-            total *= sympy.sympify(segment.factor, locals=_locals(generic))
-        total = tidy(_substitute_all(total, back))
-        totals.append(total)
-        chain_paths.append(ChainPath([n.name() for n, _ in path], segments, str(total)))
-    return Chain(leaf, output_name, True, "", chain_paths, str(tidy(sympy.Add(*totals))))
+        path_total = seed.expr
+        for _, factor in factors:
+            path_total *= factor
+        for _ in range(len(back) + 1):
+            path_total = path_total.xreplace(back)
+        totals.append(notation.tidy(path_total))
+        result.append(ChainPath([n.name() for n, _ in path], segments, notation._PRINTER.doprint(totals[-1])))
+    if not notation.agrees(sympy.Add(*totals), full.env, gradient):
+        return []
+    if any(not path.segments or not all(s.factor for s in path.segments) for path in result):
+        return []
+    return result
 
 
-def _base(symbol_name: str, names_in) -> str:
-    """The tensor name of an element symbol (inp₁₂ → inp)."""
-    return symbol_name.rstrip("₀₁₂₃₄₅₆₇₈₉,")
+def _per_element(chain: Chain, symbolic, leaf) -> None:
+    """∂y/∂x₁ = … from the symbolic vᵀJ, each element checked against backward's gradient."""
+    symbolic_leaf, values = symbolic or (None, None)
+    if symbolic_leaf is None:
+        return
+    from engine.explain.symbolic import element_name, substitute
 
-
-def _locals(generic: dict) -> dict:
-    return {s.name: s for s in generic.values()}
-
-
-def _generic_value(rep, node, generic):
-    """A named intermediate's forward expression for its first element, in generic symbols."""
-    from engine.explain.replay import _forward
-
-    copy = rep.copies[node]
-    with xp.at_point(rep.values):
-        value = np.asarray(_forward(copy, list(copy.arrays)), dtype=object)
-    return value.flat[0].xreplace(generic) if hasattr(value.flat[0], "xreplace") else value.flat[0]
-
-
-def _substitute_all(expr, back: dict):
-    for _ in range(len(back) + 1):
-        expr = expr.xreplace(back)
-    return expr
-
-
-def _local_jacobian(node: Node, i: int, values: dict) -> np.ndarray:
-    """∂ out / ∂ input i of one node as an (m, k) object array, from the node's own VJP rule."""
-    out = np.asarray(node.out)
-    m = out.size
-    seeds = np.eye(m, dtype=int).astype(object).reshape((m,) + out.shape)
-    shape = np.shape(node.arrays[i])
-    with xp.at_point(values):
-        g = node.op.vjp[i](seeds, node.out, *node.arrays, **node.attrs)
-    g = np.asarray(g, dtype=object)
-    if g.shape[1:] != shape:
-        g = sum_to(g, shape, 1)
-    return np.broadcast_to(g, (m,) + shape).reshape(m, -1)
-
-
-def _is_diagonal(local: np.ndarray) -> bool:
-    off = ~np.eye(local.shape[0], dtype=bool)
-    return all(e == 0 for e in local[off])
+    exprs = np.asarray(symbolic_leaf.vjp, dtype=object)
+    try:
+        values = substitute(exprs.reshape(-1), values)
+    except (TypeError, ValueError, ZeroDivisionError):
+        return
+    expected = np.asarray(leaf.contribution, dtype=np.float64).reshape(-1)
+    if not notation.close(values, expected):
+        return
+    lhs_base = f"∂{chain.output}/∂" if not chain.weight else f"{chain.weight}ᵀ·∂{chain.output}/∂"
+    shape = tuple(np.shape(leaf.contribution))
+    for k, index in enumerate(np.ndindex(*shape) if shape else [()]):
+        if k >= MAX_ELEMENTS:
+            chain.more_elements = exprs.size - MAX_ELEMENTS
+            break
+        chain.elements.append((lhs_base + element_name(chain.leaf, index), str(exprs.reshape(-1)[k])))
+    chain.verified = True

@@ -19,6 +19,7 @@ class Edge:
     input: str                 # the op's name for this input (self, other, exponent…)
     source: int | None         # index of the node that produced it (None: a constant)
     label: str                 # what it is: "x (leaf)", "g", "constant 2", "tensor2 (2x3, no grad)"
+    constant: dict | None = None   # a constant input: {"value": "2"} or {"name": "tensor2", "shape": [2, 3]}
 
 
 @dataclass
@@ -30,6 +31,7 @@ class GraphNode:
     shape: list[int]
     inputs: list[Edge] = field(default_factory=list)
     saved: list[str] = field(default_factory=list)   # "self = x (3x3)", "result (3x3)"
+    saved_items: list = field(default_factory=list)  # the same as (input name or "result", tensor, shape)
     formula: list[str] = field(default_factory=list)  # the VJP rule per differentiable input
 
 
@@ -39,6 +41,16 @@ def shape_text(shape) -> str:
     if not shape:
         return "scalar"
     return f"length {shape[0]}" if len(shape) == 1 else "x".join(map(str, shape))
+
+
+def constant_info(value, names) -> dict:
+    """A constant input as data, for the panels to word in their language."""
+    if isinstance(value, np.ndarray):
+        name = names.array(value)
+        if value.size == 1 and name is None:
+            return {"value": f"{value.item():g}"}
+        return {"name": name, "shape": list(value.shape)}
+    return {"value": f"{value:g}" if isinstance(value, (int, float)) else repr(value)}
 
 
 def describe_constant(value, names) -> str:
@@ -64,21 +76,26 @@ def describe_graph(nodes: list, names) -> list[GraphNode]:
         labels = {}
         for i, value in enumerate(node.arrays[: len(node.op.inputs)]):
             parent = node.parents[i] if i < len(node.parents) else None
+            constant = None
             if parent is None:
                 label = describe_constant(value, names)
+                constant = constant_info(value, names)
             elif type(parent) is AccumulateGrad:
                 label = f"{names.leaf(parent)} (leaf)"
             else:
                 label = names.node(parent) or f"#{index[parent]} {parent.name()}"
-            entry.inputs.append(Edge(node.op.inputs[i], index.get(parent), label))
+            entry.inputs.append(Edge(node.op.inputs[i], index.get(parent), label, constant))
             labels[node.op.inputs[i]] = (label, np.shape(value))
         for saved in node.op.saves:
             if saved == "result":
                 entry.saved.append(f"result ({shape_text(np.shape(node.out))})")
+                entry.saved_items.append(("result", None, list(np.shape(node.out))))
             elif saved in labels:
                 label, shape = labels[saved]
                 entry.saved.append(f"{saved} = {label.split(' (')[0]} ({shape_text(shape)})")
+                entry.saved_items.append((saved, label.split(' (')[0], list(shape)))
             else:
                 entry.saved.append(saved)
+                entry.saved_items.append((saved, None, None))
         described.append(entry)
     return described

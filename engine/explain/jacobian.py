@@ -30,15 +30,17 @@ def numeric_jacobians(nodes: list, out_shape: tuple, out_dtype, edges: list) -> 
 
 
 def structure(J: np.ndarray, *, tol: float = 0.0) -> dict:
-    """Classify a Jacobian: zero, scalar (1x1), identity, diagonal,
+    """Classify a Jacobian: undefined (a nan or inf entry), zero, scalar (1x1), identity, diagonal,
     constant, rows-equal, row (a scalar output), block-diagonal or dense.
 
     Returns {"kind", "shape", "nonzero", "blocks"} — blocks is (rows, cols) of each diagonal
     block for a block-diagonal matrix (e.g. a softmax along rows), else None.
     """
     m, n = J.shape
-    nz = np.abs(J) > tol
+    nz = ~(np.abs(J) <= tol)   # nan counts as non-zero: it is not a zero derivative
     info = {"shape": [m, n], "nonzero": int(nz.sum()), "blocks": None}
+    if not np.isfinite(J).all():
+        return {**info, "kind": "undefined"}
     if not nz.any():
         return {**info, "kind": "zero"}
     if m == n == 1:

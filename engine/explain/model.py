@@ -46,8 +46,11 @@ class CallExplanation:
     leaves: list[LeafExplanation]
     graph: list                      # graph.GraphNode, root first
     trace: list                      # trace.TraceStep, in the order backward visits nodes
-    nodes: list = field(repr=False, default_factory=list)   # the recorded graph (for the symbolic part)
+    nodes: list = field(repr=False, default_factory=list)   # the graph as captured at the call
     names: Any = field(repr=False, default=None)
+    error: Any = None                # the program's error when this backward call raised (then no leaves)
+    line: int | None = None          # the program line of the call
+    leaf_values: dict = field(repr=False, default_factory=dict)   # {AccumulateGrad: value at the call}
 
     @property
     def v_words(self) -> str:

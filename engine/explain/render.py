@@ -1,32 +1,40 @@
 """Rich renderables of an explanation, shared by `autograd-tutor explain` and the app's panels.
 
-Matrices are tables with right-aligned columns; symbolic entries are sympy's
-Unicode pretty-printing. Large Jacobians get a layout that still reads: the
-diagonal laid out in x's shape, the diagonal blocks one by one, or a map of
-where the non-zeros are.
+Every sentence comes from `engine.explain.messages` in the requested language (`lang`). Matrices
+are tables with right-aligned columns; symbolic entries are written on one line (`x₁₁²/2`, never
+sympy's two-line fractions, which read like `2·x₁₁/2`). Each panel is laid out for the width it
+will be shown at (`width`, in terminal cells): a matrix that does not fit is summarised (its
+diagonal in the input's shape, its diagonal blocks, or where its non-zeros are) instead of being
+squeezed into `…` cells, and the vector-Jacobian product is written vertically, vᵀ above J above
+the result. Only verified symbolic forms are shown (`SymbolicLeaf.verified`, `Chain.verified`).
 """
 from __future__ import annotations
 
-import re
-
 import numpy as np
 from rich import box
+from rich.cells import cell_len
 from rich.console import Group, RenderableType
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 from rich.tree import Tree
 
-from engine.explain.graph import shape_text
+from engine.explain.messages import t
+from engine.explain.notation import one_line
 
 FULL_LIMIT = 12          # show every entry of a Jacobian up to this many rows and columns
 BLOCKS_SHOWN = 3
 MAP_WIDTH = 60
+WIDTH = 100              # the width a panel is laid out for when the caller does not say
 
 
 def number(x) -> str:
     """PyTorch-like short numbers: 4, 0.5, 1.1667, 1.2e-07."""
     x = float(x)
+    if x != x:
+        return "nan"
+    if x in (float("inf"), float("-inf")):
+        return "inf" if x > 0 else "-inf"
     if x == 0:
         return "0"
     if x.is_integer() and abs(x) < 1e6:
@@ -36,38 +44,50 @@ def number(x) -> str:
     return f"{x:.4e}"
 
 
-def pretty(expr) -> str:
-    import sympy
+def shape_text(shape, lang: str = "en") -> str:
+    """5x5, length 2, scalar."""
+    shape = tuple(shape)
+    if not shape:
+        return t("scalar", lang)
+    return t("length", lang, n=shape[0]) if len(shape) == 1 else "x".join(map(str, shape))
 
-    return sympy.pretty(sympy.sympify(expr), use_unicode=True, wrap_line=False)
 
-
-_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
-
-
-def one_line(expr) -> str:
-    """A formula on one line as the articles write it: 6x², 2(inp + 1), x²/2, (x + 1)·exp(x)."""
-    text = str(expr)
-    text = re.sub(r"\*\*(\d+)", lambda m: m.group(1).translate(_SUPERSCRIPT), text)
-    text = text.replace("**", "^")
-    text = re.sub(r"(?<![\w.])(\d+)\*(?=[^\W\d]|\()", r"\1", text)
-    return text.replace("*", "·")
+def formula(expr) -> str:
+    """A symbolic entry on one line: 2(inp₁ + 1), x₁₁²/2, tensor2₁₁/6."""
+    return one_line(str(expr))
 
 
 def cell(value) -> str:
-    return number(value) if isinstance(value, (int, float, np.number)) else pretty(value)
+    return number(value) if isinstance(value, (int, float, np.number)) else formula(value)
+
+
+def _rows(a) -> np.ndarray:
+    a = np.asarray(a, dtype=object if np.asarray(a).dtype == object else np.float64)
+    return a.reshape(1, -1) if a.ndim < 2 else a.reshape(-1, a.shape[-1])
+
+
+def matrix_width(a) -> int:
+    """The cells a `matrix` of `a` takes: column contents, one space each side, and the borders."""
+    rows = _rows(a)
+    if rows.size == 0:
+        return 4
+    widths = [max(cell_len(cell(v)) for v in rows[:, j]) for j in range(rows.shape[1])]
+    return sum(widths) + 3 * len(widths) + 1
 
 
 def matrix(a, *, title: str | None = None) -> Table:
     """A 0-, 1- or 2-d array as an aligned table (higher ranks: rows of the last axis)."""
-    a = np.asarray(a, dtype=object if np.asarray(a).dtype == object else np.float64)
-    rows = a.reshape(1, -1) if a.ndim < 2 else a.reshape(-1, a.shape[-1])
-    table = Table(show_header=False, box=box.SQUARE, title=title, padding=(0, 1), show_lines=a.dtype == object)
+    rows = _rows(a)
+    table = Table(show_header=False, box=box.SQUARE, title=title, padding=(0, 1), show_lines=rows.dtype == object)
     for _ in range(rows.shape[1] or 1):
-        table.add_column(justify="right")
+        table.add_column(justify="right", no_wrap=True)
     for row in rows:
         table.add_row(*[cell(v) for v in row])
     return table
+
+
+def fits(a, width: int) -> bool:
+    return matrix_width(a) <= width
 
 
 def _leaf_symbolic(symbolic, name):
@@ -76,157 +96,241 @@ def _leaf_symbolic(symbolic, name):
     return next((s for s in symbolic.leaves if s.name == name), None)
 
 
-def render_summary(call) -> RenderableType:
+def _note(symbolic, lang: str) -> str:
+    if symbolic.note_key:
+        return t(symbolic.note_key, lang, **symbolic.note_params)
+    return symbolic.note
+
+
+def _call_title(call, lang: str) -> str:
+    if call.line is None:
+        return t("call_title_noline", lang, index=call.index + 1)
+    return t("call_title", lang, index=call.index + 1, line=call.line)
+
+
+def _raised(call, lang: str) -> Text:
+    error = call.error
+    name = getattr(error, "type", None) or type(error).__name__
+    message = getattr(error, "message", None) or str(error)
+    return Text(t("raised", lang, error=name) + f"\n{name}: {message}", style="red")
+
+
+# --- summary ----------------------------------------------------------------------------------------
+def render_summary(call, *, lang: str = "en", width: int = WIDTH) -> RenderableType:
     lines = Table.grid(padding=(0, 2))
-    lines.add_column(style="bold")
-    lines.add_column()
-    lines.add_row("output", f"{call.output_name}  ({shape_text(call.output_shape)})")
-    lines.add_row("v", call.v_words)
+    lines.add_column(style="bold", no_wrap=True)
+    lines.add_column(overflow="fold")  # Japanese has no spaces to wrap at: fold, never cut with …
+    y = call.output_name
+    lines.add_row(t("output", lang), f"{y}  ({shape_text(call.output_shape, lang)})")
+    lines.add_row("v", t("v_implicit", lang, y=y) if call.gradient is None else t("v_given", lang, y=y))
     for leaf in call.leaves:
-        state = (f"{leaf.name}.grad already held a gradient; this call adds to it" if leaf.accumulated
-                 else f"{leaf.name}.grad was empty before this call")
-        lines.add_row(f"leaf {leaf.name}", f"{shape_text(leaf.shape)} — {state}")
-    parts = [lines, Text(f"{call.output_name} ="), matrix(call.output_value)]
+        state = t("grad_held", lang, name=leaf.name) if leaf.accumulated else t("grad_empty", lang, name=leaf.name)
+        lines.add_row(t("leaf", lang, name=leaf.name), f"{shape_text(leaf.shape, lang)} — {state}")
+    parts = [lines]
+    if call.error is not None:
+        parts.append(_raised(call, lang))
+    parts += [Text(t("equals", lang, name=y)), _fitted(call.output_value, width - 4, lang)]
     if call.gradient is not None:
-        parts += [Text("v ="), matrix(call.seed)]
-    return Panel(Group(*parts), title=f"backward call {call.index + 1}", box=box.ROUNDED)
+        parts += [Text("v ="), _fitted(call.seed, width - 4, lang)]
+    return Panel(Group(*parts), title=_call_title(call, lang), box=box.ROUNDED)
 
 
-def render_jacobian(call, symbolic=None) -> RenderableType:
+def _fitted(a, width: int, lang: str) -> RenderableType:
+    """A value as a table when it fits the width, else row by row as lines of numbers."""
+    if fits(a, width):
+        return matrix(a)
+    rows = _rows(a)
+    return Text("\n".join("  ".join(cell(v) for v in row) for row in rows), no_wrap=False)
+
+
+# --- Jacobian ---------------------------------------------------------------------------------------
+def render_jacobian(call, symbolic=None, *, lang: str = "en", width: int = WIDTH) -> RenderableType:
+    if call.error is not None:
+        return Text(t("raised_short", lang, index=call.index + 1), style="yellow")
     parts = []
     for leaf in call.leaves:
         s = leaf.structure
         m, n = s["shape"]
-        head = (f"J = ∂vec({call.output_name}) / ∂vec({leaf.name}): {m}x{n} ({shape_text(call.output_shape)} output, "
-                f"{shape_text(leaf.shape)} input), {_kind_words(s)}")
-        parts.append(Text(head, style="bold"))
+        head = t("jacobian_head", lang, y=call.output_name, x=leaf.name, m=m, n=n,
+                 y_shape=shape_text(call.output_shape, lang), x_shape=shape_text(leaf.shape, lang))
+        sep = "、" if lang == "ja" else ", "
+        parts.append(Text(head + sep + _kind_words(s, lang, call.output_name, leaf.name), style="bold"))
         sym = _leaf_symbolic(symbolic, leaf.name)
-        if sym is not None:
-            parts.append(Text("symbolic (each input element a symbol):"))
-            parts.append(_layout(sym.jacobian, s, leaf.shape, call.output_shape))
-            parts.append(Text(f"with the values of {leaf.name} substituted:"))
+        if sym is not None and sym.verified:
+            parts.append(Text(t("symbolic_intro", lang)))
+            parts.append(_symbolic_layout(sym.jacobian, s, leaf.shape, width, lang))
+            parts.append(Text(t("substituted", lang, x=leaf.name)))
+        elif sym is not None:
+            parts.append(Text(t("symbolic_unverified", lang), style="yellow"))
         elif symbolic is not None and not symbolic.ok:
-            parts.append(Text(f"symbolic form: {symbolic.note}", style="yellow"))
-        parts.append(_layout(leaf.jacobian, s, leaf.shape, call.output_shape))
+            parts.append(Text(t("symbolic_note", lang, note=_note(symbolic, lang)), style="yellow"))
+        parts.append(_layout(leaf.jacobian, s, leaf.shape, width, lang))
     return Group(*parts)
 
 
-def _kind_words(s) -> str:
+def _kind_words(s, lang: str, y: str, x: str) -> str:
     kind = s["kind"]
     if kind == "block-diagonal":
         bm, bn = s["blocks"]
-        return (f"block-diagonal with {bm}x{bn} blocks: each group of outputs depends only on its own "
-                "group of inputs")
+        return t("kind_block", lang, bm=bm, bn=bn)
     if kind == "dense":
-        return f"dense ({s['nonzero']} of {s['shape'][0] * s['shape'][1]} entries non-zero)"
-    return {
-        "zero": "all zero: the output does not depend on this input here",
-        "scalar": "a single number",
-        "identity": "the identity",
-        "diagonal": "diagonal: each output element depends only on the input element at the same place",
-        "constant": "every entry equal: each input element counts the same (as in sum or mean)",
-        "rows-equal": "every row equal",
-        "row": "one row (a scalar output): the row is the gradient itself",
-    }[kind]
+        return t("kind_dense", lang, nonzero=s["nonzero"], total=s["shape"][0] * s["shape"][1])
+    return t("kind_" + kind.replace("-", "_"), lang, x=x, y=y)
 
 
-def _layout(J, s, x_shape, y_shape) -> RenderableType:
+def _layout(J, s, x_shape, width: int, lang: str) -> RenderableType:
     m, n = J.shape
-    if m <= FULL_LIMIT and n <= FULL_LIMIT:
+    if m <= FULL_LIMIT and n <= FULL_LIMIT and fits(J, width):
         return matrix(J)
-    if s["kind"] in ("diagonal", "identity") and m == n:
-        return Group(Text("only the diagonal is non-zero; here it is laid out in the input's shape "
-                          "(entry i is ∂yᵢ/∂xᵢ):"), matrix(np.diagonal(J).reshape(x_shape)))
+    if s["kind"] in ("diagonal", "identity") and m == n and fits(np.diagonal(J).reshape(x_shape), width):
+        return Group(Text(t("diagonal_laid_out", lang)), matrix(np.diagonal(J).reshape(x_shape)))
     if s["kind"] == "block-diagonal":
         bm, bn = s["blocks"]
         k = m // bm
-        shown = [matrix(J[b * bm:(b + 1) * bm, b * bn:(b + 1) * bn], title=f"block {b + 1} of {k}")
-                 for b in range(min(k, BLOCKS_SHOWN))]
-        if k > BLOCKS_SHOWN:
-            shown.append(Text(f"… {k - BLOCKS_SHOWN} more blocks; everything off the blocks is 0"))
-        return Group(*shown)
-    nonzero = np.vectorize(lambda e: e != 0, otypes=[bool])(J)
-    lines = ["".join("■" if z else "·" for z in row[:MAP_WIDTH]) + ("…" if n > MAP_WIDTH else "")
+        blocks = [J[b * bm:(b + 1) * bm, b * bn:(b + 1) * bn] for b in range(min(k, BLOCKS_SHOWN))]
+        if all(fits(block, width) for block in blocks):
+            shown = [matrix(block, title=t("block_title", lang, k=b + 1, total=k)) for b, block in enumerate(blocks)]
+            if k > BLOCKS_SHOWN:
+                shown.append(Text(t("more_blocks", lang, count=k - BLOCKS_SHOWN)))
+            return Group(*shown)
+    return _pattern(J, width, lang, t("nonzero_map", lang) if m > FULL_LIMIT or n > FULL_LIMIT
+                    else t("wide_matrix", lang))
+
+
+def _symbolic_layout(J, s, x_shape, width: int, lang: str) -> RenderableType:
+    """Symbolic entries: as a matrix when it fits, else the non-zero entries one per line (J₁₂ = …)."""
+    m, n = J.shape
+    if (m <= FULL_LIMIT and n <= FULL_LIMIT and fits(J, width)) or m * n > 4 * FULL_LIMIT:
+        return _layout(J, s, x_shape, width, lang)
+    lines = [f"J[{i + 1},{j + 1}] = {formula(J[i, j])}" for i in range(m) for j in range(n) if not (J[i, j] == 0)]
+    return Text("\n".join(lines) if lines else "0")
+
+
+def _pattern(J, width: int, lang: str, head: str) -> RenderableType:
+    m, n = J.shape
+    shown = max(8, min(MAP_WIDTH, width - 2))
+    nonzero = np.vectorize(lambda e: not (e == 0), otypes=[bool])(J)
+    lines = ["".join("■" if z else "·" for z in row[:shown]) + ("…" if n > shown else "")
              for row in nonzero[:FULL_LIMIT * 2]]
     if m > FULL_LIMIT * 2:
         lines.append("⋮")
-    return Group(Text("where the non-zeros are (■ non-zero, · zero), one line per output element:"),
-                 Text("\n".join(lines)))
+    return Group(Text(head), Text("\n".join(lines), no_wrap=True, overflow="crop"))
 
 
-def render_vjp(call, symbolic=None) -> RenderableType:
+# --- VJP --------------------------------------------------------------------------------------------
+def render_vjp(call, symbolic=None, *, lang: str = "en", width: int = WIDTH) -> RenderableType:
+    """vᵀ · J = result, stacked vertically so it reads at any width (the article's (1, 1)J = (4, 2))."""
+    if call.error is not None:
+        return Text(t("raised_short", lang, index=call.index + 1), style="yellow")
     parts = []
     for leaf in call.leaves:
         sym = _leaf_symbolic(symbolic, leaf.name)
+        sym = sym if sym is not None and sym.verified else None
         m, n = leaf.jacobian.shape
-        pieces = [matrix(call.seed.reshape(1, -1)), Text("·"),
-                  matrix(leaf.jacobian) if max(m, n) <= 6 else Text("J"), Text("=")]
-        if sym is not None:
-            pieces += [matrix(sym.vjp.reshape(1, -1)), Text("=")]
-        pieces.append(matrix(leaf.vjp.reshape(1, -1)))
-        if max(m, n) <= 6:
-            row = Table.grid(padding=(0, 1))
-            for _ in pieces:
-                row.add_column(vertical="middle")
-            row.add_row(*pieces)
-        else:  # too long for one line: the flattened vectors are shown row by row
-            row = Group(Text("v (flattened, read row by row) ="), matrix(_in_rows(call.seed)),
-                        *([Text("vᵀJ symbolically ="), matrix(_in_rows(sym.vjp, leaf.shape))] if sym else []),
-                        Text("vᵀJ (flattened, read row by row) ="), matrix(_in_rows(leaf.vjp, leaf.shape)))
-        parts += [Text(f"vᵀJ for {leaf.name}: the row vector v times the Jacobian", style="bold"), row]
-        if max(m, n) <= 6 or len(leaf.shape) != 2:  # (row by row, a 2-D leaf is already in its shape)
-            parts += [Text(f"reshaped to {leaf.name}'s shape {shape_text(leaf.shape)}:"), matrix(leaf.vjp)]
+        parts.append(Text(t("vjp_head", lang, x=leaf.name), style="bold"))
+        flat = len(call.output_shape) > 1 or len(leaf.shape) > 1
+        v_rows = _in_rows(call.seed)
+        parts += [Text(t("vjp_v", lang) if flat else t("vjp_v_plain", lang)), _fitted(v_rows, width, lang)]
+        if max(m, n) <= FULL_LIMIT and fits(leaf.jacobian, width - 4):
+            parts += [Text("·  J ="), matrix(leaf.jacobian)]
+        else:
+            parts.append(Text(t("vjp_times_j", lang)))
+        if sym is not None and fits(_in_rows(sym.vjp, leaf.shape), width):
+            parts += [Text(t("vjp_symbolic", lang)), matrix(_in_rows(sym.vjp, leaf.shape))]
+        elif sym is not None:
+            parts += [Text(t("vjp_symbolic", lang)),
+                      Text("\n".join(f"  [{j + 1}] {formula(e)}" for j, e in enumerate(sym.vjp.reshape(-1)[:24])))]
+        parts += [Text(t("vjp_result", lang) if flat else t("vjp_result_plain", lang)),
+                  _fitted(_in_rows(leaf.vjp, leaf.shape), width, lang)]
+        if flat and len(leaf.shape) != 2:
+            parts += [Text(t("vjp_reshaped", lang, x=leaf.name, shape=shape_text(leaf.shape, lang))),
+                      _fitted(leaf.vjp, width, lang)]
         mark = "✓" if leaf.vjp_matches else "✗"
         style = "green" if leaf.vjp_matches else "red"
         if leaf.accumulated:
-            parts.append(Text(f"{leaf.name}.grad already held a gradient from an earlier backward call; "
-                              f"gradients accumulate, so {leaf.name}.grad = before + vᵀJ:"))
-            sums = Table.grid(padding=(0, 1))
-            for _ in range(5):
-                sums.add_column(vertical="middle")
-            sums.add_row(matrix(leaf.grad_before), Text("+"), matrix(leaf.vjp), Text("="), matrix(leaf.grad_after))
-            parts.append(sums)
-            parts.append(Text(f"{mark} before + vᵀJ equals {leaf.name}.grad after this call", style=style))
+            parts.append(Text(t("vjp_accumulated", lang, x=leaf.name)))
+            parts += _sum_rows(leaf.grad_before, leaf.vjp, leaf.grad_after, width, lang)
+            key = "vjp_check_accumulated" if leaf.vjp_matches else "vjp_check_accumulated_bad"
         else:
-            parts.append(Text(f"{mark} vᵀJ equals {leaf.name}.grad", style=style))
+            key = "vjp_check" if leaf.vjp_matches else "vjp_check_bad"
+        parts.append(Text(t(key, lang, mark=mark, x=leaf.name), style=style))
     return Group(*parts)
+
+
+def _sum_rows(before, add, after, width: int, lang: str) -> list:
+    """before + add = after, side by side when it fits, else one under the other."""
+    if matrix_width(before) + matrix_width(add) + matrix_width(after) + 6 <= width:
+        sums = Table.grid(padding=(0, 1))
+        for _ in range(5):
+            sums.add_column(vertical="middle")
+        sums.add_row(matrix(before), Text("+"), matrix(add), Text("="), matrix(after))
+        return [sums]
+    return [_fitted(before, width, lang), Text("+"), _fitted(add, width, lang), Text("="), _fitted(after, width, lang)]
 
 
 def _in_rows(vector, shape=None):
     """A flattened vector cut into rows as long as the last dim of `shape` (its own shape by default)."""
+    vector = np.asarray(vector)
     shape = tuple(shape if shape is not None else vector.shape)
     width = shape[-1] if shape and shape[-1] else 1
     return vector.reshape(-1, width)
 
 
-def render_chain(call, symbolic=None) -> RenderableType:
+# --- chain rule -------------------------------------------------------------------------------------
+def render_chain(call, symbolic=None, *, lang: str = "en", width: int = WIDTH) -> RenderableType:
+    if call.error is not None:
+        return Text(t("raised_short", lang, index=call.index + 1), style="yellow")
     parts = []
     chains = [] if symbolic is None else symbolic.chains
     for leaf in call.leaves:
         chain = next((c for c in chains if c.leaf == leaf.name), None)
+        path = " → ".join(g.name for g in call.graph)
+        y, x = call.output_name, leaf.name
         if chain is None:
-            note = symbolic.note if symbolic is not None and not symbolic.ok else "symbolic factors not computed yet"
-            path = " → ".join(g.name for g in call.graph)
-            parts.append(Text(f"{call.output_name} → {leaf.name}: {path} ({note})"))
+            if symbolic is None:
+                parts.append(Text(t("chain_pending", lang, y=y, x=x, path=path)))
+            else:
+                parts.append(Text(t("chain_unavailable", lang, y=y, x=x, path=path, note=_note(symbolic, lang))))
             continue
-        if not chain.ok:
-            parts.append(Text(f"chain rule for ∂{chain.output}/∂{chain.leaf}: {chain.note}", style="yellow"))
+        if not chain.ok or not chain.verified:
+            key = {"no_dependence": "chain_no_dependence", "timeout": "chain_timeout"}.get(chain.note,
+                                                                                         "chain_no_formula")
+            parts.append(Text(t(key, lang, y=y, x=x), style="yellow"))
             continue
         parts.append(Text(one_line(chain.text()), style="bold"))
-        for k, path in enumerate(chain.paths):
-            table = Table(box=box.SIMPLE, title=f"path {k + 1}" if len(chain.paths) > 1 else None)
-            table.add_column("factor")
-            table.add_column("node")
-            table.add_column("local derivative (per element)", justify="right")
-            for segment in path.segments:
-                for j, (name, factor) in enumerate(segment.factors):
-                    label = f"∂{segment.top}/∂{segment.bottom} = {one_line(segment.factor)}" if j == 0 else ""
-                    table.add_row(label, name, one_line(factor))
-            parts.append(table)
+        if chain.weight and chain.weight.isidentifier():
+            parts.append(Text(t("chain_weighted", lang, v=chain.weight, y=y, x=x), style="dim"))
+        if chain.paths:
+            parts.append(Text(t("chain_elementwise", lang), style="dim"))
+            if len(chain.paths) > 1:
+                parts.append(Text(t("chain_paths_add", lang, x=x, y=y, count=len(chain.paths))))
+            for k, p in enumerate(chain.paths):
+                named = len(p.segments) > 1  # a column for ∂z/∂g, ∂g/∂x only when named tensors split the path
+                table = Table(box=box.SIMPLE, title=t("chain_path", lang, k=k + 1) if len(chain.paths) > 1 else None)
+                if named:
+                    table.add_column(t("col_factor", lang), overflow="fold")
+                table.add_column(t("col_node", lang), no_wrap=True)
+                table.add_column(t("col_local", lang), justify="right", overflow="fold")
+                for segment in p.segments:
+                    for j, (name, factor) in enumerate(segment.factors):
+                        label = f"∂{segment.top}/∂{segment.bottom} = {one_line(segment.factor)}" if j == 0 else ""
+                        table.add_row(*([label] if named else []), name, one_line(factor))
+                parts.append(table)
+        elif chain.steps:
+            parts.append(Text(t("chain_tensor", lang), style="dim"))
+            parts.append(Text(t("chain_steps", lang, y=y)))
+            for step in chain.steps:
+                parts.append(Text(f"  {step.label}: {one_line(step.formula)}"))
+        elif chain.elements:
+            parts.append(Text(t("chain_per_element", lang), style="dim"))
+            if chain.more_elements:
+                parts.append(Text(t("chain_more_elements", lang, count=chain.more_elements), style="dim"))
+        parts.append(Text(t("chain_verified", lang, x=x), style="green"))
     return Group(*parts)
 
 
-def render_graph(call) -> RenderableType:
+# --- graph ------------------------------------------------------------------------------------------
+def render_graph(call, *, lang: str = "en", width: int = WIDTH) -> RenderableType:
     graph = call.graph
     style = {"output": "bold cyan", "intermediate": "cyan", "leaf": "bold green"}
 
@@ -234,17 +338,19 @@ def render_graph(call) -> RenderableType:
         text = Text(node.name, style=style[node.kind])
         if node.tensor:
             text.append(f"  {node.tensor}", style="bold")
-        text.append(f"  [{node.kind}, {shape_text(node.shape)}]", style="dim")
-        if node.saved:
-            text.append("  saved: " + ", ".join(node.saved), style="magenta")
+        text.append(f"  [{t('kind_' + node.kind, lang)}, {shape_text(node.shape, lang)}]", style="dim")
+        if node.saved_items:
+            items = [name + (f" = {tensor}" if tensor else "") + (f" ({shape_text(shape, lang)})" if shape is not None
+                                                                  else "") for name, tensor, shape in node.saved_items]
+            text.append("  " + t("saved", lang, items=", ".join(items)), style="magenta")
         return text
 
     def grow(tree, node, seen):
         for edge in node.inputs:
             if edge.source is None:
-                tree.add(Text(f"{edge.input}: {edge.label}", style="dim"))
+                tree.add(Text(f"{edge.input}: {_edge_label(edge, lang)}", style="dim"))
             elif edge.source in seen:
-                tree.add(Text(f"{edge.input}: → {graph[edge.source].name} (shown above)", style="dim"))
+                tree.add(Text(t("shown_above", lang, input=edge.input, name=graph[edge.source].name), style="dim"))
             else:
                 seen.add(edge.source)
                 child = tree.add(Text(f"{edge.input}: ") + label(graph[edge.source]))
@@ -255,28 +361,40 @@ def render_graph(call) -> RenderableType:
     return tree
 
 
-def render_trace_step(call, i: int) -> RenderableType:
+def _edge_label(edge, lang: str) -> str:
+    """A constant input, in the panel's language (graph.Edge keeps its structured form in `constant`)."""
+    info = getattr(edge, "constant", None)
+    if not info:
+        return edge.label
+    if info.get("value") is not None:
+        return t("constant", lang, value=info["value"])
+    return t("constant_tensor", lang, name=info.get("name") or t("constant_word", lang),
+             shape=shape_text(info["shape"], lang))
+
+
+# --- backward, node by node ---------------------------------------------------------------------------
+def render_trace_step(call, i: int, *, lang: str = "en", width: int = WIDTH, calls: int = 1) -> RenderableType:
     step = call.trace[i]
     parts = []
     if len(step.summed) > 1:
-        parts.append(Text(f"{len(step.summed)} contributions arrive here and are summed:"))
+        parts.append(Text(t("trace_summed", lang, count=len(step.summed))))
         for source, g in step.summed:
-            parts.append(Group(Text(f"from {_node_label(call, source)}:"), matrix(g)))
-    parts += [Text("cotangent arriving (∂ output / ∂ this node's result):"), matrix(step.incoming)]
+            parts.append(Group(Text(t("trace_from", lang, name=_node_label(call, source))), _fitted(g, width - 4, lang)))
+    parts += [Text(t("trace_incoming", lang)), _fitted(step.incoming, width - 4, lang)]
     for flow in step.flows:
-        parts += [Text(f"rule for {flow.input}: {flow.formula}  →  sends to {flow.target_label}:"),
-                  matrix(flow.cotangent)]
+        parts += [Text(t("trace_rule", lang, input=flow.input, formula=flow.formula, target=flow.target_label)),
+                  _fitted(flow.cotangent, width - 4, lang)]
     if step.name == "AccumulateGrad":
         if step.grad_before is None:
-            parts.append(Text(".grad was empty: it becomes this cotangent"))
+            parts.append(Text(t("trace_grad_empty", lang)))
         else:
-            sums = Table.grid(padding=(0, 1))
-            for _ in range(5):
-                sums.add_column(vertical="middle")
-            sums.add_row(matrix(step.grad_before), Text("+"), matrix(step.incoming), Text("="),
-                         matrix(step.grad_after))
-            parts += [Text(".grad accumulates: before + this cotangent ="), sums]
-    return Panel(Group(*parts), title=f"step {i + 1} of {len(call.trace)}: {step.label}", box=box.ROUNDED)
+            parts.append(Text(t("trace_grad_sum", lang)))
+            parts += _sum_rows(step.grad_before, step.incoming, step.grad_after, width - 4, lang)
+    title = t("trace_title", lang, index=i + 1, total=len(call.trace), label=step.label)
+    if calls > 1:
+        title = (t("trace_call", lang, call=call.index + 1, line=call.line if call.line is not None else "?")
+                 + title)
+    return Panel(Group(*parts), title=title, box=box.ROUNDED)
 
 
 def _node_label(call, k: int) -> str:
@@ -284,32 +402,49 @@ def _node_label(call, k: int) -> str:
     return f"{node.name} ({node.tensor})" if node.tensor else node.name
 
 
-def render_fd_check(call) -> RenderableType:
+# --- finite differences -------------------------------------------------------------------------------
+def render_fd_check(call, *, lang: str = "en", width: int = WIDTH) -> RenderableType:
+    if call.error is not None:
+        return Group(Text(_call_title(call, lang), style="bold"), _raised(call, lang))
     parts = []
     for leaf in call.leaves:
         if leaf.finite_differences is None:
-            parts.append(Text(f"{leaf.name}: too many elements for a finite-difference check"))
+            parts.append(Text(t("fd_too_large", lang, x=leaf.name)))
             continue
-        row = Table.grid(padding=(0, 2))
-        row.add_column()
-        row.add_column()
-        row.add_row(Text("engine (this call)"), Text("central differences (float64)"))
-        row.add_row(matrix(leaf.contribution), matrix(leaf.finite_differences))
+        parts.append(Text(t("fd_title", lang, x=leaf.name) + f" — {_call_title(call, lang)}", style="bold"))
+        parts.append(Text(t("fd_at_values", lang, x=leaf.name), style="dim"))
+        pair = [(t("fd_engine", lang), leaf.contribution), (t("fd_central", lang), leaf.finite_differences)]
+        if sum(matrix_width(a) for _, a in pair) + 2 <= width - 2:
+            row = Table.grid(padding=(0, 2))
+            row.add_column(overflow="fold")
+            row.add_column(overflow="fold")
+            row.add_row(*(Text(name) for name, _ in pair))
+            row.add_row(*(matrix(a) for _, a in pair))
+            parts.append(row)
+        else:
+            for name, a in pair:
+                parts += [Text(name), _fitted(a, width - 2, lang)]
+        if not np.isfinite(leaf.contribution).all():
+            parts.append(Text(t("fd_nonfinite", lang), style="yellow"))
+            continue
         ok = leaf.fd_agrees
-        verdict = Text(f"largest difference {leaf.fd_max_difference:.2e} — "
-                       + ("agrees" if ok else "disagrees (a kink such as relu or abs at 0, or a bug)"),
-                       style="green" if ok else "yellow")
-        parts += [Text(f"finite-difference check for {leaf.name}", style="bold"), row, verdict]
+        diff = f"{leaf.fd_max_difference:.2e}"
+        parts.append(Text(t("fd_agrees" if ok else "fd_disagrees", lang, diff=diff), style="green" if ok else "yellow"))
     return Group(*parts)
 
 
-def render_call(call, symbolic=None) -> RenderableType:
+def render_call(call, symbolic=None, *, lang: str = "en", width: int = WIDTH, calls: int = 1) -> RenderableType:
     """Everything about one backward call, for the command line."""
-    trace = [render_trace_step(call, i) for i in range(len(call.trace))]
-    return Group(render_summary(call),
-                 Panel(render_jacobian(call, symbolic), title="Jacobian", box=box.ROUNDED),
-                 Panel(render_vjp(call, symbolic), title="vector-Jacobian product", box=box.ROUNDED),
-                 Panel(render_chain(call, symbolic), title="chain rule", box=box.ROUNDED),
-                 Panel(render_graph(call), title="graph (output → leaves)", box=box.ROUNDED),
-                 Panel(Group(*trace), title="backward, node by node", box=box.ROUNDED),
-                 Panel(render_fd_check(call), title="finite-difference check", box=box.ROUNDED))
+    inner = width - 4
+    if call.error is not None:
+        return Group(render_summary(call, lang=lang, width=width))
+    trace = [render_trace_step(call, i, lang=lang, width=inner - 4, calls=calls) for i in range(len(call.trace))]
+    return Group(render_summary(call, lang=lang, width=width),
+                 Panel(render_jacobian(call, symbolic, lang=lang, width=inner), title=t("panel_jacobian", lang),
+                       box=box.ROUNDED),
+                 Panel(render_vjp(call, symbolic, lang=lang, width=inner), title=t("panel_vjp", lang), box=box.ROUNDED),
+                 Panel(render_chain(call, symbolic, lang=lang, width=inner), title=t("panel_chain", lang),
+                       box=box.ROUNDED),
+                 Panel(render_graph(call, lang=lang, width=inner), title=t("panel_graph", lang), box=box.ROUNDED),
+                 Panel(Group(*trace), title=t("panel_trace", lang), box=box.ROUNDED),
+                 Panel(render_fd_check(call, lang=lang, width=inner), title=t("panel_fd", lang), box=box.ROUNDED))

@@ -76,6 +76,12 @@ def to_numbers(a):
 
 def tidy(expr):
     """A readable form: 2*(x₁ + 1), t2₁₁/6, x**2/2; exact fractions for float constants."""
+    return readable(expr)
+
+
+def readable(expr):
+    """The shortest of an expression, its common factors pulled out, its factored and its cancelled form
+    (polynomial algebra only: sympy's full simplify spends seconds in trigonometric searches)."""
     import sympy
 
     expr = sympy.sympify(expr)
@@ -83,11 +89,17 @@ def tidy(expr):
         expr = sympy.nsimplify(expr, tolerance=1e-6, rational=True)
     if expr.is_number or expr.is_Symbol:
         return expr
-    if expr.is_rational_function():
-        return sympy.factor(expr)
-    if sympy.count_ops(expr) <= SIMPLIFY_OPS:
-        return sympy.simplify(expr)
-    return sympy.factor_terms(expr)  # full simplify grows steeply with size; this one stays cheap
+    try:
+        small = len(expr.free_symbols) <= 4 or sympy.count_ops(expr) <= SIMPLIFY_OPS
+        if expr.is_rational_function():  # factoring many-variable polynomials takes seconds: only small ones
+            return sympy.factor(expr) if small else sympy.factor_terms(expr)
+        candidates = [expr, sympy.factor_terms(expr)]
+        if small and sympy.count_ops(expr) <= 4 * SIMPLIFY_OPS:
+            candidates += [sympy.factor(expr), sympy.factor_terms(sympy.cancel(expr))]
+    except (TypeError, ValueError, AttributeError, RecursionError, NotImplementedError,
+            sympy.PolynomialError):
+        return expr
+    return min(candidates, key=lambda e: (sympy.count_ops(e), len(str(e))))
 
 
 @dataclass
@@ -98,6 +110,7 @@ class SymbolicLeaf:
     jacobian: np.ndarray         # (m, n) object array of simplified entries
     substituted: np.ndarray      # (m, n) float64: the entries at the recorded values
     vjp: np.ndarray              # vᵀJ as expressions, shaped like the leaf
+    verified: bool = False       # J at the values equals the numeric Jacobian, vᵀJ the gradient backward made
 
 
 @dataclass
@@ -109,19 +122,22 @@ class SymbolicJacobian:
     values: dict = field(default_factory=dict)     # symbol -> recorded value
     seconds: float = 0.0
     chains: list = field(default_factory=list)     # chain.Chain per leaf (filled by explain_symbolic)
+    note_key: str = ""                             # the note as a message key (engine.explain.messages)
+    note_params: dict = field(default_factory=dict)
 
 
 class Replay:
     """A symbolic replay of one recorded graph: symbols for leaves and named constants."""
 
-    def __init__(self, nodes: list, names, *, deadline=None, cut: dict | None = None) -> None:
+    def __init__(self, nodes: list, names, *, deadline=None, cut: dict | None = None,
+                 leaf_values: dict | None = None) -> None:
         self.values: dict = {}
         self.leaf_symbols: dict = {}
         self._named_constants: dict[int, np.ndarray] = {}
         self.names = names
         for edge in nodes:
             if type(edge) is AccumulateGrad:
-                value = _recorded_value(nodes, edge)
+                value = leaf_values[edge] if leaf_values and edge in leaf_values else _recorded_value(nodes, edge)
                 self.leaf_symbols[edge] = self._symbols(names.leaf(edge), value)
         self.cut = {node: self._symbols(name, np.asarray(node.out)) for node, name in (cut or {}).items()}
         with xp.at_point(self.values):
@@ -162,7 +178,7 @@ def _deadline(timeout: float):
 
 def symbolic_jacobian(nodes: list, names, out_shape: tuple, seed: np.ndarray, edges: list, *,
                       timeout: float = 2.0, max_nodes: int = MAX_NODES,
-                      max_entries: int = MAX_ENTRIES) -> SymbolicJacobian:
+                      max_entries: int = MAX_ENTRIES, leaf_values: dict | None = None) -> SymbolicJacobian:
     """J = d vec(y)/d vec(x) for each leaf edge as simplified sympy entries (or a fallback note)."""
     import sympy
 
@@ -171,13 +187,15 @@ def symbolic_jacobian(nodes: list, names, out_shape: tuple, seed: np.ndarray, ed
     count = len(ops_of(nodes))
     entries = sum(m * e.variable._data.size for e in edges)
     if count > max_nodes:
-        return SymbolicJacobian(False, f"the graph has {count} nodes (symbolic limit {max_nodes}); numbers only")
+        return SymbolicJacobian(False, f"the graph has {count} nodes (symbolic limit {max_nodes}); numbers only",
+                                note_key="limit_nodes", note_params={"count": count, "limit": max_nodes})
     if entries > max_entries:
         return SymbolicJacobian(False, f"the Jacobian has {entries} entries (symbolic limit {max_entries}); "
-                                       "numbers only")
+                                       "numbers only", note_key="limit_entries",
+                                note_params={"count": entries, "limit": max_entries})
     check = _deadline(timeout)
     try:
-        rep = Replay(nodes, names, deadline=check)
+        rep = Replay(nodes, names, deadline=check, leaf_values=leaf_values)
         root = nodes[0]
         seeds = np.eye(m, dtype=int).astype(object).reshape((m,) + tuple(out_shape))
         output = rep.leaf_symbols[root] if type(root) is AccumulateGrad else rep.copies[root].out
@@ -202,10 +220,12 @@ def symbolic_jacobian(nodes: list, names, out_shape: tuple, seed: np.ndarray, ed
                                        substitute(J, rep.values), vjp))
         output = np.vectorize(simplify, otypes=[object])(np.asarray(output, dtype=object))
     except SymbolicLimit as limit:
-        return SymbolicJacobian(False, f"{limit}; numbers only", seconds=time.perf_counter() - started)
+        return SymbolicJacobian(False, f"{limit}; numbers only", seconds=time.perf_counter() - started,
+                                note_key="limit_time", note_params={"seconds": f"{timeout:g}"})
     except (TypeError, ValueError, ZeroDivisionError, AttributeError) as error:  # an op sympy cannot express
         return SymbolicJacobian(False, f"no symbolic form ({type(error).__name__}: {error}); numbers only",
-                                seconds=time.perf_counter() - started)
+                                seconds=time.perf_counter() - started, note_key="limit_unsupported",
+                                note_params={"reason": f"{type(error).__name__}: {error}"})
     return SymbolicJacobian(True, "", output, leaves, rep.values, time.perf_counter() - started)
 
 

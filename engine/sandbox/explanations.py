@@ -39,18 +39,22 @@ class WorkerExplanation:
     json: dict | None = None
     panels: list[CallPanels] = field(default_factory=list)
     report: list = field(default_factory=list)
+    values: list | None = None        # the `expressions` evaluated (tagged plain data, see jobs.encode_value)
 
 
 def explain_in_worker(source: str, *, symbolic: bool = False, timeout: float = 2.0,
-                      want: tuple[str, ...] = ("panels",)) -> WorkerExplanation:
+                      want: tuple[str, ...] = ("panels",), lang: str = "en", width: int = 100,
+                      expressions: tuple[str, ...] = ()) -> WorkerExplanation:
     """Explain every backward call of `source` in a confined child (never raises for the program's fault).
 
     `want`: "panels" (per call, for the app), "report" (one renderable per call, for the CLI),
     "json" (`Explanation.to_json`). With `symbolic`, sympy's forms are included, each call bounded by
-    `timeout` seconds inside the child; the child as a whole by the OS layer's wall clock.
+    `timeout` seconds inside the child; the child as a whole by the OS layer's wall clock. The panels are
+    worded in `lang` and laid out for `width` cells; `expressions` are evaluated after the program.
     """
     seconds = RUN_SECONDS + (timeout * 8 + 10 if symbolic else 6)
-    answer = call(worker(), "explain", seconds, source=source, symbolic=symbolic, timeout=timeout, want=list(want))
+    answer = call(worker(), "explain", seconds, source=source, symbolic=symbolic, timeout=timeout, want=list(want),
+                  lang=lang, width=int(width), expressions=list(expressions))
     if "failure" in answer:
         error = _failure_error(answer["failure"])
         return WorkerExplanation(False, error, "", json={"ok": False, "error": error.to_json(), "stdout": "",
@@ -67,4 +71,4 @@ def _rebuild(answer: dict) -> WorkerExplanation:
                          trace=[from_data(step) for step in call["trace"]]) for call in answer.get("panels", [])]
     return WorkerExplanation(bool(answer["ok"]), _snippet_error(answer["error"]), str(answer["stdout"]),
                              int(answer["calls"]), answer.get("json"), panels,
-                             [from_data(item) for item in answer.get("report", [])])
+                             [from_data(item) for item in answer.get("report", [])], answer.get("values"))

@@ -30,30 +30,43 @@ def run(source: str, filename: str = "<snippet>", expressions: list[str] = (), r
     return out
 
 
-def explain(source: str, symbolic: bool = False, timeout: float = 2.0, want: tuple[str, ...] = ("panels",)) -> dict:
-    """The explanation of every backward call `source` makes: rendered panels and/or its JSON form."""
+def explain(source: str, symbolic: bool = False, timeout: float = 2.0, want: tuple[str, ...] = ("panels",),
+            lang: str = "en", width: int = 100, expressions: list[str] = ()) -> dict:
+    """The explanation of every backward call `source` makes: rendered panels and/or its JSON form.
+
+    `lang` ("en" or "ja") and `width` (the cells a panel is shown in) are chosen by the caller: the
+    panels are rendered here, in the child, so they are laid out for that width in that language.
+    `expressions` are evaluated in what the program leaves (a lesson step's answer)."""
     from engine.explain import explain_program, explain_symbolic, render
+    from engine.explain.messages import LANGUAGES
     from engine.sandbox.renderables import to_data
 
+    lang = lang if lang in LANGUAGES else "en"
+    width = max(40, min(int(width), 400))
     explanation = explain_program(source)
     out: dict[str, object] = {"ok": explanation.ok, "error": _error(explanation.error), "stdout": explanation.stdout,
                               "calls": len(explanation.calls)}
+    if expressions and explanation.run is not None:
+        out["values"] = [_evaluate(explanation.run, expression) for expression in expressions]
     sym = {call.index: explain_symbolic(call, timeout=timeout) for call in explanation.calls} if symbolic else {}
+    count = len(explanation.calls)
     if "json" in want:
         out["json"] = explanation.to_json(sym)
     if "panels" in want:
         out["panels"] = [{
             "index": call.index,
-            "summary": to_data(render.render_summary(call)),
-            "jacobian": to_data(render.render_jacobian(call, sym.get(call.index))),
-            "vjp": to_data(render.render_vjp(call, sym.get(call.index))),
-            "chain": to_data(render.render_chain(call, sym.get(call.index))),
-            "graph": to_data(render.render_graph(call)),
-            "fd": to_data(render.render_fd_check(call)),
-            "trace": [to_data(render.render_trace_step(call, i)) for i in range(len(call.trace))],
+            "summary": to_data(render.render_summary(call, lang=lang, width=width)),
+            "jacobian": to_data(render.render_jacobian(call, sym.get(call.index), lang=lang, width=width)),
+            "vjp": to_data(render.render_vjp(call, sym.get(call.index), lang=lang, width=width)),
+            "chain": to_data(render.render_chain(call, sym.get(call.index), lang=lang, width=width)),
+            "graph": to_data(render.render_graph(call, lang=lang, width=width)),
+            "fd": to_data(render.render_fd_check(call, lang=lang, width=width)),
+            "trace": [to_data(render.render_trace_step(call, i, lang=lang, width=width - 4, calls=count))
+                      for i in range(len(call.trace))],
         } for call in explanation.calls]
     if "report" in want:
-        out["report"] = [to_data(render.render_call(call, sym.get(call.index))) for call in explanation.calls]
+        out["report"] = [to_data(render.render_call(call, sym.get(call.index), lang=lang, width=width, calls=count))
+                         for call in explanation.calls]
     return out
 
 

@@ -54,7 +54,8 @@ def to_data(renderable: Any, _depth: int = 0) -> Any:
                 "show_edge": renderable.show_edge, "pad_edge": renderable.pad_edge, "expand": renderable.expand,
                 "padding": list(renderable.padding), "collapse_padding": renderable.collapse_padding,
                 "columns": [{"header": to_data(c.header, d), "justify": c.justify, "vertical": c.vertical,
-                             "style": _style(c.style), "no_wrap": c.no_wrap, "cells": [to_data(x, d) for x in c._cells]}
+                             "style": _style(c.style), "no_wrap": c.no_wrap, "overflow": c.overflow,
+                             "cells": [to_data(x, d) for x in c._cells]}
                             for c in renderable.columns]}
     raise TypeError(f"cannot send a {type(renderable).__name__} across the sandbox pipe")
 
@@ -97,7 +98,8 @@ def from_data(data: Any, _depth: int = 0) -> Any:
         for column in columns:
             table.add_column(from_data(column["header"], d) or "", justify=_choice(column["justify"]) or "left",
                              vertical=_choice(column["vertical"]) or "top", style=_parse(column["style"]),
-                             no_wrap=_maybe_flag(column["no_wrap"]))
+                             no_wrap=_maybe_flag(column["no_wrap"]),
+                             overflow=_choice(column.get("overflow")) or "ellipsis")
         rows = max((len(column["cells"]) for column in columns), default=0)
         for row in range(rows):
             table.add_row(*(from_data(c["cells"][row], d) if row < len(c["cells"]) else "" for c in columns))

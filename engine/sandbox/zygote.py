@@ -41,6 +41,14 @@ import torch.nn.functional as F
 x = torch.tensor([1., -2.], requires_grad=True)
 y = (F.softmax(x, dim=0) * x.exp() + x.relu() ** 2 - x.abs().clamp(0, 1) / 3).sum() * x.mean()
 y.backward()
+W = torch.tensor([[1., 2., 0.5], [0., -1., 3.]], requires_grad=True)
+g = (x @ W).tanh()
+z = torch.log(torch.exp(g).sum()) + (W * 2).sum(dim=0).pow(2).mean() + F.log_softmax(W, dim=1).sum()
+z.backward()
+h = W.t() @ torch.ones(2)
+h.backward(torch.tensor([1., 0.5, 2.]))
+with torch.no_grad():
+    W -= 0.1 * W.grad
 """
 
 
@@ -56,7 +64,9 @@ def _preload(profile: str) -> frozenset[str]:
     import engine.sandbox.renderables  # noqa: F401
 
     jobs.explain(WARM_UP, want=("panels", "json", "report"))
-    jobs.explain(WARM_UP_SYMBOLIC, symbolic=True, want=("panels", "json", "report"))
+    jobs.explain(WARM_UP_SYMBOLIC, symbolic=True, want=("panels", "json", "report"), lang="ja", width=76,
+                 expressions=["x.grad"])  # narrow layouts, Japanese words, every chain-rule notation
+    jobs.explain(WARM_UP_SYMBOLIC, want=("panels",), lang="en", width=116)  # wide layouts
     return frozenset(jobs.JOBS)
 
 

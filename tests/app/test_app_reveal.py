@@ -41,7 +41,7 @@ async def test_panels_show_the_engine_explanation(make_app):
         await pilot.pause()
         assert not screen.query("#symbolic-spinner")
         assert "symbolic" in shown(app, "#jacobian-body")
-        assert "2⋅(inp₁ + 1)" in shown(app, "#jacobian-body")  # the article's diag(2(x₁+1), 2(x₂+1))
+        assert "2(inp₁ + 1)" in shown(app, "#jacobian-body")  # the article's diag(2(x₁+1), 2(x₂+1))
         await pilot.press("6")
         assert screen.query_one(TabbedContent).active == "tab-backprop"
         stepper = screen.query_one("#stepper")

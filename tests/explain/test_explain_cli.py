@@ -29,7 +29,7 @@ def test_json_for_a_snippet(tmp_path):
 def test_lesson_step_report():
     result = run(str(BUNDLED / "020-tensor-gradient-jacobian.toml"), "--step", "small-backward")
     assert result.exit_code == 0, result.output
-    assert "2⋅(inp₁ + 1)" in result.output and "vᵀJ equals inp.grad" in result.output
+    assert "2(inp₁ + 1)" in result.output and "vᵀJ equals inp.grad" in result.output
 
 
 def test_usage_errors_exit_2(tmp_path):

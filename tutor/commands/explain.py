@@ -1,8 +1,10 @@
-"""`autograd-tutor explain FILE [--step ID] [--json] [--symbolic/--no-symbolic]`.
+"""`autograd-tutor explain [FILE] [--step ID | --step quiz:ID --seed N] [--json] [--lang ja] [--symbolic/--no-symbolic]`.
 
-Explains every backward call a snippet file (.py) or a lesson step (.toml with
---step) makes: Jacobian (numeric and symbolic), vᵀJ, chain rule, graph, the
-backward trace and a finite-difference check — what the app's reveal shows.
+Explains every backward call a snippet file (.py), a lesson step (.toml with --step) or a quiz
+question (--step quiz:ID --seed N: a built-in template, or a `[[quiz]]` template of the lesson FILE)
+makes: Jacobian (numeric and symbolic), vᵀJ, chain rule, graph, the backward trace and a
+finite-difference check — what the app's reveal shows, in English or Japanese (--lang). With
+--json, lesson steps and quiz questions also carry the step's id, its expression and its answer.
 Exit status: 0 explained, 1 the program failed (calls made before the failure are
 still explained), 2 usage error (no such file, unknown step, broken lesson).
 """
@@ -21,19 +23,31 @@ MAX_FILE_BYTES = 1_000_000
 
 
 @click.command("explain")
-@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--step", "step_id", metavar="ID", help="The step of a lesson file (.toml) to explain.")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path), required=False)
+@click.option("--step", "step_id", metavar="ID",
+              help="The step of a lesson file (.toml) to explain, or quiz:ID for a quiz template.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Which question a quiz template makes.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of the rich report.")
+@click.option("--lang", type=click.Choice(["en", "ja"]), default=None,
+              help="The language of the report (default: from the locale).")
 @click.option("--symbolic/--no-symbolic", default=True, show_default=True,
               help="Also derive the Jacobian and the chain rule with sympy.")
 @click.option("--timeout", type=click.FloatRange(min=0.1, max=60), default=2.0, show_default=True,
               help="Seconds the symbolic part may take per backward call.")
 @trust_option
-def command(file: Path, step_id: str | None, as_json: bool, symbolic: bool, timeout: float,
-            trust_lessons: bool) -> None:
-    """Explain why x.grad is what it is, for a snippet FILE or a lesson step."""
-    require_confinement("explain", trust_lessons, (file,))
-    if file.suffix == ".toml":
+def command(file: Path | None, step_id: str | None, seed: int, as_json: bool, lang: str | None, symbolic: bool,
+            timeout: float, trust_lessons: bool) -> None:
+    """Explain why x.grad is what it is, for a snippet FILE, a lesson step or a quiz question."""
+    from tutor.i18n import default_language
+
+    lang = lang or default_language()
+    require_confinement("explain", trust_lessons, (file,) if file is not None else ())
+    step_info = None
+    if step_id is not None and step_id.startswith("quiz:"):
+        source, step_info = _quiz(file, step_id.removeprefix("quiz:"), seed)
+    elif file is None:
+        _usage("say which FILE to explain (or --step quiz:ID for a built-in quiz template)")
+    elif file.suffix == ".toml":
         lesson = _lesson(file)
         if step_id is None:
             _usage(f"{file} is a lesson: say which step with --step (one of: {_ids(lesson)})")
@@ -45,37 +59,89 @@ def command(file: Path, step_id: str | None, as_json: bool, symbolic: bool, time
 
         program = ProgramBuilder(lesson).program(lesson.step_index(step))
         source = program.source if program is not None else ""
+        step_info = {"lesson": lesson.id, "id": step.id, "expression": getattr(step, "expression", None),
+                     "answer": _answer(lesson, step) if as_json else None}
     else:
         if step_id is not None:
             _usage("--step only applies to a lesson file (.toml)")
         source = read_snippet(file, MAX_FILE_BYTES, "explain")
         if source is None:
             _usage(f"{file}: larger than {MAX_FILE_BYTES} characters; a snippet is a few lines")
+    from rich.console import Console
+
     from engine.sandbox.explanations import explain_in_worker
 
+    console = Console()
     explanation = explain_in_worker(source, symbolic=symbolic, timeout=timeout,
-                                    want=("json",) if as_json else ("report",))
+                                    want=("json",) if as_json else ("report",), lang=lang, width=console.width)
     if as_json:
-        click.echo(json.dumps(explanation.json, ensure_ascii=False))
+        data = dict(explanation.json or {})
+        if step_info is not None:
+            data["step"] = step_info
+        click.echo(json.dumps(data, ensure_ascii=False))
     else:
-        _print(explanation)
+        _print(console, explanation, lang, step_info)
     sys.exit(0 if explanation.ok else 1)
 
 
-def _print(explanation) -> None:
-    from rich.console import Console
+def _print(console, explanation, lang: str, step_info: dict | None) -> None:
     from rich.text import Text
 
-    console = Console()
+    from engine.explain.messages import t
+
+    if step_info is not None and step_info.get("expression"):
+        console.print(f"[bold]{step_info['id']}[/bold]: {step_info['expression']}", highlight=False)
     if explanation.stdout:
-        console.rule("what the program printed")
+        console.rule(t("printed", lang))
         console.out(printable(explanation.stdout), end="" if explanation.stdout.endswith("\n") else "\n")
     if not explanation.calls:
-        console.print("The program made no backward call, so there is no gradient to explain.")
+        console.print(t("no_backward", lang))
     for renderable in explanation.report:
         console.print(renderable)
     if explanation.error is not None:
-        console.print(Text.assemble(("The program failed: ", "red"), printable(str(explanation.error))))
+        console.print(Text.assemble((t("program_failed", lang) + " ", "red"), printable(str(explanation.error))))
+
+
+
+def _answer(lesson, step) -> dict | None:
+    """The step's answer as plain data (None when the step has none, e.g. a broken program)."""
+    from lessons.answers import AnswerError, compute_answer
+
+    try:
+        answer = compute_answer(lesson, step)
+    except AnswerError as error:
+        return {"error": error.message}
+    return _answer_data(answer)
+
+
+def _answer_data(answer) -> dict:
+    from engine.explain.model import plain
+
+    value = answer.value
+    if hasattr(value, "tolist"):
+        value = value.tolist()
+    return {"kind": answer.kind, "value": plain(value), "shape": None if answer.shape is None else list(answer.shape)}
+
+
+def _quiz(file: Path | None, template_id: str, seed: int) -> tuple[str, dict]:
+    """The program and step data of the question a quiz template makes with `seed`."""
+    from lessons.programs import ProgramBuilder
+    from tutor.quiz.generator import QuizError, builtin_templates, generate, lesson_templates
+
+    templates = builtin_templates()
+    if file is not None and file.suffix == ".toml":
+        templates = lesson_templates([_lesson(file)]) + templates
+    matches = [tp for tp in templates if tp.id == template_id or tp.id.endswith("/" + template_id)]
+    if not matches:
+        _usage(f"no quiz template '{template_id}' (templates: {', '.join(tp.id for tp in templates)})")
+    try:
+        question = generate(matches[0], seed)
+    except QuizError as error:
+        _usage(str(error))
+    program = ProgramBuilder(question.lesson).program(question.lesson.step_index(question.step))
+    info = {"quiz": matches[0].id, "seed": seed, "id": question.id,
+            "expression": getattr(question.step, "expression", None), "answer": _answer_data(question.answer)}
+    return (program.source if program is not None else ""), info
 
 
 def _lesson(file: Path):

@@ -104,7 +104,7 @@ class RevealScreen(Screen[None]):
         from engine.sandbox.explanations import explain_in_worker
 
         try:
-            explanation = explain_in_worker(self.source)
+            explanation = explain_in_worker(self.source, lang=self.app.lang, width=self._panel_width())
         except Exception as error:  # the worker could not start: costs the panels, not the session
             self.problem = t("explain_unavailable", self.app.lang, reason=f"{type(error).__name__}: {error}")
             return
@@ -115,6 +115,10 @@ class RevealScreen(Screen[None]):
             self.problem = t("no_backward", self.app.lang)
         else:
             self.explanation = explanation
+
+    def _panel_width(self) -> int:
+        """The cells a panel's content has: the screen less the tab's padding and the scroll bar."""
+        return max(40, self.app.size.width - 5)
 
     def _panel_content(self, tab: str):
         """One tab's content for every backward call, with the symbolic forms once they exist."""
@@ -135,7 +139,8 @@ class RevealScreen(Screen[None]):
         from engine.sandbox.explanations import explain_in_worker
 
         seconds = getattr(self.app, "symbolic_seconds", None) or SYMBOLIC_SECONDS  # injectable (tests under load)
-        symbolic = explain_in_worker(self.source, symbolic=True, timeout=seconds)
+        symbolic = explain_in_worker(self.source, symbolic=True, timeout=seconds, lang=self.app.lang,
+                                     width=self._panel_width())
         if not symbolic.ok or len(symbolic.panels) != len(self.explanation.panels):
             error = symbolic.error
             raise RuntimeError(f"{error.type}: {error.message}" if error else "the program changed")
@@ -174,6 +179,14 @@ class RevealScreen(Screen[None]):
         self.dismiss()
 
     def apply_language(self) -> None:
+        """The panels are worded where they are made (in the sandbox child): make them again."""
         self.initial = (self.query_one(TabbedContent).active or "tab-answer").removeprefix("tab-")
         self.sub_title = t("reveal_title", self.app.lang, expression=self.step.expression)
-        self.call_later(self.recompose)
+        self.workers.cancel_group(self, "symbolic")
+        self.explanation = self.symbolic = self.problem = None
+        self.call_later(self._recompose_in_language)
+
+    async def _recompose_in_language(self) -> None:
+        await self.recompose()
+        if self.explanation is not None:
+            self._symbolic()

@@ -1,0 +1,79 @@
+"""Honest checks: values as they were at each backward call, calls that raised, the program's own names."""
+import json
+
+import numpy as np
+from click.testing import CliRunner
+
+from engine.explain import explain_program, explain_symbolic
+from engine.explain.render import render_fd_check, render_summary
+from tutor.cli import main
+
+SGD = """import torch
+w = torch.tensor([1., -2.], requires_grad=True)
+loss = (w ** 2).sum()
+loss.backward()
+with torch.no_grad():
+    w -= 0.1 * w.grad
+"""
+
+
+def test_finite_differences_use_the_values_at_the_call():
+    exp = explain_program(SGD)
+    leaf = exp.calls[0].leaves[0]
+    np.testing.assert_allclose(leaf.value, [1, -2])          # not the updated [0.8, -1.6]
+    assert leaf.fd_agrees and leaf.vjp_matches
+    chain = explain_symbolic(exp, 0).chains[0]
+    assert chain.verified and chain.total == "2*w"
+
+
+def test_a_backward_that_raised_shows_the_error_and_no_trace():
+    exp = explain_program("import torch\nx = torch.tensor([1., 2.], requires_grad=True)\ny = (x * x).sum()\n"
+                          "y.backward()\ny.backward()\n")
+    first, second = exp.calls
+    assert first.error is None and first.leaves and first.trace
+    assert second.error is not None and not second.leaves and not second.trace
+    assert second.line == 5
+    text = str(render_fd_check(second).renderables[1])
+    assert "RuntimeError" in text and "second time" in text
+    assert not explain_symbolic(exp, 1).ok
+
+
+def test_outputs_are_named_by_the_programs_expression():
+    exp = explain_program("import torch\nt1 = torch.tensor([1., 2.], requires_grad=True)\n"
+                          "t2 = torch.tensor([3., 4.])\ny = t1 * 5\n(t1 * t2).mean().backward()\n")
+    assert exp.calls[0].output_name == "(t1 * t2).mean()"
+    chain = explain_symbolic(exp, 0).chains[0]
+    assert chain.text().startswith("∂((t1 * t2).mean())/∂t1") and chain.total == "t2/2"
+    rebound = explain_program("import torch\nx = torch.tensor([1., 2.], requires_grad=True)\nz = (x**2).sum()\n"
+                              "z.backward()\nz = 5\n")
+    assert rebound.calls[0].output_name == "z"
+
+
+def test_zero_and_nan_are_described_consistently():
+    exp = explain_program("import torch\nx = torch.tensor([0., 4.], requires_grad=True)\ny = x.sqrt().sum()\n"
+                          "y.backward()\n")
+    leaf = exp.calls[0].leaves[0]
+    assert leaf.structure["kind"] == "undefined"  # d sqrt(x)/dx is inf at 0: never called "does not depend"
+    zero = explain_program("import torch\nx = torch.tensor([-1., -2.], requires_grad=True)\ny = x.relu().sum()\n"
+                           "y.backward()\n")
+    assert zero.calls[0].leaves[0].structure["kind"] == "zero"
+    assert "1" in str(render_summary(zero.calls[0], lang="ja").title)
+
+
+def test_cli_in_japanese_with_the_step_and_its_answer():
+    lesson = "lessons/bundled/030-chain-rule.toml"
+    result = CliRunner().invoke(main, ["explain", lesson, "--step", "x-grad", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["step"]["id"] == "x-grad" and data["step"]["expression"] == "x.grad"
+    assert data["step"]["answer"]["kind"] == "tensor" and data["step"]["answer"]["shape"] == [3, 3]
+    report = CliRunner().invoke(main, ["explain", lesson, "--step", "x-grad", "--lang", "ja", "--no-symbolic"])
+    assert report.exit_code == 0 and "ヤコビ行列" in report.output and "葉テンソル" in report.output
+
+
+def test_cli_explains_a_quiz_template():
+    result = CliRunner().invoke(main, ["explain", "--step", "quiz:matmul", "--seed", "3", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["step"]["quiz"] == "matmul" and data["step"]["seed"] == 3 and data["calls"]
+    assert CliRunner().invoke(main, ["explain", "--step", "quiz:nope"]).exit_code == 2
