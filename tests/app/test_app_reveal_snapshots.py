@@ -1,7 +1,7 @@
 """Snapshots of every tab of the explanation (reveal) view at 80x24 and 120x40, in English and Japanese.
 
 The step is the article's `out = (inp + 1).pow(2); out.backward(torch.tensor([1., 1.]))`, answered
-wrongly; each snapshot waits for the symbolic forms. Update after an intended change of the look:
+wrongly, then the answer is shown (a wrong answer alone does not reveal it); each snapshot waits for the symbolic forms. Update after an intended change of the look:
 `pytest tests/app/test_app_reveal_snapshots.py --snapshot-update`, then look at the SVGs.
 """
 import pytest
@@ -15,7 +15,8 @@ def open_tab(key):
     async def run(pilot):
         await pilot.press("enter")
         await pilot.app.screen.show_step(1)
-        await pilot.press("1", "tab", "1", "enter", "e")
+        await pilot.press("1", "tab", "1", "enter")
+        await pilot.press("escape", "s", "e")  # leave the editor, show the answer, then the explanation
         await pilot.pause()
         await pilot.app.workers.wait_for_complete()
         await pilot.pause()

@@ -17,7 +17,7 @@ WIDTH = 75  # an 80-column terminal less the tab's padding and the scroll bar (R
 
 
 def bundled_programs():
-    for lesson in load_course().lessons:
+    for lesson in load_course(user_dir=None).lessons:
         builder = ProgramBuilder(lesson)
         for index, step in enumerate(lesson.steps):
             if isinstance(step, ReadStep) or step.snippet is None:
