@@ -113,8 +113,9 @@ def test_backward_create_graph_warns_as_pytorch():
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             (x * x).sum().backward(create_graph=True)
-        assert str(caught[0].message).startswith("Using backward() with create_graph=True will create a reference "
-                                                 "cycle")
+        messages = [str(w.message) for w in caught]
+        if lib is engine or messages:  # PyTorch warns once per process
+            assert messages[0].startswith("Using backward() with create_graph=True will create a reference cycle")
 
 
 def _both(fn):
