@@ -3,7 +3,10 @@
 (a) per-op overhead: a 1000-op chain of elementwise ops on a 3x3 tensor, then backward, in float32
     and in float64; engine and PyTorch runs alternate in this one process, so both see the same
     machine, and the verdict reads the median of the per-pair ratios;
-(b) the full Jacobian of f(x) = (x + 1)**2 * x.sum() for n = 10, 100, 1000 inputs.
+(b) the full Jacobian of f(x) = (x + 1)**2 * x.sum() for n = 10, 100, 1000 inputs;
+(c) the Hessian of h(x) = sum(tanh(x) * x) * x.sum() for n = 10, 100, and a JVP of f at n = 100, engine
+    (one create_graph gradient + one batched sweep; double-VJP) vs torch.func.hessian / torch.func.jvp,
+    alternating in this one process.
 Prints medians and ratios to PyTorch. Run: python benchmarks/engine.py [--repeat N]
 """
 from __future__ import annotations
@@ -118,6 +121,22 @@ def jac_autograd(n):
     return lambda: jac(x)
 
 
+def h_fn(x):
+    return (x.tanh() * x).sum() * x.sum()
+
+
+def hessian_of(lib, n):
+    x = lib.linspace(-1, 1, n, dtype=lib.float64)
+    hess = lib.func.hessian(h_fn)
+    return lambda: hess(x)
+
+
+def jvp_of(lib, n):
+    x = lib.linspace(-1, 1, n, dtype=lib.float64)
+    v = lib.ones(n, dtype=lib.float64)
+    return lambda: lib.func.jvp(f_engine, (x,), (v,))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeat", type=int, default=21)
@@ -148,6 +167,13 @@ def main() -> None:
         timed = [(name, median_seconds(fn, repeat)) for name, fn in candidates]
         ref = dict(timed).get("torch functional.jacobian")
         rows += [(label, name, t, ref) for name, t in timed]
+    second = {}
+    if torch:
+        for label, make in ((f"(c) hessian n=10", lambda lib: hessian_of(lib, 10)),
+                            (f"(c) hessian n=100", lambda lib: hessian_of(lib, 100)),
+                            (f"(c) jvp n=100", lambda lib: jvp_of(lib, 100))):
+            ours, ref, second[label] = alternating(make(engine), make(torch), args.repeat)
+            rows += [(label, "engine", ours, ref), (label, "torch.func", ref, ref)]
     print(f"{'benchmark':32} {'implementation':38} {'median':>12} {'vs torch':>9}")
     for label, name, seconds, ref in rows:
         ratio = f"{seconds / ref:8.2f}x" if ref else "        -"
@@ -155,6 +181,10 @@ def main() -> None:
     print()
     for line in verdicts(rows, pair_ratios):
         print(line)
+    targets = {"(c) hessian n=10": 1.0, "(c) hessian n=100": 2.0, "(c) jvp n=100": 1.0}
+    for label, ratio in second.items():
+        print(f"{label}: engine / torch = {ratio:.2f} (median of paired runs; target <= {targets[label]:g}): "
+              f"{'met' if ratio <= targets[label] else 'NOT met'}")
 
 
 def verdicts(rows, pair_ratios) -> list[str]:

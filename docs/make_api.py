@@ -15,8 +15,17 @@ import engine  # noqa: E402
 from engine.tensor import Tensor  # noqa: E402
 
 NOT_SUPPORTED = [
-    "`create_graph=True` (higher-order gradients), hooks, `torch.autograd.Function`, `nn.Module`, `optim`: not "
-    "provided (`NotImplementedError` or no such name).",
+    "`torch.autograd.forward_ad` (dual tensors) and `torch.func.vmap`: `NotImplementedError`; forward-mode "
+    "products come from `torch.func.jvp`/`jacfwd` and `torch.autograd.functional.jvp`, computed from the reverse "
+    "rules by the double-VJP trick (no second set of rules).",
+    "custom `autograd.Function`s with several outputs, `ctx.mark_dirty`: `NotImplementedError`.",
+    "`nn.Linear` records `MmBackward0`/`TBackward0`/`AddBackward0` where PyTorch records one `AddmmBackward0` "
+    "(the same numbers and gradients); initial weights come from the engine's own random stream, not PyTorch's: "
+    "set them with `with torch.no_grad(): layer.weight.copy_(...)` to compare numbers.",
+    "the double backward of `prod` over a tensor containing zeros (`NotImplementedError`); other ops give "
+    "derivatives of any order from the same table.",
+    "a `class` statement in snippets (custom Functions and Modules run in the engine, not yet through the "
+    "snippet runner, which refuses classes).",
     "devices other than the CPU: `device='cuda'` raises; `device='cpu'` and `torch.device('cpu')` are accepted.",
     "`rand`, `randn`, `randint`, `randperm` draw from the engine's own stream: `manual_seed` makes them "
     "reproducible, but not equal to PyTorch's numbers.",
@@ -88,9 +97,11 @@ def render() -> str:
     for name in sorted(engine.__all__, key=str.lower):
         kind, sig, note = describe_name(name)
         lines.append(f"| `{name}` | {kind} | `{sig}` | {note} |" if sig else f"| `{name}` | {kind} | | {note} |")
-    for module, prefix in ((engine.nn.functional, "torch.nn.functional"), (engine.autograd, "torch.autograd")):
+    for module, prefix in ((engine.nn.functional, "torch.nn.functional"), (engine.autograd, "torch.autograd"),
+                           (engine.autograd.functional, "torch.autograd.functional"), (engine.func, "torch.func"),
+                           (engine.nn, "torch.nn"), (engine.optim, "torch.optim")):
         lines += ["", f"## `{prefix}`", "", "| name | signature | notes |", "|---|---|---|"]
-        for name in sorted(module.__all__):
+        for name in sorted(getattr(module, "__all__", None) or vars(module)):
             value = getattr(module, name)
             if callable(value):
                 lines.append(f"| `{name}` | `{signature(value)}` | {summary(value)} |")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numbers as _numbers
 
-from engine import autograd, nn
+from engine import autograd, func, nn, optim
 from engine import dtypes as _dtypes
 from engine.creation import (arange, empty, eye, from_numpy, full, full_like, linspace, manual_seed, ones,
                              ones_like, rand, randint, randn, randperm, zeros, zeros_like)
@@ -59,6 +59,11 @@ globals().update({name: _forward_to_method(name) for name in _FUNCTIONS})
 del _forward_to_method  # a getattr gadget for any name: not left reachable in the package namespace
 
 
+def is_anomaly_enabled() -> bool:
+    """Whether `torch.autograd.set_detect_anomaly(True)` is in effect."""
+    return autograd.graph._anomaly[0]
+
+
 def is_tensor(obj) -> bool:
     return isinstance(obj, Tensor)
 
@@ -78,7 +83,7 @@ def promote_types(type1: dtype, type2: dtype) -> dtype:
 
 
 __all__ = [
-    "Size", "Tensor", "FloatTensor", "arange", "autograd", "bool", "cat", "stack", "where", "enable_grad",
+    "Size", "Tensor", "FloatTensor", "arange", "autograd", "func", "optim", "is_anomaly_enabled", "bool", "cat", "stack", "where", "enable_grad",
     "set_grad_enabled", "double", "dtype", "empty", "eye", "float",
     "float16", "float32", "float64", "from_numpy", "full", "full_like", "half", "int", "int8", "int16", "int32",
     "int64", "is_grad_enabled", "is_tensor", "jacobian", "linspace", "long", "manual_seed", "matmul", "nn",

@@ -86,11 +86,48 @@ def not_implemented(name: str):
 
 
 def _reduced_count(a, out) -> int:
-    return max(1, np.size(a) // max(1, np.size(out)))
+    return max(1, xp.size(a) // max(1, xp.size(out)))
 
 
 def _unsqueeze(g, dims, keepdim):
-    return g if keepdim else np.expand_dims(g, dims)
+    return g if keepdim else xp.expand_dims(g, dims)
+
+
+def _recorded(name: str, numeric: Callable) -> Callable:
+    """A backward function that is itself an op of the table (PyTorch's tanh_backward, select_backward…):
+    computed by `numeric` on arrays, recorded as op `name` on Tensors (create_graph=True), where its own
+    rules give the next derivative."""
+    def fn(*args, **attrs):
+        if type(args[0]) is np.ndarray or not xp.is_tensor(args[0]):
+            return numeric(*args, **attrs)
+        return xp.tensors.apply(name, args, attrs)
+    return fn
+
+
+def _key_drops(key) -> int:
+    """How many dims a basic key (ints and slices) removes."""
+    return sum(1 for k in key if not isinstance(k, slice))
+
+
+def _scatter_array(g, shape, key):
+    """Zeros of `shape` (batch axes of g first) with `g` placed where `[key]` was read."""
+    grad = np.zeros(g.shape[: g.ndim - (len(shape) - _key_drops(key))] + tuple(shape), dtype=g.dtype)
+    grad[(Ellipsis,) + key] = g
+    return grad
+
+
+def _scatter_add_array(g, shape, key):
+    """The same for an advanced key, adding where indices repeat."""
+    read = np.empty(shape, dtype=np.bool_)[key].ndim
+    grad = np.zeros(g.shape[: g.ndim - read] + tuple(shape), dtype=g.dtype)
+    np.add.at(grad, (Ellipsis,) + key, g)
+    return grad
+
+
+_select_backward = _recorded("select_backward", _scatter_array)
+_slice_backward = _recorded("slice_backward", _scatter_array)
+_unbind_backward = _recorded("unbind_backward", _scatter_array)
+_index_backward = _recorded("index_backward", _scatter_add_array)
 
 
 def _scatter(g, out, a, key):
@@ -117,10 +154,16 @@ def _take(a, dim, keepdim, indices):
 def _put_along(g, out, a, dim, keepdim, indices):
     if a.ndim == 0:
         return g
-    g = _unsqueeze(g, dim, keepdim)
-    grad = xp.zeros(g.shape[: g.ndim - a.ndim] + a.shape, like=g)
+    return _value_selecting_backward(_unsqueeze(g, dim, keepdim), shape=a.shape, dim=dim, indices=indices)
+
+
+def _put_along_array(g, shape, dim, indices):
+    grad = np.zeros(g.shape[: g.ndim - len(shape)] + tuple(shape), dtype=g.dtype)
     np.put_along_axis(grad, np.broadcast_to(indices, g.shape), g, axis=dim)
     return grad
+
+
+_value_selecting_backward = _recorded("value_selecting_backward", _put_along_array)
 
 
 def _put(a, key, value):
@@ -131,21 +174,30 @@ def _put(a, key, value):
 
 
 def _mT(a):
-    return np.swapaxes(a, -1, -2)
+    return xp.swapaxes(a, -1, -2)
+
+
+def _put_zero(g, key):
+    """`g` with zeros at `key` (numpy's setitem on a copy; a masked `where` for Tensors)."""
+    if xp.is_tensor(g):
+        mask = np.zeros(g.shape, dtype=bool)
+        mask[(Ellipsis,) + key] = True
+        return xp.where(mask, 0, g)
+    return _put(g, key, 0)
 
 
 def _pow_self_rule(g, out, a, b):
     """d a**b / d a, 0 where the exponent is 0 (PyTorch's pow_backward_self), for a number or tensor b."""
-    if np.ndim(b) == 0 and not xp.symbolic(b):
+    if np.ndim(b) == 0 and not xp.symbolic(b) and not xp.is_tensor(b):
         return g * 0 if b == 0 else g * (b * a ** (b - 1))
-    return np.where(xp.numeric(b) == 0, 0, g * (b * a ** (b - 1)))
+    return xp.where(xp.numeric(b) == 0, 0, g * (b * a ** (b - 1)))
 
 
 def _pow_exponent_rule(g, out, a, b):
     """d a**b / d b = result * log(a), 0 where a == 0 and b >= 0 (PyTorch's pow_backward_exponent)."""
     mask = (xp.numeric(a) == 0) & (xp.numeric(b) >= 0)
-    log_a = xp.log(np.where(mask, 1, a))
-    return np.where(mask, 0, g * (out * log_a))
+    log_a = xp.log(xp.where(mask, 1, a))
+    return xp.where(mask, 0, g * (out * log_a))
 
 
 def _pow_dtype(arrays, attrs):
@@ -194,6 +246,53 @@ def _check_integer_division(a, b):
         raise RuntimeError("ZeroDivisionError")
 
 
+# --- backward functions that are ops themselves (their rules give the next derivative) ---------------------
+_tanh_backward = _recorded("tanh_backward", lambda g, out: g * (1 - out * out))
+_sigmoid_backward = _recorded("sigmoid_backward", lambda g, out: g * (out * (1 - out)))
+_threshold_backward = _recorded("threshold_backward", lambda g, out: g * (1 - xp.at_most(out, 0)))
+_softmax_backward = _recorded("softmax_backward_data",
+                              lambda g, out, dim: out * (g - xp.sum(g * out, axis=dim, keepdims=True)))
+_log_softmax_backward = _recorded("log_softmax_backward_data",
+                                  lambda g, out, dim: g - xp.exp(out) * xp.sum(g, axis=dim, keepdims=True))
+
+
+def _gather(g, dim, indices):
+    """`g.gather(dim, indices)` (batch axes of g first)."""
+    if xp.is_tensor(g):
+        grids = list(np.ogrid[tuple(slice(n) for n in indices.shape)])
+        grids[dim] = indices
+        return g[tuple(grids)]
+    return np.take_along_axis(g, np.broadcast_to(indices, g.shape[: g.ndim - indices.ndim] + indices.shape), dim)
+
+
+op("tanh_backward", "TanhBackwardBackward0", ["grad_output", "output"], _tanh_backward,
+   {"grad_output": ("tanh_backward(grad, output)", lambda gg, y, g, out: _tanh_backward(gg, out)),
+    "output": ("-2 * grad * grad_output * output", lambda gg, y, g, out: gg * (-2 * g * out))})
+op("sigmoid_backward", "SigmoidBackwardBackward0", ["grad_output", "output"], _sigmoid_backward,
+   {"grad_output": ("sigmoid_backward(grad, output)", lambda gg, y, g, out: _sigmoid_backward(gg, out)),
+    "output": ("grad * grad_output * (1 - 2 * output)", lambda gg, y, g, out: gg * (g * (1 - 2 * out)))})
+op("threshold_backward", "ThresholdBackwardBackward0", ["grad_output", "self"], _threshold_backward,
+   {"grad_output": ("threshold_backward(grad, self, 0)", lambda gg, y, g, out: _threshold_backward(gg, out)),
+    "self": ("zeros_like(grad)", lambda gg, y, g, out: None)})
+op("softmax_backward_data", "SoftmaxBackwardDataBackward0", ["grad_output", "output"], _softmax_backward,
+   {"grad_output": ("softmax_backward_data(grad, output, dim)",
+                    lambda gg, y, g, out, dim: _softmax_backward(gg, out, dim)),
+    "output": ("grad * (grad_output - (grad_output * output).sum(dim)) - grad_output * (grad * output).sum(dim)",
+               lambda gg, y, g, out, dim: gg * (g - xp.sum(g * out, axis=dim, keepdims=True))
+               - g * xp.sum(gg * out, axis=dim, keepdims=True))})
+op("log_softmax_backward_data", "LogSoftmaxBackwardDataBackward0", ["grad_output", "output"], _log_softmax_backward,
+   {"grad_output": ("grad - (grad * output.exp()).sum(dim)",
+                    lambda gg, y, g, out, dim: gg - xp.sum(gg * xp.exp(out), axis=dim, keepdims=True)),
+    "output": ("-grad * output.exp() * grad_output.sum(dim)",
+               lambda gg, y, g, out, dim: -gg * xp.exp(out) * xp.sum(g, axis=dim, keepdims=True))})
+for _key, _name in (("select_backward", "SelectBackwardBackward0"), ("slice_backward", "SliceBackwardBackward0"),
+                    ("unbind_backward", "StackBackward0"), ("index_backward", "IndexPutBackward0")):
+    op(_key, _name, ["grad_output"], _scatter_add_array if _key == "index_backward" else _scatter_array,
+       {"grad_output": ("grad[key]", lambda gg, y, g, shape, key: gg[(Ellipsis,) + key])})
+op("value_selecting_backward", "ValueSelectingReductionBackwardBackward0", ["grad_output"], _put_along_array,
+   {"grad_output": ("grad.gather(dim, indices)", lambda gg, y, g, shape, dim, indices: _gather(gg, dim, indices))})
+
+
 # --- arithmetic -------------------------------------------------------------------------------
 op("add", "AddBackward0", ["self", "other"], lambda a, b: a + b,
    {"self": ("grad", lambda g, out, a, b: g), "other": ("grad", lambda g, out, a, b: g)}, dtype=PROMOTE)
@@ -223,7 +322,7 @@ op("remainder", "RemainderBackward0", ["self"], _remainder,
 op("remainder_tensor", "RemainderBackward1", ["self", "other"], _remainder,
    {"self": ("grad", lambda g, out, a, b: g),
     "other": ("-grad * self.div(other, rounding_mode='floor')",
-              lambda g, out, a, b: -g * np.floor_divide(a, b))}, saves=["self", "other"], dtype=PROMOTE)
+              lambda g, out, a, b: -g * np.floor_divide(xp.numeric(a), xp.numeric(b)))}, saves=["self", "other"], dtype=PROMOTE)
 op("rremainder", "NotImplemented", ["self"], lambda b, a: _remainder(a, b),
    {"self": ("not differentiable", not_implemented("remainder"))}, dtype=PROMOTE)
 op("neg", "NegBackward0", ["self"], _neg, {"self": ("-grad", lambda g, out, a: -g)})
@@ -244,7 +343,7 @@ op("rpow", "PowBackward2", ["exponent"], lambda b, base: base ** b,
 # --- unary ------------------------------------------------------------------------------------
 op("exp", "ExpBackward0", ["self"], xp.exp, {"self": ("grad * result", lambda g, out, a: g * out)},
    saves=["result"], dtype=FLOATING)
-op("log", "LogBackward0", ["self"], xp.log, {"self": ("grad / self", lambda g, out, a: g * (1 / a))},
+op("log", "LogBackward0", ["self"], xp.log, {"self": ("grad / self", lambda g, out, a: g / a)},
    saves=["self"], dtype=FLOATING)
 op("sqrt", "SqrtBackward0", ["self"], xp.sqrt,
    {"self": ("grad / (2 * result)", lambda g, out, a: g * (0.5 / out))}, saves=["result"], dtype=FLOATING)
@@ -253,14 +352,16 @@ op("sin", "SinBackward0", ["self"], xp.sin,
 op("cos", "CosBackward0", ["self"], xp.cos,
    {"self": ("grad * -self.sin()", lambda g, out, a: g * -xp.sin(a))}, saves=["self"], dtype=FLOATING)
 op("tanh", "TanhBackward0", ["self"], xp.tanh,
-   {"self": ("grad * (1 - result * result)", lambda g, out, a: g * (1 - out * out))}, saves=["result"],
+   {"self": ("tanh_backward(grad, result): grad * (1 - result * result)",
+             lambda g, out, a: _tanh_backward(g, out))}, saves=["result"],
    dtype=FLOATING)
 op("sigmoid", "SigmoidBackward0", ["self"], xp.sigmoid,
-   {"self": ("grad * result * (1 - result)", lambda g, out, a: g * (out * (1 - out)))}, saves=["result"],
+   {"self": ("sigmoid_backward(grad, result): grad * result * (1 - result)",
+             lambda g, out, a: _sigmoid_backward(g, out))}, saves=["result"],
    dtype=FLOATING)
 op("relu", "ReluBackward0", ["self"], xp.relu,
    {"self": ("threshold_backward(grad, result, 0): 0 where result <= 0",
-             lambda g, out, a: g * (1 - xp.at_most(out, 0)))}, saves=["result"])
+             lambda g, out, a: _threshold_backward(g, out))}, saves=["result"])
 op("abs", "AbsBackward0", ["self"], xp.abs,
    {"self": ("grad * self.sign()", lambda g, out, a: g * xp.sign(a))}, saves=["self"])
 op("sign", "SignBackward0", ["self"], lambda a: xp.sign(a) if a.dtype != np.bool_ else a.copy(),
@@ -302,14 +403,14 @@ def _count(a, dims) -> int:
 def _expand_back(g, out, a, dims, keepdim):
     """The cotangent of a reduction over `dims` (None: all) broadcast back over the input's shape."""
     if dims is not None and not keepdim:
-        g = np.expand_dims(g, dims)
-        out = np.expand_dims(out, dims)
+        g = xp.expand_dims(g, dims)
+        out = np.expand_dims(xp.numeric(out), dims)
     return xp.expand_to(g, out, a.shape)
 
 
 def _kept(x, dims, keepdim):
     """A reduction's result with the reduced dims kept as size 1 (to broadcast against the input)."""
-    return x if dims is None or keepdim or np.ndim(x) == 0 and not dims else np.expand_dims(x, dims)
+    return x if dims is None or keepdim or xp.ndim(x) == 0 and not dims else xp.expand_dims(x, dims)
 
 
 op("sum", "SumBackward0", ["self"], lambda a: np.sum(a),
@@ -321,7 +422,7 @@ op("sum_dim", "SumBackward1", ["self"], lambda a, dims, keepdim: np.sum(a, axis=
    dtype=INTEGRAL_TO_LONG)
 op("mean", "MeanBackward0", ["self"], lambda a: np.mean(a),
    {"self": ("grad.expand(self.sizes()) / self.numel()",
-             lambda g, out, a: xp.expand_to(g, out, a.shape) / max(1, np.size(a)))})
+             lambda g, out, a: xp.expand_to(g, out, a.shape) / max(1, xp.size(a)))})
 op("mean_dim", "MeanBackward1", ["self"], lambda a, dims, keepdim: np.mean(a, axis=dims, keepdims=keepdim),
    {"self": ("grad.unsqueeze(dim).expand(self.sizes()) / N",
              lambda g, out, a, dims, keepdim:
@@ -330,7 +431,7 @@ for _key, _name, _pick in (("max", "MaxBackward1", xp.amax), ("min", "MinBackwar
     op(_key, _name, ["self"], _pick,
        {"self": ("evenly_distribute_backward(grad, self, result)",
                  lambda g, out, a: xp.expand_to(g, out, a.shape) * xp.equal(a, out, nan_equal=True)
-                 / np.sum(xp.numeric(xp.equal(a, out, nan_equal=True))))},
+                 / np.sum(xp.numeric(xp.equal(a, out, nan_equal=True))).item())},
        saves=["self", "result"])
 for _key, _name in (("max_dim", "MaxBackward0"), ("min_dim", "MinBackward0")):
     op(_key, _name, ["self"], lambda a, dim, keepdim, indices: _take(a, dim, keepdim, indices),
@@ -339,11 +440,11 @@ for _key, _name in (("max_dim", "MaxBackward0"), ("min_dim", "MinBackward0")):
        saves=["indices"])
 op("softmax", "SoftmaxBackward0", ["self"], lambda a, dim: xp.softmax(a, dim),
    {"self": ("result * (grad - (grad * result).sum(dim, keepdim=True))",
-             lambda g, out, a, dim: out * (g - np.sum(g * out, axis=dim, keepdims=True)))},
+             lambda g, out, a, dim: _softmax_backward(g, out, dim))},
    saves=["result"])
 op("log_softmax", "LogSoftmaxBackward0", ["self"], lambda a, dim: a - xp.logsumexp(a, dim),
    {"self": ("grad - result.exp() * grad.sum(dim, keepdim=True)",
-             lambda g, out, a, dim: g - xp.exp(out) * np.sum(g, axis=dim, keepdims=True))},
+             lambda g, out, a, dim: _log_softmax_backward(g, out, dim))},
    saves=["result"])
 op("logsumexp", "LogsumexpBackward0", ["self"],
    lambda a, dims, keepdim: _logsumexp(a, dims, keepdim),
@@ -362,6 +463,8 @@ def _logsumexp(a, dims, keepdim):
 def _prod_others(a, axis):
     """For each element, the product of the other elements along `axis`: exclusive products from both
     ends, so a zero gives finite gradients (PyTorch's prod_backward handles zeros the same way)."""
+    if xp.is_tensor(a):
+        return xp.tensors.prod_others(a, axis)
     if a.shape[axis] == 0:
         return a.copy()
     ones = np.ones_like(np.take(a, [0], axis=axis))
@@ -379,7 +482,7 @@ op("prod", "ProdBackward0", ["self"], lambda a: np.prod(a),
 op("prod_dim", "ProdBackward1", ["self"], lambda a, dim, keepdim: np.prod(a, axis=dim, keepdims=keepdim),
    {"self": ("grad.unsqueeze(dim) * (product of the other elements along dim)",
              lambda g, out, a, dim, keepdim: _expand_back(g, out, a, None if dim is None else (dim,), keepdim)
-             * (np.ones_like(a) if dim is None else _prod_others(a, dim)))},
+             * (1 if dim is None else _prod_others(a, dim)))},
    saves=["self", "result"], dtype=INTEGRAL_TO_LONG)
 
 
@@ -389,7 +492,7 @@ def _var(a, dims, correction, keepdim):
 
 
 def _var_rule(g, out, a, dims, correction, keepdim):
-    centered = a - np.mean(a, axis=dims, keepdims=True)
+    centered = a - xp.mean(a, axis=dims, keepdims=True)
     return _expand_back(g, out, a, dims, keepdim) * (2 * centered / (_count(a, dims) - correction))
 
 
@@ -433,7 +536,7 @@ def _norm_rule(g, out, a, p, dims, keepdim):
         mask = xp.equal(xp.abs(a), norm)
         return xp.sign(a) * (g / np.sum(xp.numeric(mask), axis=dims, keepdims=True)) * mask
     if p < 1:
-        scaled = xp.sign(a) * np.where(xp.numeric(a) == 0, 0, xp.abs(a) ** (p - 1))
+        scaled = xp.sign(a) * xp.where(xp.numeric(a) == 0, 0, xp.abs(a) ** (p - 1))
         return scaled * g * norm ** (1 - p)
     scaled = xp.sign(a) * xp.abs(a) ** (p - 1) if p < 2 else a * xp.abs(a) ** (p - 2)
     return scaled * xp.divide_or_zero(g, norm ** (p - 1))
@@ -447,11 +550,11 @@ op("mm", "MmBackward0", ["self", "mat2"], np.matmul,
    {"self": ("grad.mm(mat2.t())", lambda g, out, a, b: g @ _mT(b)),
     "mat2": ("self.t().mm(grad)", lambda g, out, a, b: _mT(a) @ g)}, saves=["self", "mat2"])
 op("mv", "MvBackward0", ["self", "vec"], np.matmul,
-   {"self": ("grad.ger(vec)", lambda g, out, a, v: g[..., :, None] * v),
+   {"self": ("grad.ger(vec)", lambda g, out, a, v: xp.expand_dims(g, -1) * v),
     "vec": ("self.t().mv(grad)", lambda g, out, a, v: g @ a)}, saves=["self", "vec"])
 op("dot", "DotBackward0", ["self", "tensor"], np.matmul,
-   {"self": ("grad * tensor", lambda g, out, a, b: g[..., None] * b),
-    "tensor": ("grad * self", lambda g, out, a, b: g[..., None] * a)}, saves=["self", "tensor"])
+   {"self": ("grad * tensor", lambda g, out, a, b: xp.expand_dims(g, -1) * b),
+    "tensor": ("grad * self", lambda g, out, a, b: xp.expand_dims(g, -1) * a)}, saves=["self", "tensor"])
 op("bmm", "UnsafeViewBackward0", ["self", "other"], np.matmul,
    {"self": ("grad.matmul(other.mT)", lambda g, out, a, b: g @ _mT(b)),
     "other": ("self.mT.matmul(grad)", lambda g, out, a, b: _mT(a) @ g)}, saves=["self", "other"])
@@ -477,44 +580,46 @@ op("expand", "ExpandBackward0", ["self"], lambda a, shape: np.broadcast_to(a, sh
 op("alias", "AliasBackward0", ["self"], lambda a: a, {"self": ("grad", lambda g, out, a: g)}, view=True)
 op("clone", "CloneBackward0", ["self"], lambda a: a.copy(), {"self": ("grad", lambda g, out, a: g)})
 op("to_copy", "ToCopyBackward0", ["self"], lambda a, dtype: a if xp.symbolic(a) else a.astype(dtype),
-   {"self": ("grad.to(self.dtype)", lambda g, out, a, dtype: g if xp.symbolic(g) else g.astype(a.dtype))})
-op("t", "TBackward0", ["self"], lambda a: a.T, {"self": ("grad.t()", lambda g, out, a: g if a.ndim < 2 else _mT(g))},
+   {"self": ("grad.to(self.dtype)", lambda g, out, a, dtype: g if xp.symbolic(g) else xp.astype(g, a.dtype))})
+op("t", "TBackward0", ["self"], lambda a: a.T, {"self": ("grad.t()", lambda g, out, a: g if np.ndim(a) < 2 else _mT(g))},
    view=True)
 op("transpose", "TransposeBackward0", ["self"], lambda a, dim0, dim1: np.swapaxes(a, dim0, dim1),
-   {"self": ("grad.transpose(dim0, dim1)", lambda g, out, a, dim0, dim1: np.swapaxes(g, dim0, dim1))}, view=True)
+   {"self": ("grad.transpose(dim0, dim1)", lambda g, out, a, dim0, dim1: xp.swapaxes(g, dim0, dim1))}, view=True)
 op("permute", "PermuteBackward0", ["self"], lambda a, dims: np.transpose(a, dims),
    {"self": ("permute_backwards(grad, dims)",
-             lambda g, out, a, dims: np.moveaxis(g, [d - a.ndim for d in range(a.ndim)],
+             lambda g, out, a, dims: xp.moveaxis(g, [d - a.ndim for d in range(a.ndim)],
                                                  [d - a.ndim for d in dims]))}, view=True)
 op("flip", "FlipBackward0", ["self"], lambda a, dims: np.flip(a, dims) if dims else a.copy(),
-   {"self": ("grad.flip(dims)", lambda g, out, a, dims: np.flip(g, dims) if dims else g)})
+   {"self": ("grad.flip(dims)", lambda g, out, a, dims: xp.flip(g, dims) if dims else g)})
 op("unbind", "UnbindBackward0", ["self"], lambda a, key: a[key],
-   {"self": ("unbind_backward(grads, dim)", lambda g, out, a, key: _scatter(g, out, a, key))}, view=True)
+   {"self": ("unbind_backward(grads, dim)", lambda g, out, a, key: _unbind_backward(g, shape=a.shape, key=key))},
+   view=True)
 op("select", "SelectBackward0", ["self"], lambda a, key: a[key],
-   {"self": ("select_backward(grad, self.sizes(), dim, index)", lambda g, out, a, key: _scatter(g, out, a, key))},
+   {"self": ("select_backward(grad, self.sizes(), dim, index)",
+             lambda g, out, a, key: _select_backward(g, shape=a.shape, key=key))},
    view=True)
 op("slice", "SliceBackward0", ["self"], lambda a, key: a[key],
    {"self": ("slice_backward(grad, self.sizes(), dim, start, end, step)",
-             lambda g, out, a, key: _scatter(g, out, a, key))}, view=True)
+             lambda g, out, a, key: _slice_backward(g, shape=a.shape, key=key))}, view=True)
 op("copy_slices", "CopySlices", ["self", "src"], lambda a, b, key: _put(a, key, b),
-   {"self": ("grad with zeros where src was written", lambda g, out, a, b, key: _put(g, key, 0)),
+   {"self": ("grad with zeros where src was written", lambda g, out, a, b, key: _put_zero(g, key)),
     "src": ("grad[key]", lambda g, out, a, b, key: g[(Ellipsis,) + key])})
 op("copy", "CopyBackwards", ["self", "src"], lambda a, b: np.broadcast_to(b, np.shape(a)).astype(a.dtype),
    {"self": ("zeros_like(grad)", lambda g, out, a, b: g * 0),
     "src": ("grad.to(src.dtype)", lambda g, out, a, b: g)}, dtype=lambda arrays, attrs: arrays[0].dtype)
 op("index_put", "IndexPutBackward0", ["self", "values"], lambda a, b, key: _put(a, key, b),
-   {"self": ("grad.index_put(indices, zeros_like(values))", lambda g, out, a, b, key: _put(g, key, 0)),
+   {"self": ("grad.index_put(indices, zeros_like(values))", lambda g, out, a, b, key: _put_zero(g, key)),
     "values": ("grad[indices]", lambda g, out, a, b, key: g[(Ellipsis,) + key])})
 op("index", "IndexBackward0", ["self"], lambda a, key: a[key],
    {"self": ("index_put(zeros_like(self), indices, grad, accumulate=True)",
-             lambda g, out, a, key: _scatter_add(g, out, a, key))}, saves=["indices"])
+             lambda g, out, a, key: _index_backward(g, shape=a.shape, key=key))}, saves=["indices"])
 op("masked_fill", "MaskedFillBackward0", ["self"], lambda a, mask, value: np.where(mask, value, a),
-   {"self": ("grad.masked_fill(mask, 0)", lambda g, out, a, mask, value: np.where(mask, 0, g))}, saves=["mask"],
+   {"self": ("grad.masked_fill(mask, 0)", lambda g, out, a, mask, value: xp.where(mask, 0, g))}, saves=["mask"],
    dtype=lambda arrays, attrs: arrays[0].dtype)
 op("masked_fill_tensor", "MaskedFillBackward1", ["self", "value"], lambda a, value, mask: np.where(mask, value, a),
-   {"self": ("grad.masked_fill(mask, 0)", lambda g, out, a, value, mask: np.where(mask, 0, g)),
+   {"self": ("grad.masked_fill(mask, 0)", lambda g, out, a, value, mask: xp.where(mask, 0, g)),
     "value": ("where(mask, grad, 0).sum()",
-              lambda g, out, a, value, mask: np.sum(np.where(mask, g, 0), axis=tuple(range(-a.ndim, 0))))},
+              lambda g, out, a, value, mask: xp.sum(xp.where(mask, g, 0), axis=tuple(range(-a.ndim, 0))))},
    saves=["mask"], dtype=lambda arrays, attrs: arrays[0].dtype)
 op("where", "WhereBackward0", ["self", "other"], lambda a, b, condition: np.where(condition, a, b),
    {"self": ("where(condition, grad, 0)", lambda g, out, a, b, condition: g * condition),
@@ -537,13 +642,35 @@ def _loss_back(g, out, shape, reduction):
     return g if reduction == "sum" else g / max(1, math.prod(shape))
 
 
+_SCALAR = np.zeros(())  # a reduced loss's output: what `_loss_back` needs to know of it (it is 0-dim)
+
+
+def _reduce_trailing(x, shape, reduction):
+    """Reduce the trailing `shape` axes of x (batch axes kept) as a loss's reduction does."""
+    if reduction == "none":
+        return x
+    total = xp.sum(x, axis=tuple(range(-len(shape), 0)))
+    return total if reduction == "sum" else total / max(1, math.prod(shape))
+
+
+_mse_backward = _recorded("mse_loss_backward", lambda g, a, b, reduction: _loss_back(
+    g, _SCALAR, np.broadcast_shapes(a.shape, b.shape), reduction) * (2 * (a - b)))
+op("mse_loss_backward", "MseLossBackwardBackward0", ["grad_output", "self", "target"], _mse_backward,
+   {"grad_output": ("mse_loss(grad * 2 * (self - target)) reduced",
+                    lambda gg, y, g, a, b, reduction: _reduce_trailing(
+                        gg * (2 * (a - b)), np.broadcast_shapes(a.shape, b.shape), reduction)),
+    "self": ("grad * 2 * grad_output (/ N for 'mean')",
+             lambda gg, y, g, a, b, reduction: gg * (2 * _loss_back(
+                 g, _SCALAR, np.broadcast_shapes(a.shape, b.shape), reduction))),
+    "target": ("grad * -2 * grad_output (/ N for 'mean')",
+               lambda gg, y, g, a, b, reduction: gg * (-2 * _loss_back(
+                   g, _SCALAR, np.broadcast_shapes(a.shape, b.shape), reduction)))})
 op("mse_loss", "MseLossBackward0", ["self", "target"], lambda a, b, reduction: _reduce_loss((a - b) ** 2, reduction),
-   {"self": ("grad * 2 * (self - target) (/ N for 'mean')",
-             lambda g, out, a, b, reduction: _loss_back(g, out, np.broadcast_shapes(a.shape, b.shape), reduction)
-             * (2 * (a - b))),
-    "target": ("grad * -2 * (self - target) (/ N for 'mean')",
-               lambda g, out, a, b, reduction: _loss_back(g, out, np.broadcast_shapes(a.shape, b.shape), reduction)
-               * (-2 * (a - b)))}, saves=["self", "target"], dtype=PROMOTE)
+   {"self": ("mse_loss_backward(grad, self, target): grad * 2 * (self - target) (/ N for 'mean')",
+             lambda g, out, a, b, reduction: _mse_backward(g, a, b, reduction=reduction)),
+    "target": ("-mse_loss_backward(grad, self, target)",
+               lambda g, out, a, b, reduction: -_mse_backward(g, a, b, reduction=reduction))},
+   saves=["self", "target"], dtype=PROMOTE)
 
 
 def _bce_logits(a, b, reduction):
@@ -574,7 +701,7 @@ def _bce(a, b, reduction):
 def _bce_self_rule(g, out, a, b, reduction):
     denominator = (1 - a) * a
     if not xp.symbolic(a):
-        denominator = np.maximum(denominator, _BCE_EPSILON)
+        denominator = xp.clip(denominator, _BCE_EPSILON, None)
     return _loss_back(g, out, a.shape, reduction) * ((a - b) / denominator)
 
 
@@ -599,8 +726,13 @@ def _nll(a, target, reduction, ignore_index):
 
 def _nll_rule(g, out, a, target, reduction, ignore_index):
     """-grad at each target class (ignored targets get none), / the number of kept targets for 'mean'."""
+    return _nll_backward(g, shape=a.shape, target=target, reduction=reduction, ignore_index=ignore_index)
+
+
+def _nll_backward_array(g, shape, target, reduction, ignore_index):
     kept = target != ignore_index
     safe = np.where(kept, target, 0)
+    out = _SCALAR if reduction != "none" else target
     batch = xp.batch_shape(g, out)
     if reduction == "none":
         per = -g * kept
@@ -608,6 +740,7 @@ def _nll_rule(g, out, a, target, reduction, ignore_index):
         per = -xp.expand_to(g, out, target.shape) * kept
         if reduction == "mean":
             per = per / np.sum(kept)
+    a = np.empty(shape, dtype=np.bool_)
     grad = xp.zeros(batch + a.shape, like=per)
     if a.ndim == 1:
         grad[..., safe] = per
@@ -618,6 +751,24 @@ def _nll_rule(g, out, a, target, reduction, ignore_index):
     return grad
 
 
+def _nll_double_rule(gg, y, g, shape, target, reduction, ignore_index):
+    """The gradient of nll_loss_backward for its incoming grad: -gg at each target, reduced."""
+    kept = target != ignore_index
+    safe = np.where(kept, target, 0)
+    if len(shape) == 1:
+        picked = gg[(Ellipsis, int(safe))] if np.ndim(safe) == 0 else gg[(Ellipsis, safe)]
+    else:
+        picked = xp.squeeze(_gather(gg, 1 - len(shape), np.expand_dims(safe, 1)), 1 - len(shape))
+    picked = -picked * kept
+    if reduction == "none":
+        return picked
+    total = xp.sum(picked, axis=tuple(range(-np.ndim(target), 0))) if np.ndim(target) else picked
+    return total / np.sum(kept) if reduction == "mean" else total
+
+
+_nll_backward = _recorded("nll_loss_backward", _nll_backward_array)
+op("nll_loss_backward", "NllLossBackwardBackward0", ["grad_output"], _nll_backward_array,
+   {"grad_output": ("-(grad at each target), reduced as the loss", _nll_double_rule)})
 op("nll_loss2d", "NllLoss2DBackward0", ["self"], _nll,
    {"self": ("-grad at each target (/ N for 'mean')", _nll_rule)}, saves=["self", "target"])
 op("nll_loss", "NllLossBackward0", ["self"], _nll,
@@ -645,7 +796,7 @@ def _cat_start(out, arrays, dim, index) -> int:
 
 
 def _stack_rule(g, out, *arrays, dim, index):
-    return np.take(g, index, axis=dim)
+    return xp.take(g, index, dim)
 
 
 VARIADIC = {

@@ -37,7 +37,11 @@ def jacobian(func, inputs: Tensor) -> Tensor:
     of one per output element, and blocks small enough that their memory is recycled rather than faulted
     in afresh (fresh pages cost more than the arithmetic on them)."""
     x = _fresh_input(inputs)
-    y = _as_operand(func(x))
+    return jacobian_of(_as_operand(func(x)), x)
+
+
+def jacobian_of(y: Tensor, x: Tensor, retain_graph: bool = False) -> Tensor:
+    """d y / d x for a recorded y, in blocks of batched sweeps (see `jacobian`)."""
     m, out_shape = y._data.size, y._data.shape
     guard_shape(out_shape + x._data.shape)  # the Jacobian is output × input: vetted before it is made
     result = np.empty((m,) + x._data.shape, dtype=x._data.dtype)
@@ -47,7 +51,7 @@ def jacobian(func, inputs: Tensor) -> Tensor:
         seeds = np.zeros((stop - start, m), dtype=y._data.dtype)
         seeds[np.arange(stop - start), np.arange(start, stop)] = 1
         result[start:stop] = _pullback(y, x, seeds.reshape((stop - start,) + out_shape), nbatch=1,
-                                       retain_graph=stop < m)
+                                       retain_graph=retain_graph or stop < m)
     return Tensor._make(result.reshape(out_shape + x._data.shape))
 
 

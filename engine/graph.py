@@ -10,12 +10,16 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import traceback
+import warnings
+import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from engine import xp
 from engine.derivatives import Op
 from engine.xp import sum_to
 
@@ -33,7 +37,8 @@ _NAMESPACED = frozenset({"CopySlices", "CopyBackwards", "NotImplemented"})
 class Node:
     """A backward node (`grad_fn`): which op made a tensor, from which inputs."""
 
-    __slots__ = ("op", "arrays", "attrs", "out", "parents", "freed", "retained", "versions", "__weakref__")
+    __slots__ = ("op", "arrays", "attrs", "out", "parents", "freed", "retained", "versions", "hooks",
+                 "__weakref__")
 
     def __init__(self, op: Op, arrays: tuple, attrs: dict, out: np.ndarray, parents: tuple) -> None:
         self.op = op
@@ -44,6 +49,7 @@ class Node:
         self.freed = False
         self.retained = None      # the output Tensor, when it called retain_grad()
         self.versions = ()        # [(saved Tensor, its version when saved, saved as this node's output?)]
+        self.hooks = None         # the output Tensor's hooks (register_hook), run on its gradient
 
     def name(self) -> str:
         """PyTorch's node name: C++ nodes outside the generated ones are namespaced (torch::autograd::CopySlices)."""
@@ -61,11 +67,13 @@ class Node:
 class AccumulateGrad:
     """The sink at a leaf that requires grad: backward adds into `variable.grad` here."""
 
-    __slots__ = ("variable", "__weakref__")
+    __slots__ = ("variable", "hooks", "post_hooks", "__weakref__")
     parents: tuple = ()
 
     def __init__(self, variable) -> None:
         self.variable = variable
+        self.hooks = None         # the leaf's register_hook hooks, run on its gradient before accumulation
+        self.post_hooks = None    # register_post_accumulate_grad_hook hooks, run after
 
     def name(self) -> str:
         return "torch::autograd::AccumulateGrad"
@@ -115,22 +123,48 @@ def topological(root) -> list:
     return order
 
 
-def sweep(root, cotangent: np.ndarray, *, nbatch: int = 0, retain_graph: bool = False,
-          on_node=None) -> dict:
+class _Roots:
+    """Several outputs differentiated at once (autograd.grad([y1, y2], ...)): a node feeding all of them."""
+
+    __slots__ = ("parents",)
+
+    def __init__(self, edges) -> None:
+        self.parents = tuple(edges)
+
+
+def sweep(root, cotangent, *, nbatch: int = 0, retain_graph: bool = False, on_node=None,
+          create_graph: bool = False, capture=None) -> dict:
     """Push `cotangent` from `root` to the leaves; return {AccumulateGrad: cotangent} for every leaf.
 
+    `root` may be a list of edges, with a list of cotangents (several outputs at once). With
+    `create_graph` the cotangents are Tensors and every rule runs on Tensors, so the backward pass is
+    recorded as a graph of its own (higher-order gradients). Nodes in `capture` also have the
+    cotangent that reached them returned (the gradient of a non-leaf tensor: autograd.grad, inputs=).
     `on_node(node, g, contributions)` is called for each node visited (the explanation layer's trace).
     """
-    order = topological(root)
-    grads: dict[Any, Any] = {root: cotangent}
+    if isinstance(root, list):
+        grads: dict[Any, Any] = {}
+        for edge, g in zip(root, cotangent):
+            grads[edge] = g if edge not in grads else grads[edge] + g
+        order = topological(_Roots(root))[1:]
+    else:
+        order = topological(root)
+        grads = {root: cotangent}
+    if create_graph:
+        return xp.tensors.create_graph_sweep(order, grads, retain_graph, capture, _check_node, _run_hooks)
     leaves = {}
+    anomaly = _anomaly[0]
     for node in order:
         g = grads.pop(node, None)
         if g is None:
             continue
+        if node.hooks is not None and nbatch == 0:
+            g = _run_hooks(node, g)
         if type(node) is AccumulateGrad:
             leaves[node] = g
             continue
+        if capture is not None and node in capture:
+            leaves[node] = g
         op = node.op
         if node.freed and op.saves:
             raise RuntimeError(SECOND_BACKWARD)
@@ -152,6 +186,8 @@ def sweep(root, cotangent: np.ndarray, *, nbatch: int = 0, retain_graph: bool = 
                 gi = sum_to(gi, array.shape, nbatch)
             if gi.dtype != array.dtype and gi.dtype != object:  # a gradient has its input's dtype
                 gi = gi.astype(array.dtype)
+            if anomaly and gi.dtype != object and np.isnan(gi).any():
+                anomaly_error(node, i)
             previous = grads.get(parent)
             grads[parent] = gi if previous is None else previous + gi
             if contributions is not None:
@@ -161,6 +197,53 @@ def sweep(root, cotangent: np.ndarray, *, nbatch: int = 0, retain_graph: bool = 
         if not retain_graph:
             node.freed = True
     return leaves
+
+
+def _check_node(node) -> None:
+    """Before a node's rules run: refuse a freed graph and tensors changed in place since saved."""
+    if node.freed and node.op.saves:
+        raise RuntimeError(SECOND_BACKWARD)
+    for tensor, version, _ in node.versions:
+        if tensor._version != version:
+            check_versions(node)
+
+
+def _run_hooks(node, g):
+    """A tensor's hooks, in the order registered, each seeing the previous one's result (a hook that
+    returns None leaves the gradient as it is). Numbers in, numbers out; Tensors in, Tensors out."""
+    wrap = not xp.is_tensor(g)
+    t = xp.tensors.constant(g) if wrap else g
+    for hook in list(node.hooks.values()):
+        result = hook(t)
+        if result is not None:
+            if not xp.is_tensor(result):
+                raise TypeError(f"hook '{getattr(hook, '__name__', 'hook')}' returned a {type(result).__name__}; a "
+                                "hook must return a Tensor or None")
+            if tuple(result.shape) != tuple(t.shape):
+                raise RuntimeError(f"hook '{getattr(hook, '__name__', 'hook')}' has changed the size of value")
+            t = result
+    return t._data if wrap else t
+
+
+# --- anomaly detection (torch.autograd.set_detect_anomaly) --------------------------------------------------
+_anomaly = [False, True]  # [enabled, check_nan]
+traces: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # node -> the forward call's stack
+
+
+def anomaly_enabled() -> bool:
+    return _anomaly[0]
+
+
+def record_trace(node) -> None:
+    traces[node] = "".join(traceback.format_stack()[:-3])
+
+
+def anomaly_error(node, index: int) -> None:
+    """PyTorch's report: a warning with the forward trace of the op, then the error naming it."""
+    name = node.name()
+    warnings.warn(f"Error detected in {name}. Traceback of forward call that caused the error:\n"
+                  f"{traces.get(node, '')}", UserWarning, stacklevel=4)
+    raise RuntimeError(f"Function '{name}' returned nan values in its {index}th output.")
 
 
 def as_grad(g, like: np.ndarray) -> np.ndarray:

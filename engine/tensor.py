@@ -16,7 +16,8 @@ import numpy as np
 
 from engine import dtypes
 from engine.derivatives import OPS, saved_tensors, variadic
-from engine.graph import AccumulateGrad, BackwardCall, Node, accumulate, active_recorders, as_grad, sweep, topological
+from engine.graph import (AccumulateGrad, BackwardCall, Node, _anomaly, accumulate, active_recorders, as_grad,
+                          record_trace, sweep, topological)
 from engine.printing import format_tensor
 
 _FLOAT32 = np.dtype(np.float32)
@@ -114,7 +115,7 @@ def _apply(name: str, inputs: tuple, /, **attrs) -> "Tensor":
 
 
 def _run(op, inputs: tuple, attrs: dict) -> "Tensor":
-    arrays = [t._data if type(t) is Tensor else t for t in inputs]
+    arrays = [t._data if type(t) in _TENSOR_TYPES else t for t in inputs]
     out = op.forward(*arrays, **attrs)
     if type(out) is not np.ndarray:
         out = np.asarray(out)
@@ -131,7 +132,7 @@ def _run(op, inputs: tuple, attrs: dict) -> "Tensor":
         return result
     parents, wanted = [], 0
     for i, t in enumerate(inputs[: len(op.vjp)]):
-        if type(t) is Tensor and t._requires_grad:
+        if type(t) in _TENSOR_TYPES and t._requires_grad:
             parents.append(t._grad_fn or t._grad_edge())
             wanted |= 1 << i
         else:
@@ -139,6 +140,8 @@ def _run(op, inputs: tuple, attrs: dict) -> "Tensor":
     if wanted:
         result._requires_grad = True
         node = result._grad_fn = Node(op, arrays, attrs, out, parents)
+        if _anomaly[0]:
+            record_trace(node)
         if op.saves:
             _save_versions(node, op, inputs, wanted, result)
         if op.view and wanted & 1:  # remember the leaf this is a view of (in-place writes to it are refused)
@@ -170,7 +173,7 @@ def _as_operand(other):
 
 def _broadcast(a: "Tensor", b) -> None:
     """Raise PyTorch's message when shapes do not broadcast, and vet the result's size."""
-    if type(b) is not Tensor or a._data.shape == b._data.shape:
+    if type(b) not in _TENSOR_TYPES or a._data.shape == b._data.shape:
         if _size_guard is not None:
             _size_guard(a._data.shape)
         return
@@ -264,6 +267,26 @@ _KIND_RANK = {"b": 0, "u": 1, "i": 1, "f": 2}
 
 
 _CPU = dtypes.device("cpu")
+
+
+class RemovableHandle:
+    """What `register_hook` returns: `handle.remove()` unregisters the hook."""
+
+    _next_id = 0
+
+    def __init__(self, hooks: dict) -> None:
+        self._hooks = hooks
+        self.id = RemovableHandle._next_id
+        RemovableHandle._next_id += 1
+
+    def remove(self) -> None:
+        self._hooks.pop(self.id, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.remove()
 
 
 class Tensor:
@@ -372,7 +395,23 @@ class Tensor:
         return self._accumulator
 
     def _accumulate(self, g) -> None:
-        """Add a cotangent into .grad (in place, as PyTorch does, so references see the sum)."""
+        """Add a cotangent into .grad (in place, as PyTorch does, so references see the sum). A Tensor
+        cotangent (create_graph=True) keeps its graph: .grad becomes it, or the old .grad plus it."""
+        if isinstance(g, Tensor):
+            if g._data.shape != self._data.shape:
+                g = g.expand(*self._data.shape)
+            if self._grad is not None:
+                self._grad = self._grad + g
+            elif g._requires_grad:  # PyTorch copies the incoming gradient into a fresh .grad (CopyBackwards)
+                global _grad_enabled
+                previous, _grad_enabled = _grad_enabled, True
+                try:
+                    self._grad = _apply("copy", (Tensor._make(np.zeros_like(self._data)), g))
+                finally:
+                    _grad_enabled = previous
+            else:
+                self._grad = Tensor._make(as_grad(g._data, self._data))
+            return
         if self._grad is None:
             self._grad = Tensor._make(as_grad(g, self._data))
         else:
@@ -380,8 +419,10 @@ class Tensor:
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None) -> None:
         """Compute the gradient of this tensor w.r.t. the graph leaves, adding into their `.grad`."""
-        if create_graph:
-            raise NotImplementedError("create_graph=True (higher-order gradients) is not supported by this engine")
+        if inputs is not None:
+            from engine.autograd import backward as autograd_backward
+            autograd_backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+            return
         if not self._requires_grad:
             raise RuntimeError("element 0 of tensors does not require grad and does not have a grad_fn")
         if gradient is None:
@@ -395,6 +436,14 @@ class Tensor:
                     f"Mismatch in shape: grad_output[0] has a shape of {dtypes.Size(gradient._data.shape)!r} and "
                     f"output[0] has a shape of {dtypes.Size(self._data.shape)!r}.")
             seed = gradient._data.astype(self._data.dtype, copy=False)
+        if create_graph:
+            warnings.warn(CREATE_GRAPH_CYCLE, UserWarning, stacklevel=2)
+            seed = Tensor._make(seed) if gradient is None else gradient._convert(self._data.dtype)
+            leaves = sweep(self._grad_edge(), seed, retain_graph=retain_graph is not False, create_graph=True)
+            for acc, g in leaves.items():
+                acc.variable._accumulate(g)
+                _post_accumulate(acc)
+            return
         recorders = active_recorders()
         call = None
         if recorders:
@@ -410,8 +459,35 @@ class Tensor:
                 call.leaves.append(leaf)
                 call.grads_before.append(None if leaf._grad is None else leaf._grad._data.copy())
             leaf._accumulate(g)
+            if acc.post_hooks:
+                _post_accumulate(acc)
             if call is not None:
                 call.grads_after.append(leaf._grad._data.copy())
+
+    def register_hook(self, hook) -> RemovableHandle:
+        """Run `hook(grad)` on this tensor's gradient each time it is computed; a hook that returns a Tensor
+        replaces the gradient. Returns a handle whose `remove()` unregisters it."""
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        edge = self._grad_edge()
+        if edge.hooks is None:
+            edge.hooks = {}
+        handle = RemovableHandle(edge.hooks)
+        edge.hooks[handle.id] = hook
+        return handle
+
+    def register_post_accumulate_grad_hook(self, hook) -> RemovableHandle:
+        """Run `hook(tensor)` on a leaf after backward has accumulated into its `.grad`."""
+        if self._grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        edge = self._grad_edge()
+        if edge.post_hooks is None:
+            edge.post_hooks = {}
+        handle = RemovableHandle(edge.post_hooks)
+        edge.post_hooks[handle.id] = hook
+        return handle
 
     def detach(self) -> "Tensor":
         return Tensor._make(self._data)
@@ -1197,6 +1273,21 @@ class Tensor:
     __itruediv__ = div_
 
 
+CREATE_GRAPH_CYCLE = (
+    "Using backward() with create_graph=True will create a reference cycle between the parameter and its gradient "
+    "which can cause a memory leak. We recommend using autograd.grad when creating the graph to avoid this. If you "
+    "have to use this function, make sure to reset the .grad fields of your parameters to None after use to break "
+    "the cycle and avoid the leak.")
+
+
+def _post_accumulate(acc) -> None:
+    for hook in list((acc.post_hooks or {}).values()):
+        hook(acc.variable)
+
+
+_TENSOR_TYPES = {Tensor}  # Tensor and its subclasses the engine makes (nn.Parameter adds itself)
+
+
 def _inplace_variant(name: str):
     def method(self, *args, **kwargs):
         self._check_inplace()
@@ -1485,3 +1576,6 @@ def tensor(data, dtype=None, requires_grad=False, device=None) -> Tensor:
             raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
         t._requires_grad = True
     return t
+
+
+from engine import xp_tensor as _xp_tensor  # noqa: E402,F401 - registers the Tensor namespace of engine.xp

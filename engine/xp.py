@@ -19,6 +19,25 @@ import numpy as np
 
 _point: contextvars.ContextVar[Mapping] = contextvars.ContextVar("xp_point", default={})
 
+# The third kind of array a rule may receive: a Tensor (`create_graph=True`). Then every function below
+# hands the work to the Tensor namespace (`engine.xp_tensor`), whose functions are recorded Tensor ops,
+# so a rule run on Tensors records the backward pass itself as a graph. Registered by `engine.tensor`.
+_Tensor: type | None = None
+tensors = None  # the Tensor namespace module
+
+
+def use_tensor_namespace(tensor_type: type, namespace) -> None:
+    global _Tensor, tensors
+    _Tensor, tensors = tensor_type, namespace
+
+
+def is_tensor(a) -> bool:
+    return type(a) is not np.ndarray and _Tensor is not None and isinstance(a, _Tensor)
+
+
+def _any_tensor(*args) -> bool:
+    return _Tensor is not None and any(type(a) is not np.ndarray and isinstance(a, _Tensor) for a in args)
+
 
 @contextlib.contextmanager
 def at_point(values: Mapping) -> Iterator[None]:
@@ -35,7 +54,10 @@ def symbolic(a) -> bool:
 
 
 def numeric(a) -> np.ndarray:
-    """The float value of an array (object arrays are evaluated at the current point)."""
+    """The float value of an array (object arrays are evaluated at the current point; a Tensor gives its
+    values, a constant for the graph)."""
+    if is_tensor(a):
+        return a._data
     if not symbolic(a):
         return a
     values = _point.get()
@@ -62,7 +84,11 @@ def _unary(numpy_fn, sympy_name: str, widen: bool = True):
     (numpy's float32 transcendental kernels can be one unit off where PyTorch's are not)."""
     sym = _sympy_elementwise(sympy_name)
 
+    method = sympy_name.lower()
+
     def fn(a):
+        if type(a) is not np.ndarray and is_tensor(a):
+            return getattr(a, method)()
         kind = a.dtype
         if widen and kind == _F32:
             return numpy_fn(a.astype(np.float64)).astype(_F32)
@@ -83,8 +109,17 @@ tanh = _unary(np.tanh, "tanh")
 abs = _unary(np.abs, "Abs", widen=False)  # noqa: A001 - mirrors numpy's name
 
 
+def _mask_like(mask, a):
+    """A 0/1 mask in a's dtype; for a Tensor, a Tensor that records nothing (masks are constants)."""
+    if is_tensor(a):
+        return tensors.constant(mask.astype(a._data.dtype))
+    return mask.astype(np.float64 if symbolic(a) else a.dtype)
+
+
 def sign(a):
     """+1, 0 or -1; decided at the point for symbols."""
+    if is_tensor(a):
+        return tensors.constant(sign(a._data))
     value = numeric(a)
     signs = np.sign(value)
     if value.dtype.kind == "f":
@@ -94,8 +129,7 @@ def sign(a):
 
 def greater(a, b):
     """Elementwise a > b as a 0/1 mask in a's dtype (decided at the point for symbols)."""
-    mask = numeric(a) > numeric(b)
-    return mask.astype(np.float64 if symbolic(a) else a.dtype)
+    return _mask_like(numeric(a) > numeric(b), a)
 
 
 def between(a, low, high):
@@ -106,13 +140,12 @@ def between(a, low, high):
         mask &= value >= low
     if high is not None:
         mask &= value <= high
-    return mask.astype(np.float64 if symbolic(a) else a.dtype)
+    return _mask_like(mask, a)
 
 
 def at_most(a, b):
     """1 where a <= b, else 0 (nan gives 0; decided at the point for symbols)."""
-    mask = numeric(a) <= numeric(b)
-    return mask.astype(np.float64 if symbolic(a) else a.dtype)
+    return _mask_like(numeric(a) <= numeric(b), a)
 
 
 def equal(a, b, nan_equal: bool = False):
@@ -120,15 +153,19 @@ def equal(a, b, nan_equal: bool = False):
     mask = numeric(a) == numeric(b)
     if nan_equal:
         mask = mask | (np.isnan(numeric(a)) & np.isnan(numeric(b)))
-    return mask.astype(np.float64 if symbolic(a) else a.dtype)
+    return _mask_like(mask, a)
 
 
 def sigmoid(a):
+    if is_tensor(a):
+        return a.sigmoid()
     return 1 / (1 + exp(-a))
 
 
 def divide_or_zero(a, b):
     """a / b, with 0 where b is 0 (PyTorch's masked_fill for the norm's gradient at the origin)."""
+    if _any_tensor(a, b):
+        return tensors.divide_or_zero(a, b)
     if symbolic(a) or symbolic(b):
         return a / b
     out = np.zeros(np.broadcast_shapes(np.shape(a), np.shape(b)), dtype=np.result_type(a, b))
@@ -149,6 +186,8 @@ def minimum(a, b):
 
 
 def clip(a, low, high):
+    if is_tensor(a):
+        return a.clamp(low, high)
     if not symbolic(a):
         return np.clip(a, low, high)
     out = a
@@ -206,16 +245,28 @@ def softmax(a, axis):
 
 
 def zeros(shape, like):
+    if is_tensor(like):
+        return tensors.constant(np.zeros(shape, dtype=like._data.dtype))
     return np.zeros(shape, dtype=like.dtype)
+
+
+def ndim(a) -> int:
+    return a.ndim if type(a) is np.ndarray or is_tensor(a) else np.ndim(a)
+
+
+def size(a) -> int:
+    return a.numel() if is_tensor(a) else int(np.size(a))
 
 
 def batch_shape(g, out) -> tuple[int, ...]:
     """The leading batch axes of a cotangent (empty for a plain backward)."""
-    return g.shape[: g.ndim - np.ndim(out)]
+    return tuple(g.shape[: g.ndim - ndim(out)])
 
 
 def expand_to(g, out, shape):
     """Broadcast a cotangent of a reduction's output back over the input's shape (batch axes stay first)."""
+    if is_tensor(g):
+        return tensors.expand_to(g, out, shape)
     batch = batch_shape(g, out)
     missing = len(shape) - np.ndim(out)
     if batch and missing:
@@ -226,8 +277,10 @@ def expand_to(g, out, shape):
 def sum_to(g, shape, nbatch: int):
     """Sum a cotangent down to an input's shape, undoing broadcasting (batch axes kept)."""
     shape = tuple(shape)
-    if g.shape[nbatch:] == shape:
+    if tuple(g.shape[nbatch:]) == shape:
         return g
+    if is_tensor(g):
+        return tensors.sum_to(g, shape)
     lead = g.ndim - nbatch - len(shape)
     if lead:
         g = g.sum(axis=tuple(range(nbatch, nbatch + lead)))
@@ -235,3 +288,74 @@ def sum_to(g, shape, nbatch: int):
     if axes:
         g = g.sum(axis=axes, keepdims=True)
     return g
+
+
+# --- numpy's array functions, as the rules call them: numpy for arrays, recorded ops for Tensors ---------
+def where(condition, a, b):
+    if _any_tensor(a, b):
+        return tensors.where(numeric(condition), a, b)
+    return np.where(condition, a, b)
+
+
+def sum(a, axis=None, keepdims=False):  # noqa: A001 - numpy's name
+    if is_tensor(a):
+        return tensors.sum(a, axis, keepdims)
+    return np.sum(a, axis=axis, keepdims=keepdims)
+
+
+def mean(a, axis=None, keepdims=False):
+    if is_tensor(a):
+        return tensors.mean(a, axis, keepdims)
+    return np.mean(a, axis=axis, keepdims=keepdims)
+
+
+def expand_dims(a, axis):
+    if is_tensor(a):
+        return tensors.expand_dims(a, axis)
+    return np.expand_dims(a, axis)
+
+
+def squeeze(a, axis=None):
+    if is_tensor(a):
+        return a.squeeze() if axis is None else tensors.squeeze(a, axis)
+    return np.squeeze(a, axis)
+
+
+def swapaxes(a, axis1, axis2):
+    if is_tensor(a):
+        return a.transpose(axis1, axis2)
+    return np.swapaxes(a, axis1, axis2)
+
+
+def moveaxis(a, source, destination):
+    if is_tensor(a):
+        return tensors.moveaxis(a, source, destination)
+    return np.moveaxis(a, source, destination)
+
+
+def flip(a, axes):
+    if is_tensor(a):
+        return a.flip(*axes)
+    return np.flip(a, axes)
+
+
+def take(a, index, axis):
+    if is_tensor(a):
+        return tensors.take(a, index, axis)
+    return np.take(a, index, axis=axis)
+
+
+def astype(a, dtype):
+    if is_tensor(a):
+        return a._convert(np.dtype(dtype))
+    return a.astype(dtype)
+
+
+def apply(name: str, arrays: tuple, **attrs):
+    """Op `name` of the derivative table: recorded for Tensors, its forward rule for arrays (how a rule
+    calls a backward op PyTorch names in its graphs, such as tanh_backward)."""
+    if _any_tensor(*arrays):
+        return tensors.apply(name, arrays, attrs)
+    from engine.derivatives import OPS
+
+    return OPS[name].forward(*arrays, **attrs)

@@ -552,6 +552,99 @@ add("nn.functional.cross_entropy", s("F.cross_entropy(x, t)", x=M, t=CLASSES), s
     s("F.cross_entropy(x, t)", x=M, t=T([1, -100, 2], i64)), s("F.cross_entropy(x, p)", x=M, p=T((3, 5), kind="unit")))
 
 
+# --- higher-order gradients, hooks, anomaly detection, custom Functions, transforms, nn and optim --------------------
+add("register_hook", s("h = x.register_hook(lambda g: g * 2)\n(x * x).sum().backward()\nx.grad", x=T((3,))),
+    s("y = x * 2\ny.register_hook(lambda g: g + 1)\ny.sum().backward()\nx.grad", x=T((3,))),
+    s("h = x.register_hook(lambda g: g * 2)\nh.remove()\nx.sum().backward()\nx.grad", x=T((3,))),
+    s("x.register_hook(print)", x=T((3,), grad=False)))
+add("register_post_accumulate_grad_hook",
+    s("seen = []\nh = x.register_post_accumulate_grad_hook(lambda t: seen.append(t.grad * 1))\n"
+      "(x * 3).sum().backward()\nseen", x=T((2,))),
+    s("(x * 2).register_post_accumulate_grad_hook(print)", x=T((2,))))
+add("is_anomaly_enabled", s("torch.is_anomaly_enabled()"), skip_grad=NOT_DIFFERENTIABLE)
+add("autograd.set_detect_anomaly",
+    s("with torch.autograd.set_detect_anomaly(True):\n    on = torch.is_anomaly_enabled()\n(on, torch.is_anomaly_enabled())"),
+    s("with torch.autograd.set_detect_anomaly(True):\n    y = (x * 0) / (x * 0)\n    y.sum().backward()", x=T((2,))),
+    skip_grad=NOT_DIFFERENTIABLE)
+add("autograd.detect_anomaly",
+    s("with torch.autograd.detect_anomaly():\n    y = x.sqrt() * 0\n    (y / y.sum()).sum().backward()",
+      x=T([0., 1.])), skip_grad=NOT_DIFFERENTIABLE)
+add("autograd.forward_ad", s("with torch.autograd.forward_ad.dual_level():\n    d = torch.autograd.forward_ad.make_dual(x, x)\nd",
+                             x=T((2,), grad=False), error="unsupported"))
+_EXP = ("class Exp(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, i):\n        r = i.exp()\n"
+        "        ctx.save_for_backward(r)\n        return r\n\n    @staticmethod\n    def backward(ctx, g):\n"
+        "        r, = ctx.saved_tensors\n        return g * r\n")
+add("autograd.Function", s(_EXP + "Exp.apply(x)", x=T((3,))), s(_EXP + "Exp.apply(x).grad_fn.name()", x=T((3,))),
+    s(_EXP + "torch.autograd.grad(Exp.apply(x).sum(), x, create_graph=True)", x=T((3,), f64)),
+    s(_EXP + "y = Exp.apply(x)\ny.sum().backward()\ny.sum().backward()", x=T((3,))))
+add("autograd.gradcheck", s("torch.autograd.gradcheck(lambda t: (t * t.sin()).sum(), (x,))", x=T((3,), f64)),
+    s("torch.autograd.gradcheck(torch.exp, (x,), eps=1e-6, atol=1e-4)", x=T((2,), f64)),
+    skip_grad=NOT_DIFFERENTIABLE)
+add("autograd.gradgradcheck", s("torch.autograd.gradgradcheck(lambda t: (t ** 3).tanh(), (x,))", x=T((3,), f64)),
+    skip_grad=NOT_DIFFERENTIABLE)
+OPS["autograd.grad"].samples += [
+    s("g, = torch.autograd.grad((x ** 3).sum(), x, create_graph=True)\ng", x=T((3,))),
+    s("g, = torch.autograd.grad((x ** 3).sum(), x, create_graph=True)\ntorch.autograd.grad(g.sum(), x)", x=T((3,))),
+    s("g, = torch.autograd.grad(x.tanh().sum(), x, create_graph=True)\ng", x=T((2, 3))),
+    s("torch.autograd.grad((x * 2).sum(), [x, y], materialize_grads=True)", x=T((3,)), y=T((3,))),
+    s("torch.autograd.grad([x.sum(), (x * x).sum()], x)", x=T((3,))),
+    s("torch.autograd.grad(x.sum(), y)", x=T((3,)), y=T((3,), grad=False))]
+OPS["backward"].samples += [
+    s("(x * y).sum().backward(inputs=[x])\n(x.grad, y.grad)", x=T((3,)), y=T((3,))),
+    s("(x ** 3).sum().backward(create_graph=True)\nx.grad", x=T((3,), f64))]
+OPS["autograd.functional"].samples += [
+    s("torch.autograd.functional.hessian(lambda t: (t ** 3).sum(), x)", x=T((3,), grad=False)),
+    s("torch.autograd.functional.hvp(lambda t: (t.exp() * t).sum(), x, v)", x=T((3,), grad=False), v=T((3,), grad=False)),
+    s("torch.autograd.functional.vhp(lambda t: (t.exp() * t).sum(), x, v)", x=T((3,), grad=False), v=T((3,), grad=False)),
+    s("torch.autograd.functional.jvp(lambda t: t.sin() * t, x, v)", x=T((3,), grad=False), v=T((3,), grad=False))]
+_F = "import torch.func\n"
+add("func", s("torch.func.grad(lambda t: (t ** 3).sum())(x)", x=T((3,), grad=False)))
+add("func.grad", s("torch.func.grad(lambda t: (t.sin() * t).sum())(x)", x=T((3,), grad=False)),
+    s("torch.func.grad(lambda t: t * 2)(x)", x=T((3,), grad=False)),
+    s("torch.func.grad(lambda a, b: (a * b).sum(), argnums=(0, 1))(x, y)", x=T((3,), grad=False), y=T((3,), grad=False)))
+add("func.grad_and_value", s("torch.func.grad_and_value(lambda t: (t.exp()).sum())(x)", x=T((3,), grad=False)))
+add("func.vjp", s("out, fn = torch.func.vjp(torch.sin, x)\n(out, fn(v))", x=T((3,), grad=False), v=T((3,), grad=False)))
+add("func.jvp", s("torch.func.jvp(torch.sin, (x,), (v,))", x=T((3,), grad=False), v=T((3,), grad=False)))
+add("func.jacrev", s("torch.func.jacrev(lambda t: t.sin() * t.sum())(x)", x=T((3,), grad=False)))
+add("func.jacfwd", s("torch.func.jacfwd(lambda t: t.sin() * t.sum())(x)", x=T((3,), grad=False)))
+add("func.hessian", s("torch.func.hessian(lambda t: (t.sin() * t).sum())(x).abs()", x=T((3,), grad=False)))
+add("func.vmap", s("torch.func.vmap(torch.sin)(x)", x=T((2, 3), grad=False), error="unsupported"))
+_LIN = ("m = torch.nn.Linear(3, 2)\nwith torch.no_grad():\n    m.weight.copy_(w)\n    m.bias.copy_(c)\n")
+add("nn.Linear", s(_LIN + "m(x) * 1", x=T((4, 3)), w=T((2, 3), grad=False), c=T((2,), grad=False)),
+    s(_LIN + "repr(m)", w=T((2, 3), grad=False), c=T((2,), grad=False)),
+    s("repr(torch.nn.Linear(3, 2, bias=False))"))
+add("nn.Parameter", s("repr(torch.nn.Parameter(x))", x=T((3,), grad=False)),
+    s("torch.nn.Parameter(x) * 2", x=T((3,), grad=False)), s("torch.nn.Parameter(x, requires_grad=False).requires_grad", x=T((2,), grad=False)))
+add("nn.Module", s(_LIN + "[(n, p.shape) for n, p in m.named_parameters()]", w=T((2, 3), grad=False), c=T((2,), grad=False)),
+    s(_LIN + "m(x).sum().backward()\nm.zero_grad()\n[p.grad for p in m.parameters()]", x=T((4, 3)), w=T((2, 3), grad=False), c=T((2,), grad=False)),
+    s("m = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.ReLU())\nm.eval()\n(m.training, m[0].training)"),
+    s("class Net(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.fc = torch.nn.Linear(3, 2)\n"
+      "    def forward(self, t):\n        return self.fc(t).relu()\n\nrepr(Net())"))
+add("nn.Sequential", s("repr(torch.nn.Sequential(torch.nn.Linear(2, 3), torch.nn.Tanh(), torch.nn.Linear(3, 1), torch.nn.Sigmoid()))"),
+    s("len(torch.nn.Sequential(torch.nn.ReLU(), torch.nn.Flatten()))"))
+for _name, _fn in (("ReLU", "relu"), ("Tanh", "tanh"), ("Sigmoid", "sigmoid")):
+    add(f"nn.{_name}", s(f"torch.nn.{_name}()(x)", x=T((2, 3))), s(f"repr(torch.nn.{_name}())"))
+add("nn.Flatten", s("torch.nn.Flatten()(x)", x=T((2, 3, 4))), s("repr(torch.nn.Flatten(0))"))
+add("nn.MSELoss", s("torch.nn.MSELoss()(x, y)", x=M, y=M), s("torch.nn.MSELoss(reduction='sum')(x, y)", x=M, y=M))
+add("nn.CrossEntropyLoss", s("torch.nn.CrossEntropyLoss()(x, t)", x=M, t=CLASSES),
+    s("torch.nn.CrossEntropyLoss(reduction='none')(x, t)", x=M, t=CLASSES))
+add("nn.BCELoss", s("torch.nn.BCELoss()(x, y)", x=P, y=P), s("torch.nn.BCELoss(reduction='sum')(x, y)", x=P, y=P))
+add("nn.BCEWithLogitsLoss", s("torch.nn.BCEWithLogitsLoss()(x, y)", x=M, y=P))
+_STEP = _LIN + "opt = {opt}\nfor _ in range(3):\n    opt.zero_grad()\n    ((m(x) - 1) ** 2).mean().backward()\n    opt.step()\n"
+_LINPUTS = dict(x=T((4, 3), grad=False), w=T((2, 3), grad=False), c=T((2,), grad=False))
+add("optim", s(_STEP.format(opt="torch.optim.SGD(m.parameters(), lr=0.1)") + "m.weight.detach()", **_LINPUTS))
+add("optim.Optimizer", s(_LIN + "isinstance(torch.optim.SGD(m.parameters(), lr=0.1), torch.optim.Optimizer)",
+                         w=T((2, 3), grad=False), c=T((2,), grad=False)), skip_grad=NOT_DIFFERENTIABLE)
+add("optim.SGD", s(_STEP.format(opt="torch.optim.SGD(m.parameters(), lr=0.1, momentum=0.9, weight_decay=0.01)") + "m.weight.detach()", **_LINPUTS),
+    s(_STEP.format(opt="torch.optim.SGD(m.parameters(), lr=0.1, momentum=0.9, nesterov=True)") + "m.bias.detach()", **_LINPUTS),
+    s(_LIN + "repr(torch.optim.SGD(m.parameters(), lr=0.1))", w=T((2, 3), grad=False), c=T((2,), grad=False)),
+    s(_STEP.format(opt="torch.optim.SGD(m.parameters(), lr=0.1)") + "m.weight.grad", **_LINPUTS),
+    s("torch.optim.SGD([], lr=0.1)"))
+add("optim.Adam", s(_STEP.format(opt="torch.optim.Adam(m.parameters(), lr=0.05)") + "m.weight.detach()", **_LINPUTS),
+    s(_STEP.format(opt="torch.optim.Adam(m.parameters(), lr=0.05, weight_decay=0.1, amsgrad=True)") + "m.bias.detach()", **_LINPUTS),
+    s(_LIN + "sorted(torch.optim.Adam(m.parameters()).param_groups[0])", w=T((2, 3), grad=False), c=T((2,), grad=False)))
+
+
 def public_names(engine) -> set[str]:
     """Every public name the conformance suite must cover."""
     import inspect
@@ -559,6 +652,9 @@ def public_names(engine) -> set[str]:
     names = set(engine.__all__)
     names |= {f"nn.functional.{n}" for n in engine.nn.functional.__all__}
     names |= {f"autograd.{n}" for n in engine.autograd.__all__}
+    names |= {f"nn.{n}" for n in engine.nn.__all__ if n != "functional"}
+    names |= {f"optim.{n}" for n in engine.optim.__all__}
+    names |= {f"func.{n}" for n in engine.func.__all__}
     names |= {n for n, _ in inspect.getmembers(engine.Tensor) if not n.startswith("_")}
     names |= {n for n in vars(engine.Tensor) if n.startswith("__") and n.endswith("__") and n[2:-2] in OPERATORS}
     return names

@@ -1,0 +1,286 @@
+"""`torch.autograd.Function` (custom ops with a hand-written backward), `gradcheck`, `gradgradcheck`.
+
+A Function's backward becomes the rule of a one-off entry shaped like the table's (`derivatives.Op`), so
+the sweep, hooks, anomaly detection and create_graph treat it like any other op: its node prints as
+PyTorch's `<NameBackward>`.
+"""
+from __future__ import annotations
+
+import warnings
+from types import SimpleNamespace
+
+import numpy as np
+
+import sys as _sys
+from engine.derivatives import Op
+from engine.graph import SECOND_BACKWARD, Node
+from engine.tensor import Tensor, no_grad
+
+
+class FunctionCtx:
+    """The `ctx` a Function's forward and backward share."""
+
+    def __init__(self) -> None:
+        self._saved = ()
+        self._freed = False
+        self.needs_input_grad = ()
+        self._non_differentiable = ()
+        self.materialize_grads = True
+
+    def save_for_backward(self, *tensors) -> None:
+        for t in tensors:
+            if t is not None and not isinstance(t, Tensor):
+                raise TypeError("save_for_backward can only save variables, but argument 0 is of type "
+                                f"{type(t).__name__}")
+        self._saved = tensors
+
+    @property
+    def saved_tensors(self) -> tuple:
+        if self._freed:
+            raise RuntimeError(SECOND_BACKWARD)
+        return tuple(self._saved)
+
+    def mark_non_differentiable(self, *tensors) -> None:
+        self._non_differentiable = tensors
+
+    def set_materialize_grads(self, value: bool) -> None:
+        self.materialize_grads = bool(value)
+
+    def mark_dirty(self, *tensors) -> None:
+        raise NotImplementedError("ctx.mark_dirty (in-place custom Functions) is not supported by this engine")
+
+
+class Function:
+    """Subclass with `forward(ctx, *args)` and `backward(ctx, *grad_outputs)` as static methods; call
+    `YourFunction.apply(*args)`."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        pass
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError("Legacy autograd function with non-static forward method is deprecated. Please use new-"
+                           "style autograd function with static forward method. (Example: "
+                           "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")
+
+    @staticmethod
+    def forward(ctx, *args, **kwargs):
+        raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        raise NotImplementedError("setup_context is not implemented.")
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise NotImplementedError("You must implement either the backward or vjp method for your custom "
+                                  "autograd.Function to use it with backward mode AD.")
+
+    vjp = backward
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        ctx = FunctionCtx()
+        record = _sys.modules["engine.tensor"]._grad_enabled
+        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad and record for a in args)
+        custom_setup = cls.setup_context is not Function.setup_context
+        with no_grad():
+            if custom_setup:
+                output = cls.forward(*args, **kwargs)
+                cls.setup_context(ctx, args, output)
+            else:
+                output = cls.forward(ctx, *args, **kwargs)
+        if isinstance(output, (tuple, list)):
+            if any(ctx.needs_input_grad):
+                raise NotImplementedError("a custom autograd.Function with several outputs is not supported by "
+                                          "this engine")
+            return output
+        if not isinstance(output, Tensor):
+            return output
+        if any(a is output for a in args):  # a returned input is a new tensor on the graph (a view in PyTorch)
+            output = Tensor._make(output._data)
+        if not any(ctx.needs_input_grad) or any(output is t for t in ctx._non_differentiable):
+            return output
+        parents = tuple(a._grad_fn or a._grad_edge() if need else None
+                        for a, need in zip(args, ctx.needs_input_grad))
+        arrays = tuple(a._data if isinstance(a, Tensor) else a for a in args)
+        name = f"{cls.__name__}Backward"
+        rules = tuple(_rule(cls, ctx, i, len(args), name) for i in range(len(args)))
+        op = Op(name, tuple(f"input{i}" for i in range(len(args))), cls.forward, rules,
+                tuple(f"{cls.__name__}.backward" for _ in args), saves=("saved",) if ctx._saved else ())
+        node = Node(op, arrays, {}, output._data, parents)
+        output._grad_fn, output._requires_grad = node, True
+        ctx._node = node
+        return output
+
+
+def _rule(cls, ctx, index: int, n: int, name: str):
+    """The rule for input `index`: runs the user's backward once per incoming gradient, then hands out the
+    gradient of each input."""
+    def rule(g, out, *arrays):
+        cache = getattr(ctx, "_cache", None)
+        if cache is None or cache[0] is not g:
+            tensor_mode = isinstance(g, Tensor)
+            grad_output = g if tensor_mode else Tensor._make(g)
+            if tensor_mode:
+                grads = cls.backward(ctx, grad_output)
+            else:
+                with no_grad():
+                    grads = cls.backward(ctx, grad_output)
+            grads = grads if isinstance(grads, tuple) else (grads,)
+            if len(grads) != n:
+                if len(grads) > n and all(g is None for g in grads[n:]):
+                    grads = grads[:n]
+                else:
+                    raise RuntimeError(f"function {name} returned an incorrect number of gradients (expected {n}, "
+                                       f"got {len(grads)})")
+            ctx._cache = cache = (g, grads, tensor_mode)
+            if not ctx._node_retained():
+                ctx._freed = True
+        gi = cache[1][index]
+        if gi is None:
+            return None
+        if not isinstance(gi, Tensor):
+            raise TypeError(f"function {name} returned a gradient different than None at position {index + 1}, "
+                            f"but the corresponding forward input was not a Variable")
+        if gi._data.shape != np.shape(arrays[index]):
+            try:
+                np.broadcast_shapes(gi._data.shape, np.shape(arrays[index]))
+            except ValueError:
+                raise RuntimeError(f"Function {name} returned an invalid gradient at index {index} - got "
+                                   f"[{', '.join(map(str, gi._data.shape))}] but expected shape compatible with "
+                                   f"[{', '.join(map(str, np.shape(arrays[index])))}]") from None
+        return gi if cache[2] else gi._data
+    return rule
+
+
+def _node_retained(self) -> bool:
+    return True  # the sweep marks the node freed; saved_tensors then refuse (see Node.freed)
+
+
+FunctionCtx._node_retained = _node_retained
+
+
+# --- gradcheck --------------------------------------------------------------------------------------------------
+class GradcheckError(RuntimeError):
+    """What gradcheck raises when analytical and numerical gradients differ (a RuntimeError, as PyTorch's)."""
+
+
+def _as_tuple(x) -> tuple:
+    return (x,) if isinstance(x, Tensor) else tuple(x)
+
+
+def _numerical(func, inputs, i, out_index, eps):
+    x = inputs[i]
+    flat = x._data.reshape(-1)
+    out0 = _as_tuple(func(*inputs))[out_index]
+    columns = []
+    for k in range(flat.size):
+        orig = flat[k]
+        flat[k] = orig - eps
+        lo = _as_tuple(func(*inputs))[out_index]._data.astype(np.float64).reshape(-1)
+        flat[k] = orig + eps
+        hi = _as_tuple(func(*inputs))[out_index]._data.astype(np.float64).reshape(-1)
+        flat[k] = orig
+        columns.append((hi - lo) / (2 * eps))
+    return np.array(columns).reshape(flat.size, out0.numel())
+
+
+def _analytical(func, inputs, i, out_index):
+    from engine.autograd import grad
+
+    out = _as_tuple(func(*inputs))[out_index]
+    x = inputs[i]
+    rows = []
+    flat = out.reshape(-1)
+    for k in range(flat.numel()):
+        if not out.requires_grad:
+            rows.append(np.zeros(x._data.size))
+            continue
+        (g,) = grad(flat[k], x, retain_graph=True, allow_unused=True)
+        rows.append(np.zeros(x._data.size) if g is None else g._data.astype(np.float64).reshape(-1))
+    return np.array(rows).T.reshape(x._data.size, flat.numel())
+
+
+def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, nondet_tol=0.0,
+              check_undefined_grad=True, check_grad_dtypes=False, check_batched_grad=False,
+              check_batched_forward_grad=False, check_forward_ad=False, check_backward_ad=True,
+              fast_mode=False, masked=None) -> bool:
+    """`torch.autograd.gradcheck`: compare the engine's gradients of `func` at `inputs` with central finite
+    differences (PyTorch's eps, atol, rtol and message)."""
+    inputs = _as_tuple(inputs)
+    for i, x in enumerate(inputs):
+        if isinstance(x, Tensor) and x.requires_grad and x._data.dtype != np.float64:
+            warnings.warn(f"Input #{i} requires gradient and is not a double precision floating point or complex. "
+                          "This check will likely fail if all the inputs are not of double precision floating "
+                          "point or complex. ", UserWarning, stacklevel=2)
+    if not any(isinstance(x, Tensor) and x.requires_grad for x in inputs):
+        raise ValueError("gradcheck expects at least one input tensor to require gradient, but none of the them "
+                         "have requires_grad=True.")
+    outputs = _as_tuple(func(*inputs))
+    for j, out in enumerate(outputs):
+        for i, x in enumerate(inputs):
+            if not (isinstance(x, Tensor) and x.requires_grad):
+                continue
+            numerical = _numerical(func, inputs, i, j, eps)
+            analytical = _analytical(func, inputs, i, j)
+            if not np.allclose(analytical, numerical, rtol=rtol, atol=atol):
+                if not raise_exception:
+                    return False
+                raise GradcheckError(f"Jacobian mismatch for output {j} with respect to input {i},\n"
+                                     f"numerical:{_show(numerical)}\nanalytical:{_show(analytical)}\n")
+    return True
+
+
+def _show(array: np.ndarray) -> str:
+    from engine.printing import format_tensor
+
+    return format_tensor(array.astype(np.float64))
+
+
+def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3, gen_non_contig_grad_outputs=False,
+                  raise_exception=True, nondet_tol=0.0, check_undefined_grad=True, check_grad_dtypes=False,
+                  check_batched_grad=False, check_fwd_over_rev=False, check_rev_over_rev=True, fast_mode=False,
+                  masked=False) -> bool:
+    """`torch.autograd.gradgradcheck`: gradcheck of the gradient itself (second derivatives, through
+    create_graph=True)."""
+    from engine.autograd import grad
+
+    inputs = _as_tuple(inputs)
+    outputs = _as_tuple(func(*inputs))
+    if grad_outputs is None:
+        rng = np.random.default_rng(0)
+        grad_outputs = tuple(Tensor._make(rng.standard_normal(o._data.shape).astype(o._data.dtype),
+                                          requires_grad=True) for o in outputs)
+    else:
+        grad_outputs = tuple(g.detach().requires_grad_(True) for g in _as_tuple(grad_outputs))
+    n = len(inputs)
+    diff = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
+
+    def first_grads(*args):
+        xs, vs = args[:n], args[n:]
+        outs = _as_tuple(func(*xs))
+        gs = grad(outs, [xs[i] for i in diff], vs, create_graph=True, allow_unused=True, materialize_grads=True)
+        return gs
+
+    return gradcheck(first_grads, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,
+                     raise_exception=raise_exception)
+
+
+# --- forward_ad ------------------------------------------------------------------------------------------------
+def _forward_ad_unsupported(*args, **kwargs):
+    raise NotImplementedError("torch.autograd.forward_ad (dual tensors) is not supported by this engine; "
+                              "torch.func.jvp, torch.func.jacfwd and torch.autograd.functional.jvp compute "
+                              "forward-mode products")
+
+
+class _DualLevel:
+    def __enter__(self):
+        _forward_ad_unsupported()
+
+    def __exit__(self, *exc):
+        return False
+
+
+forward_ad = SimpleNamespace(dual_level=_DualLevel, make_dual=_forward_ad_unsupported,
+                             unpack_dual=_forward_ad_unsupported)
+function = SimpleNamespace(Function=Function, FunctionCtx=FunctionCtx)

@@ -1,0 +1,267 @@
+"""`torch.nn` modules for a training loop: Parameter, Module, Linear, Sequential, activations, losses.
+
+Initial weights come from the engine's own random stream (`torch.manual_seed` makes them reproducible),
+not PyTorch's: lessons that compare numbers set weights explicitly, e.g.
+`with torch.no_grad(): layer.weight.copy_(torch.tensor(...))`.
+"""
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+
+import numpy as np
+
+from engine.nn import functional as F
+from engine.tensor import _TENSOR_TYPES, Tensor
+from engine.creation import rand
+
+
+class Parameter(Tensor):
+    """A Tensor that is a module's parameter: a leaf that requires grad, found by `Module.parameters()`."""
+
+    __slots__ = ()
+
+    def __new__(cls, data=None, requires_grad=True):
+        if data is None:
+            data = Tensor._make(np.zeros((0,), dtype=np.float32))
+        p = object.__new__(cls)
+        p._data, p._grad, p._grad_fn, p._accumulator, p._version = data._data, None, None, None, 0
+        p._requires_grad = bool(requires_grad)
+        return p
+
+    def __init__(self, data=None, requires_grad=True) -> None:
+        pass
+
+    def __repr__(self) -> str:
+        return "Parameter containing:\n" + super().__repr__()
+
+    __str__ = __repr__
+
+
+_TENSOR_TYPES.add(Parameter)
+
+
+class Module:
+    """Base class of every layer and model: `__call__` runs `forward`; parameters and submodules assigned
+    as attributes are registered (in order) for `parameters()`, `named_parameters()`, `zero_grad()`."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        object.__setattr__(self, "_parameters", OrderedDict())
+        object.__setattr__(self, "_modules", OrderedDict())
+        object.__setattr__(self, "training", True)
+
+    def __setattr__(self, name: str, value) -> None:
+        if "_parameters" not in self.__dict__:
+            raise AttributeError("cannot assign parameters before Module.__init__() call")
+        params, modules = self.__dict__["_parameters"], self.__dict__["_modules"]
+        if isinstance(value, Parameter):
+            params[name] = value
+            modules.pop(name, None)
+        elif isinstance(value, Module):
+            modules[name] = value
+            params.pop(name, None)
+        elif name in params:
+            if value is not None and not isinstance(value, Parameter):
+                raise TypeError(f"cannot assign '{type(value).__name__}' as parameter '{name}' (torch.nn.Parameter "
+                                "or None expected)")
+            params[name] = value
+            return
+        object.__setattr__(self, name, value)
+
+    def __getattr__(self, name: str):
+        d = self.__dict__
+        if "_parameters" in d and name in d["_parameters"]:
+            return d["_parameters"][name]
+        if "_modules" in d and name in d["_modules"]:
+            return d["_modules"][name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def forward(self, *args, **kwargs):
+        raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
+
+    def __call__(self, *args, **kwargs):
+        return self.forward(*args, **kwargs)
+
+    def named_parameters(self, prefix: str = "", recurse: bool = True):
+        seen = set()
+        for name, p in self._named_members(prefix, recurse):
+            if p is not None and id(p) not in seen:
+                seen.add(id(p))
+                yield name, p
+
+    def _named_members(self, prefix, recurse):
+        for name, p in self._parameters.items():
+            yield (f"{prefix}.{name}" if prefix else name), p
+        if recurse:
+            for mname, module in self._modules.items():
+                if module is not None:
+                    yield from module._named_members(f"{prefix}.{mname}" if prefix else mname, True)
+
+    def parameters(self, recurse: bool = True):
+        for _, p in self.named_parameters(recurse=recurse):
+            yield p
+
+    def named_children(self):
+        yield from self._modules.items()
+
+    def children(self):
+        for _, m in self.named_children():
+            yield m
+
+    def modules(self):
+        yield self
+        for m in self.children():
+            yield from m.modules()
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        for p in self.parameters():
+            if p._grad is not None:
+                if set_to_none:
+                    p._grad = None
+                else:
+                    p._grad = Tensor._make(np.zeros_like(p._grad._data))
+
+    def train(self, mode: bool = True):
+        if not isinstance(mode, bool):
+            raise ValueError("training mode is expected to be boolean")
+        for m in self.modules():
+            object.__setattr__(m, "training", mode)
+        return self
+
+    def eval(self):
+        return self.train(False)
+
+    def requires_grad_(self, requires_grad: bool = True):
+        for p in self.parameters():
+            p.requires_grad_(requires_grad)
+        return self
+
+    def extra_repr(self) -> str:
+        return ""
+
+    def __repr__(self) -> str:
+        extra = self.extra_repr()
+        children = [f"({name}): " + repr(m).replace("\n", "\n  ") for name, m in self._modules.items()]
+        if not children:
+            return f"{type(self).__name__}({extra})"
+        lines = ([extra] if extra else []) + children
+        return f"{type(self).__name__}(\n  " + "\n  ".join(lines) + "\n)"
+
+
+class Linear(Module):
+    """`y = x @ weight.T + bias`; weight (out_features, in_features) drawn uniformly in ±1/sqrt(in_features)
+    from the engine's stream (not PyTorch's numbers: set weights explicitly to compare)."""
+
+    def __init__(self, in_features: int, out_features: int, bias: bool = True, device=None, dtype=None) -> None:
+        super().__init__()
+        self.in_features, self.out_features = in_features, out_features
+        bound = 1 / math.sqrt(in_features) if in_features else 0
+        self.weight = Parameter(rand(out_features, in_features) * (2 * bound) - bound)
+        self.bias = Parameter(rand(out_features) * (2 * bound) - bound) if bias else None
+        if not bias:
+            self._parameters["bias"] = None
+
+    def forward(self, input):  # noqa: A002
+        out = input.matmul(self.weight.t())
+        return out if self.bias is None else out + self.bias
+
+    def extra_repr(self) -> str:
+        return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
+
+
+class Sequential(Module):
+    """Modules applied in order: `Sequential(nn.Linear(2, 3), nn.ReLU())`."""
+
+    def __init__(self, *modules) -> None:
+        super().__init__()
+        if len(modules) == 1 and isinstance(modules[0], OrderedDict):
+            for name, m in modules[0].items():
+                self._modules[name] = m
+        else:
+            for i, m in enumerate(modules):
+                self._modules[str(i)] = m
+
+    def forward(self, input):  # noqa: A002
+        for m in self._modules.values():
+            input = m(input)
+        return input
+
+    def __getitem__(self, index):
+        items = list(self._modules.values())
+        if isinstance(index, slice):
+            return Sequential(*items[index])
+        return items[index]
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+
+class ReLU(Module):
+    def forward(self, input):  # noqa: A002
+        return F.relu(input)
+
+
+class Tanh(Module):
+    def forward(self, input):  # noqa: A002
+        return F.tanh(input)
+
+
+class Sigmoid(Module):
+    def forward(self, input):  # noqa: A002
+        return F.sigmoid(input)
+
+
+class Flatten(Module):
+    def __init__(self, start_dim: int = 1, end_dim: int = -1) -> None:
+        super().__init__()
+        self.start_dim, self.end_dim = start_dim, end_dim
+
+    def forward(self, input):  # noqa: A002
+        return input.flatten(self.start_dim, self.end_dim)
+
+    def extra_repr(self) -> str:
+        return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
+
+
+class _Loss(Module):
+    def __init__(self, size_average=None, reduce=None, reduction: str = "mean") -> None:
+        super().__init__()
+        self.reduction = reduction
+
+
+class MSELoss(_Loss):
+    def forward(self, input, target):  # noqa: A002
+        return F.mse_loss(input, target, reduction=self.reduction)
+
+
+class CrossEntropyLoss(_Loss):
+    def __init__(self, weight=None, size_average=None, ignore_index: int = -100, reduce=None,
+                 reduction: str = "mean", label_smoothing: float = 0.0) -> None:
+        super().__init__(reduction=reduction)
+        self.weight, self.ignore_index, self.label_smoothing = weight, ignore_index, label_smoothing
+
+    def forward(self, input, target):  # noqa: A002
+        return F.cross_entropy(input, target, weight=self.weight, ignore_index=self.ignore_index,
+                               reduction=self.reduction, label_smoothing=self.label_smoothing)
+
+
+class BCELoss(_Loss):
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction: str = "mean") -> None:
+        super().__init__(reduction=reduction)
+        self.weight = weight
+
+    def forward(self, input, target):  # noqa: A002
+        return F.binary_cross_entropy(input, target, weight=self.weight, reduction=self.reduction)
+
+
+class BCEWithLogitsLoss(_Loss):
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction: str = "mean", pos_weight=None) -> None:
+        super().__init__(reduction=reduction)
+        self.weight, self.pos_weight = weight, pos_weight
+
+    def forward(self, input, target):  # noqa: A002
+        return F.binary_cross_entropy_with_logits(input, target, weight=self.weight, reduction=self.reduction,
+                                                  pos_weight=self.pos_weight)
