@@ -23,18 +23,17 @@ class BackpropStepper(Vertical, can_focus=True):
         self.position = 0
 
     def compose(self) -> ComposeResult:
-        yield Static(id="trace-position")
+        # the content is given at compose time: a stepper removed again at once (a resize or a language
+        # switch remakes the panels) must not look for children it never got
+        yield Static(self._position_text(), id="trace-position")
         with VerticalScroll():
-            yield Static(id="trace-step")
+            yield Static(self.steps[self.position], id="trace-step")
 
-    def on_mount(self) -> None:
-        self.show()
+    def _position_text(self) -> str:
+        return t("trace_position", self.app.lang, index=self.position + 1, total=len(self.steps)) + "   ← →"
 
     def show(self) -> None:
-        lang = self.app.lang
-        self.query_one("#trace-position", Static).update(
-            t("trace_position", lang, index=self.position + 1, total=len(self.steps)) + "   ← →"
-        )
+        self.query_one("#trace-position", Static).update(self._position_text())
         self.query_one("#trace-step", Static).update(self.steps[self.position])
 
     def action_move(self, offset: int) -> None:
