@@ -138,9 +138,9 @@ async def test_80x24_footer_and_the_editor_and_verdict_in_view(data_dir):
         await pilot.pause()
         feedback = screen.query_one("#feedback")
 
-        def verdict_in_view() -> bool:
-            region = feedback.virtual_region
-            return region.y >= view.scroll_y and region.bottom <= view.scroll_y + view.scrollable_content_region.height
+        def verdict_in_view() -> bool:  # on screen, scroll offsets are whole cells
+            region, top = feedback.virtual_region, round(view.scroll_y)
+            return region.y >= top and region.bottom <= top + view.scrollable_content_region.height
 
         for _ in range(100):  # layout and scrolling settle over a few refreshes (slower on a loaded machine)
             if verdict_in_view() and not view.is_scrolling:

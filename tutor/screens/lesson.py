@@ -18,13 +18,14 @@ from tutor.i18n import t
 from tutor.practice import GRADED, LessonPractice, StepState
 from tutor.widgets.answer_grid import AnswerGrid
 from tutor.widgets.footer import TutorFooter
+from tutor.widgets.step_actions import StepActions
 from tutor.widgets.step_progress import StepProgress
 from tutor.widgets.step_view import StepView
 
 __all__ = ["GRADED", "LessonScreen", "StepState"]
 
 
-class LessonScreen(Screen[None]):
+class LessonScreen(StepActions, Screen[None]):
     """Enter checks (and continues once a step is over); `h` hint, `s` show the answer, `e` explanation,
     `n`/`p` next/previous, Esc back. Letters are commands only while no editor has focus."""
 
@@ -131,16 +132,6 @@ class LessonScreen(Screen[None]):
     async def action_previous(self) -> None:
         if self.index > 0:
             await self.show_step(self.index - 1)
-
-    def action_hint(self) -> None:
-        self.view.hint()
-
-    def action_show_answer(self) -> None:
-        self.view.show_answer()
-        self.refresh_bindings()
-
-    def action_retry(self) -> None:
-        self.view.retry()
 
     def action_explain(self) -> None:
         answer = self.answer

@@ -19,11 +19,12 @@ from tutor.i18n import t
 from tutor.practice import QuizPractice
 from tutor.widgets.answer_grid import AnswerGrid
 from tutor.widgets.footer import TutorFooter
+from tutor.widgets.step_actions import StepActions
 from tutor.widgets.step_progress import StepProgress
 from tutor.widgets.step_view import StepView
 
 
-class QuizScreen(Screen[None]):
+class QuizScreen(StepActions, Screen[None]):
     """Enter checks (then moves on); `h` hint, `s` show the answer, `e` explanation, `n` next question,
     Esc leaves (asking first: the questions not yet answered are dropped)."""
 
@@ -104,16 +105,6 @@ class QuizScreen(Screen[None]):
     async def action_primary(self) -> None:
         if self.state.solved:
             await self.action_next()
-
-    def action_hint(self) -> None:
-        self.view.hint()
-
-    def action_show_answer(self) -> None:
-        self.view.show_answer()
-        self.refresh_bindings()
-
-    def action_retry(self) -> None:
-        self.view.retry()
 
     def action_explain(self) -> None:
         if self.question.answer is None or self.step.kind != "predict":
