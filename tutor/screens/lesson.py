@@ -81,12 +81,11 @@ class LessonScreen(StepActions, Screen[None]):
 
     @property
     def state(self) -> StepState:
-        return self.states.setdefault(self.step.id, StepState())
+        return self.view.state  # the view shows this screen's step, from the same practice and states
 
     @property
     def answer(self):
-        answer, _problem = self.practice.answer(self.index)
-        return answer
+        return self.view.answer
 
     async def show_step(self, index: int) -> None:
         """Lay out step `index` (also after a language switch or a lesson reload)."""
