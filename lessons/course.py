@@ -35,6 +35,12 @@ def bundled_dir() -> Path:
     return Path(__file__).parent / "bundled"
 
 
+def is_bundled(path: str | os.PathLike[str] | None) -> bool:
+    """Whether a lesson file or folder is part of the bundled course (what runs where snippets cannot
+    be sandboxed)."""
+    return path is not None and Path(path).resolve().is_relative_to(bundled_dir().resolve())
+
+
 def lesson_files(folder: Path) -> list[Path]:
     """The lesson `*.toml` files under `folder`, recursively, in a stable order (hidden folders skipped).
     A lesson sets `format_version` or sits in a marked folder (a pack); a `pyproject.toml` is not one."""

@@ -125,15 +125,12 @@ class TutorApp(App[None]):
                 screen.course_changed()
 
     def _load_course(self):
-        from lessons.course import bundled_dir, load_course
+        from lessons.course import is_bundled, load_course
 
         course = load_course(self.extra_dirs, user_dir=lessons_dir(self.data_dir),
                              include_bundled=self.include_bundled, cache_path=cache_dir(self.data_dir) / "lessons.json")
         if self.bundled_only:
-            bundled = bundled_dir().resolve()
-            course = dataclasses.replace(course, lessons=[
-                lesson for lesson in course.lessons
-                if lesson.path is not None and Path(lesson.path).resolve().is_relative_to(bundled)])
+            course = dataclasses.replace(course, lessons=[l for l in course.lessons if is_bundled(l.path)])
         return course
 
     def _open_store(self) -> None:

@@ -22,7 +22,9 @@ def unconfined_reason(profile: str = "full") -> str | None:
 def require_confinement(command: str, trust: bool, paths=(), profile: str = "full") -> None:
     """Exit with a usage error (status 2) when `command` would run a stranger's code unconfined
     (`paths`: the lesson files or folders it would run; all inside the bundled course is fine)."""
-    if trust or (paths and all(_bundled(path) for path in paths)):
+    from lessons.course import is_bundled
+
+    if trust or (paths and all(map(is_bundled, paths))):
         return
     reason = unconfined_reason(profile)
     if reason is not None:
@@ -33,10 +35,3 @@ def require_confinement(command: str, trust: bool, paths=(), profile: str = "ful
 trust_option = click.option("--trust-lessons", is_flag=True,
                             help="Run lessons and snippets even where the OS sandbox is not available.")
 
-
-def _bundled(path) -> bool:
-    from pathlib import Path
-
-    from lessons.course import bundled_dir
-
-    return Path(path).resolve().is_relative_to(bundled_dir().resolve())
