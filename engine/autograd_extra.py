@@ -19,24 +19,24 @@ from engine.tensor import Tensor, _as_operand, no_grad
 
 
 # --- functional API -------------------------------------------------------------------------------------------
+def _tensors(value, what: str) -> tuple[bool, tuple]:
+    """A Tensor or a tuple of Tensors (PyTorch's TypeError otherwise), and whether it was a single one."""
+    single = isinstance(value, Tensor)
+    items = (value,) if single else tuple(value)
+    for item in items:
+        if not isinstance(item, Tensor):
+            raise TypeError(f"The {what} must be either a Tensor or a tuple of Tensors but the "
+                            f"value at index 0 has type {type(item).__name__}.")
+    return single, items
+
+
 def _inputs(inputs, name: str) -> tuple[bool, tuple]:
-    single = isinstance(inputs, Tensor)
-    items = (inputs,) if single else tuple(inputs)
-    for x in items:
-        if not isinstance(x, Tensor):
-            raise TypeError(f"The inputs given to {name} must be either a Tensor or a tuple of Tensors but the "
-                            f"value at index 0 has type {type(x).__name__}.")
+    single, items = _tensors(inputs, f"inputs given to {name}")
     return single, tuple(x.detach().requires_grad_(True) if x.is_floating_point() else x.detach() for x in items)
 
 
 def _outputs(value, name: str) -> tuple[bool, tuple]:
-    single = isinstance(value, Tensor)
-    items = (value,) if single else tuple(value)
-    for y in items:
-        if not isinstance(y, Tensor):
-            raise TypeError(f"The outputs of the user-provided function given to {name} must be either a Tensor "
-                            f"or a tuple of Tensors but the value at index 0 has type {type(y).__name__}.")
-    return single, items
+    return _tensors(value, f"outputs of the user-provided function given to {name}")
 
 
 def _pull(y: Tensor, x: Tensor, cotangents: np.ndarray, nbatch: int, retain_graph: bool = True) -> np.ndarray:
