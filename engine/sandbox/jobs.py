@@ -6,12 +6,12 @@ explanation layer (`engine.explain`), which run here, inside the child, on the s
 """
 from __future__ import annotations
 
-import math
 import warnings
 from numbers import Number
 
 import numpy as np
 
+from engine.explain.model import plain  # NaN and ±inf as "nan", "inf", "-inf": JSON has none (no sympy)
 from engine.runner import run_snippet
 from engine.runner.errors import SnippetFailure
 from engine.runner.surface import is_tensor
@@ -93,7 +93,7 @@ def encode_value(value: object) -> dict:
     if isinstance(value, (bool, np.bool_)):
         return {"kind": "bool", "value": bool(value)}
     if isinstance(value, Number) and not isinstance(value, complex):
-        return {"kind": "number", "value": _number(float(value))}
+        return {"kind": "number", "value": plain(float(value))}
     if isinstance(value, str):
         return {"kind": "text", "value": value}
     type_name = type(value).__name__
@@ -111,19 +111,6 @@ def encode_value(value: object) -> dict:
     if array.dtype.kind not in "biuf":
         return {"kind": "unsupported", "type": type_name}
     return {"kind": "tensor", "dtype": array.dtype.name, "shape": list(array.shape), "data": plain(array.tolist())}
-
-
-def _number(x: float) -> float | str:
-    return x if math.isfinite(x) else ("nan" if math.isnan(x) else ("inf" if x > 0 else "-inf"))
-
-
-def plain(data: object) -> object:
-    """Nested lists with NaN and infinities as the strings "nan", "inf", "-inf" (JSON has none)."""
-    if isinstance(data, list):
-        return [plain(item) for item in data]
-    if isinstance(data, float):
-        return _number(data)
-    return data
 
 
 def tensor_report(namespace: dict) -> dict:
