@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine import xp
-from engine.dtypes import float_result_type, result_type
+from engine.dtypes import common_dtype, result_type
 
 
 @dataclass(frozen=True, eq=False)
@@ -62,15 +62,17 @@ def op(key, grad_fn, inputs, forward, rules, saves=(), dtype=None, view=False):
 # How a result's dtype follows from the operands (PyTorch's type promotion, `engine.dtypes.result_type`):
 def PROMOTE(arrays, attrs):  # noqa: N802 - used like a constant
     """The common dtype of the tensor and number operands (add, mul, where…)."""
-    return result_type(*arrays)
+    return common_dtype(arrays)
 
 
 def FLOATING(arrays, attrs):  # noqa: N802
     """Like PROMOTE, but integers give float32 (true division, exp, sqrt…)."""
-    return float_result_type(*arrays)
+    found = common_dtype(arrays)
+    return found if found.kind == "f" else _FLOAT32
 
 
 _INT64 = np.dtype(np.int64)
+_FLOAT32 = np.dtype(np.float32)
 
 
 def INTEGRAL_TO_LONG(arrays, attrs):  # noqa: N802

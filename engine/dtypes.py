@@ -148,7 +148,12 @@ _RESULT_TYPES: dict = {}
 
 
 def result_type(*operands) -> np.dtype:
-    """`torch.result_type` of arrays (tensors' data) and Python numbers: dimensioned tensors first, then
+    """`torch.result_type` of arrays (tensors' data) and Python numbers; see `common_dtype`."""
+    return common_dtype(operands)
+
+
+def common_dtype(operands) -> np.dtype:
+    """`torch.result_type` of a sequence of arrays (tensors' data) and Python numbers: dimensioned tensors first, then
     0-dim tensors, then Python numbers (a float number counts as the default dtype, float32), where a
     later group only matters if it is of a higher category (bool < integer < float).
 
@@ -184,5 +189,5 @@ def result_type(*operands) -> np.dtype:
 
 def float_result_type(*operands) -> np.dtype:
     """The result of an op that always gives floats (true division, exp, sqrt…): integers -> float32."""
-    found = result_type(*operands)
+    found = common_dtype(operands)
     return found if found.kind == "f" else _FLOAT32

@@ -90,17 +90,23 @@ _TENSOR_TYPES = {"float32": "Float", "float64": "Double", "float16": "Half", "in
                  "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
 
 
+def _current_version(saved, is_output: bool) -> int:
+    """A saved input is its Tensor; a saved output, the Tensor's version cell (see `tensor._save_versions`)."""
+    return saved[0] if is_output else saved._version
+
+
 def check_versions(node: Node) -> None:
     """PyTorch's error when a tensor this node saved was changed in place after it was saved."""
-    for tensor, version, is_output in node.versions:
-        if tensor._version != version:
-            data = tensor._data
-            maker = node if is_output else tensor.grad_fn
+    for saved, version, is_output in node.versions:
+        current = _current_version(saved, is_output)
+        if current != version:
+            data = node.out if is_output else saved._data
+            maker = node if is_output else saved.grad_fn
             made_by = "" if maker is None else f", which is output 0 of {maker.name().rsplit('Backward', 1)[0]},"
             raise RuntimeError(
                 "one of the variables needed for gradient computation has been modified by an inplace operation: "
                 f"[torch.{_TENSOR_TYPES[data.dtype.name]}Tensor [{', '.join(map(str, data.shape))}]]{made_by} "
-                f"is at version {tensor._version}; expected version {version} instead. Hint: enable anomaly "
+                f"is at version {current}; expected version {version} instead. Hint: enable anomaly "
                 "detection to find the operation that failed to compute its gradient, with "
                 "torch.autograd.set_detect_anomaly(True, check_nan=False).")
 
@@ -168,9 +174,8 @@ def sweep(root, cotangent, *, nbatch: int = 0, retain_graph: bool = False, on_no
         op = node.op
         if node.freed and op.saves:
             raise RuntimeError(SECOND_BACKWARD)
-        for tensor, version, _ in node.versions:
-            if tensor._version != version:
-                check_versions(node)
+        if node.versions:
+            check_versions(node)
         if node.retained is not None and nbatch == 0:
             node.retained._accumulate(g)
         arrays, out, attrs, vjp = node.arrays, node.out, node.attrs, op.vjp
@@ -203,9 +208,7 @@ def _check_node(node) -> None:
     """Before a node's rules run: refuse a freed graph and tensors changed in place since saved."""
     if node.freed and node.op.saves:
         raise RuntimeError(SECOND_BACKWARD)
-    for tensor, version, _ in node.versions:
-        if tensor._version != version:
-            check_versions(node)
+    check_versions(node)
 
 
 def _run_hooks(node, g):

@@ -139,7 +139,7 @@ def _run(op, inputs: tuple, attrs: dict) -> "Tensor":
             parents.append(None)
     if wanted:
         result._requires_grad = True
-        node = result._grad_fn = Node(op, arrays, attrs, out, parents)
+        node = result._grad_fn = Node(op, tuple(arrays), attrs, out, tuple(parents))
         if _anomaly[0]:
             record_trace(node)
         if op.saves:
@@ -151,12 +151,18 @@ def _run(op, inputs: tuple, attrs: dict) -> "Tensor":
 
 
 def _save_versions(node, op, inputs, wanted: int, result) -> None:
-    """Remember the versions of the tensors this node's rules will read (for the in-place check)."""
+    """Remember the versions of the tensors this node's rules will read (for the in-place check).
+
+    A saved input is kept with its version; the saved result only by its version cell, since the
+    result holds this node (`grad_fn`) and a reference back would make every such graph a cycle that
+    only the garbage collector can free (PyTorch's SavedVariable drops the grad_fn of an output too)."""
     positions, saves_result = saved_tensors(op, wanted)
-    versions = [(inputs[i], inputs[i]._version, False) for i in positions if type(inputs[i]) is Tensor]
+    versions = [(inputs[i], inputs[i]._version, False) for i in positions if type(inputs[i]) in _TENSOR_TYPES]
     if saves_result:
-        versions.append((result, 0, True))
-    node.versions = versions
+        result._version_cell = cell = [0]
+        versions.append((cell, 0, True))
+    if versions:
+        node.versions = versions
 
 
 def _as_operand(other):
@@ -292,7 +298,8 @@ class RemovableHandle:
 class Tensor:
     """A multi-dimensional array that can record the operations applied to it."""
 
-    __slots__ = ("_data", "_requires_grad", "_grad", "_grad_fn", "_accumulator", "_version", "_base", "__weakref__")
+    __slots__ = ("_data", "_requires_grad", "_grad", "_grad_fn", "_accumulator", "_version", "_version_cell", "_base",
+                 "__weakref__")
     __array_priority__ = 1000  # numpy scalars on the left defer to Tensor's reflected operators
 
     def __init__(self, *args) -> None:
@@ -634,7 +641,7 @@ class Tensor:
         return _apply("rfloor_divide", (self, _as_operand(other)))
 
     def __mod__(self, other):
-        if type(other) is Tensor:
+        if isinstance(other, Tensor):
             return _binary("remainder_tensor", self, other)
         return _binary("remainder", self, other)
 
@@ -1206,7 +1213,7 @@ class Tensor:
         if _KIND_RANK[result._data.dtype.kind] > _KIND_RANK[self._data.dtype.kind]:
             raise RuntimeError(f"result type {_SCALAR_TYPE_NAMES[result._data.dtype.name]} can't be cast to the "
                                f"desired output type {_SCALAR_TYPE_NAMES[self._data.dtype.name]}")
-        self._version += 1
+        self._bump_version()
         node = result._grad_fn
         if node is None:
             np.copyto(self._data, result._data, casting="unsafe")
@@ -1215,9 +1222,24 @@ class Tensor:
         self._grad_fn, self._requires_grad = node, True
         # The node kept this tensor's old value (PyTorch saves `original_self` too), and its output is now
         # this tensor, at its new version.
-        node.versions = tuple((self, self._version, True) if t is result else (t, v, is_output)
+        node.versions = tuple((self._shared_version(), self._version, True) if is_output else (t, v, False)
                               for t, v, is_output in node.versions if t is not self)
         return self
+
+    def _bump_version(self) -> None:
+        """Count an in-place change (PyTorch's version counter), also in the cell of nodes that saved this
+        tensor as their output."""
+        self._version += 1
+        cell = getattr(self, "_version_cell", None)
+        if cell is not None:
+            cell[0] = self._version
+
+    def _shared_version(self) -> list:
+        """This tensor's version cell (see `_save_versions`), made on first use."""
+        cell = getattr(self, "_version_cell", None)
+        if cell is None:
+            cell = self._version_cell = [self._version]
+        return cell
 
     def _check_inplace(self) -> None:
         if self._requires_grad and _grad_enabled:
@@ -1246,7 +1268,7 @@ class Tensor:
         self._check_inplace()
         if self._grad_fn is None:
             self._data[...] = 0
-            self._version += 1
+            self._bump_version()
             return self
         return self._inplace(_apply("zero", (self,)))
 
@@ -1254,7 +1276,7 @@ class Tensor:
         self._check_inplace()
         value = _fill_value(value, "fill_")
         self._data[...] = value
-        self._version += 1
+        self._bump_version()
         return self
 
     def copy_(self, src):
@@ -1262,7 +1284,7 @@ class Tensor:
         src = _tensor_arg(src, "copy_", "src")
         np.broadcast_shapes(src._data.shape, self._data.shape)
         if not (_grad_enabled and src._requires_grad):
-            self._version += 1
+            self._bump_version()
             np.copyto(self._data, src._data, casting="unsafe")
             return self
         return self._inplace(_apply("copy", (self, src)))

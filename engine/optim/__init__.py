@@ -96,7 +96,7 @@ class SGD(Optimizer):
                         buf._data += (1 - dampening) * d_p
                     d_p = d_p + momentum * buf._data if group["nesterov"] else buf._data
                 p._data -= np.asarray(lr * d_p, dtype=p._data.dtype)
-                p._version += 1
+                p._bump_version()
         return loss
 
 
@@ -159,5 +159,5 @@ class Adam(Optimizer):
                 else:
                     denom = np.sqrt(v) / np.asarray(bias2_sqrt, dtype=dtype) + np.asarray(eps, dtype=dtype)
                 p._data -= np.asarray(step_size, dtype=dtype) * (m / denom)
-                p._version += 1
+                p._bump_version()
         return loss

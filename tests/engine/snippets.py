@@ -385,3 +385,37 @@ s = torch.softmax(torch.tensor([[1., 2., 3.], [1., 1., 1.]]), dim=1)
 print(s, s.sum(dim=1))
 print(torch.arange(6).view(2, 3).float().mean(0), torch.tensor([[1, 2], [3, 4]]).sum(1), torch.tensor([1.5, 2.5]).max())
 """
+# A Parameter is a Tensor to the in-place check too (an optimizer step before backward must be refused)
+ERRORS["inplace-parameter"] = """
+w = torch.nn.Parameter(torch.tensor([1., 2.]))
+y = (w * w).sum()
+with torch.no_grad():
+    w.mul_(2)
+y.backward()
+"""
+# A saved output is checked through its version, also after its name is dropped
+ERRORS["inplace-saved-output-dropped"] = """
+x = torch.tensor([1., 2.], requires_grad=True)
+y = x.tanh()
+z = y * 3
+with torch.no_grad():
+    y.mul_(2)
+y = None
+z.sum().backward()
+"""
+ERRORS["inplace-saved-output-twice"] = """
+x = torch.tensor([1., 2.], requires_grad=True)
+y = x.exp()
+y.mul_(2)
+y.exp_()
+with torch.no_grad():
+    y.add_(1)
+y.sum().backward()
+"""
+ENGINE["remainder-by-parameter"] = """
+w = torch.nn.Parameter(torch.tensor([2., 3.]))
+x = torch.tensor([5., 7.], requires_grad=True)
+r = x % w
+r.sum().backward()
+print(r, r.grad_fn.name(), x.grad, w.grad)
+"""
