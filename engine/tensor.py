@@ -316,7 +316,9 @@ class Tensor:
     @classmethod
     def _make(cls, data: np.ndarray, requires_grad: bool = False) -> "Tensor":
         t = object.__new__(cls)
-        t._data, t._requires_grad, t._grad, t._grad_fn, t._accumulator = data, requires_grad, None, None, None
+        t._data = data
+        t._requires_grad = requires_grad
+        t._grad = t._grad_fn = t._accumulator = None
         t._version = 0
         return t
 
