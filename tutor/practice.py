@@ -21,7 +21,7 @@ GRADED = ("predict", "error", "choice")
 class StepState:
     """What the learner did on one step: kept across a language switch and a step change."""
 
-    outcome: str | None = None  # recorded outcome: "correct" | "wrong" | "skipped" (answer shown)
+    outcome: str | None = None  # recorded outcome: "correct" | "wrong" | "revealed" (answer shown)
     attempted: bool = False  # a verdict was recorded (may open the explanation)
     solved: bool = False  # answered correctly, or the answer was shown: the loop is over
     revealed: bool = False  # the learner asked to see the answer

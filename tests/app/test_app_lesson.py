@@ -89,7 +89,7 @@ async def test_show_answer_after_a_wrong_try_is_recorded_as_shown(make_app, data
         assert [line.split() for line in str(screen.query_one("#grid").render()).splitlines()][2] == ["✗", "6"]
         await pilot.press("enter")
         assert screen.step.id == "predict-flag"
-    assert [o[1] for o in outcomes(data_dir)] == ["wrong", "skipped"]
+    assert [o[1] for o in outcomes(data_dir)] == ["wrong", "revealed"]
 
 
 async def test_letters_in_a_grid_cell_go_to_the_whole_answer(make_app, data_dir):

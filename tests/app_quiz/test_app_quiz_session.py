@@ -65,7 +65,7 @@ async def test_full_quiz_session_is_marked_summarised_and_recorded(make_app, dat
         assert "✗" not in drawn  # the values stay hidden: the learner may try again
         assert "The answer is" not in feedback(screen)
 
-        # 3: skipped (the answer shown at once) from outside the editor
+        # 3: revealed (the answer shown at once) from outside the editor
         await pilot.press("escape", "n")
         await pilot.pause()
         question = screen.question
@@ -78,18 +78,18 @@ async def test_full_quiz_session_is_marked_summarised_and_recorded(make_app, dat
 
         summary = app.screen
         assert isinstance(summary, QuizSummaryScreen)
-        assert "1 correct, 1 wrong, 1 skipped of 3" in str(summary.query_one("#summary-total").render())
+        assert "1 correct, 1 wrong, 1 shown of 3" in str(summary.query_one("#summary-total").render())
         table = summary.query_one("#summary-table", DataTable)
         concepts = {str(key.value) for key in table.rows}
         assert concepts == set(summary.summary.concepts)
         for concept in concepts:
             row = table.get_row(concept)
             tally = summary.summary.concepts[concept]
-            assert [str(cell) for cell in row[1:4]] == [str(tally.correct), str(tally.wrong), str(tally.skipped)]
+            assert [str(cell) for cell in row[1:4]] == [str(tally.correct), str(tally.wrong), str(tally.revealed)]
             assert row[4]  # when it comes back
         await pilot.press("f2")  # 日本語
         await pilot.pause()
-        assert "3 問中 正解 1・不正解 1・スキップ 1" in str(summary.query_one("#summary-total").render())
+        assert "3 問中 正解 1・不正解 1・答えを表示 1" in str(summary.query_one("#summary-total").render())
         await pilot.press("t")  # on to the Stats screen, which counts this quiz
         await pilot.pause()
         assert isinstance(app.screen, StatsScreen)
@@ -102,7 +102,7 @@ async def test_full_quiz_session_is_marked_summarised_and_recorded(make_app, dat
         attempts = store.attempts("quiz")
         cards = store.cards()
     assert [a.step_id for a in attempts] == asked
-    assert [a.outcome for a in attempts] == [Outcome.CORRECT, Outcome.WRONG, Outcome.SKIPPED]
+    assert [a.outcome for a in attempts] == [Outcome.CORRECT, Outcome.WRONG, Outcome.REVEALED]
     assert all(a.duration_ms is not None and a.hints_used == 0 for a in attempts)
     assert {c for a in attempts for c in a.concepts} <= set(cards)
 
@@ -217,5 +217,5 @@ async def test_a_quiz_whose_templates_fail_ends_with_its_summary(make_app, monke
         await pilot.press("n")
         await pilot.pause()
         assert isinstance(app.screen, QuizSummaryScreen)
-        assert "0 correct, 0 wrong, 1 skipped of 1" in str(app.screen.query_one("#summary-total").render())
+        assert "0 correct, 0 wrong, 1 shown of 1" in str(app.screen.query_one("#summary-total").render())
     assert messages and messages[0].startswith("The quiz stopped early: quiz template 'x'")

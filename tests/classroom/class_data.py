@@ -30,6 +30,6 @@ def make_class(path):
     folder = ClassFolder(path)
     answer(folder, "Alice", [(step, "correct") for step in GRADABLE], quiz=2)
     answer(folder, "Bob", [("predict-grad", "correct"), ("predict-flag", "wrong"), ("predict-flag", "correct"),
-                           ("nonscalar", "skipped")])
+                           ("nonscalar", "revealed")])
     folder.student("Chloé", create=True)
     return folder.path

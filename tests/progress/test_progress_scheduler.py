@@ -41,7 +41,7 @@ def test_ratings() -> None:
     assert rating_for(Outcome.CORRECT, 0) is Rating.Good
     assert rating_for("correct", 2) is Rating.Hard
     assert rating_for("wrong", 0) is Rating.Again
-    assert rating_for("skipped", 0) is Rating.Again
+    assert rating_for("revealed", 0) is Rating.Again
 
 
 def test_wrong_answer_comes_back_sooner_than_right_one(scheduler: ConceptScheduler, clock: Clock) -> None:

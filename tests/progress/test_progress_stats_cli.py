@@ -21,7 +21,7 @@ def store_with_history(tmp_path: Path) -> ProgressStore:
     history = [  # (day of June 2024, hour UTC, concept, outcome)
         (1, 10, "vjp", "correct"), (1, 11, "vjp", "wrong"), (2, 10, "matmul", "correct"),
         (3, 16, "vjp", "correct"),  # 01:00 on the 4th in Japan
-        (6, 10, "vjp", "skipped"), (7, 10, "matmul", "correct"),
+        (6, 10, "vjp", "revealed"), (7, 10, "matmul", "correct"),
     ]
     for day, hour, concept, outcome in history:
         store.record_attempt(lesson_id="quiz", step_id=f"{concept}#{day}", concepts=[concept, "chain-rule"],
@@ -53,7 +53,7 @@ def test_concept_stats_in_review_order(tmp_path: Path) -> None:
     scheduler.record(lesson_id="l", step_id="s", concepts=["softmax"], answer="1", outcome="correct")
     stats = {s.concept: s for s in concept_stats(scheduler)}
     vjp = stats["vjp"]
-    assert (vjp.correct, vjp.wrong, vjp.skipped, vjp.attempts) == (2, 1, 1, 4) and vjp.accuracy == 0.5
+    assert (vjp.correct, vjp.wrong, vjp.revealed, vjp.attempts) == (2, 1, 1, 4) and vjp.accuracy == 0.5
     assert stats["chain-rule"].attempts == 6
     assert vjp.state is CardState.NEW and vjp.due is None  # recorded without the scheduler: no card
     assert stats["softmax"].state is CardState.SCHEDULED and stats["softmax"].due > clock()

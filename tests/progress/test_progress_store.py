@@ -70,7 +70,7 @@ def test_two_processes_write_at_once(tmp_path: Path) -> None:
             assert {a.uid for a in store.attempts(name)} == set(uids) and len(uids) == 60
         counts = store.concept_counts()
         assert sum(counts["shared"].values()) == 120
-        assert counts["left"] == {Outcome.CORRECT: 40, Outcome.WRONG: 20, Outcome.SKIPPED: 0}
+        assert counts["left"] == {Outcome.CORRECT: 40, Outcome.WRONG: 20, Outcome.REVEALED: 0}
     conn = sqlite3.connect(tmp_path / "progress.sqlite3")
     assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
 
@@ -100,7 +100,7 @@ def test_damaged_file_is_moved_aside_and_a_fresh_one_started(tmp_path: Path, dam
         assert store.recovered_from.name.startswith("progress.sqlite3.damaged-")
         assert store.recovered_from.read_bytes() == damaged  # nothing lost: the old bytes are kept
         assert store.attempts() == []
-        store.record_attempt(lesson_id="l", step_id="s", concepts=[], answer=None, outcome="skipped")
+        store.record_attempt(lesson_id="l", step_id="s", concepts=[], answer=None, outcome="revealed")
     with ProgressStore(data_dir=tmp_path) as store:
         assert store.recovered_from is None and len(store.attempts()) == 1
 
@@ -160,6 +160,48 @@ def test_migrates_a_version_1_database(tmp_path: Path) -> None:
     assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == LATEST_VERSION
 
 
+def test_migration_3_renames_skipped_to_revealed_and_keeps_every_row(tmp_path: Path) -> None:
+    path = tmp_path / "progress.sqlite3"
+    conn = sqlite3.connect(path)
+    for script in MIGRATIONS[:2]:
+        conn.executescript(script)
+    conn.execute("PRAGMA user_version = 2")
+    for i, outcome in enumerate(("correct", "skipped", "wrong")):
+        conn.execute(
+            "INSERT INTO attempts (id, uid, lesson_id, step_id, concepts, answer, outcome, hints_used, duration_ms, at) "
+            f"VALUES ({10 + i}, 'u{i}', 'lesson', 's{i}', '[\"vjp\"]', NULL, '{outcome}', 0, NULL, "
+            f"'2024-05-01T10:0{i}:00.000000+00:00')")
+        conn.execute(f"INSERT INTO attempt_concepts VALUES ({10 + i}, 'vjp')")
+    conn.commit()
+    conn.close()
+    with ProgressStore(path) as store:
+        assert [a.outcome for a in store.attempts()] == [Outcome.CORRECT, Outcome.REVEALED, Outcome.WRONG]
+        assert store.concept_counts()["vjp"] == {Outcome.CORRECT: 1, Outcome.REVEALED: 1, Outcome.WRONG: 1}
+        store.record_attempt(lesson_id="lesson", step_id="s3", concepts=["vjp"], answer=None, outcome="revealed")
+    conn = sqlite3.connect(path)
+    assert conn.execute("PRAGMA foreign_key_check").fetchall() == []
+    assert [r[0] for r in conn.execute("SELECT id FROM attempts ORDER BY id")][:3] == [10, 11, 12]
+    conn.execute("PRAGMA foreign_keys = ON")
+    conn.execute("DELETE FROM attempts WHERE id = 10")  # the cascade still points at the new table
+    assert conn.execute("SELECT count(*) FROM attempt_concepts WHERE attempt_id = 10").fetchone()[0] == 0
+    with pytest.raises(sqlite3.IntegrityError):
+        conn.execute("INSERT INTO attempts (uid, lesson_id, step_id, outcome, at) VALUES ('x', 'l', 's', 'skipped', 'now')")
+
+
+def test_import_reads_skipped_from_files_exported_before_v3(tmp_path: Path) -> None:
+    source = ProgressStore(data_dir=tmp_path / "a")
+    source.record_attempt(lesson_id="l", step_id="s", concepts=["vjp"], answer=None, outcome="revealed")
+    exported = tmp_path / "old.json"
+    export_json(source, exported)
+    source.close()
+    data = json.loads(exported.read_text())
+    data["attempts"][0]["outcome"] = "skipped"
+    exported.write_text(json.dumps(data))
+    with ProgressStore(data_dir=tmp_path / "b") as target:
+        import_json(target, exported)
+        assert [a.outcome for a in target.attempts()] == [Outcome.REVEALED]
+
+
 def test_lesson_progress_positions_and_reset(tmp_path: Path) -> None:
     clock = iter(datetime(2024, 1, 1, tzinfo=timezone.utc) + timedelta(minutes=i) for i in range(100))
     store = ProgressStore(data_dir=tmp_path, now=lambda: next(clock))
@@ -169,7 +211,7 @@ def test_lesson_progress_positions_and_reset(tmp_path: Path) -> None:
     assert store.lesson_progress("one", steps).status is LessonStatus.IN_PROGRESS
     store.record_attempt(lesson_id="one", step_id="predict-a", concepts=[], answer="1", outcome="wrong")
     store.record_attempt(lesson_id="one", step_id="predict-a", concepts=[], answer="2", outcome="correct")
-    store.record_attempt(lesson_id="one", step_id="error-b", concepts=[], answer=None, outcome="skipped")
+    store.record_attempt(lesson_id="one", step_id="error-b", concepts=[], answer=None, outcome="revealed")
     progress = store.lesson_progress("one", steps)
     assert (progress.status, progress.solved, progress.total) == (LessonStatus.IN_PROGRESS, {"predict-a"}, 2)
     store.record_attempt(lesson_id="one", step_id="error-b", concepts=[], answer="none", outcome="correct")
@@ -195,7 +237,7 @@ def test_export_import_round_trip_is_idempotent(tmp_path: Path) -> None:
     assert export_json(source, export) == 2
 
     target = ProgressStore(tmp_path / "b.sqlite3")
-    target.record_attempt(lesson_id="other", step_id="x", concepts=["matmul"], answer=None, outcome="skipped")
+    target.record_attempt(lesson_id="other", step_id="x", concepts=["matmul"], answer=None, outcome="revealed")
     assert import_json(target, export) == {"attempts": 2, "positions": 1, "cards": 2}
     assert import_json(target, export) == {"attempts": 0, "positions": 0, "cards": 0}
     assert {a.uid for a in target.attempts()} >= {a.uid for a in source.attempts()}
@@ -203,7 +245,7 @@ def test_export_import_round_trip_is_idempotent(tmp_path: Path) -> None:
     assert [a for a in target.attempts() if a.lesson_id != "other"] == source.attempts()
     assert target.cards() == source.cards()
     assert target.position("l") == "s2"
-    assert target.concept_counts()["mean"] == {Outcome.CORRECT: 1, Outcome.WRONG: 1, Outcome.SKIPPED: 0}
+    assert target.concept_counts()["mean"] == {Outcome.CORRECT: 1, Outcome.WRONG: 1, Outcome.REVEALED: 0}
 
 
 @pytest.mark.parametrize(
@@ -216,7 +258,7 @@ def test_export_import_round_trip_is_idempotent(tmp_path: Path) -> None:
         (
             '{"format": "autograd-tutor-progress", "version": 1, "attempts": [{"uid": "u", "lesson_id": "l", '
             '"step_id": "s", "concepts": [], "outcome": "maybe", "hints_used": 0, "at": "2024-01-01T00:00:00+00:00"}]}',
-            r"attempts\[0\]\.outcome: expected one of correct, wrong, skipped",
+            r"attempts\[0\]\.outcome: expected one of correct, wrong, revealed",
         ),
         (
             '{"format": "autograd-tutor-progress", "version": 1, "positions": [{"lesson_id": "l", "step_id": "s", '

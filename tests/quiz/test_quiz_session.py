@@ -41,13 +41,13 @@ def play(session: QuizSession, outcome_for) -> list[str]:
 
 def test_full_session_records_every_attempt_and_summarises(scheduler: ConceptScheduler) -> None:
     session = QuizSession(scheduler, count=6, seed=11)
-    outcomes = iter([Outcome.CORRECT, Outcome.WRONG, Outcome.SKIPPED, Outcome.CORRECT, Outcome.CORRECT, Outcome.WRONG])
+    outcomes = iter([Outcome.CORRECT, Outcome.WRONG, Outcome.REVEALED, Outcome.CORRECT, Outcome.CORRECT, Outcome.WRONG])
     asked = play(session, lambda q: next(outcomes))
     assert len(asked) == len(set(asked)) == 6 and session.finished
     stored = scheduler.store.attempts(QUIZ_LESSON)
     assert [a.step_id for a in stored] == asked
     summary = session.summary()
-    assert (summary.total.correct, summary.total.wrong, summary.total.skipped) == (3, 2, 1)
+    assert (summary.total.correct, summary.total.wrong, summary.total.revealed) == (3, 2, 1)
     for concept, tally in summary.concepts.items():
         counted = [a for a in stored if concept in a.concepts]
         assert tally.asked == len(counted)

@@ -83,11 +83,11 @@ def summary(store, lesson_dirs=(), data_dir=None) -> str:
     stats = concept_stats(ConceptScheduler(store), now)
     if stats:
         width = max(len("concept"), *(len(s.concept) for s in stats))
-        lines += ["", f"{'concept':<{width}}  right  wrong  skipped  accuracy  next review"]
+        lines += ["", f"{'concept':<{width}}  right  wrong  revealed  accuracy  next review"]
         for s in stats:
             accuracy = f"{s.accuracy:.0%}" if s.accuracy is not None else "-"
             review = "due now" if s.state is CardState.DUE else ("new" if s.due is None else _when(s.due, now))
-            lines.append(f"{s.concept:<{width}}  {s.correct:>5}  {s.wrong:>5}  {s.skipped:>7}  {accuracy:>8}  {review}")
+            lines.append(f"{s.concept:<{width}}  {s.correct:>5}  {s.wrong:>5}  {s.revealed:>8}  {accuracy:>8}  {review}")
     return "\n".join(lines)
 
 

@@ -22,6 +22,9 @@ from typing import Any
 
 from tutor.progress.model import Attempt, Outcome, Position, ProgressError, Snapshot, from_iso, to_iso
 
+# Files exported before schema v3 called "show answer" `skipped`
+_RENAMED_OUTCOMES = {"skipped": Outcome.REVEALED.value}
+
 FORMAT = "autograd-tutor-progress"
 VERSION = 1
 
@@ -161,6 +164,7 @@ class _Reader:
         if not all(isinstance(c, str) for c in concepts):
             raise self.fail(f"{where}.concepts", "expected a list of strings")
         outcome = self.field(where, item, "outcome", str)
+        outcome = _RENAMED_OUTCOMES.get(outcome, outcome)
         if outcome not in {o.value for o in Outcome}:
             raise self.fail(f"{where}.outcome", f"expected one of {', '.join(o.value for o in Outcome)}, got {outcome!r}")
         return Attempt(

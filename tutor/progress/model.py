@@ -19,7 +19,7 @@ class ProgressError(Exception):
 class Outcome(StrEnum):
     CORRECT = "correct"
     WRONG = "wrong"
-    SKIPPED = "skipped"
+    REVEALED = "revealed"  # the learner asked to see the answer
 
 
 class LessonStatus(StrEnum):

@@ -9,10 +9,10 @@ reviews the cards of the concepts it exercised:
 | correct, no hint             | Good        |
 | correct after hints          | Hard        |
 | wrong                        | Again       |
-| skipped                      | Again       |
+| revealed                     | Again       |
 
 Easy is never given: a fast answer is as likely a lucky guess as mastery, and
-Good already spaces a remembered concept out quickly. A skip is the learner
+Good already spaces a remembered concept out quickly. Asking for the answer is the learner
 saying "I don't know", so it brings the concept back as soon as a wrong answer.
 """
 from __future__ import annotations

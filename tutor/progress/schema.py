@@ -46,6 +46,40 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX attempts_by_time ON attempts (at);
     CREATE INDEX attempt_concepts_by_concept ON attempt_concepts (concept);
     """,
+    # v3: "show answer" is recorded as `revealed` (it was `skipped`, which read as "never tried"). SQLite
+    # cannot change a CHECK in place: both tables are copied (ids kept) and renamed, the concepts table
+    # dropped first so that dropping `attempts` has nothing to cascade to.
+    """
+    CREATE TABLE attempts_v3 (
+        id          INTEGER PRIMARY KEY,
+        uid         TEXT NOT NULL UNIQUE,
+        lesson_id   TEXT NOT NULL,
+        step_id     TEXT NOT NULL,
+        concepts    TEXT NOT NULL DEFAULT '[]',
+        answer      TEXT,
+        outcome     TEXT NOT NULL CHECK (outcome IN ('correct', 'wrong', 'revealed')),
+        hints_used  INTEGER NOT NULL DEFAULT 0,
+        duration_ms INTEGER,
+        at          TEXT NOT NULL
+    );
+    INSERT INTO attempts_v3 (id, uid, lesson_id, step_id, concepts, answer, outcome, hints_used, duration_ms, at)
+        SELECT id, uid, lesson_id, step_id, concepts, answer,
+               CASE outcome WHEN 'skipped' THEN 'revealed' ELSE outcome END, hints_used, duration_ms, at
+        FROM attempts;
+    CREATE TABLE attempt_concepts_v3 (
+        attempt_id INTEGER NOT NULL REFERENCES attempts_v3(id) ON DELETE CASCADE,
+        concept    TEXT NOT NULL,
+        PRIMARY KEY (attempt_id, concept)
+    );
+    INSERT INTO attempt_concepts_v3 (attempt_id, concept) SELECT attempt_id, concept FROM attempt_concepts;
+    DROP TABLE attempt_concepts;
+    DROP TABLE attempts;
+    ALTER TABLE attempts_v3 RENAME TO attempts;
+    ALTER TABLE attempt_concepts_v3 RENAME TO attempt_concepts;
+    CREATE INDEX attempts_by_lesson ON attempts (lesson_id, step_id);
+    CREATE INDEX attempts_by_time ON attempts (at);
+    CREATE INDEX attempt_concepts_by_concept ON attempt_concepts (concept);
+    """,
 )
 
 LATEST_VERSION = len(MIGRATIONS)

@@ -21,17 +21,17 @@ class ConceptStats:
     concept: str
     correct: int
     wrong: int
-    skipped: int
+    revealed: int
     state: CardState  # due now / new / scheduled later
     due: datetime | None  # None for a concept never reviewed
 
     @property
     def attempts(self) -> int:
-        return self.correct + self.wrong + self.skipped
+        return self.correct + self.wrong + self.revealed
 
     @property
     def accuracy(self) -> float | None:
-        """Share of attempts answered correctly (skips count as not correct); None without attempts."""
+        """Share of attempts answered correctly (revealed answers count as not correct); None without attempts."""
         return self.correct / self.attempts if self.attempts else None
 
 
@@ -63,7 +63,7 @@ def concept_stats(scheduler: ConceptScheduler, now: datetime | None = None) -> l
             item.concept,
             tally.get(Outcome.CORRECT, 0),
             tally.get(Outcome.WRONG, 0),
-            tally.get(Outcome.SKIPPED, 0),
+            tally.get(Outcome.REVEALED, 0),
             item.state,
             item.due,
         ))

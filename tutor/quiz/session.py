@@ -31,15 +31,15 @@ from tutor.quiz.generator import Question, QuizError, Template, builtin_template
 class Tally:
     correct: int = 0
     wrong: int = 0
-    skipped: int = 0
+    revealed: int = 0
 
     def add(self, outcome: Outcome) -> None:
-        name = {Outcome.CORRECT: "correct", Outcome.WRONG: "wrong", Outcome.SKIPPED: "skipped"}[outcome]
+        name = {Outcome.CORRECT: "correct", Outcome.WRONG: "wrong", Outcome.REVEALED: "revealed"}[outcome]
         setattr(self, name, getattr(self, name) + 1)
 
     @property
     def asked(self) -> int:
-        return self.correct + self.wrong + self.skipped
+        return self.correct + self.wrong + self.revealed
 
 
 @dataclass(frozen=True)

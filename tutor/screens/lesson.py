@@ -144,7 +144,7 @@ class LessonScreen(StepActions, Screen[None]):
     def _explainable(self) -> bool:
         """The explanation shows the answer: only once the step is over (now or in an earlier session)."""
         state = self.state
-        return state.solved or state.outcome in ("correct", "skipped")
+        return state.solved or state.outcome in ("correct", "revealed")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Hide keys that do nothing on this step (None greys them out in the footer)."""

@@ -40,10 +40,10 @@ class QuizSummaryScreen(Screen[None]):
         with VerticalScroll(id="summary-body"):
             yield Static(Text.assemble(
                 (t("quiz_summary_title", lang) + ": ", "bold"),
-                t("quiz_total", lang, correct=total.correct, wrong=total.wrong, skipped=total.skipped, asked=total.asked),
+                t("quiz_total", lang, correct=total.correct, wrong=total.wrong, revealed=total.revealed, asked=total.asked),
             ), id="summary-total")
             table = DataTable(id="summary-table", cursor_type="row", zebra_stripes=True)
-            for key in ("col_concept", "col_correct", "col_wrong", "col_skipped", "col_next_review"):
+            for key in ("col_concept", "col_correct", "col_wrong", "col_revealed", "col_next_review"):
                 table.add_column(t(key, lang), key=key)
             now = self.now()
             for concept, tally in sorted(self.summary.concepts.items()):
@@ -51,7 +51,7 @@ class QuizSummaryScreen(Screen[None]):
                     concept,
                     Text(str(tally.correct), style="green" if tally.correct else "dim"),
                     Text(str(tally.wrong), style="red" if tally.wrong else "dim"),
-                    Text(str(tally.skipped), style="yellow" if tally.skipped else "dim"),
+                    Text(str(tally.revealed), style="yellow" if tally.revealed else "dim"),
                     due_label(self.summary.next_due.get(concept), now, lang),
                     key=concept,
                 )

@@ -33,7 +33,7 @@ class StepView(VerticalScroll, can_focus=True):
     """Shows step `index` of `practice.lesson`; `states` keeps what the learner did per step id."""
 
     class Answered(Message):
-        """A verdict was recorded (`outcome`: correct, wrong or skipped)."""
+        """A verdict was recorded (`outcome`: correct, wrong or revealed)."""
 
         def __init__(self, view: StepView, index: int, outcome: str) -> None:
             super().__init__()
@@ -321,7 +321,7 @@ class StepView(VerticalScroll, can_focus=True):
             return
         state = self.state
         if not state.attempted or self.practice.records_retries():
-            self._record(None, "skipped")
+            self._record(None, "revealed")
         state.revealed = state.solved = True
         state.verdict = "revealed"
         grid = self.query("#grid")
@@ -409,7 +409,7 @@ class StepView(VerticalScroll, can_focus=True):
             message = Text.assemble((t("answer_shown", lang), "yellow"))
             if answer.kind not in ("error", "choice"):
                 message.append("\n" + t("correct_value", lang, value=format_value(answer.kind, answer.value)))
-            kind = "-skipped"
+            kind = "-revealed"
         if state.solved:
             message.append("\n" + t(self.continue_key, lang), style="dim")
         self._feedback(message, kind)
