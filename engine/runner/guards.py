@@ -62,6 +62,7 @@ _BUILTIN_METHOD_TYPES = (types.BuiltinMethodType, types.MethodWrapperType)
 _OWN_BUILTINS = {"print": "print", "__build_class__": "build_class"}
 _BUILTIN_NAMES = frozenset(SAFE_BUILTINS) | set(_OWN_BUILTINS)
 _LITERALS = (int, float, complex, str, bytes, bool, type(None))
+_CTX_OWN = frozenset(name for name in dir(FunctionCtx()) if not name.startswith("_"))  # `ctx.constant = c` is fine
 
 
 class Guards:
@@ -136,9 +137,10 @@ class Guards:
                                   f"classes can be assigned in snippets (`x.{name} = ...`)")
         if name.startswith("_"):
             raise SnippetRejected(f"'{name}': names starting with '_' are internals and not available in snippets")
-        if is_snippet_object(obj) and engine_member(type(obj), name):  # engine code calls these on the object
-            raise SnippetRejected(f"'{name}' is torch's own method of {type(obj).__name__}; assigning it is refused "
-                                  "for safety")
+        # torch's own attributes stay torch's: the engine calls and reads them (`model.train()` calls `modules()`)
+        if is_snippet_object(obj) and engine_member(type(obj), name) or type(obj) is FunctionCtx and name in _CTX_OWN:
+            raise SnippetRejected(f"'{name}' is torch's own attribute of {type(obj).__name__}; assigning it is refused "
+                                  "for safety (choose another name)")
         return obj
 
     def item(self, obj: object, index: object) -> object:

@@ -146,6 +146,8 @@ class _Checker(ast.NodeVisitor):
             self.refuse(node, f"'{node.id}' is not available in snippets")
 
     def check_Attribute(self, node: ast.Attribute) -> None:
+        if _calls_super(node.value) and id(node) not in self.approved:
+            return  # `super(C, self).__init__`, `super().__class__`: the refusal of `super` says what is supported
         if node.attr.startswith("_") and id(node) not in self.approved:
             self.refuse(node, f"'.{node.attr}': names starting with '_' are internals and not available in snippets")
 
@@ -300,9 +302,12 @@ _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.
 
 def is_super_attribute(node: ast.AST) -> bool:
     """`super().name` read (the one use of super a method may make; `rewrite` gives it the method's class and self)."""
-    return (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and isinstance(node.value, ast.Call)
-            and isinstance(node.value.func, ast.Name) and node.value.func.id == "super"
+    return (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and _calls_super(node.value)
             and not node.value.args and not node.value.keywords)
+
+
+def _calls_super(node: ast.AST) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super"
 
 
 def _own_nodes(statements: list[ast.stmt]) -> Iterator[ast.AST]:
