@@ -133,14 +133,14 @@ class Guards:
 
     def settarget(self, obj: object, name: str) -> object:
         if not (is_tensor(obj) or is_snippet_object(obj) or type(obj) is FunctionCtx):
-            raise SnippetRejected(f"only attributes of tensors, of a Function's ctx and of instances of the snippet's "
-                                  f"classes can be assigned in snippets (`x.{name} = ...`)")
+            raise SnippetRejected(f"only attributes of tensors, of a Function's ctx and of instances of the "
+                                  f"snippet's classes can be assigned in snippets (`x.{name} = ...`)")
         if name.startswith("_"):
             raise SnippetRejected(f"'{name}': names starting with '_' are internals and not available in snippets")
         # torch's own attributes stay torch's: the engine calls and reads them (`model.train()` calls `modules()`)
         if is_snippet_object(obj) and engine_member(type(obj), name) or type(obj) is FunctionCtx and name in _CTX_OWN:
-            raise SnippetRejected(f"'{name}' is torch's own attribute of {type(obj).__name__}; assigning it is refused "
-                                  "for safety (choose another name)")
+            raise SnippetRejected(f"'{name}' is torch's own attribute of {type(obj).__name__}; assigning it is "
+                                  "refused for safety (choose another name)")
         return obj
 
     def item(self, obj: object, index: object) -> object:
@@ -483,8 +483,8 @@ class Guards:
         if is_engine_type(kind) and kind not in public_engine_types():
             raise SnippetRejected(f"type() of a {kind.__name__} object is an engine internal and refused for safety")
         if is_snippet_class(kind):  # the class is reachable by its name; not through its instances
-            raise SnippetRejected(f"type() of an instance of the snippet's class {kind.__name__} is refused for safety "
-                                  f"(use isinstance(x, {kind.__name__}))")
+            raise SnippetRejected(f"type() of an instance of the snippet's class {kind.__name__} is refused for "
+                                  f"safety (use isinstance(x, {kind.__name__}))")
         return kind
 
     def _hasattr(self, obj: object, name: object) -> bool:
@@ -813,7 +813,9 @@ def _is_engine_callable(fn: object) -> bool:
         return is_engine_module_name(getattr(fn.__func__, "__module__", None)) and (
             is_engine_object(owner) or is_engine_type(owner) or is_snippet_object(owner) or is_snippet_class(owner)
         )
-    return is_engine_type(fn) or is_snippet_class(fn) or (is_engine_object(fn) or is_snippet_object(fn)) and callable(fn)
+    if is_engine_type(fn) or is_snippet_class(fn):
+        return True
+    return (is_engine_object(fn) or is_snippet_object(fn)) and callable(fn)
 
 
 def _length(r: range) -> int:

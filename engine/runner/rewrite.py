@@ -67,8 +67,9 @@ class _Rewriter(ast.NodeTransformer):
     # --- expressions -----------------------------------------------------------------------------
 
     def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
-        if is_super_attribute(node) and self._self is not None:  # `super().name` becomes `__sg_super_(__class__, self, "name")` (policy allows
-            # it only directly in a method); naming `__class__` gives the method Python's own class cell
+        if is_super_attribute(node) and self._self is not None:
+            # `super().name` (policy allows it directly in a method only) becomes the `super_` guard called with
+            # `__class__`, which gives the method Python's own class cell, the method's first parameter and "name"
             cell, instance = ast.Name("__class__", ast.Load()), ast.Name(self._self, ast.Load())
             return _guard("super_", ast.copy_location(cell, node), ast.copy_location(instance, node),
                           _const(node.attr, node), node=node)
@@ -181,7 +182,8 @@ class _Rewriter(ast.NodeTransformer):
         self.generic_visit(node)
         self._self = outer
         if method:  # a method's only decorator is @staticmethod (policy): the runner's, for the snippet's function
-            node.decorator_list = [ast.copy_location(ast.Name(guard_name("static"), ast.Load()), d) for d in node.decorator_list]
+            node.decorator_list = [ast.copy_location(ast.Name(guard_name("static"), ast.Load()), d)
+                                   for d in node.decorator_list]
         else:  # `@d` becomes `@__sg_decorator(d)`: d is still evaluated first, and applied through the call guard
             node.decorator_list = [_guard("decorator", d, node=d) for d in node.decorator_list]
         return node
