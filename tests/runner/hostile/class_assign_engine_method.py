@@ -1,0 +1,7 @@
+# expect: SnippetRejected line 6
+import torch.nn as nn
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.modules = lambda: [1]
+net = Net()

@@ -1,0 +1,4 @@
+# expect: SnippetRejected line 2
+class Oops(Exception):
+    pass
+raise Oops()

@@ -1,0 +1,5 @@
+# expect: SnippetRejected line 5
+import torch.nn as nn
+class Net(nn.Module):
+    def forward(self, x):
+        return self.__class__

@@ -1,0 +1,2 @@
+# expect: SnippetRejected line 2
+f = staticmethod(print)

@@ -1,0 +1,3 @@
+# expect: SnippetRejected line 3
+def f(self):
+    return super().forward

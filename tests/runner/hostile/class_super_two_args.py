@@ -1,0 +1,6 @@
+# expect: SnippetRejected line 5
+import torch.nn as nn
+class Net(nn.Module):
+    def __init__(self):
+        super(Net, self).__init__()
+net = Net()
