@@ -12,6 +12,7 @@ from types import SimpleNamespace
 import numpy as np
 
 import sys as _sys
+from engine import xp
 from engine.derivatives import Op
 from engine.graph import SECOND_BACKWARD, Node
 from engine.tensor import Tensor, no_grad
@@ -82,13 +83,7 @@ class Function:
         ctx = FunctionCtx()
         record = _sys.modules["engine.tensor"]._grad_enabled
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad and record for a in args)
-        custom_setup = cls.setup_context is not Function.setup_context
-        with no_grad():
-            if custom_setup:
-                output = cls.forward(*args, **kwargs)
-                cls.setup_context(ctx, args, output)
-            else:
-                output = cls.forward(ctx, *args, **kwargs)
+        output = _forward(cls, ctx, args, kwargs)
         if isinstance(output, (tuple, list)):
             if any(ctx.needs_input_grad):
                 raise NotImplementedError("a custom autograd.Function with several outputs is not supported by "
@@ -105,18 +100,49 @@ class Function:
         arrays = tuple(a._data if isinstance(a, Tensor) else a for a in args)
         name = f"{cls.__name__}Backward"
         rules = tuple(_rule(cls, ctx, i, len(args), name) for i in range(len(args)))
-        op = Op(name, tuple(f"input{i}" for i in range(len(args))), cls.forward, rules,
-                tuple(f"{cls.__name__}.backward" for _ in args), saves=("saved",) if ctx._saved else ())
+        op = Op(name, tuple(f"input{i}" for i in range(len(args))), _array_forward(cls, kwargs), rules,
+                tuple(f"{cls.__name__}.backward" for _ in args), saves=("saved",) if ctx._saved else (), custom=True)
         node = Node(op, arrays, {}, output._data, parents)
         output._grad_fn, output._requires_grad = node, True
         ctx._node = node
         return output
 
 
+def _forward(cls, ctx, args: tuple, kwargs: dict):
+    """The user's forward, unrecorded, in either of PyTorch's styles (ctx first, or setup_context)."""
+    with no_grad():
+        if cls.setup_context is not Function.setup_context:
+            output = cls.forward(*args, **kwargs)
+            cls.setup_context(ctx, args, output)
+            return output
+        return cls.forward(ctx, *args, **kwargs)
+
+
+def _array_forward(cls, kwargs: dict):
+    """The node's forward on arrays, for the explanation layer's replays (finite differences at other
+    values): the user's forward with a fresh ctx. Symbols cannot run through the learner's Python, so a
+    symbolic replay stops with a TypeError, which the explanation reports as "no symbolic form"."""
+    def forward(*arrays):
+        if any(xp.symbolic(a) for a in arrays):
+            raise TypeError(f"{cls.__name__} is a custom autograd.Function: its backward is code, not a formula")
+        args = tuple(Tensor._make(a) if isinstance(a, np.ndarray) else a for a in arrays)
+        output = _forward(cls, FunctionCtx(), args, kwargs)
+        return output._data if isinstance(output, Tensor) else np.asarray(output)
+    return forward
+
+
 def _rule(cls, ctx, index: int, n: int, name: str):
     """The rule for input `index`: runs the user's backward once per incoming gradient, then hands out the
-    gradient of each input."""
+    gradient of each input. A batch of cotangents (leading axes: the Jacobian's one sweep) goes through
+    the user's backward one row at a time, since the learner's code expects a gradient of `out`'s shape."""
     def rule(g, out, *arrays):
+        extra = np.ndim(g) - np.ndim(out)
+        if extra > 0 and not isinstance(g, Tensor):
+            rows = [rule(row, out, *arrays) for row in g.reshape((-1,) + np.shape(out))]
+            if any(r is None for r in rows):
+                return None
+            rows = [np.broadcast_to(r, np.shape(arrays[index])) for r in rows]
+            return np.stack(rows).reshape(g.shape[:extra] + np.shape(arrays[index]))
         cache = getattr(ctx, "_cache", None)
         if cache is None or cache[0] is not g:
             tensor_mode = isinstance(g, Tensor)

@@ -37,6 +37,7 @@ class Op:
     # (arrays, attrs) -> the dtype PyTorch gives the result; None: the forward's own dtype
     result_dtype: Callable | None = None
     view: bool = False           # the result is a view of input 0 (in-place writes through it reach it)
+    custom: bool = False         # a custom autograd.Function: its rules are the learner's code, not formulas
 
 
 OPS: dict[str, Op] = {}

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.explain.replay import replay, root_of
+from engine.explain.replay import ops_of, replay, root_of
 from engine.graph import AccumulateGrad
 
 
@@ -37,12 +37,15 @@ def central_differences(nodes: list, edges: list, seed: np.ndarray, values: dict
     if sum(v.size for v in base.values()) > max_elements:
         return [None] * len(edges)
     v = seed.astype(np.float64)
+    # a custom Function's forward is the learner's code: its own constants (torch.ones(3)) keep it in
+    # float32 whatever the replay passes in, so its differences take a step float32 can resolve
+    relative_step = 1e-3 if any(n.op.custom for n in ops_of(nodes)) else 1e-6
     results = []
     for edge in edges:
         x = base[edge]
         grad = np.zeros_like(x)
         for k in range(x.size):
-            h = 1e-6 * max(1.0, abs(x.flat[k]))
+            h = relative_step * max(1.0, abs(x.flat[k]))
             sides = []
             for step in (h, -h):
                 moved = x.copy()

@@ -175,6 +175,8 @@ MESSAGES: dict[str, dict[str, str]] = {
                       "ja": "ヤコビ行列の成分が {count} 個あります（記号計算の上限 {limit}）。数値のみ表示します"},
     "limit_time": {"en": "the symbolic form took longer than {seconds} s; numbers only",
                    "ja": "記号形式の計算が {seconds} 秒を超えました。数値のみ表示します"},
+    "limit_custom": {"en": "{node} is a custom autograd.Function, whose backward is code, not a formula; numbers only",
+                     "ja": "{node} はカスタム autograd.Function です。backward が式ではなくコードなので、数値のみ表示します"},
     "limit_unsupported": {"en": "no symbolic form ({reason}); numbers only",
                           "ja": "記号形式はありません（{reason}）。数値のみ表示します"},
 }

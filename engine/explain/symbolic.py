@@ -193,6 +193,10 @@ def symbolic_jacobian(nodes: list, names, out_shape: tuple, seed: np.ndarray, ed
         return SymbolicJacobian(False, f"the Jacobian has {entries} entries (symbolic limit {max_entries}); "
                                        "numbers only", note_key="limit_entries",
                                 note_params={"count": entries, "limit": max_entries})
+    custom = next((n.op.grad_fn for n in ops_of(nodes) if n.op.custom), None)
+    if custom is not None:
+        return SymbolicJacobian(False, f"{custom} is a custom autograd.Function, whose backward is code, not a "
+                                       "formula; numbers only", note_key="limit_custom", note_params={"node": custom})
     check = _deadline(timeout)
     try:
         rep = Replay(nodes, names, deadline=check, leaf_values=leaf_values)
