@@ -108,7 +108,8 @@ class LessonPractice:
         if isinstance(answer, AnswerError):
             from tutor.problems import where
 
-            return None, where(self.lesson.path, answer.file_line or step.line)
+            line = answer.file_line or self.lesson.line_of(f"steps[{index}].{answer.key}" if answer.key else f"steps[{index}]")
+            return None, where(self.lesson.path, line)
         return answer, None
 
     def output(self, index: int) -> StepOutput:

@@ -20,4 +20,4 @@ def where(path: str | os.PathLike[str] | None, line: int | None) -> str:
 
 def broken_notice(error, lang: str) -> str:
     """A lesson file that did not load (a `LessonError`), in the learner's words."""
-    return t("lesson_broken", lang, where=where(error.path, error.line))
+    return f"{where(error.path, error.line)}: {t('lesson_file_problem', lang)}"

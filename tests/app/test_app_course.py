@@ -23,7 +23,7 @@ async def test_lists_lessons_and_broken_ones(make_app):
         text = "\n".join(prompts(app))
         assert "Squares and their gradients" in text
         assert "[new]" in text and "6 steps" in text and "#vjp" in text
-        assert "broken.toml:6: this lesson file has a problem; tell its author." in text
+        assert "⚠ broken.toml:6\nThis lesson file has a problem; tell its author." in text
         assert "stepz" not in text and "did you mean" not in text  # the author's details are for `check`
 
 
@@ -86,7 +86,7 @@ async def test_edited_lesson_reloads_and_broken_edit_is_shown(make_app, tmp_path
         app.poll_lesson_files()
         await pilot.pause()
         assert any("squares.toml" in p for p in prompts(app))
-        assert any("squares.toml:2: this lesson file has a problem" in str(n.message) for n in app._notifications)
+        assert any("squares.toml:2: This lesson file has a problem" in str(n.message) for n in app._notifications)
 
 
 async def test_japanese_double_width_text_keeps_the_layout(make_app):

@@ -231,7 +231,7 @@ async def test_open_lesson_follows_edits_of_its_file(make_app, tmp_path, fixture
         await pilot.pause()
         assert "sum of all squares" in screen.query_one("#step-text", MarkdownText).source  # the broken edit is not shown
         notices = [str(n.message) for n in app._notifications]
-        assert "squares.toml:70: this lesson file has a problem; tell its author." in notices
+        assert "squares.toml:70: This lesson file has a problem; tell its author." in notices
         assert not any("chioce" in notice for notice in notices)  # what is wrong is for the author, in `check`
 
 

@@ -10,7 +10,7 @@ from textual.widgets import Header, Input, OptionList
 from textual.widgets.option_list import Option
 
 from tutor.i18n import t
-from tutor.problems import broken_notice
+from tutor.problems import broken_notice, where
 from tutor.widgets.footer import TutorFooter
 from tutor.widgets.inline_text import inline_markdown
 
@@ -88,8 +88,9 @@ class CourseScreen(Screen[None]):
             options.append(Option(Text(t("no_lessons", lang), style="dim"), disabled=True))
         if self.app.course.broken:
             options += [None, Option(Text(t("broken_title", lang), style="bold red"), disabled=True)]
-            options += [Option(Text.assemble(("⚠ " + broken_notice(error, lang), "red"), "\n",
-                                             (f"  {error.path}", "dim")), id=f"{BROKEN}{i}")
+            options += [Option(Text.assemble((f"⚠ {where(error.path, error.line)}", "bold red"), "\n",
+                                             (t("lesson_file_problem", lang), "red"), "\n", (str(error.path), "dim")),
+                               id=f"{BROKEN}{i}")
                         for i, error in enumerate(self.app.course.broken)]
         listing.set_options(options)
         ids = [option.id for option in options if option is not None and option.id]

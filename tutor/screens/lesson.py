@@ -197,16 +197,20 @@ class LessonScreen(StepActions, Screen[None]):
                 self.notify(t("lesson_removed", self.app.lang, title=self.lesson.title.get(self.app.lang)))
                 self.call_later(self._leave)
             return
-        if fresh == self.lesson:
-            return
+        if fresh != self.lesson:
+            self.call_later(self._follow, fresh)
+
+    async def _follow(self, fresh) -> None:
+        """Show the new version of the lesson, on the learner's step (found by its id)."""
         index, notice = step_after_reload(self.lesson, fresh, self.index)
         self.view.remember_typing()
         self.lesson = fresh
         self.practice.lesson = fresh
         self.practice.forget()
+        self.index = index
         if notice is not None:
             self.notify(t(notice, self.app.lang), timeout=8)
-        self.call_later(self.show_step, index, False)
+        await self.show_step(index, remember=False)
 
     def _leave(self) -> None:
         """Close this screen and whatever is shown over it (an explanation, help, a dialog)."""
