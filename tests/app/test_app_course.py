@@ -134,3 +134,34 @@ async def test_every_screen_survives_tiny_terminals(make_app):
         await pilot.press("f1")
         await squeeze(pilot)
     assert app.return_code in (None, 0)
+
+
+PACK_TOML = ('name = "shapes-pack"\nversion = "1.0.0"\nauthors = ["A"]\nlanguages = ["en"]\nlicence = "MIT"\n'
+             'lessons = ["cube.toml"]\ntitle = { en = "Shapes", ja = "形" }\n')
+
+
+async def test_an_installed_pack_is_grouped_under_its_name_after_own_lessons(make_app, data_dir, fixtures_dir):
+    """Own lessons first, then the pack under a heading; headings cannot be highlighted; progress shows."""
+
+    pack = data_dir / "lessons" / "shapes-pack"  # where `install` puts a pack
+    pack.mkdir(parents=True)
+    shutil.copy(fixtures_dir / "shapes" / "cube.toml", pack)
+    (pack / "pack.toml").write_text(PACK_TOML, encoding="utf-8")
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        shown = prompts(app)
+        assert shown[0] == "Your lessons" and shown[1].startswith("○ Squares and their gradients")
+        assert shown[2] == "Pack: Shapes (shapes-pack 1.0.0)" and "A three-dimensional gradient" in shown[3]
+        listing = app.screen.query_one("#lessons", OptionList)
+        assert listing.highlighted_option.id == "fixture-squares"
+        await pilot.press("down")
+        assert listing.highlighted_option.id == "shapes-pack/fixture-cube"  # the heading is skipped
+        await pilot.press("enter")
+        assert isinstance(app.screen, LessonScreen) and app.screen.lesson.id == "shapes-pack/fixture-cube"
+        await pilot.press("escape", "escape")
+        assert isinstance(app.screen, CourseScreen) and "[in progress" in prompts(app)[3]
+        await pilot.press("f2")
+        assert prompts(app)[0] == "あなたのレッスン" and prompts(app)[2] == "パック: 形（shapes-pack 1.0.0）"
+        await pilot.press("slash", *"cube")
+        assert prompts(app)[0] == "パック: 形（shapes-pack 1.0.0）" and len(prompts(app)) == 2
