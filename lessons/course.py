@@ -1,5 +1,8 @@
 """Gathering the course: bundled lessons, the learner's folder, and folders given with `--lessons`.
 
+`Course.sections()` groups the lessons as the course view shows them: the bundled course, then the
+learner's own loose lessons, then each installed pack under its name.
+
 A file that cannot be read is listed in `Course.broken` with its error, so
 the app shows it instead of crashing; so is a lesson whose id another lesson
 already uses (the one found first — bundled, then user, then extra — wins).
@@ -14,7 +17,20 @@ from pathlib import Path
 from lessons.errors import LessonError
 from lessons.loader import load_lesson
 from lessons.model import Lesson
+from lessons.packs import Pack
 from lessons.parse_cache import ParseCache
+
+
+@dataclass(frozen=True)
+class Section:
+    """Lessons shown together: `kind` is "bundled", "own" (the learner's loose lessons, also those of
+    `--lessons` folders) or "pack"; a pack's section names it (`pack` is None if its pack.toml broke
+    since the lessons were loaded)."""
+
+    kind: str
+    lessons: tuple[Lesson, ...]
+    pack_name: str | None = None
+    pack: Pack | None = None
 
 
 @dataclass(frozen=True)
@@ -27,6 +43,25 @@ class Course:
             if lesson.id == lesson_id:
                 return lesson
         raise KeyError(lesson_id)
+
+    def sections(self) -> list[Section]:
+        """The bundled course, the learner's own lessons, then each pack by name (its lessons in the
+        order its pack.toml lists them); empty sections are left out."""
+        from lessons.packs import pack_of
+
+        bundled = tuple(lesson for lesson in self.lessons if lesson.pack is None and is_bundled(lesson.path))
+        own = tuple(lesson for lesson in self.lessons if lesson.pack is None and not is_bundled(lesson.path))
+        found = [Section("bundled", bundled), Section("own", own)]
+        for name in sorted({lesson.pack for lesson in self.lessons if lesson.pack is not None}):
+            members = [lesson for lesson in self.lessons if lesson.pack == name]
+            pack = pack_of(members[0].path.parent) if members[0].path is not None else None
+            if pack is not None and pack.name == name:
+                listed = {file: i for i, file in enumerate(pack.lessons)}
+                members.sort(key=lambda lesson: listed.get(lesson.path.name, len(listed)))
+            else:
+                pack = None
+            found.append(Section("pack", tuple(members), name, pack))
+        return [section for section in found if section.lessons]
 
 
 def bundled_dir() -> Path:

@@ -27,6 +27,7 @@ from pathlib import Path, PurePosixPath
 
 from lessons.errors import LessonError
 from lessons.linemap import build_line_map
+from lessons.model import LocalText
 from lessons.schema import Fields, Problems, read_text
 
 PACK_FILE = "pack.toml"
@@ -52,6 +53,7 @@ class Pack:
     licence: str
     lessons: tuple[str, ...]  # file names relative to the folder, in course order
     glossary: frozenset[str] = frozenset()
+    title: LocalText | None = None  # the heading of the pack's lessons in the course view
     lines: dict = field(default_factory=dict, compare=False, repr=False, hash=False)
 
     def lesson_paths(self) -> list[Path]:
@@ -83,7 +85,7 @@ def read_pack(folder: str | os.PathLike[str]) -> tuple[Pack | None, list[LessonE
     pack_version = top.string("version", required=True)
     if pack_version is not None and not _VERSION.match(pack_version):
         top.error("version", f"'{pack_version}' is not a version: write it like \"1.0.0\"")
-    top.text("title")
+    title = top.text("title")
     top.text("description")
     authors = _strings(top, "authors", "an array of author names, like [\"Ada Lovelace <ada@example.org>\"]")
     languages = _strings(top, "languages", "an array of languages, like [\"en\", \"ja\"]")
@@ -101,7 +103,7 @@ def read_pack(folder: str | os.PathLike[str]) -> tuple[Pack | None, list[LessonE
     if problems.found:
         return None, problems.found
     return Pack(folder, name, pack_version, tuple(authors), tuple(languages), licence, tuple(lessons),
-                frozenset(glossary), problems.lines), []
+                frozenset(glossary), title, problems.lines), []
 
 
 def _strings(fields: Fields, key: str, expected: str) -> list[str]:

@@ -59,6 +59,7 @@ class TutorApp(App[None]):
         quiz_count: int = 10,
         trust_lessons: bool = False,
         symbolic_seconds: float | None = None,
+        open_at: tuple[str, str | None] | None = None,
     ) -> None:
         super().__init__()
         from tutor.config import config_path, load_settings
@@ -83,6 +84,8 @@ class TutorApp(App[None]):
         self.course = None
         self.store = None
         self._lesson_files: dict[Path, int] = {}
+        self._ids_by_path: dict[Path, str] = {}  # the id each lesson file had when it last loaded
+        self.open_at = open_at  # `--open LESSON[:STEP]`: (lesson id, step id or None), checked by the CLI
 
     # ------------------------------------------------------------------ start-up
 
@@ -91,10 +94,13 @@ class TutorApp(App[None]):
 
         self.course = self._load_course()
         self._lesson_files = self._scan_lesson_files()
+        self._carry_renamed_progress()
         self._open_store()
         self.push_screen(CourseScreen())
         self.set_interval(POLL_SECONDS, self.poll_lesson_files)
-        if self.start == "quiz":
+        if self.open_at is not None:  # an author's preview: the lesson at once, the course underneath
+            self.open_lesson(*self.open_at)
+        elif self.start == "quiz":
             self.open_quiz()
         elif self.start == "resume":  # a classroom student coming back: where they left off
             self._resume()
@@ -120,9 +126,7 @@ class TutorApp(App[None]):
         self.bundled_only = True
         self.course = self._load_course()
         self.notify(t("sandbox_unconfined", self.lang, reason=reason), severity="warning", timeout=20)
-        for screen in self.screen_stack:
-            if hasattr(screen, "course_changed"):
-                screen.course_changed()
+        self._tell_screens()
 
     def _load_course(self):
         from lessons.course import is_bundled, load_course
@@ -153,6 +157,14 @@ class TutorApp(App[None]):
 
     def lesson(self, lesson_id: str):
         return next((lesson for lesson in self.course.lessons if lesson.id == lesson_id), None)
+
+    def lesson_at(self, path):
+        """The lesson loaded from file `path` now (its id may have changed), or None."""
+        return next((lesson for lesson in self.course.lessons if lesson.path == path), None)
+
+    def broken_error(self, path):
+        """Why the lesson file `path` did not load, or None when it did (or is gone)."""
+        return next((error for error in self.course.broken if Path(error.path) == path), None)
 
     def open_lesson(self, lesson_id: str, step_id: str | None = None) -> None:
         from tutor.screens.lesson import LessonScreen
@@ -256,18 +268,42 @@ class TutorApp(App[None]):
 
     def poll_lesson_files(self) -> None:
         """Reload the course when a lesson file is added, removed or edited, and say what happened."""
+        from tutor.problems import broken_notice
+
         files = self._scan_lesson_files()
         if files == self._lesson_files:
             return
         changed = {path for path in files.keys() | self._lesson_files.keys() if files.get(path) != self._lesson_files.get(path)}
         self._lesson_files = files
         self.course = self._load_course()
-        broken = {Path(error.path): error for error in self.course.broken}
+        renamed = self._carry_renamed_progress()
         for path in sorted(changed):
-            if path in broken:
-                self.notify(t("lesson_broken", self.lang, path=path.name, message=broken[path].message), severity="error", timeout=10)
+            error = self.broken_error(path)
+            if error is not None:
+                self.notify(broken_notice(error, self.lang), severity="error", timeout=10)
+            elif path in renamed:
+                old, new = renamed[path]
+                self.notify(t("lesson_renamed", self.lang, path=path.name, old=old, new=new), timeout=10)
             elif path in files:
                 self.notify(t("lesson_reloaded", self.lang, path=path.name))
+        self._tell_screens()
+
+    def _carry_renamed_progress(self) -> dict[Path, tuple[str, str]]:
+        """A lesson file that loads with another id than it last had (and nothing else took the old id)
+        was renamed by its author: its progress moves to the new id. Returns path -> (old id, new id)."""
+        renamed = {}
+        current = {lesson.id for lesson in self.course.lessons}
+        for lesson in self.course.lessons:
+            old = self._ids_by_path.get(lesson.path)
+            if old is not None and old != lesson.id and old not in current:
+                self._progress(lambda store, old=old, new=lesson.id: store.rename_lesson(old, new))
+                renamed[lesson.path] = (old, lesson.id)
+            self._ids_by_path[lesson.path] = lesson.id
+        for path in [path for path in self._ids_by_path if path not in self._lesson_files]:
+            del self._ids_by_path[path]  # a deleted file: a new one there later is another lesson
+        return renamed
+
+    def _tell_screens(self) -> None:
         for screen in self.screen_stack:
             if hasattr(screen, "course_changed"):
                 screen.course_changed()

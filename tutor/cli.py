@@ -50,14 +50,33 @@ class LazyGroup(click.Group):
               help="Colour theme.")
 @click.option("--trust-lessons", is_flag=True,
               help="Use lessons from outside the bundled course even where the OS sandbox is not available.")
+@click.option("--open", "open_target", metavar="LESSON[:STEP]",
+              help="Open this lesson (its id or file) at this step (its id or 1-based number) directly; "
+                   "Esc returns to the course.")
 @click.pass_context
 def main(ctx: click.Context, lang: str | None, lesson_dirs: tuple[str, ...], data_dir: str | None, theme: str,
-         trust_lessons: bool) -> None:
+         trust_lessons: bool, open_target: str | None) -> None:
     """autograd-tutor: predict x.grad, then see why.
 
     With no subcommand, opens the interactive tutor on the bundled course.
     """
     if ctx.invoked_subcommand is None:
+        open_at = _open_at(open_target, lesson_dirs, data_dir) if open_target is not None else None
         from tutor.app import TutorApp
 
-        TutorApp(lang=lang, extra_dirs=lesson_dirs, data_dir=data_dir, theme=theme, trust_lessons=trust_lessons).run()
+        TutorApp(lang=lang, extra_dirs=lesson_dirs, data_dir=data_dir, theme=theme, trust_lessons=trust_lessons,
+                 open_at=open_at).run()
+
+
+def _open_at(target: str, lesson_dirs: tuple[str, ...], data_dir: str | None) -> tuple[str, str | None]:
+    """Where `--open` goes, checked against the course the app will load; a clear error otherwise."""
+    from lessons.course import load_course
+    from tutor.commands.open_target import OpenError, resolve
+    from tutor.paths import cache_dir, lessons_dir
+
+    course = load_course(lesson_dirs, user_dir=lessons_dir(data_dir), cache_path=cache_dir(data_dir) / "lessons.json")
+    try:
+        return resolve(target, course)
+    except OpenError as error:
+        click.echo(f"autograd-tutor: --open {target}: {error}", err=True)
+        raise SystemExit(error.status) from None

@@ -92,7 +92,8 @@ class LessonPractice:
         return self._builder
 
     def answer(self, index: int) -> tuple[Any, str | None]:
-        """The step's answer (None for a read step), or why it cannot be computed."""
+        """The step's answer (None for a read step), or, when it cannot be computed, where its lesson
+        file is at fault (`squares.toml:27`: a learner is told where, the author sees why in `check`)."""
         step = self.lesson.steps[index]
         if step.kind not in GRADED:
             return None, None
@@ -104,7 +105,12 @@ class LessonPractice:
             except AnswerError as error:
                 self._answers[step.id] = error
         answer = self._answers[step.id]
-        return (None, answer.message) if isinstance(answer, AnswerError) else (answer, None)
+        if isinstance(answer, AnswerError):
+            from tutor.problems import where
+
+            line = answer.file_line or self.lesson.line_of(f"steps[{index}].{answer.key}" if answer.key else f"steps[{index}]")
+            return None, where(self.lesson.path, line)
+        return answer, None
 
     def output(self, index: int) -> StepOutput:
         """What this step's own code printed; a continuing step's earlier cells' printout apart."""

@@ -1,4 +1,4 @@
-"""The course view: lessons with progress, broken lessons with their error, filter, reset, language."""
+"""The course view: lessons with progress, broken lessons with where they fail, filter, reset, language."""
 import shutil
 
 from textual.widgets import OptionList
@@ -23,7 +23,8 @@ async def test_lists_lessons_and_broken_ones(make_app):
         text = "\n".join(prompts(app))
         assert "Squares and their gradients" in text
         assert "[new]" in text and "6 steps" in text and "#vjp" in text
-        assert "broken.toml" in text and "unknown key 'stepz'" in text
+        assert "⚠ broken.toml:6\nThis lesson file has a problem; tell its author." in text
+        assert "stepz" not in text and "did you mean" not in text  # the author's details are for `check`
 
 
 async def test_filter_language_and_help(make_app):
@@ -85,7 +86,7 @@ async def test_edited_lesson_reloads_and_broken_edit_is_shown(make_app, tmp_path
         app.poll_lesson_files()
         await pilot.pause()
         assert any("squares.toml" in p for p in prompts(app))
-        assert any("squares.toml has an error" in str(n.message) for n in app._notifications)
+        assert any("squares.toml:2: This lesson file has a problem" in str(n.message) for n in app._notifications)
 
 
 async def test_japanese_double_width_text_keeps_the_layout(make_app):
@@ -133,3 +134,34 @@ async def test_every_screen_survives_tiny_terminals(make_app):
         await pilot.press("f1")
         await squeeze(pilot)
     assert app.return_code in (None, 0)
+
+
+PACK_TOML = ('name = "shapes-pack"\nversion = "1.0.0"\nauthors = ["A"]\nlanguages = ["en"]\nlicence = "MIT"\n'
+             'lessons = ["cube.toml"]\ntitle = { en = "Shapes", ja = "形" }\n')
+
+
+async def test_an_installed_pack_is_grouped_under_its_name_after_own_lessons(make_app, data_dir, fixtures_dir):
+    """Own lessons first, then the pack under a heading; headings cannot be highlighted; progress shows."""
+
+    pack = data_dir / "lessons" / "shapes-pack"  # where `install` puts a pack
+    pack.mkdir(parents=True)
+    shutil.copy(fixtures_dir / "shapes" / "cube.toml", pack)
+    (pack / "pack.toml").write_text(PACK_TOML, encoding="utf-8")
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        shown = prompts(app)
+        assert shown[0] == "Your lessons" and shown[1].startswith("○ Squares and their gradients")
+        assert shown[2] == "Pack: Shapes (shapes-pack 1.0.0)" and "A three-dimensional gradient" in shown[3]
+        listing = app.screen.query_one("#lessons", OptionList)
+        assert listing.highlighted_option.id == "fixture-squares"
+        await pilot.press("down")
+        assert listing.highlighted_option.id == "shapes-pack/fixture-cube"  # the heading is skipped
+        await pilot.press("enter")
+        assert isinstance(app.screen, LessonScreen) and app.screen.lesson.id == "shapes-pack/fixture-cube"
+        await pilot.press("escape", "escape")
+        assert isinstance(app.screen, CourseScreen) and "[in progress" in prompts(app)[3]
+        await pilot.press("f2")
+        assert prompts(app)[0] == "あなたのレッスン" and prompts(app)[2] == "パック: 形（shapes-pack 1.0.0）"
+        await pilot.press("slash", *"cube")
+        assert prompts(app)[0] == "パック: 形（shapes-pack 1.0.0）" and len(prompts(app)) == 2

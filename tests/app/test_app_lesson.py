@@ -230,7 +230,9 @@ async def test_open_lesson_follows_edits_of_its_file(make_app, tmp_path, fixture
         app.poll_lesson_files()
         await pilot.pause()
         assert "sum of all squares" in screen.query_one("#step-text", MarkdownText).source  # the broken edit is not shown
-        assert any("squares.toml has an error" in str(n.message) and "choice" in str(n.message) for n in app._notifications)
+        notices = [str(n.message) for n in app._notifications]
+        assert "squares.toml:70: This lesson file has a problem; tell its author." in notices
+        assert not any("chioce" in notice for notice in notices)  # what is wrong is for the author, in `check`
 
 
 async def test_three_dimensional_answer_is_typed_as_text(make_app, data_dir):

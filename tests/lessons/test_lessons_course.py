@@ -49,3 +49,33 @@ def test_every_malformed_file_is_listed_not_raised(tmp_path):
                 "engine_gap", "nonfinite", "big_answer", "collides_bundled"}
     assert {lesson.path.stem for lesson in course.lessons} == runnable
     assert {Path(error.path).stem for error in course.broken} == {p.stem for p in MALFORMED.glob("*.toml")} - runnable
+
+
+def test_sections_put_the_bundled_course_first_then_own_lessons_then_each_pack(tmp_path):
+    """The course view's groups: bundled, the learner's loose lessons (and --lessons folders), then
+    each pack by name, its lessons in pack.toml's order (not by `order`), with its title."""
+    user, extra = tmp_path / "user", tmp_path / "extra"
+    for name, listed in (("zeta", ["b.toml", "a.toml"]), ("alpha", ["a.toml"])):
+        folder = user / name
+        folder.mkdir(parents=True)
+        for file in listed:
+            (folder / file).write_text(lesson_text(file[0], order=1 if file == "a.toml" else 2), encoding="utf-8")
+        (folder / "pack.toml").write_text(
+            f'name = "{name}"\nversion = "1.2.0"\nauthors = ["A"]\nlanguages = ["en"]\nlicence = "MIT"\n'
+            f'lessons = {listed!r}\ntitle = {{ en = "{name.title()} pack", ja = "{name}パック" }}\n'.replace("'", '"'),
+            encoding="utf-8")
+    extra.mkdir()
+    (user / "mine.toml").write_text(lesson_text("mine", order=1), encoding="utf-8")
+    (extra / "theirs.toml").write_text(lesson_text("theirs"), encoding="utf-8")
+    course = load_course([extra], user_dir=user)
+    assert course.broken == []
+    sections = course.sections()
+    assert [(s.kind, s.pack_name) for s in sections] == [("bundled", None), ("own", None), ("pack", "alpha"),
+                                                         ("pack", "zeta")]
+    assert all(lesson.path.parent == bundled_dir() for lesson in sections[0].lessons)
+    assert [lesson.id for lesson in sections[1].lessons] == ["mine", "theirs"]
+    assert [lesson.id for lesson in sections[3].lessons] == ["zeta/b", "zeta/a"]  # pack.toml's order
+    zeta = sections[3].pack
+    assert (zeta.version, zeta.title.get("ja")) == ("1.2.0", "zetaパック")
+    assert sum(len(s.lessons) for s in sections) == len(course.lessons)
+    assert [s.kind for s in load_course(user_dir=tmp_path / "none").sections()] == ["bundled"]

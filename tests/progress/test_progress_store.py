@@ -225,6 +225,37 @@ def test_lesson_progress_positions_and_reset(tmp_path: Path) -> None:
     assert store.attempts("one") == [] and store.position("two") == "start"
 
 
+def test_renamed_lesson_keeps_its_progress_on_disk(tmp_path: Path) -> None:
+    """A lesson whose id changed in its file: attempts, position and concept counts move to the new id,
+    in the SQLite file itself (a fresh connection sees them); other lessons are untouched."""
+    clock = iter(datetime(2024, 1, 1, tzinfo=timezone.utc) + timedelta(minutes=i) for i in range(100))
+    with ProgressStore(data_dir=tmp_path, now=lambda: next(clock)) as store:
+        store.record_attempt(lesson_id="old", step_id="a", concepts=["vjp"], answer="1", outcome="correct")
+        store.record_attempt(lesson_id="old", step_id="b", concepts=["vjp"], answer="2", outcome="wrong")
+        store.record_attempt(lesson_id="other", step_id="a", concepts=[], answer="3", outcome="correct")
+        store.save_position("old", "b")
+        assert store.rename_lesson("old", "new") == 2
+        assert store.rename_lesson("new", "new") == 0
+    with ProgressStore(data_dir=tmp_path) as store:
+        assert [a.step_id for a in store.attempts("new")] == ["a", "b"] and store.attempts("old") == []
+        assert store.position("new") == "b" and store.position("old") is None
+        assert store.lesson_progress("new", ["a", "b"]).solved == {"a"}
+        assert [a.lesson_id for a in store.attempts("other")] == ["other"]
+        assert store.concept_counts()["vjp"] == {Outcome.CORRECT: 1, Outcome.WRONG: 1, Outcome.SKIPPED: 0}
+        assert store.lesson_ids() == ["new", "other"]
+    rows = sqlite3.connect(tmp_path / "progress.sqlite3").execute("SELECT DISTINCT lesson_id FROM attempts ORDER BY 1")
+    assert rows.fetchall() == [("new",), ("other",)]
+
+
+def test_renaming_onto_a_newer_position_keeps_the_newer_one(tmp_path: Path) -> None:
+    clock = iter(datetime(2024, 1, 1, tzinfo=timezone.utc) + timedelta(minutes=i) for i in range(100))
+    with ProgressStore(data_dir=tmp_path, now=lambda: next(clock)) as store:
+        store.save_position("old", "a")
+        store.save_position("new", "c")  # later
+        store.rename_lesson("old", "new")
+        assert store.position("new") == "c" and store.position("old") is None
+
+
 def test_export_import_round_trip_is_idempotent(tmp_path: Path) -> None:
     clock = [datetime(2024, 3, 1, 9, tzinfo=timezone.utc)]
     source = ProgressStore(tmp_path / "a.sqlite3", now=lambda: clock[0])

@@ -295,6 +295,20 @@ class ProgressStore:
             conn.execute("DELETE FROM positions WHERE lesson_id = ?", (lesson_id,))
         return deleted
 
+    def rename_lesson(self, old_id: str, new_id: str) -> int:
+        """Move a lesson's attempts and position to its new id (its author changed the id in the file),
+        in one transaction; returns the attempts moved. A position already saved under the new id is
+        replaced only by a newer one, as an import would."""
+        if old_id == new_id:
+            return 0
+        with self._write() as conn:
+            moved = conn.execute("UPDATE attempts SET lesson_id = ? WHERE lesson_id = ?", (new_id, old_id)).rowcount
+            row = conn.execute("SELECT step_id, updated_at FROM positions WHERE lesson_id = ?", (old_id,)).fetchone()
+            if row is not None:
+                _put_position(conn, new_id, row[0], from_iso(row[1]), only_if_newer=True)
+                conn.execute("DELETE FROM positions WHERE lesson_id = ?", (old_id,))
+        return moved
+
     # ----------------------------------------------------------------- cards
 
     def card(self, key: str) -> str | None:

@@ -1,4 +1,5 @@
-"""The course view: every lesson with its progress, broken lessons with their error, a filter."""
+"""The course view: every lesson with its progress, grouped (bundled course, the learner's own lessons,
+then each installed pack under its name), broken lesson files with where they fail, a filter."""
 from __future__ import annotations
 
 from rich.text import Text
@@ -9,10 +10,12 @@ from textual.widgets import Header, Input, OptionList
 from textual.widgets.option_list import Option
 
 from tutor.i18n import t
+from tutor.problems import broken_notice, where
 from tutor.widgets.footer import TutorFooter
 from tutor.widgets.inline_text import inline_markdown
 
 _STATUS = {"done": ("✓", "green"), "in progress": ("◐", "yellow"), "new": ("○", "dim")}
+BROKEN = "!broken:"  # option ids of broken files (no lesson id can start with "!")
 
 
 def matches(lesson, query: str) -> bool:
@@ -24,6 +27,17 @@ def matches(lesson, query: str) -> bool:
     for text in (lesson.title, lesson.summary):
         haystack += [text.en, text.ja or ""]
     return any(query in item.casefold() for item in haystack)
+
+
+def section_heading(section, lang: str) -> str:
+    """"Your lessons", or a pack's title with its name and version."""
+    if section.kind != "pack":
+        return t(f"section_{section.kind}", lang)
+    pack = section.pack
+    if pack is None or pack.title is None:
+        name = section.pack_name if pack is None else f"{pack.name} {pack.version}"
+        return t("section_pack_plain", lang, name=name)
+    return t("section_pack", lang, title=pack.title.get(lang), name=pack.name, version=pack.version)
 
 
 class CourseScreen(Screen[None]):
@@ -54,21 +68,30 @@ class CourseScreen(Screen[None]):
         self.refresh_bindings()
 
     def refresh_lessons(self) -> None:
-        """Rebuild the list from the app's course and progress, keeping the highlight."""
+        """Rebuild the list from the app's course and progress, keeping the highlight. Headings appear
+        when there is more than one group; broken files can be highlighted (Enter says what to do)."""
         lang = self.app.lang
         listing = self.query_one("#lessons", OptionList)
         highlighted = listing.highlighted_option.id if listing.highlighted_option else None
         query = self.query_one("#filter", Input).value
-        options: list[Option | None] = [
-            Option(self._lesson_prompt(lesson, lang), id=lesson.id)
-            for lesson in self.app.course.lessons
-            if matches(lesson, query)
-        ]
+        sections = self.app.course.sections()
+        options: list[Option | None] = []
+        for section in sections:
+            shown = [Option(self._lesson_prompt(lesson, lang), id=lesson.id)
+                     for lesson in section.lessons if matches(lesson, query)]
+            if shown and len(sections) > 1:
+                if options:
+                    options.append(None)
+                options.append(Option(Text(section_heading(section, lang), style="bold"), disabled=True))
+            options += shown
         if not options:
             options.append(Option(Text(t("no_lessons", lang), style="dim"), disabled=True))
         if self.app.course.broken:
             options += [None, Option(Text(t("broken_title", lang), style="bold red"), disabled=True)]
-            options += [Option(Text(str(error), style="red"), disabled=True) for error in self.app.course.broken]
+            options += [Option(Text.assemble((f"⚠ {where(error.path, error.line)}", "bold red"), "\n",
+                                             (t("lesson_file_problem", lang), "red"), "\n", (str(error.path), "dim")),
+                               id=f"{BROKEN}{i}")
+                        for i, error in enumerate(self.app.course.broken)]
         listing.set_options(options)
         ids = [option.id for option in options if option is not None and option.id]
         if ids:
@@ -96,13 +119,20 @@ class CourseScreen(Screen[None]):
         self.query_one("#lessons", OptionList).focus()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        if event.option.id:
-            self.app.open_lesson(event.option.id)
+        self._open(event.option.id)
 
     def action_open(self) -> None:
         option = self.query_one("#lessons", OptionList).highlighted_option
-        if option is not None and option.id:
-            self.app.open_lesson(option.id)
+        self._open(option.id if option is not None else None)
+
+    def _open(self, option_id: str | None) -> None:
+        if option_id and option_id.startswith(BROKEN):
+            broken = self.app.course.broken
+            number = int(option_id.removeprefix(BROKEN))
+            if number < len(broken):
+                self.notify(broken_notice(broken[number], self.app.lang), severity="warning")
+        elif option_id:
+            self.app.open_lesson(option_id)
 
     def action_resume(self) -> None:
         position = self.app.last_position()

@@ -87,13 +87,14 @@ class LessonScreen(StepActions, Screen[None]):
     def answer(self):
         return self.view.answer
 
-    async def show_step(self, index: int) -> None:
-        """Lay out step `index` (also after a language switch or a lesson reload)."""
+    async def show_step(self, index: int, remember: bool = True) -> None:
+        """Lay out step `index` (also after a language switch or a lesson reload: `remember` False
+        when the step view's fields no longer belong to the step it shows)."""
         self.index = max(0, min(index, len(self.lesson.steps) - 1))
         self.sub_title = self.lesson.title.get(self.app.lang)
         self.app.save_position(self.lesson.id, self.step.id)
         self._show_progress()
-        await self.view.show(self.index)
+        await self.view.show(self.index, remember)
         self.refresh_bindings()
 
     def _show_progress(self) -> None:
@@ -186,11 +187,49 @@ class LessonScreen(StepActions, Screen[None]):
         self.call_later(self.show_step, self.index)
 
     def course_changed(self) -> None:
-        """The lesson file changed on disk: show the new version, unless the edit broke it."""
-        fresh = self.app.lesson(self.lesson.id)
-        if fresh is None or fresh == self.lesson:
+        """The course was reloaded. The learner stays on their step by its id (a step inserted above
+        does not move them; a deleted one leaves them on the step after it), under the lesson's new
+        id if its author renamed it (the app moved the progress). A broken edit is not shown: the old
+        version stays until the file loads again. A lesson gone from the course returns to it."""
+        fresh = self.app.lesson(self.lesson.id) or self.app.lesson_at(self.lesson.path)
+        if fresh is None:
+            if self.app.broken_error(self.lesson.path) is None:
+                self.notify(t("lesson_removed", self.app.lang, title=self.lesson.title.get(self.app.lang)))
+                self.call_later(self._leave)
             return
+        if fresh != self.lesson:
+            self.call_later(self._follow, fresh)
+
+    async def _follow(self, fresh) -> None:
+        """Show the new version of the lesson, on the learner's step (found by its id)."""
+        index, notice = step_after_reload(self.lesson, fresh, self.index)
+        self.view.remember_typing()
         self.lesson = fresh
         self.practice.lesson = fresh
         self.practice.forget()
-        self.call_later(self.show_step, self.index)
+        self.index = index
+        if notice is not None:
+            self.notify(t(notice, self.app.lang), timeout=8)
+        await self.show_step(index, remember=False)
+
+    def _leave(self) -> None:
+        """Close this screen and whatever is shown over it (an explanation, help, a dialog)."""
+        while self in self.app.screen_stack and self.app.screen is not self:
+            self.app.pop_screen()
+        if self.app.screen is self:
+            self.dismiss()
+
+
+def step_after_reload(old, new, index: int) -> tuple[int, str | None]:
+    """Where a learner on step `index` of lesson `old` goes in its new version `new`: the same step id;
+    if that step is gone, the step that now follows the last remaining one before it (the first step,
+    or the last one when nothing follows), with the key of the notice to show."""
+    ids = [step.id for step in new.steps]
+    current = old.steps[index].id
+    if current in ids:
+        return ids.index(current), None
+    before = [ids.index(step.id) for step in old.steps[:index] if step.id in ids]
+    target = max(before) + 1 if before else 0
+    if target < len(ids):
+        return target, "step_removed"
+    return len(ids) - 1, "step_removed_last"

@@ -88,7 +88,7 @@ class StepView(VerticalScroll, can_focus=True):
         """Typed text that has not been checked yet (leaving would lose it)."""
         if not self.graded or self.state.solved:
             return False
-        self._remember_typing()
+        self.remember_typing()
         typed = self.state.typed.strip()
         cells = any(text.strip() for row in (self.state.cells or []) for text in row)
         return bool(typed or cells) and self._current_text() != self.state.last_checked
@@ -99,7 +99,7 @@ class StepView(VerticalScroll, can_focus=True):
         """Lay out step `index` afresh from its state (also after a language switch or a reload);
         what was typed on the step on show is kept in its state unless `remember` is False."""
         if remember and self.children and 0 <= self.index < len(self.practice.lesson.steps):
-            self._remember_typing()
+            self.remember_typing()
         self.index = max(0, min(index, len(self.practice.lesson.steps) - 1))
         self.state.started = time.monotonic()
         lang = self.app.lang
@@ -123,7 +123,7 @@ class StepView(VerticalScroll, can_focus=True):
         if step.snippet is not None:
             yield self._snippet_cell(lang)
         if problem is not None:
-            yield Static(t("answer_unavailable", lang, message=problem), id="feedback", classes="-error")
+            yield Static(t("answer_unavailable", lang, where=problem), id="feedback", classes="-error")
             return
         if step.kind == "predict":
             before, _, after = t("predict_prompt", lang, expression="\0").replace("`", "").partition("\0")
@@ -199,7 +199,7 @@ class StepView(VerticalScroll, can_focus=True):
         if state.verdict is not None:
             self._show_verdict(lang)
 
-    def _remember_typing(self) -> None:
+    def remember_typing(self) -> None:
         state = self.state
         whole = self.query("#whole")
         if whole:
