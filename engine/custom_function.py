@@ -77,13 +77,20 @@ class Function:
 
     vjp = backward
 
+    @staticmethod
+    def jvp(ctx, *grad_inputs):
+        """The output's tangent from the inputs' tangents (forward-mode AD, `torch.autograd.forward_ad`)."""
+        raise NotImplementedError("You must implement the jvp function for custom autograd.Function to use it with "
+                                  "forward mode AD.")
+
     @classmethod
     def apply(cls, *args, **kwargs):
         ctx = FunctionCtx()
         record = _sys.modules["engine.tensor"]._grad_enabled
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad and record for a in args)
         custom_setup = cls.setup_context is not Function.setup_context
-        with no_grad():
+        forward_ad = _sys.modules["engine.tensor"]._forward_ad  # the forward_ad module inside a dual level
+        with no_grad() if forward_ad is None else forward_ad.suspended(record=False):  # tangents come from jvp
             if custom_setup:
                 output = cls.forward(*args, **kwargs)
                 cls.setup_context(ctx, args, output)
@@ -98,6 +105,8 @@ class Function:
             return output
         if any(a is output for a in args):  # a returned input is a new tensor on the graph (a view in PyTorch)
             output = Tensor._make(output._data)
+        if forward_ad is not None:
+            forward_ad.custom_jvp(cls, ctx, args, output)
         if not any(ctx.needs_input_grad) or any(output is t for t in ctx._non_differentiable):
             return output
         parents = tuple(a._grad_fn or a._grad_edge() if need else None
@@ -266,21 +275,4 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
                      raise_exception=raise_exception)
 
 
-# --- forward_ad ------------------------------------------------------------------------------------------------
-def _forward_ad_unsupported(*args, **kwargs):
-    raise NotImplementedError("torch.autograd.forward_ad (dual tensors) is not supported by this engine; "
-                              "torch.func.jvp, torch.func.jacfwd and torch.autograd.functional.jvp compute "
-                              "forward-mode products")
-
-
-class _DualLevel:
-    def __enter__(self):
-        _forward_ad_unsupported()
-
-    def __exit__(self, *exc):
-        return False
-
-
-forward_ad = SimpleNamespace(dual_level=_DualLevel, make_dual=_forward_ad_unsupported,
-                             unpack_dual=_forward_ad_unsupported)
 function = SimpleNamespace(Function=Function, FunctionCtx=FunctionCtx)

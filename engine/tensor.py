@@ -24,12 +24,19 @@ _FLOAT32 = np.dtype(np.float32)
 _FLOAT64 = np.dtype(np.float64)
 _grad_enabled = True
 _size_guard = None  # set by the snippet runner: called with a shape before anything that size is made
+_forward_ad = None  # `engine.forward_ad` while a dual level is open: ops then give their results tangents
 
 
 def set_size_guard(guard) -> None:
     """Install `guard(shape)` to vet every tensor shape before it is allocated (None removes it)."""
     global _size_guard
     _size_guard = guard
+
+
+def set_forward_ad(module) -> None:
+    """Open (the forward_ad module) or close (None) forward-mode AD: the one check ordinary ops pay."""
+    global _forward_ad
+    _forward_ad = module
 
 
 def guard_shape(shape) -> None:
@@ -128,6 +135,8 @@ def _run(op, inputs: tuple, attrs: dict) -> "Tensor":
     elif out.dtype == _FLOAT64 and "dtype" not in attrs:  # an explicit cast (`dtype` attr) keeps its dtype
         out = out.astype(_result_dtype(arrays, out.dtype), copy=False)
     result = Tensor._make(out)
+    if _forward_ad is not None:
+        _forward_ad.propagate(op, inputs, attrs, result)
     if not _grad_enabled:
         return result
     parents, wanted = [], 0
@@ -292,7 +301,9 @@ class RemovableHandle:
 class Tensor:
     """A multi-dimensional array that can record the operations applied to it."""
 
-    __slots__ = ("_data", "_requires_grad", "_grad", "_grad_fn", "_accumulator", "_version", "_base", "__weakref__")
+    # _tangent is set only on dual tensors (torch.autograd.forward_ad), so making a tensor costs nothing more
+    __slots__ = ("_data", "_requires_grad", "_grad", "_grad_fn", "_accumulator", "_version", "_base", "_tangent",
+                 "__weakref__")
     __array_priority__ = 1000  # numpy scalars on the left defer to Tensor's reflected operators
 
     def __init__(self, *args) -> None:
@@ -555,7 +566,8 @@ class Tensor:
 
     def __repr__(self) -> str:
         return format_tensor(self._data, requires_grad=self._requires_grad and self._grad_fn is None,
-                             grad_fn=None if self._grad_fn is None else self._grad_fn.op.grad_fn)
+                             grad_fn=None if self._grad_fn is None else self._grad_fn.op.grad_fn,
+                             tangent=None if _forward_ad is None else _forward_ad.format_suffix(self))
 
     __str__ = __repr__
 
@@ -1175,7 +1187,7 @@ class Tensor:
     def _convert(self, np_dtype):
         if self._data.dtype == np_dtype:
             return self
-        if self._requires_grad and np_dtype.kind == "f":
+        if np_dtype.kind == "f" and (self._requires_grad or _forward_ad is not None):
             return _apply("to_copy", (self,), dtype=np_dtype)
         return Tensor._make(self._data.astype(np_dtype))
 
@@ -1207,6 +1219,8 @@ class Tensor:
             raise RuntimeError(f"result type {_SCALAR_TYPE_NAMES[result._data.dtype.name]} can't be cast to the "
                                f"desired output type {_SCALAR_TYPE_NAMES[self._data.dtype.name]}")
         self._version += 1
+        if _forward_ad is not None:
+            _forward_ad.inplace(self, result)
         node = result._grad_fn
         if node is None:
             np.copyto(self._data, result._data, casting="unsafe")
@@ -1261,7 +1275,7 @@ class Tensor:
         self._check_inplace()
         src = _tensor_arg(src, "copy_", "src")
         np.broadcast_shapes(src._data.shape, self._data.shape)
-        if not (_grad_enabled and src._requires_grad):
+        if not (_grad_enabled and src._requires_grad) and _forward_ad is None:
             self._version += 1
             np.copyto(self._data, src._data, casting="unsafe")
             return self

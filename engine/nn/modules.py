@@ -68,6 +68,13 @@ class Module:
             return
         object.__setattr__(self, name, value)
 
+    def __delattr__(self, name: str) -> None:
+        for registry in (self.__dict__["_parameters"], self.__dict__["_modules"]):
+            if name in registry:
+                del registry[name]
+                return
+        object.__delattr__(self, name)
+
     def __getattr__(self, name: str):
         d = self.__dict__
         if "_parameters" in d and name in d["_parameters"]:
