@@ -207,9 +207,16 @@ def custom_jvp(cls, ctx, args: tuple, output: Tensor) -> None:
     _give(output, tangent)
 
 
-def inplace(target: Tensor, result: Tensor) -> None:
-    """An in-place op wrote `result` into `target`: the target now has the result's tangent (or none)."""
-    _give(target, tangent_of(result))
+def inplace(target: Tensor, result: Tensor | None) -> None:
+    """An in-place op wrote `result` into `target`: the target now has the result's tangent (none for None,
+    as after detach_)."""
+    _give(target, None if result is None else tangent_of(result))
+
+
+def filled(target: Tensor) -> None:
+    """A constant was written into `target` (fill_, zero_): its tangent, if any, is now zero."""
+    if tangent_of(target) is not None:
+        _give(target, Tensor._make(np.zeros_like(target._data)))
 
 
 def format_suffix(t: Tensor) -> str | None:

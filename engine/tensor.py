@@ -504,6 +504,8 @@ class Tensor:
         return Tensor._make(self._data)
 
     def detach_(self) -> "Tensor":
+        if _forward_ad is not None:
+            _forward_ad.inplace(self, None)
         self._grad_fn, self._requires_grad = None, False
         return self
 
@@ -1022,6 +1024,26 @@ class Tensor:
             raise RuntimeError("mat2 must be a matrix")
         return matmul(self, mat2)
 
+    def addmm(self, mat1, mat2, *, beta=1, alpha=1):
+        """`input.addmm(mat1, mat2, beta=1, alpha=1)`: beta * input + alpha * (mat1 @ mat2), one node
+        (AddmmBackward0: what nn.Linear records)."""
+        mat1, mat2 = _tensor_arg(mat1, "addmm", "mat1", 2), _tensor_arg(mat2, "addmm", "mat2", 3)
+        for name, m in (("mat1", mat1), ("mat2", mat2)):
+            if m._data.ndim != 2:
+                raise RuntimeError(f"{name} must be a matrix, got {m._data.ndim}-D tensor")
+        (n, k), (k2, p) = mat1._data.shape, mat2._data.shape
+        if k != k2:
+            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({n}x{k} and {k2}x{p})")
+        for name, t in (("self", self), ("mat1", mat1)):
+            if t._data.dtype != mat2._data.dtype:
+                raise RuntimeError(f"{name} and mat2 must have the same dtype, but got "
+                                   f"{_SCALAR_TYPE_NAMES[t._data.dtype.name]} and "
+                                   f"{_SCALAR_TYPE_NAMES[mat2._data.dtype.name]}")
+        Tensor._make(self._data).expand(n, p)  # PyTorch's message when input does not broadcast to the result
+        if self._data.dtype.kind in "iu":  # integer tensors take integral factors
+            beta, alpha = int(beta), int(alpha)
+        return _apply("addmm", (self, mat1, mat2), beta=beta, alpha=alpha)
+
     def mv(self, vec):
         vec = _tensor_arg(vec, "mv", "vec")
         if self._data.ndim != 2 or vec._data.ndim != 1:
@@ -1099,6 +1121,10 @@ class Tensor:
     def expand(self, *shape):
         shape = list(_shape_arg(shape))
         lead = len(shape) - self._data.ndim
+        if lead < 0:
+            raise RuntimeError(f"expand(torch.{_SCALAR_TYPE_NAMES[self._data.dtype.name]}Tensor{{{list(self.shape)}}}, "
+                               f"size={shape}): the number of sizes provided ({len(shape)}) must be greater or equal "
+                               f"to the number of dimensions in the tensor ({self._data.ndim})")
         for i, s in enumerate(self._data.shape):
             if shape[lead + i] == -1:
                 shape[lead + i] = s
@@ -1261,6 +1287,8 @@ class Tensor:
         if self._grad_fn is None:
             self._data[...] = 0
             self._version += 1
+            if _forward_ad is not None:
+                _forward_ad.filled(self)
             return self
         return self._inplace(_apply("zero", (self,)))
 
@@ -1269,6 +1297,8 @@ class Tensor:
         value = _fill_value(value, "fill_")
         self._data[...] = value
         self._version += 1
+        if _forward_ad is not None:
+            _forward_ad.filled(self)
         return self
 
     def copy_(self, src):

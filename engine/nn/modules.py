@@ -169,8 +169,7 @@ class Linear(Module):
             self._parameters["bias"] = None
 
     def forward(self, input):  # noqa: A002
-        out = input.matmul(self.weight.t())
-        return out if self.bias is None else out + self.bias
+        return F.linear(input, self.weight, self.bias)
 
     def extra_repr(self) -> str:
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
