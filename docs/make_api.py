@@ -15,13 +15,20 @@ import engine  # noqa: E402
 from engine.tensor import Tensor  # noqa: E402
 
 NOT_SUPPORTED = [
-    "`torch.autograd.forward_ad` (dual tensors) and `torch.func.vmap`: `NotImplementedError`; forward-mode "
-    "products come from `torch.func.jvp`/`jacfwd` and `torch.autograd.functional.jvp`, computed from the reverse "
-    "rules by the double-VJP trick (no second set of rules).",
+    "`torch.func.vmap`: `NotImplementedError` (PyTorch runs each op once on a batched tensor; a loop over the batch "
+    "would give the same numbers but other graphs and no vmap errors): call the function in a loop and "
+    "`torch.stack` the results.",
+    "forward-mode AD (`torch.autograd.forward_ad`): tangents are computed per op from the reverse rules by the "
+    "double-VJP trick; they carry no graph of their own (PyTorch's tangents of primals that require grad have a "
+    "`grad_fn` and can be differentiated: forward-over-reverse), at non-differentiable points (ties of max/min, "
+    "`0 ** y`, nan) a tangent is the reverse-mode J·t where PyTorch's forward formula may differ, `prod` over "
+    "zeros and ops PyTorch has no forward formula for raise `NotImplementedError`, `torch.func` transforms do not "
+    "see dual tensors' tangents, and `gradcheck(check_forward_ad=True)` is not checked.",
     "custom `autograd.Function`s with several outputs, `ctx.mark_dirty`: `NotImplementedError`.",
-    "`nn.Linear` records `MmBackward0`/`TBackward0`/`AddBackward0` where PyTorch records one `AddmmBackward0` "
-    "(the same numbers and gradients); initial weights come from the engine's own random stream, not PyTorch's: "
-    "set them with `with torch.no_grad(): layer.weight.copy_(...)` to compare numbers.",
+    "`nn.Linear` initial weights come from the engine's own random stream, not PyTorch's: set them with "
+    "`with torch.no_grad(): layer.weight.copy_(...)` to compare numbers; a matmul of a 3-D or larger tensor (and "
+    "so `nn.Linear` without bias on such input) records one `UnsafeViewBackward0` where PyTorch records "
+    "`UnsafeViewBackward0`, `MmBackward0` and `ViewBackward0`.",
     "the double backward of `prod` over a tensor containing zeros (`NotImplementedError`); other ops give "
     "derivatives of any order from the same table.",
     "a `class` statement in snippets (custom Functions and Modules run in the engine, not yet through the "
@@ -106,7 +113,8 @@ def render() -> str:
             if callable(value):
                 lines.append(f"| `{name}` | `{signature(value)}` | {summary(value)} |")
             else:
-                lines.append(f"| `{name}` | | " + ", ".join(f"`{n}`" for n in sorted(vars(value))) + " |")
+                names = getattr(value, "__all__", None) or vars(value)  # a module lists its public API only
+                lines.append(f"| `{name}` | | " + ", ".join(f"`{n}`" for n in sorted(names)) + " |")
     lines += ["", "## `torch.Tensor`", "", "| name | kind | signature | notes |", "|---|---|---|---|"]
     for name, kind, sig, note in tensor_members():
         lines.append(f"| `{name}` | {kind} | `{sig}` | {note} |" if sig else f"| `{name}` | {kind} | | {note} |")

@@ -44,7 +44,7 @@ def _forward_to_method(name: str):
 
 
 _FUNCTIONS = ("exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "abs", "clamp", "clip", "sum",
-              "mean", "max", "min", "argmax", "argmin", "softmax", "log_softmax", "mm", "mv", "dot", "pow",
+              "mean", "max", "min", "argmax", "argmin", "softmax", "log_softmax", "mm", "addmm", "mv", "dot", "pow",
               "add", "sub", "mul", "div", "neg", "square", "reciprocal", "transpose", "permute", "reshape", "t",
               "unsqueeze", "squeeze", "flatten", "clone", "detach", "numel", "maximum", "norm", "allclose",
               "equal", "is_floating_point", "prod", "var", "std", "log1p", "minimum", "sign", "logsumexp", "flip",

@@ -261,4 +261,5 @@ def _hessian_product(func, inputs, v, create_graph: bool, name: str):
 functional = SimpleNamespace(jacobian=jacobian, hessian=hessian, vjp=vjp, jvp=jvp, hvp=hvp, vhp=vhp)
 
 
-from engine.custom_function import Function, gradcheck, gradgradcheck, forward_ad  # noqa: E402,F401
+from engine import forward_ad  # noqa: E402,F401
+from engine.custom_function import Function, gradcheck, gradgradcheck  # noqa: E402,F401

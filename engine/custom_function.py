@@ -78,12 +78,19 @@ class Function:
 
     vjp = backward
 
+    @staticmethod
+    def jvp(ctx, *grad_inputs):
+        """The output's tangent from the inputs' tangents (forward-mode AD, `torch.autograd.forward_ad`)."""
+        raise NotImplementedError("You must implement the jvp function for custom autograd.Function to use it with "
+                                  "forward mode AD.")
+
     @classmethod
     def apply(cls, *args, **kwargs):
         ctx = FunctionCtx()
         record = _sys.modules["engine.tensor"]._grad_enabled
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad and record for a in args)
-        output = _forward(cls, ctx, args, kwargs)
+        forward_ad = _sys.modules["engine.tensor"]._forward_ad  # the forward_ad module inside a dual level
+        output = _forward(cls, ctx, args, kwargs, forward_ad)
         if isinstance(output, (tuple, list)):
             if any(ctx.needs_input_grad):
                 raise NotImplementedError("a custom autograd.Function with several outputs is not supported by "
@@ -93,6 +100,8 @@ class Function:
             return output
         if any(a is output for a in args):  # a returned input is a new tensor on the graph (a view in PyTorch)
             output = Tensor._make(output._data)
+        if forward_ad is not None:
+            forward_ad.custom_jvp(cls, ctx, args, output)
         if not any(ctx.needs_input_grad) or any(output is t for t in ctx._non_differentiable):
             return output
         parents = tuple(a._grad_fn or a._grad_edge() if need else None
@@ -108,9 +117,10 @@ class Function:
         return output
 
 
-def _forward(cls, ctx, args: tuple, kwargs: dict):
-    """The user's forward, unrecorded, in either of PyTorch's styles (ctx first, or setup_context)."""
-    with no_grad():
+def _forward(cls, ctx, args: tuple, kwargs: dict, forward_ad=None):
+    """The user's forward, unrecorded, in either of PyTorch's styles (ctx first, or setup_context). Inside a
+    dual level its tangents are not propagated either: they come from the Function's jvp."""
+    with no_grad() if forward_ad is None else forward_ad.suspended(record=False):
         if cls.setup_context is not Function.setup_context:
             output = cls.forward(*args, **kwargs)
             cls.setup_context(ctx, args, output)
@@ -292,21 +302,4 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
                      raise_exception=raise_exception)
 
 
-# --- forward_ad ------------------------------------------------------------------------------------------------
-def _forward_ad_unsupported(*args, **kwargs):
-    raise NotImplementedError("torch.autograd.forward_ad (dual tensors) is not supported by this engine; "
-                              "torch.func.jvp, torch.func.jacfwd and torch.autograd.functional.jvp compute "
-                              "forward-mode products")
-
-
-class _DualLevel:
-    def __enter__(self):
-        _forward_ad_unsupported()
-
-    def __exit__(self, *exc):
-        return False
-
-
-forward_ad = SimpleNamespace(dual_level=_DualLevel, make_dual=_forward_ad_unsupported,
-                             unpack_dual=_forward_ad_unsupported)
 function = SimpleNamespace(Function=Function, FunctionCtx=FunctionCtx)

@@ -399,7 +399,7 @@ op("log1p", "Log1PBackward0", ["self"], lambda a: xp.log(1 + a),
 def _count(a, dims) -> int:
     """How many elements each reduction over `dims` (None: all) combines."""
     if dims is None:
-        return int(np.size(a))
+        return xp.size(a)
     return int(np.prod([a.shape[d] for d in dims]))
 
 
@@ -552,6 +552,23 @@ op("norm", "LinalgVectorNormBackward0", ["self"], _norm,
 op("mm", "MmBackward0", ["self", "mat2"], np.matmul,
    {"self": ("grad.mm(mat2.t())", lambda g, out, a, b: g @ _mT(b)),
     "mat2": ("self.t().mm(grad)", lambda g, out, a, b: _mT(a) @ g)}, saves=["self", "mat2"])
+def _addmm(s, a, b, beta, alpha):
+    """beta * self + alpha * (mat1 @ mat2); with beta == 0 self is not read (its nan and inf do not show)."""
+    product = a @ b if alpha == 1 else (a @ b) * alpha
+    return product if beta == 0 else product + (s if beta == 1 else s * beta)
+
+
+def _scaled(g, factor):
+    return g if factor == 1 else g * factor
+
+
+op("addmm", "AddmmBackward0", ["self", "mat1", "mat2"], _addmm,
+   {"self": ("maybe_multiply(grad, beta)", lambda g, out, s, a, b, beta, alpha: _scaled(g, beta)),
+    "mat1": ("mm_mat1_backward(grad, mat2, alpha): grad.mm(mat2.t()) * alpha",
+             lambda g, out, s, a, b, beta, alpha: _scaled(g @ _mT(b), alpha)),
+    "mat2": ("mm_mat2_backward(grad, mat1, alpha): mat1.t().mm(grad) * alpha",
+             lambda g, out, s, a, b, beta, alpha: _scaled(_mT(a) @ g, alpha))},
+   saves=["mat1", "mat2"], dtype=PROMOTE)
 op("mv", "MvBackward0", ["self", "vec"], np.matmul,
    {"self": ("grad.ger(vec)", lambda g, out, a, v: xp.expand_dims(g, -1) * v),
     "vec": ("self.t().mv(grad)", lambda g, out, a, v: g @ a)}, saves=["self", "vec"])

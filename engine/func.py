@@ -152,5 +152,7 @@ def hessian(func, argnums=0):
 
 
 def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
-    """Not provided by this engine (raises NotImplementedError when called)."""
-    raise NotImplementedError("torch.func.vmap is not supported by this engine")
+    """Not provided by this engine (raises NotImplementedError when called): PyTorch's vmap runs each op once on
+    a batched tensor, which this engine's ops and printouts do not model. See docs/api.md."""
+    raise NotImplementedError("torch.func.vmap is not supported by this engine (see docs/api.md, 'Not supported'); "
+                              "call the function in a loop over the batch and torch.stack the results")

@@ -216,11 +216,12 @@ def _add_suffixes(text: str, suffixes: list[str], indent: int) -> str:
     return "".join(parts)
 
 
-def format_tensor(data: np.ndarray, *, requires_grad: bool = False, grad_fn: str | None = None) -> str:
+def format_tensor(data: np.ndarray, *, requires_grad: bool = False, grad_fn: str | None = None,
+                  tangent: str | None = None) -> str:
     """The text PyTorch prints for a CPU tensor holding ``data``.
 
     ``grad_fn`` is the name of the node's class (``"MulBackward0"``); when given, PyTorch shows it
-    instead of ``requires_grad=True``.
+    instead of ``requires_grad=True``. ``tangent`` is a dual tensor's ``tangent=...`` suffix (forward AD).
     """
     if isinstance(data, np.generic):
         data = np.asarray(data)
@@ -251,4 +252,6 @@ def format_tensor(data: np.ndarray, *, requires_grad: bool = False, grad_fn: str
         suffixes.append(f"grad_fn=<{grad_fn}>")
     elif requires_grad:
         suffixes.append("requires_grad=True")
+    if tangent is not None:
+        suffixes.append(tangent)
     return _add_suffixes(_PREFIX + body, suffixes, indent)

@@ -24,12 +24,19 @@ _FLOAT32 = np.dtype(np.float32)
 _FLOAT64 = np.dtype(np.float64)
 _grad_enabled = True
 _size_guard = None  # set by the snippet runner: called with a shape before anything that size is made
+_forward_ad = None  # `engine.forward_ad` while a dual level is open: ops then give their results tangents
 
 
 def set_size_guard(guard) -> None:
     """Install `guard(shape)` to vet every tensor shape before it is allocated (None removes it)."""
     global _size_guard
     _size_guard = guard
+
+
+def set_forward_ad(module) -> None:
+    """Open (the forward_ad module) or close (None) forward-mode AD: the one check ordinary ops pay."""
+    global _forward_ad
+    _forward_ad = module
 
 
 def guard_shape(shape) -> None:
@@ -128,6 +135,8 @@ def _run(op, inputs: tuple, attrs: dict) -> "Tensor":
     elif out.dtype == _FLOAT64 and "dtype" not in attrs:  # an explicit cast (`dtype` attr) keeps its dtype
         out = out.astype(_result_dtype(arrays, out.dtype), copy=False)
     result = Tensor._make(out)
+    if _forward_ad is not None:
+        _forward_ad.propagate(op, inputs, attrs, result)
     if not _grad_enabled:
         return result
     parents, wanted = [], 0
@@ -298,7 +307,9 @@ class RemovableHandle:
 class Tensor:
     """A multi-dimensional array that can record the operations applied to it."""
 
+    # _tangent is set only on dual tensors (torch.autograd.forward_ad), so making a tensor costs nothing more
     __slots__ = ("_data", "_requires_grad", "_grad", "_grad_fn", "_accumulator", "_version", "_version_cell", "_base",
+                 "_tangent",
                  "__weakref__")
     __array_priority__ = 1000  # numpy scalars on the left defer to Tensor's reflected operators
 
@@ -502,6 +513,8 @@ class Tensor:
         return Tensor._make(self._data)
 
     def detach_(self) -> "Tensor":
+        if _forward_ad is not None:
+            _forward_ad.inplace(self, None)
         self._grad_fn, self._requires_grad = None, False
         return self
 
@@ -564,7 +577,8 @@ class Tensor:
 
     def __repr__(self) -> str:
         return format_tensor(self._data, requires_grad=self._requires_grad and self._grad_fn is None,
-                             grad_fn=None if self._grad_fn is None else self._grad_fn.op.grad_fn)
+                             grad_fn=None if self._grad_fn is None else self._grad_fn.op.grad_fn,
+                             tangent=None if _forward_ad is None else _forward_ad.format_suffix(self))
 
     __str__ = __repr__
 
@@ -1019,6 +1033,26 @@ class Tensor:
             raise RuntimeError("mat2 must be a matrix")
         return matmul(self, mat2)
 
+    def addmm(self, mat1, mat2, *, beta=1, alpha=1):
+        """`input.addmm(mat1, mat2, beta=1, alpha=1)`: beta * input + alpha * (mat1 @ mat2), one node
+        (AddmmBackward0: what nn.Linear records)."""
+        mat1, mat2 = _tensor_arg(mat1, "addmm", "mat1", 2), _tensor_arg(mat2, "addmm", "mat2", 3)
+        for name, m in (("mat1", mat1), ("mat2", mat2)):
+            if m._data.ndim != 2:
+                raise RuntimeError(f"{name} must be a matrix, got {m._data.ndim}-D tensor")
+        (n, k), (k2, p) = mat1._data.shape, mat2._data.shape
+        if k != k2:
+            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({n}x{k} and {k2}x{p})")
+        for name, t in (("self", self), ("mat1", mat1)):
+            if t._data.dtype != mat2._data.dtype:
+                raise RuntimeError(f"{name} and mat2 must have the same dtype, but got "
+                                   f"{_SCALAR_TYPE_NAMES[t._data.dtype.name]} and "
+                                   f"{_SCALAR_TYPE_NAMES[mat2._data.dtype.name]}")
+        Tensor._make(self._data).expand(n, p)  # PyTorch's message when input does not broadcast to the result
+        if self._data.dtype.kind in "iu":  # integer tensors take integral factors
+            beta, alpha = int(beta), int(alpha)
+        return _apply("addmm", (self, mat1, mat2), beta=beta, alpha=alpha)
+
     def mv(self, vec):
         vec = _tensor_arg(vec, "mv", "vec")
         if self._data.ndim != 2 or vec._data.ndim != 1:
@@ -1096,6 +1130,10 @@ class Tensor:
     def expand(self, *shape):
         shape = list(_shape_arg(shape))
         lead = len(shape) - self._data.ndim
+        if lead < 0:
+            raise RuntimeError(f"expand(torch.{_SCALAR_TYPE_NAMES[self._data.dtype.name]}Tensor{{{list(self.shape)}}}, "
+                               f"size={shape}): the number of sizes provided ({len(shape)}) must be greater or equal "
+                               f"to the number of dimensions in the tensor ({self._data.ndim})")
         for i, s in enumerate(self._data.shape):
             if shape[lead + i] == -1:
                 shape[lead + i] = s
@@ -1184,7 +1222,7 @@ class Tensor:
     def _convert(self, np_dtype):
         if self._data.dtype == np_dtype:
             return self
-        if self._requires_grad and np_dtype.kind == "f":
+        if np_dtype.kind == "f" and (self._requires_grad or _forward_ad is not None):
             return _apply("to_copy", (self,), dtype=np_dtype)
         return Tensor._make(self._data.astype(np_dtype))
 
@@ -1216,6 +1254,8 @@ class Tensor:
             raise RuntimeError(f"result type {_SCALAR_TYPE_NAMES[result._data.dtype.name]} can't be cast to the "
                                f"desired output type {_SCALAR_TYPE_NAMES[self._data.dtype.name]}")
         self._bump_version()
+        if _forward_ad is not None:
+            _forward_ad.inplace(self, result)
         node = result._grad_fn
         if node is None:
             np.copyto(self._data, result._data, casting="unsafe")
@@ -1271,6 +1311,8 @@ class Tensor:
         if self._grad_fn is None:
             self._data[...] = 0
             self._bump_version()
+            if _forward_ad is not None:
+                _forward_ad.filled(self)
             return self
         return self._inplace(_apply("zero", (self,)))
 
@@ -1279,13 +1321,15 @@ class Tensor:
         value = _fill_value(value, "fill_")
         self._data[...] = value
         self._bump_version()
+        if _forward_ad is not None:
+            _forward_ad.filled(self)
         return self
 
     def copy_(self, src):
         self._check_inplace()
         src = _tensor_arg(src, "copy_", "src")
         np.broadcast_shapes(src._data.shape, self._data.shape)
-        if not (_grad_enabled and src._requires_grad):
+        if not (_grad_enabled and src._requires_grad) and _forward_ad is None:
             self._bump_version()
             np.copyto(self._data, src._data, casting="unsafe")
             return self

@@ -346,8 +346,8 @@ def take(a, index, axis):
 
 
 def astype(a, dtype):
-    if is_tensor(a):
-        return a._convert(np.dtype(dtype))
+    if is_tensor(a):  # a rule's `a.dtype` is then the engine's dtype, which holds numpy's
+        return a._convert(np.dtype(getattr(dtype, "numpy", dtype)))
     return a.astype(dtype)
 
 

@@ -24,6 +24,22 @@ def tanh(input: Tensor) -> Tensor:  # noqa: A002
     return input.tanh()
 
 
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:  # noqa: A002
+    """`x @ weight.T + bias`, recorded as PyTorch's kernel does: one AddmmBackward0 for 2-D input; other
+    contiguous input flattened to 2-D around it (ViewBackward0 on each side); without bias, a matmul."""
+    if input.dim() == 0 or weight.dim() == 0:
+        raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are {input.dim()}D and "
+                           f"{weight.dim()}D")
+    if bias is None:
+        return input.matmul(weight.t())
+    if input.dim() == 2:
+        return bias.addmm(input, weight.t())
+    if input.is_contiguous() and (input.dim() == 3 or bias.dim() == 1):
+        out = bias.addmm(input.reshape(-1, input.shape[-1]), weight.t())
+        return out.view(*input.shape[:-1], out.shape[-1])
+    return input.matmul(weight.t()) + bias
+
+
 def _softmax_dim(name: str, ndim: int, stacklevel: int) -> int:
     """PyTorch's implicit dim (deprecated, with its warning): 0 for 0-, 1- and 3-dim inputs, else 1."""
     warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X "
@@ -161,5 +177,5 @@ def cross_entropy(input: Tensor, target: Tensor, weight=None, size_average=None,
     return nll_loss(log_probs, target, ignore_index=ignore_index, reduction=reduction)
 
 
-__all__ = ["binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy", "l1_loss", "log_softmax",
-           "mse_loss", "nll_loss", "relu", "sigmoid", "softmax", "tanh"]
+__all__ = ["binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy", "l1_loss", "linear",
+           "log_softmax", "mse_loss", "nll_loss", "relu", "sigmoid", "softmax", "tanh"]

@@ -72,6 +72,13 @@ class Module:
             return
         object.__setattr__(self, name, value)
 
+    def __delattr__(self, name: str) -> None:
+        for registry in (self.__dict__["_parameters"], self.__dict__["_modules"]):
+            if name in registry:
+                del registry[name]
+                return
+        object.__delattr__(self, name)
+
     def __getattr__(self, name: str):
         d = self.__dict__
         if "_parameters" in d and name in d["_parameters"]:
@@ -166,8 +173,7 @@ class Linear(Module):
             self._parameters["bias"] = None
 
     def forward(self, input):  # noqa: A002
-        out = input.matmul(self.weight.t())
-        return out if self.bias is None else out + self.bias
+        return F.linear(input, self.weight, self.bias)
 
     def extra_repr(self) -> str:
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"

@@ -173,7 +173,8 @@ def _size_hook(shape: tuple[int, ...]) -> None:
 @contextlib.contextmanager
 def _engine_state(guards: Guards, output: list[str]) -> Iterator[None]:
     """Make the run's guards vet the engine's allocations; show the engine's warnings in the output (as a
-    notebook does — the non-leaf `.grad` warning is a lesson in itself); put back the print options."""
+    notebook does — the non-leaf `.grad` warning is a lesson in itself); put back the print options, and close
+    a forward-AD level the snippet left open."""
     printing = importlib.import_module("engine.printing")
     tensor = importlib.import_module("engine.tensor")  # `engine.tensor` the attribute is the function
     saved, outer = printing.get_printoptions(), getattr(_ACTIVE, "guards", None)
@@ -201,3 +202,6 @@ def _engine_state(guards: Guards, output: list[str]) -> Iterator[None]:
         printing.set_printoptions(**saved)
         tensor.set_grad_enabled(grad_mode)
         creation._rng = rng
+        forward_ad = importlib.import_module("engine.forward_ad")
+        if forward_ad._current_level >= 0:  # a level the snippet entered and never exited: its tangents go
+            forward_ad.exit_dual_level()

@@ -569,8 +569,21 @@ add("autograd.set_detect_anomaly",
 add("autograd.detect_anomaly",
     s("with torch.autograd.detect_anomaly():\n    y = x.sqrt() * 0\n    (y / y.sum()).sum().backward()",
       x=T([0., 1.])), skip_grad=NOT_DIFFERENTIABLE)
-add("autograd.forward_ad", s("with torch.autograd.forward_ad.dual_level():\n    d = torch.autograd.forward_ad.make_dual(x, x)\nd",
-                             x=T((2,), grad=False), error="unsupported"))
+_FW = "fw = torch.autograd.forward_ad\n"
+add("autograd.forward_ad",
+    s(_FW + "with fw.dual_level():\n    d = fw.make_dual(x, v)\n    out = fw.unpack_dual((d * d).sin().sum(0))\nout",
+      x=T((2, 3), grad=False), v=T((2, 3), grad=False)),
+    s(_FW + "with fw.dual_level():\n    r = repr(fw.make_dual(x, v).exp())\nr", x=T([0.5, -1.], grad=False), v=T([1., 2.], grad=False)),
+    s(_FW + "with fw.dual_level():\n    r = repr(fw.make_dual(x, v).sum())\nr", x=T([0.5, -1.], grad=False), v=T([1., 2.], grad=False)),
+    s(_FW + "with fw.dual_level():\n    y = torch.nn.functional.linear(fw.make_dual(x, v), w, c)\nfw.unpack_dual(y)",
+      x=T((4, 3), grad=False), v=T((4, 3), grad=False), w=T((2, 3)), c=T((2,))),
+    s(_FW + "with fw.dual_level():\n    y = fw.make_dual(x, v) * 2\nfw.unpack_dual(y)", x=T((3,)), v=T((3,), grad=False)),
+    s(_FW + "fw.make_dual(x, v)", x=T((2,), grad=False), v=T((2,), grad=False)),
+    s(_FW + "with fw.dual_level():\n    d = fw.make_dual(x, v)", x=T((2,), grad=False), v=T((3,), grad=False)),
+    s(_FW + "with fw.dual_level():\n    d = fw.make_dual(x, v)", x=T((2,), grad=False), v=T([1, 2], i64)),
+    s(_FW + "with fw.dual_level():\n    with fw.dual_level():\n        pass", x=T((2,), grad=False)),
+    s(_FW + "with fw.dual_level():\n    d = fw.make_dual(x, v) // 2", x=T((2,), grad=False), v=T((2,), grad=False)),
+    skip_grad="the tangents are compared (the primals' gradients by the other entries)")
 _EXP = ("class Exp(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, i):\n        r = i.exp()\n"
         "        ctx.save_for_backward(r)\n        return r\n\n    @staticmethod\n    def backward(ctx, g):\n"
         "        r, = ctx.saved_tensors\n        return g * r\n")
@@ -609,8 +622,35 @@ add("func.jacrev", s("torch.func.jacrev(lambda t: t.sin() * t.sum())(x)", x=T((3
 add("func.jacfwd", s("torch.func.jacfwd(lambda t: t.sin() * t.sum())(x)", x=T((3,), grad=False)))
 add("func.hessian", s("torch.func.hessian(lambda t: (t.sin() * t).sum())(x).abs()", x=T((3,), grad=False)))
 add("func.vmap", s("torch.func.vmap(torch.sin)(x)", x=T((2, 3), grad=False), error="unsupported"))
+add("addmm", s("torch.addmm(c, x, y)", c=T((2,)), x=T((3, 4)), y=T((4, 2))),
+    s("c.addmm(x, y, beta=0.5, alpha=2)", c=T((3, 2)), x=T((3, 4)), y=T((4, 2))),
+    s("torch.addmm(c, x, y, beta=0)", c=T([1., nan]), x=T((1, 2)), y=T((2, 2))),
+    s("torch.addmm(c, x, y)", c=T((1, 1), f64), x=T((3, 4), f64), y=T((4, 2), f64)),
+    s("torch.addmm(c, x, y)", c=T((3,)), x=T((3, 4)), y=T((4, 2))),
+    s("torch.addmm(c, x, y)", c=T((2,)), x=T((3,)), y=T((3, 2))),
+    s("torch.addmm(c, x, y)", c=T((2,)), x=T((3, 4)), y=T((4,))),
+    s("torch.addmm(c, x, y)", c=T((2,)), x=T((3, 4)), y=T((5, 2))),
+    s("torch.addmm(c, x, y)", c=T((2,), f64), x=T((3, 4)), y=T((4, 2))),
+    s("torch.addmm(c, x, y)", c=T((2,)), x=T((3, 4), f64), y=T((4, 2))),
+    s("torch.addmm(c, x, y)", c=T((2, 3, 2)), x=T((3, 4)), y=T((4, 2))),
+    s("torch.addmm(c, x, y, beta=2, alpha=3)", c=T([1, 2], i64), x=T([[1, 2]], i64), y=T([[1, 1], [2, 2]], i64)),
+    s("torch.addmm(2., x, y)", x=T((3, 4)), y=T((4, 2))))
+add("nn.functional.linear", s("F.linear(x, w, c)", x=T((4, 3)), w=T((2, 3)), c=T((2,))),
+    s("F.linear(x, w, c)", x=T((3,)), w=T((2, 3)), c=T((2,))),
+    s("F.linear(x, w, c)", x=T((5, 4, 3)), w=T((2, 3)), c=T((2,))),
+    s("F.linear(x, w, c)", x=T((2, 5, 4, 3), f64), w=T((2, 3), f64), c=T((2,), f64)),
+    s("F.linear(x, w)", x=T((4, 3)), w=T((2, 3))), s("F.linear(x, w)", x=T((3,)), w=T((2, 3))),
+    s("F.linear(x, w, c)", x=T((4, 3), grad=False), w=T((2, 3)), c=T((2,))),
+    s("F.linear(x.transpose(0, 1), w, c)", x=T((4, 5, 3)), w=T((2, 3)), c=T((2,))),
+    s("F.linear(x, w, c)", x=T(()), w=T((2, 3)), c=T((2,))),
+    s("F.linear(x, w, c)", x=T((4, 5)), w=T((2, 3)), c=T((2,))),
+    s("F.linear(x, w, c)", x=T((4, 3)), w=T((2, 3)), c=T((3,))),
+    s("F.linear(x, w, c)", x=T((3,)), w=T((2, 3)), c=T((3,))))
 _LIN = ("m = torch.nn.Linear(3, 2)\nwith torch.no_grad():\n    m.weight.copy_(w)\n    m.bias.copy_(c)\n")
 add("nn.Linear", s(_LIN + "m(x) * 1", x=T((4, 3)), w=T((2, 3), grad=False), c=T((2,), grad=False)),
+    s(_LIN + "m(x)", x=T((4, 3)), w=T((2, 3), grad=False), c=T((2,), grad=False)),
+    s(_LIN + "m(x)", x=T((3,)), w=T((2, 3), grad=False), c=T((2,), grad=False)),
+    s(_LIN + "m(x)", x=T((5, 4, 3)), w=T((2, 3), grad=False), c=T((2,), grad=False)),
     s(_LIN + "repr(m)", w=T((2, 3), grad=False), c=T((2,), grad=False)),
     s("repr(torch.nn.Linear(3, 2, bias=False))"))
 add("nn.Parameter", s("repr(torch.nn.Parameter(x))", x=T((3,), grad=False)),

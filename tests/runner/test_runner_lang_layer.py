@@ -36,6 +36,20 @@ def test_plain_aliases_still_work() -> None:
     assert result.stdout == "tensor([0., 0.])\n"
 
 
+def test_forward_ad_imports_as_in_pytorchs_tutorial_and_a_level_left_open_is_closed() -> None:
+    result = run_snippet("import torch\nimport torch.autograd.forward_ad as fwAD\n"
+                         "with fwAD.dual_level():\n"
+                         "    d = fwAD.make_dual(torch.tensor([0., 1.]), torch.ones(2))\n"
+                         "    print(fwAD.unpack_dual(d.exp()).tangent)\n"
+                         "print(fwAD.unpack_dual(d.exp()).tangent)\n"
+                         "fwAD.enter_dual_level()\n"
+                         "d = fwAD.make_dual(torch.ones(1), torch.ones(1))")
+    assert result.ok, result.error
+    assert result.stdout == "tensor([1.0000, 2.7183])\nNone\n"
+    again = run_snippet("import torch.autograd.forward_ad as fwAD\nwith fwAD.dual_level():\n    pass")
+    assert again.ok, again.error  # not "Nested forward mode AD is not supported"
+
+
 def test_a_function_whose_builtins_were_swapped_is_not_run() -> None:
     import types
 
