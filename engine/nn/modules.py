@@ -51,8 +51,12 @@ class Module:
         object.__setattr__(self, "training", True)
 
     def __setattr__(self, name: str, value) -> None:
-        if "_parameters" not in self.__dict__:
-            raise AttributeError("cannot assign parameters before Module.__init__() call")
+        if "_parameters" not in self.__dict__:  # a subclass's __init__ that forgot super().__init__(), as PyTorch
+            if isinstance(value, (Parameter, Module)):
+                kind = "parameters" if isinstance(value, Parameter) else "module"
+                raise AttributeError(f"cannot assign {kind} before Module.__init__() call")
+            object.__setattr__(self, name, value)
+            return
         params, modules = self.__dict__["_parameters"], self.__dict__["_modules"]
         if isinstance(value, Parameter):
             params[name] = value

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Iterator
 
 import numpy as np
 
+from engine.custom_function import FunctionCtx
 from engine.dtypes import dtype as EngineDtype
 from engine.printing import set_printoptions
 from engine.tensor import Tensor
@@ -27,10 +28,12 @@ from . import sizes
 from .errors import ResourceLimitExceeded, SnippetRejected
 from .limits import Budget, Limits, broadcast_elements, itemsize_of, shape_of
 from .policy import import_engine_module
+from .rewrite import guard_name
 from .surface import (
-    BUILTIN_METHODS, MATH_NAMES, NDARRAY_ATTRS, NDARRAY_KEYWORDS, NDARRAY_POSITIONAL, NUMERIC_KINDS, SAFE_BUILTINS,
-    attribute_refusal, dtype_refusal, is_engine_module_name, is_engine_object, is_engine_type, is_tensor,
-    public_engine_types, requested_dtype_refusal, type_text, value_refusal,
+    BUILTIN_METHODS, CLASS_BASES, MATH_NAMES, NDARRAY_ATTRS, NDARRAY_KEYWORDS, NDARRAY_POSITIONAL, NUMERIC_KINDS,
+    OVERRIDABLE, SAFE_BUILTINS, attribute_refusal, dtype_refusal, engine_member, is_engine_module_name,
+    is_engine_object, is_engine_type, is_snippet_class, is_snippet_object, is_tensor, public_engine_types,
+    register_snippet_class, requested_dtype_refusal, type_text, value_refusal,
 )
 
 _BINOPS: dict[str, Callable[[object, object], object]] = {
@@ -55,7 +58,10 @@ _CONSUMERS = frozenset({list, tuple, set, sorted, sum, min, max, any, all, dict}
 _MATERIALISED = (list, tuple, str, bytes, dict, set, frozenset, range)
 _NESTED = (list, tuple, dict, set, frozenset, type({}.keys()), type({}.values()), type({}.items()))
 _BUILTIN_METHOD_TYPES = (types.BuiltinMethodType, types.MethodWrapperType)
-_SAFE_BUILTIN_NAMES = frozenset(SAFE_BUILTINS)
+# builtins that are the runner's own guards: `print`, and `__build_class__`, which a `class` statement calls
+_OWN_BUILTINS = {"print": "print", "__build_class__": "build_class"}
+_BUILTIN_NAMES = frozenset(SAFE_BUILTINS) | set(_OWN_BUILTINS)
+_LITERALS = (int, float, complex, str, bytes, bool, type(None))
 
 
 class Guards:
@@ -70,6 +76,7 @@ class Guards:
         self.builtins: dict[str, object] = {name: getattr(builtins, name) for name in SAFE_BUILTINS}
         self.builtins["print"] = self.print
         self._builtin_ids = {id(value) for value in self.builtins.values()}
+        self.builtins["__build_class__"] = self.build_class  # not a callable builtin: only `class` reaches it
         self._trusted_builtins: dict[int, dict] = {}  # earlier runs' builtins, checked once per run
 
     def size_guard(self, shape: tuple[int, ...]) -> None:
@@ -79,10 +86,10 @@ class Guards:
     def names(self) -> dict[str, object]:
         """The `__sg_*` entries for the snippet's globals."""
         return {
-            "__sg_" + name: getattr(self, name)
+            guard_name(name): getattr(self, name)
             for name in ("tick", "attr", "settarget", "item", "store", "slice", "call", "binop", "iop",
                          "cmp", "chain", "fmt", "ctx", "import_", "decorator", "unpack", "call_unpacked", "caught",
-                         "raise_", "key")
+                         "raise_", "key", "super_", "static")
         }
 
     # --- steps -----------------------------------------------------------------------------------
@@ -112,17 +119,26 @@ class Guards:
             if not name.startswith("_") and not _has_static(obj, name):
                 _lookup(obj, name)  # an attribute the object lacks: Python's own AttributeError
             raise SnippetRejected(reason)
-        value = getattr(obj, name)
+        return self._fetched(getattr(obj, name))
+
+    def _fetched(self, value: object) -> object:
+        """A value read through an attribute: the snippet's own functions, or what the surface lets out."""
+        if isinstance(value, types.FunctionType) and value.__code__ in self.codes:
+            return value
         reason = value_refusal(value) or dtype_refusal(value)
         if reason is not None:
             raise SnippetRejected(reason)
         return value
 
     def settarget(self, obj: object, name: str) -> object:
-        if not is_tensor(obj):
-            raise SnippetRejected(f"only attributes of tensors can be assigned in snippets (`x.{name} = ...`)")
+        if not (is_tensor(obj) or is_snippet_object(obj) or type(obj) is FunctionCtx):
+            raise SnippetRejected(f"only attributes of tensors, of a Function's ctx and of instances of the snippet's "
+                                  f"classes can be assigned in snippets (`x.{name} = ...`)")
         if name.startswith("_"):
             raise SnippetRejected(f"'{name}': names starting with '_' are internals and not available in snippets")
+        if is_snippet_object(obj) and engine_member(type(obj), name):  # engine code calls these on the object
+            raise SnippetRejected(f"'{name}' is torch's own method of {type(obj).__name__}; assigning it is refused "
+                                  "for safety")
         return obj
 
     def item(self, obj: object, index: object) -> object:
@@ -239,6 +255,49 @@ class Guards:
             raise SnippetRejected(f"raising {kind.__name__} is refused for safety (the runner stops snippets with it)")
         return exc  # anything else: Python's own checks (`raise 1` is a TypeError)
 
+    # --- classes (see docs/runner.md, "Classes") ---------------------------------------------------
+
+    def build_class(self, body: object, name: str, *bases: object, **keywords: object) -> type:
+        """What a `class` statement calls (Python's `__build_class__`): the base must be torch's Function or
+        Module or a class the snippet built here; the namespace may hold only the snippet's own methods, which do
+        not replace torch's own ones except the documented extension points, and literal constants."""
+        self.budget.tick()
+        if keywords or len(bases) != 1 or not (isinstance(body, types.FunctionType) and body.__code__ in self.codes):
+            raise SnippetRejected("this class statement is outside what snippets support")
+        base = bases[0]
+        if not (any(base is allowed for allowed in CLASS_BASES) or is_snippet_class(base)):
+            raise SnippetRejected(f"a class in a snippet derives from torch.autograd.Function, torch.nn.Module or a "
+                                  f"class the snippet defined earlier, not from {type_text(base) or _describe(base)}")
+        cls = builtins.__build_class__(body, name, base)
+        for member, value in vars(cls).items():
+            if member in ("__module__", "__qualname__", "__doc__"):  # made by Python from the class statement
+                continue
+            function = value.__func__ if type(value) is staticmethod else value
+            if type(function) is types.FunctionType and function.__code__ in self.codes:
+                self._check_function_builtins(function)
+            elif type(value) not in _LITERALS or member.startswith("_"):
+                raise SnippetRejected(f"'{name}.{member}' is not a method or a literal constant of the snippet")
+            if member not in OVERRIDABLE and engine_member(base, member):
+                raise SnippetRejected(f"'{name}.{member}' would replace torch's own '{member}' of "
+                                      f"{CLASS_BASES.get(base, base.__name__)}; a class in a snippet may define "
+                                      f"{', '.join(sorted(OVERRIDABLE))} and methods of its own")
+        register_snippet_class(cls)
+        return cls
+
+    def static(self, function: object) -> staticmethod:
+        """`@staticmethod` on a method (Function's forward and backward): for the snippet's own functions only."""
+        if not (isinstance(function, types.FunctionType) and function.__code__ in self.codes):
+            raise SnippetRejected("@staticmethod applies to the snippet's own methods only")
+        return staticmethod(function)
+
+    def super_(self, cls: object, instance: object, name: str) -> object:
+        """`super().name` in a method, with the method's class and first parameter (see `rewrite`)."""
+        if not is_snippet_class(cls):
+            raise SnippetRejected("super() is supported in the methods of the snippet's classes only")
+        if not isinstance(instance, cls):
+            raise TypeError("super(type, obj): obj must be an instance or subtype of type")
+        return self._fetched(getattr(super(cls, instance), name))
+
     # --- calls -----------------------------------------------------------------------------------
 
     def call(self, fn: object, /, *args: object, **kwargs: object) -> object:
@@ -252,8 +311,9 @@ class Guards:
             self.budget.leave()
 
     def _dispatch(self, fn: object, args: tuple, kwargs: dict) -> object:
-        if isinstance(fn, types.FunctionType) and fn.__code__ in self.codes:
-            self._check_function_builtins(fn)
+        function = self._snippet_function(fn)
+        if function is not None:
+            self._check_function_builtins(function)
             return fn(*args, **kwargs)
         if type(fn) is _Guarded:
             return fn(*args, **kwargs)
@@ -288,15 +348,22 @@ class Guards:
             return fn(*args, **kwargs)  # Python's own "'X' object is not callable"
         raise SnippetRejected(f"calling {_describe(fn)} is not allowed in snippets")
 
+    def _snippet_function(self, fn: object) -> types.FunctionType | None:
+        """The snippet's own function that `fn` is (`f`), or that it binds to one of the snippet's instances or
+        classes (`model.forward`, `self.helper`); None for anything else."""
+        if isinstance(fn, types.MethodType) and (is_snippet_object(fn.__self__) or is_snippet_class(fn.__self__)):
+            fn = fn.__func__
+        return fn if isinstance(fn, types.FunctionType) and fn.__code__ in self.codes else None
+
     def _check_function_builtins(self, fn: types.FunctionType) -> None:
         """A snippet function resolves bare names through the builtins it was created with: they must be
         a runner's safe builtins (never a module's namespace that a rebinding of `__builtins__` put there)."""
         found = fn.__builtins__
         if found is self.builtins or id(found) in self._trusted_builtins:
             return
-        if type(found) is dict and found.keys() == _SAFE_BUILTIN_NAMES and all(
-                value is getattr(builtins, name) or name == "print" and getattr(value, "__self__", None).__class__
-                is Guards for name, value in found.items()):
+        if type(found) is dict and found.keys() == _BUILTIN_NAMES and all(
+                _is_own_guard(name, value) if name in _OWN_BUILTINS else value is getattr(builtins, name)
+                for name, value in found.items()):
             self._trusted_builtins[id(found)] = found  # held for this run, so the id stays its own
             return
         raise SnippetRejected("this function's builtins are not the runner's; running it is refused for safety")
@@ -313,7 +380,7 @@ class Guards:
             _check_dtypes(value)
             if not callable(value) or isinstance(value, type) and (value in _CALLBACK_BUILTINS or is_engine_type(value)):
                 return value
-            if isinstance(value, types.FunctionType) and value.__code__ in self.codes:
+            if self._snippet_function(value) is not None:
                 return self._callback(value)
             if value in _CALLBACK_BUILTINS or _is_engine_callable(value):
                 return value
@@ -323,9 +390,9 @@ class Guards:
                                   "for safety in snippets (pass your own function or a lambda)")
         return tuple(map(vet, args)), {name: vet(value) for name, value in kwargs.items()}
 
-    def _callback(self, function: types.FunctionType) -> Callable[..., object]:
+    def _callback(self, function: Callable[..., object]) -> Callable[..., object]:
         def checked(*args: object, **kwargs: object) -> object:
-            self._check_function_builtins(function)
+            self._check_function_builtins(self._snippet_function(function))
             return self._after(function(*args, **kwargs))
         checked.__name__ = checked.__qualname__ = function.__name__
         return checked
@@ -413,6 +480,9 @@ class Guards:
         kind = type(value)
         if is_engine_type(kind) and kind not in public_engine_types():
             raise SnippetRejected(f"type() of a {kind.__name__} object is an engine internal and refused for safety")
+        if is_snippet_class(kind):  # the class is reachable by its name; not through its instances
+            raise SnippetRejected(f"type() of an instance of the snippet's class {kind.__name__} is refused for safety "
+                                  f"(use isinstance(x, {kind.__name__}))")
         return kind
 
     def _hasattr(self, obj: object, name: object) -> bool:
@@ -603,6 +673,12 @@ def _check_numbering(template: str, seen: set[str], depth: int = 2) -> None:
         _check_numbering(spec or "", seen, depth - 1)
 
 
+def _is_own_guard(name: str, value: object) -> bool:
+    """Whether a builtin of a snippet function is the runner's own guard for that name (`print` of some run)."""
+    return (isinstance(value, types.MethodType) and type(value.__self__) is Guards
+            and value.__func__ is getattr(Guards, _OWN_BUILTINS[name]))
+
+
 def _function_str(fn: object, snippet_print: object) -> str:
     """How Python names a function in its call errors (`print()`, `list.append()`, `__snippet__.f()`)."""
     if fn == snippet_print:
@@ -725,13 +801,17 @@ _CALLBACK_BUILTINS = frozenset({len, abs, bool, int, float})
 
 
 def _is_engine_callable(fn: object) -> bool:
+    """Engine functions and classes, engine methods bound to engine or snippet objects or classes
+    (`model.parameters`, `MyFunction.apply`), and the snippet's own classes and instances, whose special
+    methods are all the engine's (`Net(...)`, `model(x)`: a snippet class defines no `__call__`)."""
     if isinstance(fn, types.FunctionType):
         return is_engine_module_name(fn.__module__)
     if isinstance(fn, types.MethodType):
+        owner = fn.__self__
         return is_engine_module_name(getattr(fn.__func__, "__module__", None)) and (
-            is_engine_object(fn.__self__) or is_engine_type(fn.__self__)
+            is_engine_object(owner) or is_engine_type(owner) or is_snippet_object(owner) or is_snippet_class(owner)
         )
-    return is_engine_type(fn) or (is_engine_object(fn) and callable(fn))
+    return is_engine_type(fn) or is_snippet_class(fn) or (is_engine_object(fn) or is_snippet_object(fn)) and callable(fn)
 
 
 def _length(r: range) -> int:

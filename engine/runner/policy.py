@@ -1,7 +1,7 @@
 """The static allow-list: which syntax a snippet may use, checked before any of it runs.
 
-Every node type of the parsed tree must be on the allow-list below; anything else (classes,
-generators, imports other than torch and math, dunder names, ...) is refused with its line,
+Every node type of the parsed tree must be on the allow-list below; anything else (generators,
+imports other than torch and math, dunder names, ...) is refused with its line,
 column (1-based) and a plain-language reason.  This is the first wall; `guards` is the second, at run
 time, because a static check cannot know what `x` is in `x.something`.
 """
@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import builtins
 import types
+from collections.abc import Iterator
 
 from .errors import SnippetError, for_safety
 from .limits import Limits
@@ -19,7 +20,7 @@ _ALLOWED = {
     # statements
     ast.Module, ast.Expression, ast.Expr, ast.Assign, ast.AugAssign, ast.For, ast.While, ast.If,
     ast.Break, ast.Continue, ast.Pass, ast.FunctionDef, ast.Return, ast.With, ast.Assert,
-    ast.Import, ast.ImportFrom, ast.Delete,
+    ast.Import, ast.ImportFrom, ast.Delete, ast.ClassDef,  # classes: only the shape `check_ClassDef` allows
     ast.AnnAssign, ast.Try, ast.ExceptHandler, ast.Raise, ast.Starred,  # learners' Python (guarded in rewrite)
     # expressions
     ast.BoolOp, ast.BinOp, ast.UnaryOp, ast.Lambda, ast.IfExp, ast.Dict, ast.Set, ast.ListComp,
@@ -34,7 +35,6 @@ _ALLOWED = {
 }
 
 _REASONS = {
-    "ClassDef": "classes are not supported in snippets",
     "TryStar": "try/except is not supported in snippets",
     "Global": "global is not supported in snippets",
     "Nonlocal": "nonlocal is not supported in snippets",
@@ -105,6 +105,8 @@ class _Checker(ast.NodeVisitor):
         self.bound = bound
         self.errors: list[SnippetError] = []
         self.depth = 0
+        self.top_level: set[int] = set()  # ids of the module's own statements (where a class may stand)
+        self.approved: set[int] = set()  # ids of nodes a class statement allows: `__init__`, `super()`, `@staticmethod`
 
     def refuse(self, node: ast.AST, reason: str) -> None:
         line = getattr(node, "lineno", None)
@@ -130,14 +132,21 @@ class _Checker(ast.NodeVisitor):
 
     # --- names and attributes --------------------------------------------------------------------
 
+    def check_Module(self, node: ast.Module) -> None:
+        self.top_level = {id(statement) for statement in node.body}
+
     def check_Name(self, node: ast.Name) -> None:
-        if node.id.startswith("__"):
+        if id(node) in self.approved:  # `super` of `super().name` in a method, `staticmethod` decorating one
+            return
+        if node.id == "super":
+            self.refuse(node, _SUPER)
+        elif node.id.startswith("__"):
             self.refuse(node, f"'{node.id}': names starting with '__' are internals and not available in snippets")
         elif isinstance(node.ctx, ast.Load) and node.id in FORBIDDEN_BUILTINS and node.id not in self.bound:
             self.refuse(node, f"'{node.id}' is not available in snippets")
 
     def check_Attribute(self, node: ast.Attribute) -> None:
-        if node.attr.startswith("_"):
+        if node.attr.startswith("_") and id(node) not in self.approved:
             self.refuse(node, f"'.{node.attr}': names starting with '_' are internals and not available in snippets")
 
     def check_Constant(self, node: ast.Constant) -> None:
@@ -193,7 +202,7 @@ class _Checker(ast.NodeVisitor):
 
     def check_FunctionDef(self, node: ast.FunctionDef) -> None:
         # decorators are applied through the call guard and annotations are guarded expressions (rewrite)
-        if node.name.startswith("__"):
+        if node.name.startswith("__") and id(node) not in self.approved:
             self.refuse(node, f"'{node.name}': names starting with '__' are not available in snippets")
 
     def check_arguments(self, node: ast.arguments) -> None:
@@ -205,6 +214,51 @@ class _Checker(ast.NodeVisitor):
     def check_arg(self, node: ast.arg) -> None:
         if node.arg.startswith("__"):
             self.refuse(node, f"'{node.arg}': names starting with '__' are not available in snippets")
+
+    # --- classes: torch.autograd.Function and torch.nn.Module subclasses ---------------------------
+
+    def check_ClassDef(self, node: ast.ClassDef) -> None:
+        """`class Name(Base):` at the top level, one plainly named base (which the class guard checks is
+        Function, Module or the snippet's own class), no keywords or decorators, and a body of methods,
+        a docstring and literal constants: nothing else can run while the class is built."""
+        self.check_bound_name(node, node.name, "a class name")
+        if id(node) not in self.top_level:
+            self.refuse(node, "classes can be defined only at the top level of a snippet (not inside a function, "
+                              "a block or another class)")
+        if node.decorator_list:
+            self.refuse(node.decorator_list[0], "decorators on a class are not supported in snippets")
+        if node.keywords:
+            self.refuse(node.keywords[0], "class keywords such as metaclass= are not supported in snippets")
+        if len(node.bases) != 1 or not _is_dotted_name(node.bases[0]):
+            self.refuse(node.bases[0] if node.bases else node, CLASS_BASES_RULE)
+        for statement in node.body:
+            if isinstance(statement, ast.FunctionDef):
+                self._check_method(statement)
+            elif isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(
+                    statement.targets[0], ast.Name) and _is_literal(statement.value):
+                if statement.targets[0].id.startswith("_"):
+                    self.refuse(statement, f"'{statement.targets[0].id}': class constants starting with '_' are not "
+                                           "available in snippets")
+            elif not (isinstance(statement, ast.Pass) or isinstance(statement, ast.Expr) and isinstance(
+                    statement.value, ast.Constant) and isinstance(statement.value.value, str)):
+                self.refuse(statement, "a class body in a snippet holds only methods (def), a docstring and "
+                                       "constants such as `hidden = 4`")
+
+    def _check_method(self, method: ast.FunctionDef) -> None:
+        if method.name == "__init__":
+            self.approved.add(id(method))
+        elif method.name.startswith("_"):
+            self.refuse(method, f"'{method.name}': of Python's special methods a class in a snippet may define only "
+                                "__init__, and no method name starts with '_'")
+        for decorator in method.decorator_list:
+            if isinstance(decorator, ast.Name) and decorator.id == "staticmethod" and len(method.decorator_list) == 1:
+                self.approved.add(id(decorator))
+            else:
+                self.refuse(decorator, "the only decorator a method may have in a snippet is @staticmethod")
+        if method.args.posonlyargs or method.args.args:  # zero-argument super() needs the instance
+            for node in _own_nodes(method.body):
+                if is_super_attribute(node) and (node.attr == "__init__" or not node.attr.startswith("_")):
+                    self.approved.update({id(node), id(node.value.func)})
 
     # --- shapes of targets and calls -------------------------------------------------------------
 
@@ -234,6 +288,38 @@ class _Checker(ast.NodeVisitor):
                 self._simple_target(element.value if isinstance(element, ast.Starred) else element, where)
         elif not isinstance(target, ast.Name):
             self.refuse(target, f"the variable of {where} must be a plain name (or a tuple of names)")
+
+
+CLASS_BASES_RULE = ("a class in a snippet derives from exactly one of torch.autograd.Function, torch.nn.Module or "
+                    "a class defined earlier in the snippet, named plainly (`class Net(nn.Module):`)")
+_SUPER = ("super() is supported as `super().__init__(...)` or `super().method(...)` directly in a method of a "
+          "class (no arguments, no nested function)")
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.ListComp, ast.SetComp, ast.DictComp,
+           ast.GeneratorExp)
+
+
+def is_super_attribute(node: ast.AST) -> bool:
+    """`super().name` read (the one use of super a method may make; `rewrite` gives it the method's class and self)."""
+    return (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and isinstance(node.value, ast.Call)
+            and isinstance(node.value.func, ast.Name) and node.value.func.id == "super"
+            and not node.value.args and not node.value.keywords)
+
+
+def _own_nodes(statements: list[ast.stmt]) -> Iterator[ast.AST]:
+    """The nodes of a function body that run in its own frame (not inside a nested def, lambda or comprehension)."""
+    pending: list[ast.AST] = list(statements)
+    while pending:
+        node = pending.pop()
+        yield node
+        if not isinstance(node, _SCOPES):
+            pending.extend(ast.iter_child_nodes(node))
+
+
+def _is_dotted_name(node: ast.AST) -> bool:
+    """`Module`, `nn.Module`, `torch.autograd.Function`: names and attributes only (no call, no subscript)."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name)
 
 
 def _is_literal(node: ast.AST) -> bool:

@@ -11,7 +11,14 @@ from __future__ import annotations
 import ast
 import itertools
 
+from .policy import is_super_attribute
+
 G = "__sg_"  # prefix of the guard names in the snippet's globals
+
+
+def guard_name(name: str) -> str:
+    """`__sg_call__`: the trailing `__` keeps Python from mangling the name inside a class (`_Net__sg_call`)."""
+    return f"{G}{name}__"
 
 
 def rewrite(tree: ast.AST) -> ast.AST:
@@ -20,7 +27,7 @@ def rewrite(tree: ast.AST) -> ast.AST:
 
 
 def _guard(name: str, *args: ast.expr, node: ast.AST, keywords: list[ast.keyword] | None = None) -> ast.Call:
-    call = ast.Call(func=ast.Name(G + name, ast.Load()), args=list(args), keywords=keywords or [])
+    call = ast.Call(func=ast.Name(guard_name(name), ast.Load()), args=list(args), keywords=keywords or [])
     return ast.copy_location(call, node)
 
 
@@ -51,13 +58,20 @@ def _caught(node: ast.AST) -> ast.Expr:
 class _Rewriter(ast.NodeTransformer):
     def __init__(self) -> None:
         self._temps = itertools.count()
+        self._methods: set[int] = set()  # ids of the defs that are methods of a class statement
+        self._self: str | None = None  # the first parameter of the method being rewritten (for super())
 
     def _temp(self) -> str:
-        return f"{G}t{next(self._temps)}"
+        return guard_name(f"t{next(self._temps)}")
 
     # --- expressions -----------------------------------------------------------------------------
 
     def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+        if is_super_attribute(node) and self._self is not None:  # `super().name` becomes `__sg_super_(__class__, self, "name")` (policy allows
+            # it only directly in a method); naming `__class__` gives the method Python's own class cell
+            cell, instance = ast.Name("__class__", ast.Load()), ast.Name(self._self, ast.Load())
+            return _guard("super_", ast.copy_location(cell, node), ast.copy_location(instance, node),
+                          _const(node.attr, node), node=node)
         value = self.visit(node.value)
         if isinstance(node.ctx, ast.Load):
             return _guard("attr", value, _const(node.attr, node), node=node)
@@ -161,9 +175,21 @@ class _Rewriter(ast.NodeTransformer):
         return node
 
     def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
+        method = id(node) in self._methods
+        outer, parameters = self._self, [*node.args.posonlyargs, *node.args.args]
+        self._self = parameters[0].arg if method and parameters else None
         self.generic_visit(node)
-        # `@d` becomes `@__sg_decorator(d)`: d is still evaluated first, and applied through the call guard
-        node.decorator_list = [_guard("decorator", d, node=d) for d in node.decorator_list]
+        self._self = outer
+        if method:  # a method's only decorator is @staticmethod (policy): the runner's, for the snippet's function
+            node.decorator_list = [ast.copy_location(ast.Name(guard_name("static"), ast.Load()), d) for d in node.decorator_list]
+        else:  # `@d` becomes `@__sg_decorator(d)`: d is still evaluated first, and applied through the call guard
+            node.decorator_list = [_guard("decorator", d, node=d) for d in node.decorator_list]
+        return node
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> ast.AST:
+        # the statement itself calls `__build_class__`, which is the runner's class guard (`Guards.build_class`)
+        self._methods.update(id(statement) for statement in node.body if isinstance(statement, ast.FunctionDef))
+        self.generic_visit(node)
         return node
 
     def visit_Try(self, node: ast.Try) -> ast.AST:

@@ -13,8 +13,12 @@ from __future__ import annotations
 import functools
 import math
 import types
+import weakref
+
 import numpy as np
 
+from engine.custom_function import Function, FunctionCtx
+from engine.nn import Module
 from engine.tensor import Tensor
 
 # the builtins a snippet may use (`print` is the runner's own, writing to the captured output)
@@ -111,6 +115,39 @@ def is_engine_object(value: object) -> bool:
     return is_engine_module_name(type(value).__module__)
 
 
+# --- classes a snippet defines (see docs/runner.md, "Classes") --------------------------------------
+
+# the bases a snippet's `class` statement may name (besides its own classes), as PyTorch's docs spell them
+CLASS_BASES = {Function: "torch.autograd.Function", Module: "torch.nn.Module"}
+# the engine methods a snippet class may replace: the extension points PyTorch documents for these bases
+OVERRIDABLE = frozenset({"__init__", "forward", "backward", "setup_context", "extra_repr"})
+# every class the runner's `class` statement built (after vetting it); weak, so they die with the snippet
+_SNIPPET_CLASSES: weakref.WeakSet[type] = weakref.WeakSet()
+
+
+def register_snippet_class(cls: type) -> None:
+    _SNIPPET_CLASSES.add(cls)
+
+
+def is_snippet_class(value: object) -> bool:
+    return isinstance(value, type) and value in _SNIPPET_CLASSES
+
+
+def is_snippet_object(value: object) -> bool:
+    """An instance of a class the snippet defined (a Module or Function subclass)."""
+    return type(value) in _SNIPPET_CLASSES
+
+
+def engine_member(cls: type, name: str) -> bool:
+    """Whether `name` is defined by an engine class in cls's MRO (so a snippet must not replace it)."""
+    return any(name in vars(k) for k in cls.__mro__ if is_engine_type(k))
+
+
+def _class_member(cls: type, name: str) -> bool:
+    """Whether `name` is defined by cls or a base class: never the metaclass's own attributes (`mro`)."""
+    return any(name in vars(k) for k in cls.__mro__)
+
+
 def attribute_refusal(obj: object, name: str) -> str | None:
     """None when `obj.name` is part of the allowed surface, else the reason it is not."""
     if name.startswith("_"):
@@ -122,12 +159,13 @@ def attribute_refusal(obj: object, name: str) -> str | None:
             return None
         return f"'{name}' is not part of the torch API this tutor provides{API_REFERENCE}"
     if isinstance(obj, type):
-        if is_engine_type(obj) and hasattr(obj, name):
-            return None
+        if is_engine_type(obj) or is_snippet_class(obj):
+            return None if _class_member(obj, name) else f"'.{name}' of a class is not available in snippets"
         return f"attributes of the type {obj.__name__!r} are not available in snippets"
     if type(obj).__module__ == NODE_MODULE:
         return None if name in NODE_ATTRS else f"'.{name}' of a graph node is not available in snippets"
-    if is_engine_object(obj) or isinstance(obj, types.SimpleNamespace):  # e.g. torch.autograd.functional
+    # public attributes of engine objects (e.g. torch.autograd.functional) and of the snippet's own instances
+    if is_engine_object(obj) or is_snippet_object(obj) or isinstance(obj, types.SimpleNamespace):
         return None  # a misspelt public name gets Python's own AttributeError, as in PyTorch
     if isinstance(obj, (np.ndarray, np.generic)):
         return None if name in NDARRAY_ATTRS else f"numpy's '.{name}' is not available in snippets"
@@ -184,7 +222,8 @@ def value_refusal(value: object) -> str | None:
         return f"the module {value.__name__!r} is not available"
     if isinstance(value, types.FunctionType) and not is_engine_module_name(value.__module__):
         return f"the function {value.__qualname__!r} is not part of the engine's API"
-    if isinstance(value, type) and not (is_engine_type(value) or issubclass(value, (np.generic, int, float))):
+    if isinstance(value, type) and not (is_engine_type(value) or is_snippet_class(value)
+                                        or issubclass(value, (np.generic, int, float))):
         return f"the type {value.__name__!r} is not available in snippets"
     if isinstance(value, (types.CodeType, types.FrameType, types.TracebackType, types.GeneratorType)):
         return "interpreter internals are not available in snippets"

@@ -396,7 +396,7 @@ def test_missing_attribute_message_and_line() -> None:
     ("import torch\ny = torch.creation", "'creation'"),
     ("import os", "import os"),
     ("x = eval('1')", "'eval'"),
-    ("class A:\n    pass", "classes"),
+    ("class A:\n    pass", "torch.nn.Module"),
     ("def f():\n    yield 1", "yield"),
 ])
 def test_remaining_refusals_name_the_construct_and_say_why(source: str, words: str) -> None:

@@ -40,7 +40,7 @@ REFUSED = {
     "x = 1\ny = x.__class__": (2, 5, "internals"),
     "x = 1\ny = x._private": (2, 5, "internals"),
     "__builtins__": (1, 1, "internals"),
-    "class A:\n    pass": (1, 1, "classes"),
+    "class A:\n    pass": (1, 1, "torch.nn.Module"),
     "def f():\n    global g": (2, 5, "global"),
     "def f():\n    yield 1": (2, 5, "yield"),
     "async def f():\n    pass": (1, 1, "async"),
