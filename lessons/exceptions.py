@@ -12,7 +12,7 @@ import difflib
 TORCH_EXCEPTIONS = frozenset({
     "OutOfMemoryError", "AcceleratorError", "LinAlgError", "CudaError", "DeferredCudaCallError",
     "DistError", "DistBackendError", "DistNetworkError", "DistStoreError", "JITException",
-    "OnnxExporterError",
+    "OnnxExporterError", "GradcheckError",
 })
 
 PYTHON_EXCEPTIONS = frozenset(

@@ -3,7 +3,6 @@
 Correct answers come from `compute_answer` (what the engine says), typed into the app as a learner
 would paste them; the test asserts what the screen then shows and what the store recorded.
 """
-import json
 
 import numpy as np
 import pytest
@@ -20,9 +19,9 @@ def typed(answer, correct: bool) -> str:
     """The answer as a learner would type it, or a plausible wrong one."""
     if answer.kind == "tensor":
         value = np.array(answer.value, dtype=float)
-        if not correct:
-            value.flat[0] += 1
-        return json.dumps(value.tolist())
+        if not correct:  # change a finite cell: nan + 1 is still nan
+            value.flat[np.flatnonzero(np.isfinite(value))[0]] += 1
+        return repr(value.tolist())  # Python's spelling of nan and inf, as a learner types them (JSON has NaN)
     if answer.kind == "number":
         return repr(answer.value if correct else answer.value + 1)
     if answer.kind == "none":
