@@ -9,6 +9,7 @@ batch axes on the cotangent it computes many vector-Jacobian products at once.
 from __future__ import annotations
 
 import contextlib
+import os
 import contextvars
 import traceback
 import warnings
@@ -237,8 +238,15 @@ def anomaly_enabled() -> bool:
     return _anomaly[0]
 
 
+_ENGINE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
 def record_trace(node) -> None:
-    traces[node] = "".join(traceback.format_stack()[:-3])
+    """The forward call's stack as PyTorch reports it: the program's own frames only (PyTorch's ops are
+    C++, so its traces never show the library; ours would show the engine, runner and sandbox)."""
+    frames = [frame for frame in traceback.extract_stack()
+              if not frame.filename.startswith((_ENGINE_DIR, "<frozen "))]
+    traces[node] = "".join(traceback.format_list(frames))
 
 
 def anomaly_error(node, index: int) -> None:

@@ -672,6 +672,18 @@ add("nn.BCELoss", s("torch.nn.BCELoss()(x, y)", x=P, y=P), s("torch.nn.BCELoss(r
 add("nn.BCEWithLogitsLoss", s("torch.nn.BCEWithLogitsLoss()(x, y)", x=M, y=P))
 _STEP = _LIN + "opt = {opt}\nfor _ in range(3):\n    opt.zero_grad()\n    ((m(x) - 1) ** 2).mean().backward()\n    opt.step()\n"
 _LINPUTS = dict(x=T((4, 3), grad=False), w=T((2, 3), grad=False), c=T((2,), grad=False))
+_CLIP = ("a = x.detach().requires_grad_()\nb = y.detach().requires_grad_()\n((a * a).sum() + (b ** 3).sum()).backward()\n")
+add("nn.utils.clip_grad_norm_",
+    s(_CLIP + "n = torch.nn.utils.clip_grad_norm_([a, b], 1.0)\n(n, a.grad, b.grad)", x=T((2, 3), grad=False), y=T((3,), grad=False)),
+    s(_CLIP + "n = torch.nn.utils.clip_grad_norm_([a, b], 100.0, norm_type=1)\n(n, a.grad, b.grad)", x=T((2, 3), grad=False),
+      y=T((3,), f64, grad=False)),
+    s(_CLIP + "n = torch.nn.utils.clip_grad_norm_(a, 0.5, norm_type=float('inf'))\n(n, a.grad)", x=T((4,), grad=False),
+      y=T((2,), grad=False)),
+    s("torch.nn.utils.clip_grad_norm_([torch.ones(2, requires_grad=True)], 1.0)"),
+    s("a = torch.ones(2, requires_grad=True)\n(a * float('inf')).sum().backward()\n"
+      "torch.nn.utils.clip_grad_norm_(a, 1.0, error_if_nonfinite=True)"))
+add("nn.utils.clip_grad_value_",
+    s(_CLIP + "r = torch.nn.utils.clip_grad_value_([a, b], 0.5)\n(r, a.grad, b.grad)", x=T((2, 3), grad=False), y=T((3,), grad=False)))
 add("optim", s(_STEP.format(opt="torch.optim.SGD(m.parameters(), lr=0.1)") + "m.weight.detach()", **_LINPUTS))
 add("optim.Optimizer", s(_LIN + "isinstance(torch.optim.SGD(m.parameters(), lr=0.1), torch.optim.Optimizer)",
                          w=T((2, 3), grad=False), c=T((2,), grad=False)), skip_grad=NOT_DIFFERENTIABLE)
@@ -692,7 +704,8 @@ def public_names(engine) -> set[str]:
     names = set(engine.__all__)
     names |= {f"nn.functional.{n}" for n in engine.nn.functional.__all__}
     names |= {f"autograd.{n}" for n in engine.autograd.__all__}
-    names |= {f"nn.{n}" for n in engine.nn.__all__ if n != "functional"}
+    names |= {f"nn.{n}" for n in engine.nn.__all__ if n not in ("functional", "utils")}
+    names |= {f"nn.utils.{n}" for n in engine.nn.utils.__all__}
     names |= {f"optim.{n}" for n in engine.optim.__all__}
     names |= {f"func.{n}" for n in engine.func.__all__}
     names |= {n for n, _ in inspect.getmembers(engine.Tensor) if not n.startswith("_")}

@@ -162,3 +162,4 @@ def test_limits_apply_to_the_snippets_thread_only() -> None:
     assert engine.ones(2 * 10**6).numel() == 2 * 10**6  # the host thread is not bound by the snippet's limits
     thread.join()
     assert results[0].error.type == "ResourceLimitExceeded"
+

@@ -139,3 +139,13 @@ def test_a_worker_that_cannot_start_is_reported_not_raised(monkeypatch):
     assert answer["failure"]["type"] == "SandboxError"
     confinement = broken.confinement()
     assert not confinement.confined and "could not start" in confinement.reason
+
+
+def test_anomaly_trace_shows_the_programs_own_line_as_pytorch_does():
+    run = run_program("import torch\nx = torch.tensor([-1., 4.], requires_grad=True)\n"
+                      "with torch.autograd.detect_anomaly():\n    y = torch.where(x > 0, x.sqrt(), 0)\n"
+                      "    y.sum().backward()\n", filename="lesson.py")
+    assert run.error.type == "RuntimeError" and "SqrtBackward0" in run.error.message
+    trace = run.stdout.split("Traceback of forward call that caused the error:\n", 1)[1]
+    assert trace.splitlines()[:2] == ['  File "lesson.py", line 4, in <module>',
+                                      "    y = torch.where(x > 0, x.sqrt(), 0)"]  # no engine, runner or sandbox
