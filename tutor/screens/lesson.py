@@ -12,11 +12,10 @@ from pathlib import Path
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Header, Input, OptionList
+from textual.widgets import Header
 
 from tutor.i18n import t
 from tutor.practice import GRADED, LessonPractice, StepState
-from tutor.widgets.answer_grid import AnswerGrid
 from tutor.widgets.footer import TutorFooter
 from tutor.widgets.step_actions import StepActions
 from tutor.widgets.step_progress import StepProgress
@@ -169,7 +168,7 @@ class LessonScreen(StepActions, Screen[None]):
     async def action_back(self) -> None:
         """Esc leaves a field first (so letter keys work again), then the lesson — asking first when
         typed work would be lost."""
-        if isinstance(self.focused, (Input, OptionList, AnswerGrid)):
+        if self.in_field:
             self.view.focus()
             return
         if self.view.has_unchecked_work():

@@ -13,11 +13,10 @@ from pathlib import Path
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Header, Input, OptionList
+from textual.widgets import Header
 
 from tutor.i18n import t
 from tutor.practice import QuizPractice
-from tutor.widgets.answer_grid import AnswerGrid
 from tutor.widgets.footer import TutorFooter
 from tutor.widgets.step_actions import StepActions
 from tutor.widgets.step_progress import StepProgress
@@ -157,7 +156,7 @@ class QuizScreen(StepActions, Screen[None]):
 
     async def action_back(self) -> None:
         """Esc leaves a field first, then the quiz — asking first while questions are left."""
-        if isinstance(self.focused, (Input, OptionList, AnswerGrid)):
+        if self.in_field:
             self.view.focus()
             return
 

@@ -5,9 +5,18 @@ business, so the screens only forward them (and show-answer changes which keys t
 """
 from __future__ import annotations
 
+from textual.widgets import Input, OptionList
+
+from tutor.widgets.answer_grid import AnswerGrid
+
 
 class StepActions:
     """Mixed into a Screen that has a `view` (a StepView)."""
+
+    @property
+    def in_field(self) -> bool:
+        """Any field has focus, a choice list included: Esc leaves it before it leaves the screen."""
+        return isinstance(self.focused, (Input, OptionList, AnswerGrid))
 
     def action_hint(self) -> None:
         self.view.hint()
