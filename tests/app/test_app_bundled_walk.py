@@ -20,9 +20,9 @@ def typed(answer, correct: bool) -> str:
     """The answer as a learner would type it, or a plausible wrong one."""
     if answer.kind == "tensor":
         value = np.array(answer.value, dtype=float)
-        if not correct:
-            value.flat[0] += 1
-        return json.dumps(value.tolist())
+        if not correct:  # nan + 1 is still nan: a non-finite first cell becomes 0 instead
+            value.flat[0] = value.flat[0] + 1 if np.isfinite(value.flat[0]) else 0.0
+        return json.dumps(value.tolist()).replace("NaN", "nan").replace("Infinity", "inf")  # as a learner types them
     if answer.kind == "number":
         return repr(answer.value if correct else answer.value + 1)
     if answer.kind == "none":
