@@ -19,8 +19,12 @@ def typed(answer, correct: bool) -> str:
     """The answer as a learner would type it, or a plausible wrong one."""
     if answer.kind == "tensor":
         value = np.array(answer.value, dtype=float)
-        if not correct:  # change a finite cell: nan + 1 is still nan
-            value.flat[np.flatnonzero(np.isfinite(value))[0]] += 1
+        if not correct:  # change a finite cell (nan + 1 is still nan), or make an all-nan answer's first cell 0
+            finite = np.flatnonzero(np.isfinite(value))
+            if finite.size:
+                value.flat[finite[0]] += 1
+            else:
+                value.flat[0] = 0.0
         return repr(value.tolist())  # Python's spelling of nan and inf, as a learner types them (JSON has NaN)
     if answer.kind == "number":
         return repr(answer.value if correct else answer.value + 1)
