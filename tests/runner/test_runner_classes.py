@@ -6,13 +6,11 @@ same.  The refusals of everything else a class statement could do are in hostile
 """
 from __future__ import annotations
 
-import contextlib
-import io
-
 import pytest
 
 from engine.runner import run_snippet
 from engine.sandbox import run_program
+from test_runner_generous import _ours, _python
 
 torch = pytest.importorskip("torch")
 
@@ -187,26 +185,11 @@ net = Net()
 '''
 
 
-def _ours(source: str) -> tuple[str, tuple[str, str] | None]:
-    result = run_snippet(source)
-    return result.stdout, None if result.error is None else (result.error.type, result.error.message)
-
-
-def _pytorch(source: str) -> tuple[str, tuple[str, str] | None]:
-    out, error = io.StringIO(), None
-    with contextlib.redirect_stdout(out):
-        try:
-            exec(compile(source, "<snippet>", "exec"), {"__name__": "__snippet__"})  # noqa: S102 - our own test text
-        except Exception as exc:  # noqa: BLE001 - reported as the runner reports it
-            error = (type(exc).__name__, str(exc))
-    return out.getvalue(), error
-
-
 @pytest.mark.parametrize("source", [FUNCTIONS, MODULE, FORGOT_SUPER, FORGOT_SUPER_PARAMETER],
                          ids=["functions", "module", "forgot-super", "forgot-super-parameter"])
 def test_classes_run_as_in_pytorch(source: str) -> None:
     ours = _ours(source)
-    assert ours == _pytorch(source)
+    assert ours == _python(source)
     assert ours[0].count("\n") > 3 or ours[1] is not None
 
 
