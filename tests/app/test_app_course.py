@@ -133,3 +133,20 @@ async def test_every_screen_survives_tiny_terminals(make_app):
         await pilot.press("f1")
         await squeeze(pilot)
     assert app.return_code in (None, 0)
+
+
+async def test_concept_tags_use_the_glossary_names_in_japanese(make_app):
+    """English shows the tags (what quizzes and the filter name); Japanese shows the glossary's names."""
+    from lessons.glossary import glossary
+
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert "#jacobian" in prompts(app)[0] and "#vjp" in prompts(app)[0]
+        await pilot.press("f2")
+        await pilot.pause()
+        prompt = prompts(app)[0]
+        assert f"#{glossary()['jacobian']['ja']}" in prompt and "ベクトル・ヤコビ行列積（VJP）" in prompt
+        assert "#jacobian" not in prompt and "#vjp" not in prompt
+        await pilot.press("slash", *"ヤコビ行列")
+        assert "二乗とその勾配" in prompts(app)[0]

@@ -8,6 +8,7 @@ from textual.screen import Screen
 from textual.widgets import Header, Input, OptionList
 from textual.widgets.option_list import Option
 
+from lessons.glossary import concept_name
 from tutor.i18n import t
 from tutor.widgets.footer import TutorFooter
 from tutor.widgets.inline_text import inline_markdown
@@ -16,14 +17,20 @@ _STATUS = {"done": ("✓", "green"), "in progress": ("◐", "yellow"), "new": ("
 
 
 def matches(lesson, query: str) -> bool:
-    """Whether a lesson's id, title, summary (either language) or concepts contain `query`."""
+    """Whether a lesson's id, title, summary (either language) or concepts (tag or Japanese name) contain `query`."""
     query = query.strip().casefold()
     if not query:
         return True
-    haystack = [lesson.id, *lesson.concepts]
+    haystack = [lesson.id, *lesson.concepts, *(concept_name(concept, "ja") for concept in lesson.concepts)]
     for text in (lesson.title, lesson.summary):
         haystack += [text.en, text.ja or ""]
     return any(query in item.casefold() for item in haystack)
+
+
+def _tag(concept: str, lang: str) -> str:
+    """A concept as the course view shows it: the tag itself in English (what the filter and quizzes
+    name), the glossary's name in Japanese (a learner reading Japanese should not meet English tags)."""
+    return f"#{concept}" if lang == "en" else f"#{concept_name(concept, lang)}"
 
 
 class CourseScreen(Screen[None]):
@@ -86,7 +93,8 @@ class CourseScreen(Screen[None]):
         prompt.append("\n")
         prompt.append_text(inline_markdown(lesson.summary.get(lang), "italic"))
         if lesson.concepts:
-            prompt.append("\n" + "  ".join(f"#{concept}" for concept in lesson.concepts), style="cyan dim")
+            prompt.append("\n")
+            prompt.append_text(inline_markdown("  ".join(_tag(concept, lang) for concept in lesson.concepts), "cyan dim"))
         return prompt
 
     def on_input_changed(self, event: Input.Changed) -> None:
