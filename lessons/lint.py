@@ -2,7 +2,8 @@
 
 `lint_lesson(lesson)` returns warnings (each a `LessonError` with file:line): a predict question
 without hints or an explanation, a lesson without a quiz template, texts without Japanese, a choice
-step whose options are near-duplicates, a concept tag that is new to the glossary. `check` prints a
+step whose options are near-duplicates, a concept tag that is new to the glossary, a Japanese text
+that uses a variant the term list (`lessons/terms.toml`) says to avoid. `check` prints a
 count of them, lists them with `--strict` (and then fails on them); with `--require-lang ja` a
 missing Japanese text is a problem, listed one by one.
 """
@@ -13,7 +14,7 @@ import re
 from collections.abc import Iterator
 
 from lessons.errors import LessonError
-from lessons.glossary import is_known
+from lessons.glossary import is_known, term_variants
 from lessons.model import ChoiceStep, ErrorStep, Lesson, LocalText, PredictStep
 
 NEAR_DUPLICATE = 0.9
@@ -42,10 +43,14 @@ def lint_lesson(lesson: Lesson, *, require_lang: tuple[str, ...] = (),
     if not lesson.quiz:
         warn("id", f"lesson '{lesson.id}' has no quiz template: add a [[quiz]] so learners can practise its "
                    "concepts with fresh numbers (docs/authoring.md, section 5)")
-    for i, tag in enumerate(lesson.concepts):
+    for key_path, tag in _tags(lesson):
         if not is_known(tag, glossary):
-            warn(f"concepts[{i}]", f"'{tag}' is a new concept tag (not in lessons/glossary.toml): if it is not "
-                                   "a typo, declare it in your pack's [glossary]")
+            warn(key_path, f"'{tag}' is a new concept tag (not in lessons/glossary.toml): if it is not "
+                           "a typo, declare it in your pack's [glossary]")
+    for key_path, text in texts(lesson):
+        for variant, term in term_variants(text.ja or ""):
+            warn(key_path, f"{_owner(lesson, key_path)}: the Japanese text uses '{variant}'; the course's term for "
+                           f"'{term.en}' is '{term.ja}' (lessons/terms.toml)")
     untranslated = [key_path for key_path, text in texts(lesson) if not text.ja]
     if untranslated:
         if "ja" in require_lang:
@@ -59,6 +64,29 @@ def lint_lesson(lesson: Lesson, *, require_lang: tuple[str, ...] = (),
             warn(first, f"{len(untranslated)} of {total} texts have no Japanese (the first is {first}); learners "
                         "with --lang ja see English there — `check --require-lang ja` lists them all")
     return problems, warnings
+
+
+def _tags(lesson: Lesson) -> Iterator[tuple[str, str]]:
+    """Every concept tag with its key path: the lesson's, each step's own and each quiz template's own."""
+    for i, tag in enumerate(lesson.concepts):
+        yield f"concepts[{i}]", tag
+    for index, step in enumerate(lesson.steps):
+        for i, tag in enumerate(step.concepts):
+            yield f"steps[{index}].concepts[{i}]", tag
+    for index, template in enumerate(lesson.quiz):
+        if template.concepts != lesson.concepts:
+            for i, tag in enumerate(template.concepts):
+                yield f"quiz[{index}].concepts[{i}]", tag
+
+
+def _owner(lesson: Lesson, key_path: str) -> str:
+    """Who a text belongs to, for a message: "step 'x-grad'", "quiz template 'q'" or "the lesson"."""
+    match = re.match(r"(steps|quiz)\[(\d+)\]", key_path)
+    if match is None:
+        return "the lesson"
+    items = lesson.steps if match.group(1) == "steps" else lesson.quiz
+    kind = "step" if match.group(1) == "steps" else "quiz template"
+    return f"{kind} '{items[int(match.group(2))].id}'"
 
 
 def _missing_help(step) -> str:
@@ -88,6 +116,8 @@ def texts(lesson: Lesson) -> Iterator[tuple[str, LocalText]]:
     """Every text of the lesson, with its key path."""
     yield "title", lesson.title
     yield "summary", lesson.summary
+    if lesson.source is not None:
+        yield "source", lesson.source
     for i, step in enumerate(lesson.steps):
         yield from _step_texts(f"steps[{i}]", step)
         for k, choice in enumerate(getattr(step, "choices", ())):

@@ -159,12 +159,12 @@ def _read_lesson(data: dict, problems: Problems, path: Path | None,
     summary = top.text("summary", required=True)
     concepts = top.tags("concepts")
     _check_concepts(top, "concepts", concepts, glossary)
-    source = top.string("source")
+    source = top.text("source")
     tolerance = top.tolerance("tolerance") or DEFAULT_TOLERANCE
     step_tables = top.tables("steps", required=True)
     if "steps" in data and isinstance(data["steps"], list) and not data["steps"]:
         top.error("steps", "a lesson needs at least one step")
-    steps = [_read_step(key_path, table, problems) for key_path, table in step_tables]
+    steps = [_read_step(key_path, table, problems, glossary) for key_path, table in step_tables]
     _check_step_ids_and_chains(step_tables, steps, problems)
     quiz_tables = top.tables("quiz")
     quiz = [_read_quiz(key_path, table, problems, concepts or (), glossary) for key_path, table in quiz_tables]
@@ -186,7 +186,7 @@ def _elsewhere(kind: str | None) -> dict[str, str]:
     return found
 
 
-def _read_step(key_path: str, table: dict, problems: Problems):
+def _read_step(key_path: str, table: dict, problems: Problems, glossary: frozenset[str] = frozenset()):
     kind = table.get("kind")
     known_kind = kind if isinstance(kind, str) and kind in STEP_KINDS else None
     # with no valid kind, the kind error is enough: accept every step key
@@ -207,6 +207,7 @@ def _read_step(key_path: str, table: dict, problems: Problems):
         snippet_line=_snippet_line(problems, f"{key_path}.snippet"),
         concepts=fields.tags("concepts", required=False) or (),
     )
+    _check_concepts(fields, "concepts", common["concepts"], glossary)
     if known_kind == "predict":
         if common["snippet"] is None and not common["continues"] and "snippet" not in table:
             problems.add(key_path, "a predict step needs a `snippet`, or `continues = true` to predict "

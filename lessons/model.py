@@ -184,7 +184,7 @@ class Lesson:
     title: LocalText
     summary: LocalText
     concepts: tuple[str, ...]
-    source: str | None
+    source: LocalText | None  # the credit line, shown on the lesson's first screen
     tolerance: Tolerance
     steps: tuple[Step, ...]
     quiz: tuple[QuizTemplate, ...] = ()

@@ -45,7 +45,7 @@ LESSON = {
     "title": Key("text", "the lesson's title", required=True),
     "summary": Key("text", "one sentence on what the learner will understand", required=True),
     "concepts": Key("tags", "concept tags (see lessons/glossary.toml)", required=True, extra={"minItems": 1}),
-    "source": Key("nonempty", "credit: the article, book or course an example comes from"),
+    "source": Key("text", "credit, shown on the lesson's first screen: the article, book or course it is based on"),
     "tolerance": Key("table", "the lesson's default tolerance for numbers", items=TOLERANCE),
     "steps": Key("tables", "the steps, in order", required=True, extra={"minItems": 1}),  # items: STEP
     "quiz": Key("tables", "quiz templates: predict questions with fresh numbers"),  # items: QUIZ

@@ -63,7 +63,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "kind_dense": {"en": "dense ({nonzero} of {total} entries non-zero)",
                    "ja": "密（{total} 成分中 {nonzero} 個が 0 以外）"},
     "diagonal_laid_out": {"en": "only the diagonal is non-zero; here it is in the input's shape (entry i is ∂yᵢ/∂xᵢ):",
-                          "ja": "0 でないのは対角成分だけです。入力の形に並べると（i 番目が ∂yᵢ/∂xᵢ）:"},
+                          "ja": "0 でないのは対角成分だけです。入力の形状に並べると（i 番目が ∂yᵢ/∂xᵢ）:"},
     "block_title": {"en": "block {k} of {total}", "ja": "ブロック {k} / {total}"},
     "more_blocks": {"en": "… {count} more blocks; everything off the blocks is 0",
                     "ja": "… ほかに {count} 個のブロック。ブロックの外はすべて 0"},
@@ -82,7 +82,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "vjp_result_plain": {"en": "vᵀJ =", "ja": "vᵀJ ="},
     "vjp_by_row": {"en": "row by row: element j of vᵀJ is Σᵢ vᵢ·Jᵢⱼ",
                    "ja": "成分ごとに: vᵀJ の j 番目は Σᵢ vᵢ·Jᵢⱼ"},
-    "vjp_reshaped": {"en": "reshaped to {x}'s shape {shape}:", "ja": "{x} の形 {shape} に戻すと:"},
+    "vjp_reshaped": {"en": "reshaped to {x}'s shape {shape}:", "ja": "{x} の形状 {shape} に戻すと:"},
     "vjp_accumulated": {"en": "{x}.grad already held a gradient from an earlier backward call; gradients accumulate, "
                               "so {x}.grad = before + vᵀJ:",
                         "ja": "{x}.grad には前の backward 呼び出しの勾配が残っていました。勾配は足し込まれるので "

@@ -165,3 +165,20 @@ async def test_an_installed_pack_is_grouped_under_its_name_after_own_lessons(mak
         assert prompts(app)[0] == "あなたのレッスン" and prompts(app)[2] == "パック: 形（shapes-pack 1.0.0）"
         await pilot.press("slash", *"cube")
         assert prompts(app)[0] == "パック: 形（shapes-pack 1.0.0）" and len(prompts(app)) == 2
+
+
+async def test_concept_tags_use_the_glossary_names_in_japanese(make_app):
+    """English shows the tags (what quizzes and the filter name); Japanese shows the glossary's names."""
+    from lessons.glossary import glossary
+
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert "#jacobian" in prompts(app)[0] and "#vjp" in prompts(app)[0]
+        await pilot.press("f2")
+        await pilot.pause()
+        prompt = prompts(app)[0]
+        assert f"#{glossary()['jacobian']['ja']}" in prompt and "ベクトル・ヤコビ行列積（VJP）" in prompt
+        assert "#jacobian" not in prompt and "#vjp" not in prompt
+        await pilot.press("slash", *"ヤコビ行列")
+        assert "二乗とその勾配" in prompts(app)[0]

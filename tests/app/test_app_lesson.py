@@ -248,3 +248,18 @@ async def test_three_dimensional_answer_is_typed_as_text(make_app, data_dir):
         assert "Correct!" in text_of(app, "#feedback")
         await screen.show_step(1)
         assert "x.grad[0]" in text_of(app, "#prompt") and screen.query_one("#grid").shape == (2, 3)
+
+
+async def test_first_step_credits_the_source_in_the_learners_language(make_app):
+    """The lesson's `source` is shown on its first screen only, in English or Japanese."""
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_step(pilot, 0)
+        credit = screen.query_one("#source")
+        assert credit.display and text_of(app, "#source") == "Source: autograd-tutor test fixture"
+        await pilot.press("f2")
+        await pilot.pause()
+        assert text_of(app, "#source") == "出典：autograd-tutor のテスト用教材"
+        await screen.show_step(1)
+        await pilot.pause()
+        assert not credit.display

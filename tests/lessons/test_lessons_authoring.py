@@ -281,3 +281,82 @@ def test_new_points_editors_at_the_schema(cli, tmp_path):
 
     target = Path(unquote(urlparse(first.split(" ", 1)[1]).path))
     assert target.is_file() and json.loads(target.read_text("utf-8"))["title"] == "autograd-tutor lesson"
+
+
+# --- the term list (lessons/terms.toml) -----------------------------------------------------------
+
+TERMS_LESSON = '''format_version = 1
+id = "words"
+title = { en = "Words", ja = "用語" }
+summary = { en = "Terms.", ja = "線形な関数の形状と形式を見ます。`x.shape` は形状です。" }
+concepts = ["leaf-tensor"]
+
+[[steps]]
+id = "leafy"
+kind = "read"
+text = { en = "A leaf and its shape.", ja = "リーフテンソルの形は `x.shape` で分かります。" }
+
+[[quiz]]
+id = "q"
+text = { en = "Predict `x.grad`.", ja = "非リーフの `x.grad` を予想してください。" }
+snippet = """
+import torch
+x = torch.tensor({x}, requires_grad=True)
+(x * 2).sum().backward()
+"""
+expression = "x.grad"
+hints = [{ en = "Twice.", ja = "2 倍です。" }]
+explanation = { en = "2.", ja = "2 です。" }
+[quiz.params]
+x = { kind = "tensor", shapes = [[2]], low = 1, high = 3 }
+'''
+
+
+def test_a_japanese_variant_the_term_list_avoids_is_a_warning_naming_step_variant_and_term(cli, tmp_path):
+    path = tmp_path / "words.toml"
+    path.write_text(TERMS_LESSON, encoding="utf-8")
+    result = cli("check", "--strict", path)
+    assert result.exit_code == 1
+    found = [line for line in result.output.splitlines() if "lessons/terms.toml" in line]
+    assert found == [
+        f"{path}:10: steps[0].text: warning: step 'leafy': the Japanese text uses 'リーフ'; the course's term for "
+        "'leaf tensor' is '葉テンソル' (lessons/terms.toml)",
+        f"{path}:10: steps[0].text: warning: step 'leafy': the Japanese text uses '形'; the course's term for "
+        "'shape (of a tensor)' is '形状' (lessons/terms.toml)",
+        f"{path}:14: quiz[0].text: warning: quiz template 'q': the Japanese text uses '非リーフ'; the course's term "
+        "for 'non-leaf tensor' is '非葉テンソル' (lessons/terms.toml)",
+    ], result.output  # 線形, 形式 and 形状 in the summary are not variants; neither is code
+    path.write_text(TERMS_LESSON.replace("リーフテンソルの形", "葉テンソルの形状").replace("非リーフ", "非葉テンソル"),
+                    encoding="utf-8")
+    assert not [line for line in cli("check", "--strict", path).output.splitlines() if "terms.toml" in line]
+
+
+def test_no_term_pattern_matches_its_own_term_and_the_app_speaks_the_course_terms():
+    """The app's catalogues and the glossary's concept names use the course's terms too."""
+    from engine.explain.messages import MESSAGES
+    from lessons.glossary import glossary, term_variants, terms
+    from tutor.i18n import STRINGS
+
+    assert len({term.en for term in terms()}) == len(terms())
+    for term in terms():
+        assert term.avoid and not any(pattern.search(term.ja) for pattern in term.avoid), term
+    catalogue = {**{f"i18n {k}": v for k, v in STRINGS["ja"].items()},
+                 **{f"messages {k}": v["ja"] for k, v in MESSAGES.items() if "ja" in v},
+                 **{f"glossary {k}": v["ja"] for k, v in glossary().items()}}
+    assert {key: term_variants(text) for key, text in catalogue.items() if term_variants(text)} == {}
+
+
+def test_a_step_may_declare_its_own_concepts_checked_like_the_lessons(cli, tmp_path):
+    lesson = (LINT / "thin.toml").read_text(encoding="utf-8")
+    path = tmp_path / "steps.toml"
+    path.write_text(lesson.replace('expression = "x.grad"', 'expression = "x.grad"\nconcepts = ["chain-rul"]'),
+                    encoding="utf-8")
+    result = cli("check", path)
+    assert result.exit_code == 1 and "steps[0].concepts[0]: unknown concept 'chain-rul' — did you mean 'chain-rule'?" \
+        in result.output
+    path.write_text(lesson.replace('expression = "x.grad"', 'expression = "x.grad"\nconcepts = ["sum-gradient", "odd-idea"]'),
+                    encoding="utf-8")
+    result = cli("check", "--strict", path)
+    assert "steps[0].concepts[1]: warning: 'odd-idea' is a new concept tag" in result.output
+    assert read_lesson(path)[0].steps[0].concepts == ("sum-gradient", "odd-idea")
+    assert read_lesson(path)[0].steps[1].concepts == ()  # the lesson's apply (tutor.practice)

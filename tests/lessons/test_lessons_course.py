@@ -23,8 +23,30 @@ def test_the_bundled_course_loads_sorted_and_credited(tmp_path):
     assert {"trying-autograd", "tensor-gradient-jacobian", "chain-rule"} <= {lesson.id for lesson in course.lessons
                                                                               if lesson.source}
     for lesson in course.lessons:
-        assert lesson.title.ja and lesson.summary.ja, lesson.id
+        assert lesson.title.ja and lesson.summary.ja and (not lesson.source or lesson.source.ja), lesson.id
         assert sum(step.kind == "predict" for step in lesson.steps) >= 3, lesson.id
+        assert lesson.quiz, lesson.id
+        for step in lesson.steps:  # per-concept stats count what a step exercises, not the whole lesson
+            assert step.kind != "predict" or step.concepts, (lesson.id, step.id)
+
+
+def test_bundled_cross_references_name_lessons_by_their_titles(tmp_path):
+    """`lesson "Title"` / レッスン「題名」 in a bundled text must name a lesson that exists, in that language."""
+    import re
+
+    from lessons.lint import texts
+
+    lessons = load_course(user_dir=tmp_path / "none").lessons
+    titles = {"en": {lesson.title.en for lesson in lessons}, "ja": {lesson.title.ja for lesson in lessons}}
+    patterns = {"en": re.compile(r'lesson\s+"([^"]+)"'), "ja": re.compile(r"レッスン「([^」]+)」")}
+    found = 0
+    for lesson in lessons:
+        for key_path, text in texts(lesson):
+            for lang, pattern in patterns.items():
+                for title in pattern.findall(" ".join(text.get(lang).split())):
+                    found += 1
+                    assert title in titles[lang], (lesson.id, key_path, title)
+    assert found >= 10
 
 
 def test_user_and_extra_folders_join_and_duplicates_are_broken(tmp_path):

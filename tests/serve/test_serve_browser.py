@@ -65,9 +65,9 @@ def test_a_class_in_the_browser(tmp_path, shots):
             join(alice, server.url, "Alice", code=CODE.lower(), screenshot=shots / "join-en.png")
             wait_for_text(alice, "Trying autograd")
             press(alice, "Enter")
-            wait_for_text(alice, "Step 1 of 8")
+            wait_for_text(alice, "Step 1 of 9")
             press(alice, "n")
-            wait_for_text(alice, "Step 2 of 8")
+            wait_for_text(alice, "Step 2 of 9")
             press(alice, "ArrowDown", "Enter")  # False
             wait_for_text(alice, "Correct!")
             alice.screenshot(path=shots / "alice-right-en.png")
@@ -77,9 +77,9 @@ def test_a_class_in_the_browser(tmp_path, shots):
             join(bob, server.url, "Bob", code=CODE, lang="ja")
             wait_for_text(bob, "Autograd を試す")
             press(bob, "Enter")
-            wait_for_text(bob, "ステップ 1 / 8")
+            wait_for_text(bob, "ステップ 1 / 9")
             press(bob, "n")
-            wait_for_text(bob, "ステップ 2 / 8")
+            wait_for_text(bob, "ステップ 2 / 9")
             press(bob, "Enter")  # True
             wait_for_text(bob, "不正解")
             bob.screenshot(path=shots / "bob-wrong-ja.png")
@@ -87,7 +87,7 @@ def test_a_class_in_the_browser(tmp_path, shots):
             # Alice reloads: a new tutor process, back on the step she was on, with her answer.
             before = server.student_pids()["alice"]
             alice.reload()
-            wait_for_text(alice, "Step 2 of 8")
+            wait_for_text(alice, "Step 2 of 9")
             wait_for_text(alice, "autograd-tutor — Alice")
             alice.screenshot(path=shots / "alice-resumed-en.png")
             assert server.student_pids()["alice"] != before
@@ -116,7 +116,7 @@ def test_a_class_in_the_browser(tmp_path, shots):
                 assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
                 rows = conn.execute("SELECT outcome, (SELECT count(*) FROM attempt_concepts WHERE attempt_id = attempts.id) "
                                     "FROM attempts ORDER BY id").fetchall()
-            assert rows[0] == ("wrong", 5) and rows[1:] in ([], [("revealed", 5)])
+            assert rows[0] == ("wrong", 1) and rows[1:] in ([], [("revealed", 1)])  # the step's one concept
 
             # The server goes on: Carol, now that Bob has gone, gets in.
             carol.goto(server.url + "/tutor")

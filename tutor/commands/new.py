@@ -23,7 +23,7 @@ order = 1000                       # where it goes in the course (bundled lesson
 title = { en = "__TITLE__", ja = "__TITLE__" }
 summary = { en = "One sentence on what the learner will understand.", ja = "学習者が理解できるようになることを一文で。" }
 concepts = ["chain-rule"]          # tags for quizzes and progress
-source = "Written by <you>"        # credit the article or book an example comes from
+source = { en = "Written by <you>", ja = "作成：<あなた>" }   # credit, shown on the first screen: the article or book it is based on
 
 # Text fields are Markdown: a plain string (English only) or { en = "…", ja = "…" }.
 # Each [[steps]] is one screen. `kind` is read, predict, error or choice.

@@ -9,6 +9,7 @@ from textual.screen import Screen
 from textual.widgets import Header, Input, OptionList
 from textual.widgets.option_list import Option
 
+from lessons.glossary import concept_name
 from tutor.i18n import t
 from tutor.problems import broken_notice, where
 from tutor.widgets.footer import TutorFooter
@@ -19,11 +20,11 @@ BROKEN = "!broken:"  # option ids of broken files (no lesson id can start with "
 
 
 def matches(lesson, query: str) -> bool:
-    """Whether a lesson's id, title, summary (either language) or concepts contain `query`."""
+    """Whether a lesson's id, title, summary (either language) or concepts (tag or Japanese name) contain `query`."""
     query = query.strip().casefold()
     if not query:
         return True
-    haystack = [lesson.id, *lesson.concepts]
+    haystack = [lesson.id, *lesson.concepts, *(concept_name(concept, "ja") for concept in lesson.concepts)]
     for text in (lesson.title, lesson.summary):
         haystack += [text.en, text.ja or ""]
     return any(query in item.casefold() for item in haystack)
@@ -38,6 +39,12 @@ def section_heading(section, lang: str) -> str:
         name = section.pack_name if pack is None else f"{pack.name} {pack.version}"
         return t("section_pack_plain", lang, name=name)
     return t("section_pack", lang, title=pack.title.get(lang), name=pack.name, version=pack.version)
+
+
+def _tag(concept: str, lang: str) -> str:
+    """A concept as the course view shows it: the tag itself in English (what the filter and quizzes
+    name), the glossary's name in Japanese (a learner reading Japanese should not meet English tags)."""
+    return f"#{concept}" if lang == "en" else f"#{concept_name(concept, lang)}"
 
 
 class CourseScreen(Screen[None]):
@@ -109,7 +116,8 @@ class CourseScreen(Screen[None]):
         prompt.append("\n")
         prompt.append_text(inline_markdown(lesson.summary.get(lang), "italic"))
         if lesson.concepts:
-            prompt.append("\n" + "  ".join(f"#{concept}" for concept in lesson.concepts), style="cyan dim")
+            prompt.append("\n")
+            prompt.append_text(inline_markdown("  ".join(_tag(concept, lang) for concept in lesson.concepts), "cyan dim"))
         return prompt
 
     def on_input_changed(self, event: Input.Changed) -> None:

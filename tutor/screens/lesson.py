@@ -1,4 +1,5 @@
-"""The lesson view: one step at a time, in a `StepView`, with the lesson's progress marks above it.
+"""The lesson view: one step at a time, in a `StepView`, with the lesson's progress marks above it
+(and, on the first step, the lesson's credit line: the article it is based on).
 
 The correct answer always comes from `lessons.answers.compute_answer` (the engine runs the step's
 program, through `tutor.practice.LessonPractice`); the step view reads what the learner typed,
@@ -12,11 +13,12 @@ from pathlib import Path
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Header
+from textual.widgets import Header, Static
 
 from tutor.i18n import t
 from tutor.practice import GRADED, LessonPractice, StepState
 from tutor.widgets.footer import TutorFooter
+from tutor.widgets.inline_text import inline_markdown
 from tutor.widgets.step_actions import StepActions
 from tutor.widgets.step_progress import StepProgress
 from tutor.widgets.step_view import StepView
@@ -55,6 +57,7 @@ class LessonScreen(StepActions, Screen[None]):
             self.practice = LessonPractice(self.lesson, self.app.record_attempt, self.app.learner_seed)
         yield Header()
         yield StepProgress(id="progress")
+        yield Static(id="source")
         yield StepView(self.practice, self.states, id="body")
         yield TutorFooter()
 
@@ -93,12 +96,21 @@ class LessonScreen(StepActions, Screen[None]):
         self.sub_title = self.lesson.title.get(self.app.lang)
         self.app.save_position(self.lesson.id, self.step.id)
         self._show_progress()
+        self._show_source()
         await self.view.show(self.index, remember)
         self.refresh_bindings()
 
     def _show_progress(self) -> None:
         outcomes = [self.states[s.id].outcome if s.id in self.states else None for s in self.lesson.steps]
         self.query_one("#progress", StepProgress).show(self.index, outcomes, self.app.lang)
+
+    def _show_source(self) -> None:
+        """The credit goes with the lesson's first screen, as a book's goes on its title page."""
+        credit = self.query_one("#source", Static)
+        source = self.lesson.source
+        credit.display = self.index == 0 and source is not None
+        if credit.display:
+            credit.update(inline_markdown(t("lesson_source", self.app.lang, source=source.get(self.app.lang))))
 
     # ------------------------------------------------------------------ messages from the step view
 
