@@ -1,9 +1,6 @@
 """Quiz and Stats screen tests: a fixed clock and an app on the built-in quiz templates only."""
-from datetime import datetime, timezone
-
 import pytest
-
-NOW = datetime(2025, 3, 14, 12, 0, tzinfo=timezone.utc)  # the fake clock's "now"
+from quiz_clock import NOW
 
 
 @pytest.fixture

@@ -1,7 +1,7 @@
 """The Stats screen: per-concept accuracy, due dates, streak and the accuracy plot; the empty state."""
 from datetime import timedelta, timezone
 
-from conftest import NOW
+from quiz_clock import NOW
 from textual.widgets import DataTable
 
 from tutor.progress import Outcome, ProgressStore
