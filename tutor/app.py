@@ -63,6 +63,9 @@ class TutorApp(App[None]):
     ) -> None:
         super().__init__()
         from tutor.config import config_path, load_settings
+        from tutor.widgets.japanese_wrap import install
+
+        install()  # Japanese text breaks between characters (rich and Textual break at spaces only)
 
         self.data_dir = data_dir
         self.config_path = config_path(data_dir)

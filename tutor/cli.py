@@ -60,6 +60,9 @@ def main(ctx: click.Context, lang: str | None, lesson_dirs: tuple[str, ...], dat
 
     With no subcommand, opens the interactive tutor on the bundled course.
     """
+    from tutor.widgets.japanese_wrap import install
+
+    install()  # Japanese paragraphs break between characters, in the app and in `explain`'s panels
     if ctx.invoked_subcommand is None:
         open_at = _open_at(open_target, lesson_dirs, data_dir) if open_target is not None else None
         from tutor.app import TutorApp

@@ -11,6 +11,8 @@ from typing import ClassVar
 from rich.markdown import Heading, Markdown
 from textual.widgets import Static
 
+from tutor.widgets.japanese_wrap import join_japanese_lines
+
 
 class _LeftHeading(Heading):
     LEVEL_ALIGN: ClassVar[dict[str, str]] = dict.fromkeys(("h1", "h2", "h3", "h4", "h5", "h6"), "left")
@@ -30,4 +32,5 @@ class MarkdownText(Static):
 
     def show_markdown(self, source: str) -> None:
         self.source = source
-        self.update(_LessonMarkdown(source, code_theme="monokai", inline_code_lexer="python") if source else "")
+        self.update(_LessonMarkdown(join_japanese_lines(source), code_theme="monokai", inline_code_lexer="python")
+                    if source else "")

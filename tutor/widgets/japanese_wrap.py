@@ -1,0 +1,48 @@
+"""Line breaking for Japanese: a line may break between any two characters of Japanese text.
+
+Rich and Textual wrap at spaces only, and Japanese has none between words, so a paragraph broke
+only around inline code (`2×3 の行列を 2` / `つ用意し…`), leaving ragged half-empty lines. Both
+libraries find the units they may break between with one module-level regular expression; these
+replace them with ones where each Japanese character is a unit of its own, with the kinsoku rules:
+closing brackets, 、。 and small kana stay with the character before them, opening brackets with
+the one after. Other text still breaks at spaces only.
+"""
+from __future__ import annotations
+
+import re
+
+_JAPANESE = "\u3001-\u303f\u3040-\u309f\u30a0-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff01-\uffef"
+_OPEN = "「『（【〔［｛〈《"
+_CLOSE = "、。，．・：；！？」』）】〕］｝〉》ー々〜…‥ぁぃぅぇぉっゃゅょゎァィゥェォッャュョヮヵヶ"
+_UNIT = rf"[{_OPEN}]*(?:[{_JAPANESE}]|[^\s{_JAPANESE}]+)[{_CLOSE}]*"
+
+_SOFT_BREAK = re.compile(rf"(?<=[{_JAPANESE}])[ \t]*\n[ \t]*(?=[{_JAPANESE}])")
+_FENCE = re.compile(r"^(```|~~~).*?^\1[^\n]*$", re.M | re.S)
+
+RICH_WORD = re.compile(rf"\s*{_UNIT}\s*")        # rich._wrap.re_word was r"\s*\S+\s*"
+TEXTUAL_CHUNK = re.compile(rf"{_UNIT}\s*|\s+")   # textual._wrap.re_chunk was r"\S+\s*|\s+"
+
+
+def install() -> bool:
+    """Use these units in rich's and Textual's wrapping; False if either library no longer has the hook
+    (then Japanese wraps at spaces only, as before — a test notices)."""
+    import rich._wrap
+    import textual._wrap
+
+    if not (isinstance(getattr(rich._wrap, "re_word", None), re.Pattern)
+            and isinstance(getattr(textual._wrap, "re_chunk", None), re.Pattern)):
+        return False
+    rich._wrap.re_word = RICH_WORD
+    textual._wrap.re_chunk = TEXTUAL_CHUNK
+    return True
+
+
+def join_japanese_lines(markdown: str) -> str:
+    """Markdown turns a line break inside a paragraph into a space, which Japanese does not put between
+    characters (`作ります。 既定の`): join such lines where both sides are Japanese, outside code blocks."""
+    parts, position = [], 0
+    for fence in _FENCE.finditer(markdown):
+        parts += [_SOFT_BREAK.sub("", markdown[position:fence.start()]), fence.group(0)]
+        position = fence.end()
+    parts.append(_SOFT_BREAK.sub("", markdown[position:]))
+    return "".join(parts)
