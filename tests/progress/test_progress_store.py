@@ -241,7 +241,7 @@ def test_renamed_lesson_keeps_its_progress_on_disk(tmp_path: Path) -> None:
         assert store.position("new") == "b" and store.position("old") is None
         assert store.lesson_progress("new", ["a", "b"]).solved == {"a"}
         assert [a.lesson_id for a in store.attempts("other")] == ["other"]
-        assert store.concept_counts()["vjp"] == {Outcome.CORRECT: 1, Outcome.WRONG: 1, Outcome.SKIPPED: 0}
+        assert store.concept_counts()["vjp"] == {Outcome.CORRECT: 1, Outcome.WRONG: 1, Outcome.REVEALED: 0}
         assert store.lesson_ids() == ["new", "other"]
     rows = sqlite3.connect(tmp_path / "progress.sqlite3").execute("SELECT DISTINCT lesson_id FROM attempts ORDER BY 1")
     assert rows.fetchall() == [("new",), ("other",)]
