@@ -22,6 +22,7 @@ import numpy as np
 
 from engine import graph as _graph
 from engine.graph import AccumulateGrad, BackwardCall, Node
+from engine.nn.modules import Module
 from engine.tensor import Tensor
 
 SNIPPET_FILE = "<snippet>"
@@ -172,6 +173,19 @@ def record_program(source: str, limits=None) -> Recording:
     return Recording(result, list(recorder), captured)
 
 
+def _bound_tensors(namespace: dict):
+    """The program's tensors by name, a module's parameters included as `layer.weight`, so that the
+    explanation speaks of the names the lesson uses rather than of fresh x, x_2, …"""
+    for name, value in namespace.items():
+        if name.startswith("_"):
+            continue
+        if isinstance(value, Tensor):
+            yield name, value
+        elif isinstance(value, Module):
+            for pname, parameter in value.named_parameters(prefix=name):
+                yield pname, parameter
+
+
 class Names:
     """What the program called each tensor, array and graph node."""
 
@@ -182,9 +196,7 @@ class Names:
         self._used: set[str] = set(k for k in (namespace or {}) if not k.startswith("_"))
         self._keep: list = []  # keep named objects alive so their ids stay theirs
         self._origin: dict = {}
-        for name, value in (namespace or {}).items():
-            if not isinstance(value, Tensor) or name.startswith("_"):
-                continue
+        for name, value in _bound_tensors(namespace or {}):
             self._keep.append(value)
             self._tensor.setdefault(id(value), name)
             self._array.setdefault(id(value._data), name)

@@ -50,3 +50,8 @@ def test_soft_line_breaks_inside_japanese_paragraphs_join_without_a_space():
     source = "作ります。\n既定の型は\nfloat32 です。\n\n段落\n続き\n```python\n# 日本語\n# 続き\n```\nあ\nい"
     assert join_japanese_lines(source) == ("作ります。既定の型は\nfloat32 です。\n\n段落続き\n```python\n# 日本語\n# 続き\n"
                                            "```\nあい")
+
+
+def test_no_space_after_a_japanese_full_stop_even_before_latin_text():
+    source = "渡します。\nW₂ の `requires_grad`。\n- 項目\n1. 番号\n、\n`x` です"
+    assert join_japanese_lines(source) == "渡します。W₂ の `requires_grad`。\n- 項目\n1. 番号、`x` です"

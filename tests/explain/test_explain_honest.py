@@ -49,6 +49,12 @@ def test_outputs_are_named_by_the_programs_expression():
     assert rebound.calls[0].output_name == "z"
 
 
+
+def test_module_parameters_are_named_as_the_program_reaches_them():
+    exp = explain_program("import torch\nimport torch.nn as nn\nlayer = nn.Linear(2, 1)\n"
+                          "layer(torch.ones(1, 2)).sum().backward()\n")
+    assert sorted(leaf.name for leaf in exp.calls[0].leaves) == ["layer.bias", "layer.weight"]
+
 def test_zero_and_nan_are_described_consistently():
     exp = explain_program("import torch\nx = torch.tensor([0., 4.], requires_grad=True)\ny = x.sqrt().sum()\n"
                           "y.backward()\n")

@@ -17,6 +17,9 @@ _CLOSE = "、。，．・：；！？」』）】〕］｝〉》ー々〜…‥�
 _UNIT = rf"[{_OPEN}]*(?:[{_JAPANESE}]|[^\s{_JAPANESE}]+)[{_CLOSE}]*"
 
 _SOFT_BREAK = re.compile(rf"(?<=[{_JAPANESE}])[ \t]*\n[ \t]*(?=[{_JAPANESE}])")
+# after 。、！？ and closing brackets Japanese puts no space even before Latin text (`渡します。W₂ の`),
+# unless the next line starts a Markdown block (a list item, a heading, a fence …)
+_SOFT_BREAK_AFTER_STOP = re.compile(r"(?<=[、。！？」』）])[ \t]*\n[ \t]*(?=\S)(?![-*+>#|]|\d+[.)]\s|```|~~~)")
 _FENCE = re.compile(r"^(```|~~~).*?^\1[^\n]*$", re.M | re.S)
 
 RICH_WORD = re.compile(rf"\s*{_UNIT}\s*")        # rich._wrap.re_word was r"\s*\S+\s*"
@@ -39,10 +42,15 @@ def install() -> bool:
 
 def join_japanese_lines(markdown: str) -> str:
     """Markdown turns a line break inside a paragraph into a space, which Japanese does not put between
-    characters (`作ります。 既定の`): join such lines where both sides are Japanese, outside code blocks."""
+    characters (`作ります。 既定の`): join such lines where both sides are Japanese, or after a Japanese full
+    stop or comma, outside code blocks."""
     parts, position = [], 0
     for fence in _FENCE.finditer(markdown):
-        parts += [_SOFT_BREAK.sub("", markdown[position:fence.start()]), fence.group(0)]
+        parts += [_join(markdown[position:fence.start()]), fence.group(0)]
         position = fence.end()
-    parts.append(_SOFT_BREAK.sub("", markdown[position:]))
+    parts.append(_join(markdown[position:]))
     return "".join(parts)
+
+
+def _join(text: str) -> str:
+    return _SOFT_BREAK_AFTER_STOP.sub("", _SOFT_BREAK.sub("", text))
