@@ -22,7 +22,7 @@ from tutor.formatting import format_cell  # noqa: F401  (re-exported: the grid's
 MAX_COLUMNS = 8
 MAX_CELLS = MAX_ANSWER_CELLS  # the one cap, shared with `check` and quiz templates
 CELL_WIDTH = 9
-TYPABLE = set("0123456789.-+/*() ")
+TYPABLE = set("0123456789.-+/*() eE")  # e: 1e9 is a number too
 
 
 def grid_fits(shape: tuple[int, ...]) -> bool:
@@ -67,6 +67,7 @@ class AnswerGrid(Widget, can_focus=True):
         self.texts = [["" for _ in range(self.columns)] for _ in range(self.rows)]
         self.cursor = (0, 0)
         self.marks = None  # per-cell True (right) / False (wrong) after a check
+        self.forwarding = False  # a letter sent the answer to the whole-answer field: keys queued here follow it
         self.expected = None
 
     # ------------------------------------------------------------------ drawing
@@ -115,6 +116,11 @@ class AnswerGrid(Widget, can_focus=True):
         return character is not None and character.isprintable()
 
     def on_key(self, event: events.Key) -> None:
+        if self.forwarding and event.character is not None and event.is_printable:
+            # keys typed on before the whole-answer field took focus follow the letter that went there
+            event.stop()
+            self.post_message(self.TypedElsewhere(event.character))
+            return
         row, column = self.cursor
         moves = {"left": (0, -1), "right": (0, 1), "up": (-1, 0), "down": (1, 0)}
         if event.key in moves:
@@ -138,6 +144,7 @@ class AnswerGrid(Widget, can_focus=True):
                 start, self.texts[row][column] = self.texts[row][column], ""
                 if self.marks is not None:
                     self.marks[row][column] = None
+                self.forwarding = True  # until the learner comes back to the grid
                 self.post_message(self.TypedElsewhere(start + event.character))
         else:
             return  # Tab leaves the last cell; Escape and function keys go to the screen
@@ -187,6 +194,7 @@ class AnswerGrid(Widget, can_focus=True):
         self.refresh()
 
     def on_focus(self) -> None:
+        self.forwarding = False
         self.refresh()
 
     def on_blur(self) -> None:
