@@ -55,6 +55,7 @@ def explain(source: str, symbolic: bool = False, timeout: float = 2.0, want: tup
     if "panels" in want:
         out["panels"] = [{
             "index": call.index,
+            "line": call.line,
             "summary": to_data(render.render_summary(call, lang=lang, width=width)),
             "jacobian": to_data(render.render_jacobian(call, sym.get(call.index), lang=lang, width=width)),
             "vjp": to_data(render.render_vjp(call, sym.get(call.index), lang=lang, width=width)),
