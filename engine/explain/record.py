@@ -172,6 +172,18 @@ def record_program(source: str, limits=None) -> Recording:
     return Recording(result, list(recorder), captured)
 
 
+def _tensors(namespace: dict):
+    """(name, tensor) for the tensors the program bound, then its modules' parameters (`l1.weight`):
+    a name the program bound itself comes first and wins."""
+    from engine.nn.modules import Module
+
+    bound = [(k, v) for k, v in namespace.items() if not k.startswith("_")]
+    yield from ((k, v) for k, v in bound if isinstance(v, Tensor))
+    for name, module in bound:
+        if isinstance(module, Module):
+            yield from ((f"{name}.{p}", v) for p, v in module.named_parameters())
+
+
 class Names:
     """What the program called each tensor, array and graph node."""
 
@@ -182,9 +194,7 @@ class Names:
         self._used: set[str] = set(k for k in (namespace or {}) if not k.startswith("_"))
         self._keep: list = []  # keep named objects alive so their ids stay theirs
         self._origin: dict = {}
-        for name, value in (namespace or {}).items():
-            if not isinstance(value, Tensor) or name.startswith("_"):
-                continue
+        for name, value in _tensors(namespace or {}):
             self._keep.append(value)
             self._tensor.setdefault(id(value), name)
             self._array.setdefault(id(value._data), name)
