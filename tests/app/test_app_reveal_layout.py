@@ -5,6 +5,7 @@ from types import SimpleNamespace
 
 from rich.console import Console
 from textual.widgets import TabbedContent
+from textual.worker import WorkerCancelled
 
 from tutor.screens.reveal import RevealScreen
 
@@ -44,7 +45,10 @@ async def open_reveal(pilot, source: str) -> RevealScreen:
 async def settle(pilot, screen: RevealScreen) -> None:
     """Until the panels are laid out for the terminal's width and sympy's forms are in."""
     for _ in range(300):
-        await pilot.app.workers.wait_for_complete()
+        try:
+            await pilot.app.workers.wait_for_complete()
+        except WorkerCancelled:  # a newer width replaced that job (exclusive workers)
+            pass
         await pilot.pause(0.05)
         if screen.width == screen._panel_width() and screen.symbolic is not None and not pilot.app.workers:
             return
