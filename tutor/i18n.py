@@ -131,6 +131,7 @@ STRINGS: dict[str, dict[str, str]] = {
                               "course is shown. Start with --trust-lessons to use lessons you trust.",
         "explain_unavailable": "The explanation could not be computed: {reason}",
         "trace_position": "Node {index} of {total}",
+        "trace_position_call": "Backward call {call} (line {line}) · node {index} of {total}",
         # quiz and stats
         "quiz": "Quiz",
         "stats": "Stats",
@@ -363,6 +364,7 @@ STRINGS: dict[str, dict[str, str]] = {
                               "--trust-lessons を付けて起動してください。",
         "explain_unavailable": "解説を計算できませんでした: {reason}",
         "trace_position": "ノード {index} / {total}",
+        "trace_position_call": "backward 呼び出し {call}（{line} 行目）· ノード {index} / {total}",
         "quiz": "クイズ",
         "stats": "統計",
         "next_question": "次の問題",

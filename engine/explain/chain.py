@@ -135,9 +135,11 @@ class Symbols:
         self._literal = 0
 
     def constant(self, array):
-        name = self.names.array(array)
+        name = self.names.array(array) or self.names.equal_tensor(array)
         if name is not None:
             return sympy.Symbol(name, real=True)
+        if np.ndim(array) == 2 and self.names.equal_tensor(array.T):  # a frozen weight's W.T in nn.Linear
+            return notation.mT(sympy.Symbol(self.names.equal_tensor(array.T), real=True))
         if array.size == 1:
             from engine.explain.symbolic import number
 

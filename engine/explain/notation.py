@@ -101,8 +101,28 @@ class tmaximum(_TensorFunction):      # torch.maximum(a, b)
     nargs = 2
 
 
+class tmax(_TensorFunction):          # tmax(a) = a.max()
+    nargs = 1
+
+
+class tselect(_TensorFunction):       # tselect(a, dim, k) = a[k], a[:, k], …
+    nargs = 3
+
+
+class onehot(_TensorFunction):        # onehot(n, k, trailing) = torch.eye(n)[k], shaped (n, 1, …) with trailing 1s
+    nargs = 3
+
+
+class mask(_TensorFunction):          # mask(c) = c, a constant of 0s and 1s (torch.where's condition)
+    nargs = 1
+
+
+class twhere(_TensorFunction):        # twhere(c, a, b) = torch.where(c, a, b)
+    nargs = 3
+
+
 FUNCTIONS = (tsum, tmean, tsumdim, tmeandim, softmax, matmul, outer, mT, reshape, unsqueeze, ones, gt, eq,
-             between, tnorm, tclamp, tmaximum)
+             between, tnorm, tclamp, tmaximum, tmax, tselect, onehot, mask, twhere)
 OPEN = sympy.nan  # an open clamp bound
 
 
@@ -189,12 +209,12 @@ def _evaluate(e, env, cache):  # noqa: C901 - one case per kind of node
             return (ev(e.args[0]) == ev(e.args[1])).astype(np.float64)
         if func is between:
             a = ev(e.args[0])
-            mask = np.ones(np.shape(a), dtype=bool)
+            inside = np.ones(np.shape(a), dtype=bool)
             if e.args[1] is not sympy.nan:
-                mask &= a >= ev(e.args[1])
+                inside &= a >= ev(e.args[1])
             if e.args[2] is not sympy.nan:
-                mask &= a <= ev(e.args[2])
-            return mask.astype(np.float64)
+                inside &= a <= ev(e.args[2])
+            return inside.astype(np.float64)
         if func is tnorm:
             return np.sqrt(np.sum(ev(e.args[0]) ** 2))
         if func is tclamp:
@@ -204,6 +224,17 @@ def _evaluate(e, env, cache):  # noqa: C901 - one case per kind of node
             return np.clip(a, low, high)
         if func is tmaximum:
             return np.maximum(ev(e.args[0]), ev(e.args[1]))
+        if func is tmax:
+            return np.max(ev(e.args[0]))
+        if func is tselect:
+            return np.take(ev(e.args[0]), int(e.args[2]), axis=int(e.args[1]))
+        if func is mask:
+            return ev(e.args[0])
+        if func is twhere:
+            return np.where(ev(e.args[0]) != 0, ev(e.args[1]), ev(e.args[2]))
+        if func is onehot:
+            n, k, trailing = (int(v) for v in e.args)
+            return np.eye(n)[k].reshape((n,) + (1,) * trailing)
     raise NotationError(f"{func} is not part of the tensor notation")
 
 
@@ -312,6 +343,22 @@ class TensorPrinter(StrPrinter):
     def _print_tnorm(self, e):
         return f"{self._arg(e.args[0])}.norm()"
 
+    def _print_tmax(self, e):
+        return f"{self._arg(e.args[0])}.max()"
+
+    def _print_tselect(self, e):
+        return f"{self._arg(e.args[0])}[{':, ' * int(e.args[1])}{int(e.args[2])}]"
+
+    def _print_mask(self, e):
+        return self._print(e.args[0])
+
+    def _print_twhere(self, e):
+        return f"torch.where({', '.join(self._print(a) for a in e.args)})"
+
+    def _print_onehot(self, e):
+        n, k, trailing = (int(v) for v in e.args)
+        return f"torch.eye({n})[{k}]" + (f".reshape({', '.join(map(str, (n,) + (1,) * trailing))})" if trailing else "")
+
 
 _PRINTER = TensorPrinter()
 _SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
@@ -338,9 +385,23 @@ def tidy(expr):
     search takes seconds on tanh and rewrites 1 - tanh² as cosh⁻², which reads worse.)"""
     from engine.explain.symbolic import readable
 
-    expr = expr.replace(lambda e: e.is_Pow and e.base.func in (gt, eq, between) and e.exp.is_positive,
+    expr = expr.replace(lambda e: e.is_Pow and e.base.func in (gt, eq, between, mask) and e.exp.is_positive,
                         lambda e: e.base)  # a 0/1 mask squared is the mask
-    return readable(expr)
+    return readable(select_form(expr))
+
+
+def select_form(expr):
+    """(torch.eye(n)[k] * a).sum() written a[k] (1-d a; the same numbers, checked with the formula)."""
+    def rewrite(e):
+        inner = e.args[0]
+        factors = inner.args if inner.is_Mul else (inner,)
+        picks = [f for f in factors if f.func is onehot and int(f.args[2]) == 0]
+        if len(picks) != 1 or (e.func is tsumdim and _ints(e.args[1]) != (0,)):
+            return e
+        rest = sympy.Mul(*(f for f in factors if f is not picks[0]))
+        return rest if rest.is_Number else tselect(rest, 0, picks[0].args[1])
+
+    return expr.replace(lambda e: e.func in (tsum, tsumdim), rewrite)
 
 
 def drop_matmul_reshapes(expr, env: dict):
@@ -419,7 +480,16 @@ class Sweep:
                 self.env[cut[node]] = np.asarray(node.out, dtype=np.float64)
                 self.forward[node] = Value(cut[node], np.shape(node.out))
             else:
-                self.forward[node] = Value(forward_expr(node, inputs), np.shape(node.out))
+                self.forward[node] = Value(forward_expr(node, inputs, self.constant), np.shape(node.out))
+
+    def constant(self, array):
+        """A constant tensor the graph used (an input without grad, a mask), as a symbol with its value."""
+        symbol = self.constant_symbol(array)
+        if symbol.is_Symbol and symbol not in self.env:
+            self.env[symbol] = np.asarray(array, dtype=np.float64)
+        elif symbol.func is mT and symbol.args[0] not in self.env:  # W.T: W's value is the transpose
+            self.env[symbol.args[0]] = np.swapaxes(np.asarray(array, dtype=np.float64), -1, -2)
+        return symbol
 
     def natural_shape(self, expr) -> tuple:
         return np.shape(evaluate(expr, self.env, self.cache))
@@ -431,10 +501,7 @@ class Sweep:
             if parent is not None:
                 values.append(self.forward[parent])
             elif isinstance(array, np.ndarray):
-                symbol = self.constant_symbol(array)
-                if symbol.is_Symbol and symbol not in self.env:
-                    self.env[symbol] = np.asarray(array, dtype=np.float64)
-                values.append(Value(symbol, array.shape))
+                values.append(Value(self.constant(array), array.shape))
             else:
                 values.append(array)  # a Python number or an attribute-like value
         return values
@@ -490,6 +557,10 @@ class Sweep:
                 expr = tsum(expr)
             else:
                 expr = tsumdim(expr, _tuple(summed_lead), sympy.false)
+        natural = tuple(self.natural_shape(expr))
+        extra = len(natural) - len(shape)
+        if extra > 0 and all(d == 1 for d in natural[:extra]):  # leading axes of 1 left: drop them
+            expr = reshape(expr, _tuple(natural[extra:]))
         return Value(expr * factor, shape)
 
     def full(self, value: Value):
@@ -505,7 +576,7 @@ def _is_scalar_like(sweep: Sweep, value: Value) -> bool:
 
 # --- forward expressions ---------------------------------------------------------------------------------
 _REUSED = {"add", "sub", "rsub", "mul", "div", "neg", "reciprocal", "pow", "pow_tensor", "rpow", "exp", "log",
-           "sqrt", "sin", "cos", "tanh", "sigmoid", "log1p", "alias", "clone", "to_copy"}
+           "sqrt", "sin", "cos", "tanh", "log1p", "alias", "clone", "to_copy"}
 _SHAPE_OPS = {"view", "reshape_alias", "unsafe_view", "unsqueeze", "squeeze", "squeeze_dim", "squeeze_matmul"}
 
 
@@ -534,7 +605,8 @@ def _number_or(x):
     return x.expr if isinstance(x, Value) else sympy.sympify(x)
 
 
-def forward_expr(node, inputs: list):  # noqa: C901 - one case per op
+def forward_expr(node, inputs: list, constant):  # noqa: C901 - one case per op
+    """The node's output as a tensor expression of its inputs; constant(array) names a constant it uses."""
     key = op_key(node)
     a = inputs[0]
     attrs = node.attrs
@@ -542,6 +614,8 @@ def forward_expr(node, inputs: list):  # noqa: C901 - one case per op
         args = [_obj(x) if isinstance(x, Value) else _scalar(x) for x in inputs]
         with np.errstate(all="ignore"):
             return _expr(node.op.forward(*args, **attrs))
+    if key == "sigmoid":  # the table's rule negates a 0-d array, which numpy turns into a bare sympy number
+        return 1 / (1 + sympy.exp(-a.expr))
     if key == "relu":
         return a.expr * gt(a.expr, 0)
     if key == "abs":
@@ -560,11 +634,11 @@ def forward_expr(node, inputs: list):  # noqa: C901 - one case per op
     if key == "log_softmax":
         return sympy.log(softmax(a.expr, attrs["dim"] % max(len(a.shape), 1)))
     if key in ("mm", "mv", "bmm", "dot"):
-        return matmul(a.expr, inputs[1].expr)
+        return _mm(a.expr, inputs[1].expr)
     if key == "t":
-        return mT(a.expr) if len(a.shape) == 2 else a.expr
+        return _t(a.expr) if len(a.shape) == 2 else a.expr
     if key == "transpose" and len(a.shape) == 2 and {attrs["dim0"] % 2, attrs["dim1"] % 2} == {0, 1}:
-        return mT(a.expr)
+        return _t(a.expr)
     if key in _SHAPE_OPS:
         return reshape(a.expr, _tuple(np.shape(node.out)))
     if key == "expand":
@@ -576,7 +650,40 @@ def forward_expr(node, inputs: list):  # noqa: C901 - one case per op
         return tclamp(a.expr, OPEN if low is None else low, OPEN if high is None else high)
     if key == "maximum":
         return tmaximum(a.expr, inputs[1].expr)
+    if key == "max":
+        return tmax(a.expr)
+    if key == "select":
+        dim, k = _selected(node)
+        return tselect(a.expr, dim, k)
+    if key == "addmm":
+        s, m1, m2 = inputs
+        return attrs["beta"] * _number_or(s) + attrs["alpha"] * _mm(m1.expr, m2.expr)
+    if key == "mse_loss":
+        return _reduced((a.expr - _number_or(inputs[1])) ** 2, attrs["reduction"])
+    if key == "where":
+        return twhere(mask(constant(attrs["condition"])), _number_or(a), _number_or(inputs[1]))
     raise NotationError(f"{node.name()} has no tensor notation")
+
+
+def _mm(a, b):
+    """a @ b; a one-element matrix (a constant written as its number) is a factor: [[3]] @ B = 3·B."""
+    return a * b if a.is_Number or b.is_Number else matmul(a, b)
+
+
+def _t(a):
+    """a.T, with a number left as it is and a.T.T written a."""
+    return a if a.is_Number else a.args[0] if a.func is mT else mT(a)
+
+
+def _selected(node) -> tuple[int, int]:
+    """select's key, (:, …, k, :, …), as (dim, k)."""
+    key = node.attrs["key"]
+    dim = next(d for d, k in enumerate(key) if not isinstance(k, slice))
+    return dim, int(key[dim])
+
+
+def _reduced(expr, reduction: str):
+    return expr if reduction == "none" else (tsum if reduction == "sum" else tmean)(expr)
 
 
 def _bounds(node):
@@ -609,6 +716,8 @@ def vjp_expr(node, i: int, g: Value, inputs: list, sweep: Sweep) -> Value:  # no
         with np.errstate(all="ignore"):
             gi = _expr(node.op.vjp[i](_obj(g), _obj(out), *args, **attrs))
         return Value(gi, np.broadcast_shapes(out_shape, *[x.shape for x in inputs if isinstance(x, Value)]))
+    if key == "sigmoid":
+        return Value(g.expr * out * (1 - out), out_shape)
     if key == "relu":
         return Value(g.expr * gt(a.expr, 0), out_shape)
     if key == "abs":
@@ -642,7 +751,7 @@ def vjp_expr(node, i: int, g: Value, inputs: list, sweep: Sweep) -> Value:  # no
         return Value(g.expr - sympy.exp(out) * tsumdim(sweep.full(g), _tuple([dim]), sympy.true), in_shape)
     if key in ("mm", "bmm"):
         b = inputs[1]
-        gi = matmul(sweep.full(g), mT(b.expr)) if i == 0 else matmul(mT(a.expr), sweep.full(g))
+        gi = _mm(sweep.full(g), _t(b.expr)) if i == 0 else _mm(_t(a.expr), sweep.full(g))
         return Value(gi, in_shape)
     if key == "mv":
         v = inputs[1]
@@ -653,11 +762,34 @@ def vjp_expr(node, i: int, g: Value, inputs: list, sweep: Sweep) -> Value:  # no
     if key == "t" or key == "transpose":
         if len(in_shape) < 2:
             return Value(g.expr, in_shape)
-        return Value(g.expr if _is_scalar_like(sweep, g) else mT(g.expr), in_shape)
+        return Value(g.expr if _is_scalar_like(sweep, g) else _t(g.expr), in_shape)
     if key in _SHAPE_OPS:
         if _is_scalar_like(sweep, g):
             return Value(g.expr, in_shape)
         return Value(reshape(sweep.full(g), _tuple(in_shape)), in_shape)
     if key == "norm":
         return Value(g.expr * a.expr / out, in_shape)
+    if key == "max":
+        ties = eq(a.expr, out)
+        return Value(g.expr * ties / tsum(ties), in_shape)
+    if key == "select":
+        dim, k = _selected(node)
+        expr = g.expr if _is_scalar_like(sweep, g) else unsqueeze(sweep.full(g), _tuple([dim]))
+        return Value(expr * onehot(in_shape[dim], k, len(in_shape) - dim - 1), in_shape)
+    if key == "addmm":
+        s, m1, m2 = inputs
+        if i == 0:
+            return Value(g.expr * attrs["beta"], out_shape)
+        gi = _mm(sweep.full(g), _t(m2.expr)) if i == 1 else _mm(_t(m1.expr), sweep.full(g))
+        return Value(gi * attrs["alpha"], in_shape)
+    if key == "mse_loss":
+        b = inputs[1]
+        shape = np.broadcast_shapes(a.shape, b.shape if isinstance(b, Value) else ())
+        n = 1 if attrs["reduction"] != "mean" else max(1, int(np.prod(shape, dtype=np.int64)))
+        gi = g.expr * 2 * (a.expr - _number_or(b)) / n
+        return Value(gi if i == 0 else -gi, shape)
+    if key == "where":
+        condition = mask(sweep.constant(attrs["condition"]))
+        shape = np.broadcast_shapes(out_shape, np.shape(attrs["condition"]))
+        return Value(g.expr * (condition if i == 0 else 1 - condition), shape)
     raise NotationError(f"{node.name()} has no tensor notation")

@@ -173,17 +173,15 @@ def record_program(source: str, limits=None) -> Recording:
     return Recording(result, list(recorder), captured)
 
 
-def _bound_tensors(namespace: dict):
-    """The program's tensors by name, a module's parameters included as `layer.weight`, so that the
-    explanation speaks of the names the lesson uses rather than of fresh x, x_2, …"""
-    for name, value in namespace.items():
-        if name.startswith("_"):
-            continue
-        if isinstance(value, Tensor):
-            yield name, value
-        elif isinstance(value, Module):
-            for pname, parameter in value.named_parameters(prefix=name):
-                yield pname, parameter
+def _tensors(namespace: dict):
+    """(name, tensor) for the tensors the program bound, then its modules' parameters (`l1.weight`):
+    a name the program bound itself comes first and wins."""
+
+    bound = [(k, v) for k, v in namespace.items() if not k.startswith("_")]
+    yield from ((k, v) for k, v in bound if isinstance(v, Tensor))
+    for name, module in bound:
+        if isinstance(module, Module):
+            yield from ((f"{name}.{p}", v) for p, v in module.named_parameters())
 
 
 class Names:
@@ -196,7 +194,7 @@ class Names:
         self._used: set[str] = set(k for k in (namespace or {}) if not k.startswith("_"))
         self._keep: list = []  # keep named objects alive so their ids stay theirs
         self._origin: dict = {}
-        for name, value in _bound_tensors(namespace or {}):
+        for name, value in _tensors(namespace or {}):
             self._keep.append(value)
             self._tensor.setdefault(id(value), name)
             self._array.setdefault(id(value._data), name)

@@ -28,6 +28,7 @@ class CallPanels:
     graph: Any
     fd: Any
     trace: list = field(default_factory=list)
+    line: int | None = None          # the program line of the backward call
 
 
 @dataclass
@@ -66,9 +67,14 @@ def explain_in_worker(source: str, *, symbolic: bool = False, timeout: float = 2
         return WorkerExplanation(False, error, "")
 
 
+def _line(value) -> int | None:
+    return None if value is None else int(value)
+
+
 def _rebuild(answer: dict) -> WorkerExplanation:
     panels = [CallPanels(int(call["index"]), *(from_data(call[name]) for name in PANELS),
-                         trace=[from_data(step) for step in call["trace"]]) for call in answer.get("panels", [])]
+                         trace=[from_data(step) for step in call["trace"]], line=_line(call.get("line")))
+              for call in answer.get("panels", [])]
     return WorkerExplanation(bool(answer["ok"]), _snippet_error(answer["error"]), str(answer["stdout"]),
                              int(answer["calls"]), answer.get("json"), panels,
                              [from_data(item) for item in answer.get("report", [])], answer.get("values"))

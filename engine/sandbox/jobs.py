@@ -55,13 +55,15 @@ def explain(source: str, symbolic: bool = False, timeout: float = 2.0, want: tup
     if "panels" in want:
         out["panels"] = [{
             "index": call.index,
+            "line": call.line,
             "summary": to_data(render.render_summary(call, lang=lang, width=width)),
             "jacobian": to_data(render.render_jacobian(call, sym.get(call.index), lang=lang, width=width)),
             "vjp": to_data(render.render_vjp(call, sym.get(call.index), lang=lang, width=width)),
             "chain": to_data(render.render_chain(call, sym.get(call.index), lang=lang, width=width)),
             "graph": to_data(render.render_graph(call, lang=lang, width=width)),
             "fd": to_data(render.render_fd_check(call, lang=lang, width=width)),
-            "trace": [to_data(render.render_trace_step(call, i, lang=lang, width=width - 4, calls=count))
+            # the app's stepper names the backward call above each step (tutor.widgets.backprop_stepper)
+            "trace": [to_data(render.render_trace_step(call, i, lang=lang, width=width - 4))
                       for i in range(len(call.trace))],
         } for call in explanation.calls]
     if "report" in want:

@@ -15,7 +15,8 @@ ELEMENTWISE = ["{a}.exp()", "{a}.sin()", "{a}.tanh()", "{a}.sigmoid()", "({a} * 
                "({a} * c)", "{a}.pow(2)", "({a} / 4)", "(2 - {a})", "({a} * w)", "{a}.relu()", "{a}.abs()",
                "{a}.clamp(-0.5, 0.5)", "({a} ** 3)"]
 REDUCE = ["{a}.sum()", "{a}.mean()", "{a}.sum(dim=0)", "{a}.mean(dim=-1)", "{a}.softmax(dim=-1)",
-          "({a} @ m)", "({a} + b)", "({a} * x.sum(dim=0))", "{a}.log_softmax(dim=-1)"]
+          "({a} @ m)", "({a} + b)", "({a} * x.sum(dim=0))", "{a}.log_softmax(dim=-1)", "{a}.max()", "{a}[1]",
+          "torch.nn.functional.mse_loss({a}, w)", "torch.nn.functional.linear({a}, m.T, bb)"]
 AFTER = ["{a}.exp()", "({a} ** 2)", "({a} * 3)", "{a}.tanh()", "({a} + x.sum())", "{a}.abs()"]
 SHAPES = [(3,), (2, 3)]
 
@@ -41,6 +42,7 @@ def programs(draw):
     source = (f"import torch\nx = torch.tensor({x.tolist()}, requires_grad=True)\n"
               f"c = torch.tensor(0.5)\nw = torch.tensor({(x * 0 + 1.5).tolist()})\n"
               f"m = torch.tensor([[1., -1.], [0.5, 2.], [0., 1.]])\nb = torch.tensor([0.5, -1., 2.])\n"
+              f"bb = torch.tensor([0.25, -2.])\n"
               f"y = {expr}\n")
     if weighted:
         source += (f"v = (torch.arange(y.numel()).reshape(y.shape).float() * {seed % 3 - 1} + 1) "
@@ -73,7 +75,7 @@ def namespace_at_call(call):
     return env
 
 
-@settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=80, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(programs())
 def test_every_chain_formula_is_the_gradient(source):
     exp = explain_program(source)
@@ -81,7 +83,7 @@ def test_every_chain_formula_is_the_gradient(source):
     call = exp.calls[0]
     sym = explain_symbolic(exp, 0, timeout=20)
     ns = {name: torch.tensor(exp.run.namespace[name].detach().numpy(), dtype=torch.float64)
-          for name in ("c", "w", "m", "b")}
+          for name in ("c", "w", "m", "b", "bb")}
     ns.update(x=torch.tensor(call.leaves[0].value, dtype=torch.float64),
               v=torch.tensor(call.seed, dtype=torch.float64))
     for chain, leaf in zip(sym.chains, call.leaves):
@@ -127,3 +129,32 @@ def test_matmul_in_tensor_notation():
                "W = torch.tensor([[1., 2., 3.], [4., 5., 6.]])\ny = x @ W\ny.backward(torch.tensor([[1., 0., 2.]]))\n")
     chain = explain_symbolic(explain_program(program), 0).chains[0]
     assert chain.total == "v @ W.T" and chain.steps
+
+
+@pytest.mark.parametrize("source, total", [
+    ("y = x.max()", "(x == x.max())/(x == x.max()).sum()"),  # ties share the gradient evenly
+    ("y = x.softmax(dim=0)[0]", "(torch.eye(3)[0] - softmax(x, dim=0)[0])*softmax(x, dim=0)"),
+    ("y = -torch.log_softmax(x, dim=0)[2]", "-torch.eye(3)[2] + softmax(x, dim=0)"),  # cross-entropy, class 2
+    ("t = torch.tensor([1., 1., 1.])\ny = torch.nn.functional.mse_loss(x, t)", "2*(-t + x)/3"),
+    ("y = torch.where(x > 0, x.exp(), 0.).sum()", "exp(x)*[1, 0, 1]"),
+])
+def test_course_ops_in_tensor_notation(source, total):
+    """The ops of the course's later lessons (losses, max at ties, indexing, where) get a tensor formula."""
+    program = f"import torch\nx = torch.tensor([3., -2., 3.], requires_grad=True)\n{source}\ny.backward()\n"
+    exp = explain_program(program)
+    chain = explain_symbolic(exp, 0).chains[0]
+    assert chain.verified and chain.total == total, chain.total
+    namespace = {"x": torch.tensor([3., -2., 3.], dtype=torch.float64), "t": torch.ones(3, dtype=torch.float64)}
+    if "[1, 0, 1]" not in total:  # a literal mask is shown as a list; the rest is PyTorch code
+        torch.testing.assert_close(torch_value(total, namespace).expand(3),
+                                   torch.tensor(exp.calls[0].leaves[0].contribution, dtype=torch.float64))
+
+
+def test_linear_layers_are_named_by_their_parameters():
+    program = ("import torch\nimport torch.nn as nn\nlayer = nn.Linear(2, 1)\nwith torch.no_grad():\n"
+               "    layer.weight.copy_(torch.tensor([[1., -1.]]))\n    layer.bias.fill_(0.5)\n"
+               "x = torch.tensor([[2., 1.], [0., 3.]])\nt = torch.tensor([[1.], [0.]])\n"
+               "loss = torch.nn.functional.mse_loss(layer(x), t)\nloss.backward()\n")
+    chains = {c.leaf: c for c in explain_symbolic(explain_program(program), 0).chains}
+    assert chains["layer.weight"].verified and chains["layer.bias"].verified
+    assert chains["layer.weight"].total == "(x.T @ (layer.bias - t + (x @ layer.weight.T))).T"

@@ -4,6 +4,11 @@ Every panel shows renderables made by `engine.explain` inside the sandbox worker
 process, `engine.sandbox`); this screen only lays them out. The numeric explanation is quick and
 computed on opening; the symbolic one (sympy) is a second job awaited in a worker thread with a
 spinner, so the screen never freezes.
+
+The panels are laid out in the child for a width (a matrix that does not fit is stacked or
+summarised), so a resize asks the child again for the new width, once the resizing has settled, and
+only the content of each panel is replaced: the tabs, the active tab and the scroll positions stay
+(recomposing the screen or the TabbedContent mid-resize races Textual's tab bookkeeping).
 """
 from __future__ import annotations
 
@@ -26,6 +31,7 @@ from tutor.widgets.markdown_text import MarkdownText
 
 TABS = ("answer", "jacobian", "vjp", "chain", "graph", "backprop")
 SYMBOLIC_SECONDS = 2.0
+RELAYOUT_DELAY = 0.1  # seconds a resize must settle before the panels are laid out again
 
 
 class RevealScreen(Screen[None]):
@@ -53,6 +59,8 @@ class RevealScreen(Screen[None]):
         self.explanation = None  # engine.sandbox.explanations.WorkerExplanation, numbers only
         self.problem: str | None = None  # why there is nothing to explain
         self.symbolic = None  # the same with sympy's forms, once the worker thread has it
+        self.width: int | None = None  # the panel width the shown panels were laid out for
+        self._relayout_timer = None
 
     def compose(self) -> ComposeResult:
         lang = self.app.lang
@@ -72,7 +80,7 @@ class RevealScreen(Screen[None]):
 
     def _panel(self, tab: str, lang: str):
         if tab == "backprop" and self.explanation is not None:
-            yield BackpropStepper(self._trace(), id="stepper")
+            yield BackpropStepper(self.explanation.panels, id="stepper")
             return
         with VerticalScroll(classes="panel", id=f"panel-{tab}"):
             if tab == "answer":
@@ -103,8 +111,9 @@ class RevealScreen(Screen[None]):
         """The numeric explanation of every backward call the step's program makes (fast)."""
         from engine.sandbox.explanations import explain_in_worker
 
+        self.width = self._panel_width()
         try:
-            explanation = explain_in_worker(self.source, lang=self.app.lang, width=self._panel_width())
+            explanation = explain_in_worker(self.source, lang=self.app.lang, width=self.width)
         except Exception as error:  # the worker could not start: costs the panels, not the session
             self.problem = t("explain_unavailable", self.app.lang, reason=f"{type(error).__name__}: {error}")
             return
@@ -130,29 +139,75 @@ class RevealScreen(Screen[None]):
                 parts.append(getattr(call, tab))
         return Group(*parts)
 
-    def _trace(self) -> list:
-        return [step for call in self.explanation.panels for step in call.trace]
-
-    @work(thread=True, exclusive=True, group="symbolic", exit_on_error=False)
-    def _symbolic(self) -> None:
-        """sympy, off the UI thread: bounded per call by the explanation layer's own timeout."""
+    def _explain_again(self, base, *, symbolic: bool, width: int):
+        """`base` again from the child, laid out for `width` (a worker thread calls this)."""
         from engine.sandbox.explanations import explain_in_worker
 
         seconds = getattr(self.app, "symbolic_seconds", None) or SYMBOLIC_SECONDS  # injectable (tests under load)
-        symbolic = explain_in_worker(self.source, symbolic=True, timeout=seconds, lang=self.app.lang,
-                                     width=self._panel_width())
-        if not symbolic.ok or len(symbolic.panels) != len(self.explanation.panels):
-            error = symbolic.error
+        again = explain_in_worker(self.source, symbolic=symbolic, timeout=seconds, lang=self.app.lang, width=width)
+        if not again.ok or len(again.panels) != len(base.panels):
+            error = again.error
             raise RuntimeError(f"{error.type}: {error.message}" if error else "the program changed")
-        self.app.call_from_thread(self._symbolic_done, symbolic)
+        return again
 
-    async def _symbolic_done(self, symbolic) -> None:
-        if not self.is_attached:  # the learner left before sympy finished
+    def _symbolic(self) -> None:
+        self._symbolic_job(self.explanation, self.width)
+
+    @work(thread=True, exclusive=True, group="symbolic", exit_on_error=False)
+    def _symbolic_job(self, base, width: int) -> None:
+        """sympy, off the UI thread: bounded per call by the explanation layer's own timeout."""
+        symbolic = self._explain_again(base, symbolic=True, width=width)
+        self.app.call_from_thread(self._symbolic_done, symbolic, base)
+
+    async def _symbolic_done(self, symbolic, base) -> None:
+        if not self.is_attached or self.explanation is not base:  # left, or the panels were made again
             return
         self.symbolic = symbolic
         await self.query("#symbolic-note, #symbolic-spinner").remove()
         for tab in ("jacobian", "vjp", "chain"):
             self.query_one(f"#{tab}-body", Static).update(self._panel_content(tab))
+
+    # ------------------------------------------------------------------ resize
+
+    def on_resize(self) -> None:
+        self._relayout_soon()
+
+    def on_screen_resume(self) -> None:
+        self._relayout_soon()  # the terminal may have been resized while another screen was on top
+
+    def _relayout_soon(self) -> None:
+        """Lay the panels out again once the resizing has settled (a drag sends many resizes)."""
+        if self._relayout_timer is not None:
+            self._relayout_timer.stop()
+        self._relayout_timer = self.set_timer(RELAYOUT_DELAY, self._relayout)
+
+    def _relayout(self) -> None:
+        self._relayout_timer = None
+        width = self._panel_width()
+        if self.explanation is not None and width != self.width:
+            self._relayout_job(self.explanation, width, symbolic=self.symbolic is not None)
+
+    @work(thread=True, exclusive=True, group="relayout", exit_on_error=False)
+    def _relayout_job(self, base, width: int, symbolic: bool) -> None:
+        again = self._explain_again(base, symbolic=symbolic, width=width)
+        self.app.call_from_thread(self._relaid, again, base, width, symbolic)
+
+    def _relaid(self, again, base, width: int, symbolic: bool) -> None:
+        """Replace each panel's content, keeping the active tab and every scroll position."""
+        if not self.is_attached or self.explanation is not base or width != self._panel_width():
+            return  # left, switched language, or resized again (another relayout follows)
+        self.width = width
+        self.explanation = again
+        self.symbolic = again if symbolic else None
+        if not symbolic:  # sympy's forms (done or still working) are for the old width: ask for this one
+            self._symbolic()
+        scrolls = {panel: panel.scroll_offset for panel in self.query(".panel").results(VerticalScroll)}
+        self.query_one("#fd-check", Static).update(Group(*(call.fd for call in again.panels)))
+        for tab in ("jacobian", "vjp", "chain", "graph"):
+            self.query_one(f"#{tab}-body", Static).update(self._panel_content(tab))
+        self.query_one("#stepper", BackpropStepper).set_calls(again.panels)
+        for panel, offset in scrolls.items():
+            panel.call_after_refresh(panel.scroll_to, offset.x, offset.y, animate=False)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """A symbolic computation that fails only costs the symbolic form, with a note saying so."""
@@ -183,6 +238,7 @@ class RevealScreen(Screen[None]):
         self.initial = (self.query_one(TabbedContent).active or "tab-answer").removeprefix("tab-")
         self.sub_title = t("reveal_title", self.app.lang, expression=self.step.expression)
         self.workers.cancel_group(self, "symbolic")
+        self.workers.cancel_group(self, "relayout")
         self.explanation = self.symbolic = self.problem = None
         self.call_later(self._recompose_in_language)
 

@@ -10,31 +10,54 @@ from tutor.i18n import t
 
 
 class BackpropStepper(Vertical, can_focus=True):
-    """Shows one trace step at a time; ←/→ (or p/n) move through the nodes in backward's order."""
+    """Shows one trace step at a time; ←/→ (or p/n) move through the nodes in backward's order.
+
+    `calls` are the program's backward calls (each with `index`, `line` and `trace`, the rendered
+    steps); the nodes of all calls are stepped through in order, and when there are several calls the
+    position names the call a node belongs to ("backward call 2 (line 7) · node 3 of 5")."""
 
     BINDINGS = [
         Binding("right,n", "move(1)", "step_forward"),
         Binding("left,p", "move(-1)", "step_back"),
     ]
 
-    def __init__(self, steps: list, **kwargs) -> None:
+    def __init__(self, calls: list, **kwargs) -> None:
         super().__init__(**kwargs)
-        self.steps = steps  # rich renderables, one per node, from engine.explain
+        self.calls = calls
+        self.steps = self._flatten(calls)  # (call, index in the call, rendered step)
         self.position = 0
 
+    @staticmethod
+    def _flatten(calls: list) -> list:
+        return [(call, i, step) for call in calls for i, step in enumerate(call.trace)]
+
     def compose(self) -> ComposeResult:
-        # the content is given at compose time: a stepper removed again at once (a resize or a language
-        # switch remakes the panels) must not look for children it never got
+        # the content is given at compose time: a stepper removed again at once (a language switch
+        # remakes the panels) must not look for children it never got
         yield Static(self._position_text(), id="trace-position")
         with VerticalScroll():
-            yield Static(self.steps[self.position], id="trace-step")
+            yield Static(self.steps[self.position][2], id="trace-step")
 
     def _position_text(self) -> str:
-        return t("trace_position", self.app.lang, index=self.position + 1, total=len(self.steps)) + "   ← →"
+        call, i, _ = self.steps[self.position]
+        lang = self.app.lang
+        if len(self.calls) == 1:
+            text = t("trace_position", lang, index=i + 1, total=len(call.trace))
+        else:
+            text = t("trace_position_call", lang, call=call.index + 1, line=call.line or "?", index=i + 1,
+                     total=len(call.trace))
+        return text + "   ← →"
+
+    def set_calls(self, calls: list) -> None:
+        """The same calls laid out again (another width): the position is kept."""
+        self.calls = calls
+        self.steps = self._flatten(calls)
+        self.position = min(self.position, len(self.steps) - 1)
+        self.show()
 
     def show(self) -> None:
         self.query_one("#trace-position", Static).update(self._position_text())
-        self.query_one("#trace-step", Static).update(self.steps[self.position])
+        self.query_one("#trace-step", Static).update(self.steps[self.position][2])
 
     def action_move(self, offset: int) -> None:
         self.position = max(0, min(self.position + offset, len(self.steps) - 1))
