@@ -176,7 +176,6 @@ def record_program(source: str, limits=None) -> Recording:
 def _tensors(namespace: dict):
     """(name, tensor) for the tensors the program bound, then its modules' parameters (`l1.weight`):
     a name the program bound itself comes first and wins."""
-
     bound = [(k, v) for k, v in namespace.items() if not k.startswith("_")]
     yield from ((k, v) for k, v in bound if isinstance(v, Tensor))
     for name, module in bound:
