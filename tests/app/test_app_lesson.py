@@ -277,3 +277,18 @@ async def test_keys_queued_behind_a_letter_follow_it_to_the_whole_answer(make_ap
             grid.post_message(events.Key(character, character))
         await pilot.pause()
         assert screen.query_one("#whole", Input).value == "1e9x2" and grid.texts == [["", ""]]
+
+
+async def test_enter_before_choosing_answers_nothing(make_app, data_dir):
+    """An Enter carried over from the previous step (or pressed before reading) records no answer."""
+    from tutor.widgets.choice_list import ChoiceList
+
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_step(pilot, 3)
+        choices = screen.query_one(ChoiceList)
+        assert app.focused is choices and choices.highlighted is None
+        await pilot.press("enter")
+        assert outcomes(data_dir) == [] and screen.state.verdict is None
+        await pilot.press("down", "enter")
+        assert len(outcomes(data_dir)) == 1

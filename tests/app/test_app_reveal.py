@@ -63,7 +63,7 @@ async def test_reveal_in_japanese_and_without_backward(make_app):
         await pilot.press("escape")
         lesson = app.screen
         await lesson.show_step(3)  # x.requires_grad: the program makes a backward call, the question none
-        await pilot.press("enter", "e")  # a right answer leaves the editor
+        await pilot.press("down", "enter", "e")  # the first option (nothing is highlighted before a move); right
         await pilot.pause()
         assert isinstance(app.screen, RevealScreen)
         assert "x.requires_grad = True" in shown(app, "#answer-value")

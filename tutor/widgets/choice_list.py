@@ -3,9 +3,27 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from rich.table import Table
 from rich.text import Text
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
+
+
+class _Choice:
+    """An option's mark and label side by side, so a long label wraps under itself, not under the mark."""
+
+    def __init__(self, mark: Text, label: Text) -> None:
+        self.mark, self.label = mark, label
+
+    def __rich_console__(self, console, options):
+        grid = Table.grid(padding=(0, 1))
+        grid.add_column(width=1)
+        grid.add_column(ratio=1)
+        grid.add_row(self.mark, self.label)
+        yield grid
+
+    def __str__(self) -> str:
+        return f"{self.mark.plain} {self.label.plain}"
 
 
 class ChoiceList(OptionList):
@@ -16,13 +34,14 @@ class ChoiceList(OptionList):
         self._labels = [Text(label) if isinstance(label, str) else label for label in labels]
         self._ids = list(ids) if ids is not None else list(range(len(labels)))
         super().__init__(*self._build({}), **kwargs)
+        self.highlighted = None  # nothing chosen yet: an Enter carried over from the last step answers nothing
 
     def _build(self, marks: dict[int, str]) -> list[Option]:
         options = []
         for option_id, label in zip(self._ids, self._labels):
             mark = marks.get(option_id, " ")
             style = {"✓": "bold green", "✗": "bold red"}.get(mark, "")
-            options.append(Option(Text.assemble((f"{mark} ", style), label), id=str(option_id)))
+            options.append(Option(_Choice(Text(mark, style=style), label), id=str(option_id)))
         return options
 
     def mark(self, correct: int | None, wrong: int | Iterable[int] | None = None) -> None:
