@@ -46,13 +46,6 @@ def _pull(y: Tensor, x: Tensor, cotangents: np.ndarray, nbatch: int, retain_grap
     return pullback(y._grad_edge(), cotangents, [x._grad_edge()], nbatch=nbatch, retain_graph=retain_graph)[0]
 
 
-def _jacobian_rows(y: Tensor, x: Tensor) -> np.ndarray:
-    """d y / d x, shaped y.shape + x.shape, in one batched sweep."""
-    m = y._data.size
-    seeds = np.eye(m, dtype=y._data.dtype).reshape((m,) + y._data.shape)
-    return _pull(y, x, seeds, 1).reshape(y._data.shape + x._data.shape)
-
-
 def _wrap(array, like: Tensor) -> Tensor:
     return Tensor._make(np.array(array, dtype=like._data.dtype))
 
