@@ -15,7 +15,7 @@ import numpy as np
 
 from engine import functional as _functional
 from engine.graph import pullback
-from engine.tensor import Tensor, _as_operand, no_grad
+from engine.tensor import Tensor, _as_operand, guard_shape, no_grad
 
 
 # --- functional API -------------------------------------------------------------------------------------------
@@ -80,6 +80,8 @@ def _jacobian_graph(func, inputs):
     single_out, ys = _outputs(func(*xs), "jacobian")
     rows = []
     for y in ys:
+        for x in xs:  # one gradient per output element, each input-sized: the Jacobian's size, vetted first
+            guard_shape(tuple(y.shape) + tuple(x.shape))
         flat = y.reshape(-1)
         per_input = [[] for _ in xs]
         for k in range(flat.numel()):
@@ -130,6 +132,7 @@ def _jacobian_graph_of(g, x, z):
 
     if g is None or not g.requires_grad:
         return Tensor._make(np.zeros(x._data.shape + z._data.shape, dtype=x._data.dtype))
+    guard_shape(tuple(x.shape) + tuple(z.shape))
     flat = g.reshape(-1)
     parts = []
     for k in range(flat.numel()):

@@ -7,7 +7,7 @@ import warnings
 
 import numpy as np
 
-from engine.tensor import Tensor, guard_shape, no_grad
+from engine.tensor import Tensor, guard_shape, guard_work, no_grad
 
 __all__ = ["Optimizer", "SGD", "Adam"]
 
@@ -30,6 +30,7 @@ class Optimizer:
         params = group["params"]
         group["params"] = [params] if isinstance(params, Tensor) else list(params)
         for p in group["params"]:
+            guard_work()  # `[{"params": ps}] * n` groups of `[w] * n` params: each one is work for the caller's guard
             if not isinstance(p, Tensor):
                 raise TypeError("optimizer can only optimize Tensors, but one of the params is "
                                 f"{type(p).__module__}.{type(p).__name__}")
@@ -46,6 +47,7 @@ class Optimizer:
     def zero_grad(self, set_to_none: bool = True) -> None:
         for group in self.param_groups:
             for p in group["params"]:
+                guard_work()
                 if p._grad is not None:
                     if set_to_none:
                         p._grad = None
@@ -112,6 +114,7 @@ class SGD(Optimizer):
             options = ("lr", "momentum", "dampening", "weight_decay")
             lr, momentum, dampening, decay = (_number(group[k], k) for k in options)
             for p in group["params"]:
+                guard_work()
                 if p._grad is None:
                     continue
                 _checked(p, self.state.get(p, {}), "momentum_buffer")
@@ -158,6 +161,7 @@ class Adam(Optimizer):
             beta1, beta2 = (_number(beta, "betas") for beta in group["betas"])
             lr, eps, decay = (_number(group[k], k) for k in ("lr", "eps", "weight_decay"))
             for p in group["params"]:
+                guard_work()
                 if p._grad is None:
                     continue
                 _checked(p, self.state.get(p, {}), "exp_avg", "exp_avg_sq", "max_exp_avg_sq")

@@ -210,7 +210,7 @@ def nested_cost(value: object, limit: int, *, text: bool = False) -> int:
             memo[key] = total
             return total
         if text and isinstance(item, (Module, Optimizer)):  # their reprs show what the snippet put in them
-            total = (module_text(item, lambda v: cost(v, depth + 1), {})[0] if isinstance(item, Module)
+            total = (module_text(item, lambda v: cost(v, depth + 1), {}, budget[0])[0] if isinstance(item, Module)
                      else cost(item.param_groups, depth + 1) + 20)
             if total > budget[0]:
                 raise _Over
@@ -223,11 +223,13 @@ def nested_cost(value: object, limit: int, *, text: bool = False) -> int:
         return limit + 1
 
 
-def module_text(module: Module, value_text: Callable[[object], int], memo: dict, depth: int = 0) -> tuple[int, int]:
+def module_text(module: Module, value_text: Callable[[object], int], memo: dict, limit: int,
+                depth: int = 0) -> tuple[int, int]:
     """(an upper bound of the characters, the lines) of repr(module). PyTorch's layout shows a shared module under
     each parent, so the text grows with the paths through the tree (exponentially with `s = Sequential(s, s)`);
     each distinct module's numbers are worked out once. A snippet class's `extra_repr()` is called here, once per
-    module; the engine's own show the module's attributes (`in_features=2`), estimated by `value_text`."""
+    module; the engine's own show the module's attributes (`in_features=2`), estimated by `value_text`. Stops
+    counting once beyond `limit`."""
     found = memo.get(id(module))
     if found is not None:
         return found
@@ -245,10 +247,12 @@ def module_text(module: Module, value_text: Callable[[object], int], memo: dict,
         extra_chars, extra_lines = len(extra), extra.count("\n") + 1
     chars, lines = len(type(module).__name__) + 6 + extra_chars + 2 * extra_lines, extra_lines + 2
     for name, child in module._modules.items():
-        child_chars, child_lines = (module_text(child, value_text, memo, depth + 1) if isinstance(child, Module)
-                                    else (value_text(child), 1))
+        child_chars, child_lines = (module_text(child, value_text, memo, limit, depth + 1)
+                                    if isinstance(child, Module) else (value_text(child), 1))
         chars += len(str(name)) + 7 + child_chars + 2 * child_lines
         lines += child_lines
+        if chars > limit:
+            break
     memo[id(module)] = (chars, lines)
     return chars, lines
 
