@@ -15,7 +15,7 @@ import numpy as np
 
 from engine import functional as _functional
 from engine.graph import pullback
-from engine.tensor import Tensor, _as_operand, no_grad
+from engine.tensor import Tensor, _as_operand, guard_shape, no_grad
 
 
 # --- functional API -------------------------------------------------------------------------------------------
@@ -44,13 +44,6 @@ def _pull(y: Tensor, x: Tensor, cotangents: np.ndarray, nbatch: int, retain_grap
     if not y.requires_grad or not x.requires_grad:
         return np.zeros(cotangents.shape[:nbatch] + x._data.shape, dtype=x._data.dtype)
     return pullback(y._grad_edge(), cotangents, [x._grad_edge()], nbatch=nbatch, retain_graph=retain_graph)[0]
-
-
-def _jacobian_rows(y: Tensor, x: Tensor) -> np.ndarray:
-    """d y / d x, shaped y.shape + x.shape, in one batched sweep."""
-    m = y._data.size
-    seeds = np.eye(m, dtype=y._data.dtype).reshape((m,) + y._data.shape)
-    return _pull(y, x, seeds, 1).reshape(y._data.shape + x._data.shape)
 
 
 def _wrap(array, like: Tensor) -> Tensor:
@@ -87,6 +80,8 @@ def _jacobian_graph(func, inputs):
     single_out, ys = _outputs(func(*xs), "jacobian")
     rows = []
     for y in ys:
+        for x in xs:  # one gradient per output element, each input-sized: the Jacobian's size, vetted first
+            guard_shape(tuple(y.shape) + tuple(x.shape))
         flat = y.reshape(-1)
         per_input = [[] for _ in xs]
         for k in range(flat.numel()):
@@ -137,6 +132,7 @@ def _jacobian_graph_of(g, x, z):
 
     if g is None or not g.requires_grad:
         return Tensor._make(np.zeros(x._data.shape + z._data.shape, dtype=x._data.dtype))
+    guard_shape(tuple(x.shape) + tuple(z.shape))
     flat = g.reshape(-1)
     parts = []
     for k in range(flat.numel()):

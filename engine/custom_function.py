@@ -15,7 +15,7 @@ import sys as _sys
 from engine import xp
 from engine.derivatives import Op
 from engine.graph import SECOND_BACKWARD, Node
-from engine.tensor import Tensor, no_grad
+from engine.tensor import Tensor, guard_shape, no_grad
 
 
 class FunctionCtx:
@@ -257,6 +257,7 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
         for i, x in enumerate(inputs):
             if not (isinstance(x, Tensor) and x.requires_grad):
                 continue
+            guard_shape((x._data.size, out.numel()))  # both Jacobians are input × output, built in full
             numerical = _numerical(func, inputs, i, j, eps)
             analytical = _analytical(func, inputs, i, j)
             if not np.allclose(analytical, numerical, rtol=rtol, atol=atol):

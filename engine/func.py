@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine import autograd_extra as _af
-from engine.tensor import Tensor
+from engine.tensor import Tensor, guard_shape
 
 __all__ = ["grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp", "vjp", "vmap"]
 
@@ -128,6 +128,8 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
                 continue
             (g,) = autograd_grad(y, x, u, create_graph=True, allow_unused=True, materialize_grads=True)
             n = x._data.size
+            guard_shape((n,) + x._data.shape)  # one seed per input element, then output × input: vetted first
+            guard_shape(y._data.shape + x._data.shape)
             seeds = np.eye(n, dtype=x._data.dtype).reshape((n,) + x._data.shape)
             cols = _af._pull(g, u, seeds, 1)  # (n,) + y.shape: column k is J e_k
             jac = np.moveaxis(cols.reshape((n,) + y._data.shape), 0, -1).reshape(y._data.shape + x._data.shape)

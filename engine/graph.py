@@ -130,6 +130,15 @@ def topological(root) -> list:
     return order
 
 
+size_guard: list = [None]  # engine.tensor.set_size_guard's hook: vets shapes before they are made
+
+
+def guard_shape(shape) -> None:
+    guard = size_guard[0]
+    if guard is not None:
+        guard(tuple(shape))
+
+
 class _Roots:
     """Several outputs differentiated at once (autograd.grad([y1, y2], ...)): a node feeding all of them."""
 
@@ -184,6 +193,7 @@ def sweep(root, cotangent, *, nbatch: int = 0, retain_graph: bool = False, on_no
         for i, parent in enumerate(node.parents):
             if parent is None:
                 continue
+            guard_shape(np.shape(g)[:nbatch] + np.shape(arrays[i]))  # a batch of cotangents can outgrow every tensor
             gi = vjp[i](g, out, *arrays, **attrs)
             if gi is None:  # an undefined gradient (PyTorch's norm with p=0): nothing flows
                 continue

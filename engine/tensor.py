@@ -16,21 +16,21 @@ import numpy as np
 
 from engine import dtypes
 from engine.derivatives import OPS, saved_tensors, variadic
+from engine import graph as _graph
 from engine.graph import (AccumulateGrad, BackwardCall, Node, _anomaly, accumulate, active_recorders, as_grad,
-                          record_trace, sweep, topological)
+                          guard_shape, record_trace, sweep, topological)
 from engine.printing import format_tensor
 
 _FLOAT32 = np.dtype(np.float32)
 _FLOAT64 = np.dtype(np.float64)
 _grad_enabled = True
-_size_guard = None  # set by the snippet runner: called with a shape before anything that size is made
 _forward_ad = None  # `engine.forward_ad` while a dual level is open: ops then give their results tangents
 
 
 def set_size_guard(guard) -> None:
-    """Install `guard(shape)` to vet every tensor shape before it is allocated (None removes it)."""
-    global _size_guard
-    _size_guard = guard
+    """Install `guard(shape)` to vet every tensor shape before it is allocated (None removes it); it is also
+    called at each node of a backward sweep and each module call (`guard_work`), where it may stop the work."""
+    _graph.size_guard[0] = guard
 
 
 def set_forward_ad(module) -> None:
@@ -39,9 +39,10 @@ def set_forward_ad(module) -> None:
     _forward_ad = module
 
 
-def guard_shape(shape) -> None:
-    if _size_guard is not None:
-        _size_guard(tuple(shape))
+def guard_work() -> None:
+    """One unit of work the engine does for its caller without allocating (a module call): the size guard
+    sees an empty shape, so the runner checks its clock also where no tensor is made."""
+    guard_shape(())
 
 
 class no_grad:  # noqa: N801 - PyTorch's spelling
@@ -189,8 +190,7 @@ def _as_operand(other):
 def _broadcast(a: "Tensor", b) -> None:
     """Raise PyTorch's message when shapes do not broadcast, and vet the result's size."""
     if type(b) not in _TENSOR_TYPES or a._data.shape == b._data.shape:
-        if _size_guard is not None:
-            _size_guard(a._data.shape)
+        guard_shape(a._data.shape)
         return
     sa, sb = a._data.shape, b._data.shape
     for i in range(1, min(len(sa), len(sb)) + 1):

@@ -12,7 +12,7 @@ from collections import OrderedDict
 import numpy as np
 
 from engine.nn import functional as F
-from engine.tensor import _TENSOR_TYPES, Tensor
+from engine.tensor import _TENSOR_TYPES, Tensor, guard_work
 from engine.creation import rand
 
 
@@ -91,38 +91,52 @@ class Module:
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
 
     def __call__(self, *args, **kwargs):
+        guard_work()  # a tree of shared modules calls each one once per path: the caller's guard may stop it
         return self.forward(*args, **kwargs)
 
-    def named_parameters(self, prefix: str = "", recurse: bool = True):
-        seen = set()
-        for name, p in self._named_members(prefix, recurse):
-            if p is not None and id(p) not in seen:
-                seen.add(id(p))
-                yield name, p
+    def named_modules(self, memo: set | None = None, prefix: str = "", remove_duplicate: bool = True):
+        """Each module once (PyTorch's memo): a module shared by several parents, or by a cycle, is visited once,
+        so walking a tree costs its distinct modules, not its paths."""
+        if memo is None:
+            memo = set()
+        if self in memo:
+            return
+        if remove_duplicate:
+            memo.add(self)
+        yield prefix, self
+        for name, module in self._modules.items():
+            if module is not None:
+                yield from module.named_modules(memo, f"{prefix}.{name}" if prefix else name, remove_duplicate)
 
-    def _named_members(self, prefix, recurse):
-        for name, p in self._parameters.items():
-            yield (f"{prefix}.{name}" if prefix else name), p
-        if recurse:
-            for mname, module in self._modules.items():
-                if module is not None:
-                    yield from module._named_members(f"{prefix}.{mname}" if prefix else mname, True)
+    def named_parameters(self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True):
+        memo = set()
+        modules = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) if recurse else [(prefix, self)]
+        for module_prefix, module in modules:
+            for name, p in module._parameters.items():
+                if p is None or p in memo:
+                    continue
+                if remove_duplicate:
+                    memo.add(p)
+                yield (f"{module_prefix}.{name}" if module_prefix else name), p
 
     def parameters(self, recurse: bool = True):
         for _, p in self.named_parameters(recurse=recurse):
             yield p
 
     def named_children(self):
-        yield from self._modules.items()
+        memo = set()
+        for name, module in self._modules.items():
+            if module is not None and module not in memo:
+                memo.add(module)
+                yield name, module
 
     def children(self):
         for _, m in self.named_children():
             yield m
 
     def modules(self):
-        yield self
-        for m in self.children():
-            yield from m.modules()
+        for _, m in self.named_modules():
+            yield m
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         for p in self.parameters():
@@ -151,12 +165,16 @@ class Module:
         return ""
 
     def __repr__(self) -> str:
+        """PyTorch's layout: `extra_repr()` (a str, its lines as items) and the children, indented. A module shared by
+        several parents is shown under each, as in PyTorch; each one shown counts as work for the caller's guard."""
+        guard_work()
         extra = self.extra_repr()
-        children = [f"({name}): " + repr(m).replace("\n", "\n  ") for name, m in self._modules.items()]
-        if not children:
-            return f"{type(self).__name__}({extra})"
-        lines = ([extra] if extra else []) + children
-        return f"{type(self).__name__}(\n  " + "\n  ".join(lines) + "\n)"
+        extra_lines = extra.split("\n") if extra else []
+        child_lines = [f"({name}): " + repr(m).replace("\n", "\n  ") for name, m in self._modules.items()]
+        lines = extra_lines + child_lines
+        if len(extra_lines) == 1 and not child_lines:
+            return f"{type(self).__name__}({extra_lines[0]})"
+        return f"{type(self).__name__}(" + ("\n  " + "\n  ".join(lines) + "\n" if lines else "") + ")"
 
 
 class Linear(Module):

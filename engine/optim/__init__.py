@@ -2,9 +2,12 @@
 `param_groups`, `zero_grad(set_to_none=True)` and printout."""
 from __future__ import annotations
 
+import numbers
+import warnings
+
 import numpy as np
 
-from engine.tensor import Tensor, no_grad
+from engine.tensor import Tensor, guard_shape, guard_work, no_grad
 
 __all__ = ["Optimizer", "SGD", "Adam"]
 
@@ -27,11 +30,16 @@ class Optimizer:
         params = group["params"]
         group["params"] = [params] if isinstance(params, Tensor) else list(params)
         for p in group["params"]:
+            guard_work()  # `[{"params": ps}] * n` groups of `[w] * n` params: each one is work for the caller's guard
             if not isinstance(p, Tensor):
                 raise TypeError("optimizer can only optimize Tensors, but one of the params is "
                                 f"{type(p).__module__}.{type(p).__name__}")
             if p.grad_fn is not None:
                 raise ValueError("can't optimize a non-leaf Tensor")
+        if len({id(p) for p in group["params"]}) != len(group["params"]):
+            warnings.warn("optimizer contains a parameter group with duplicate parameters; in future, this will cause "
+                          "an error; see github.com/pytorch/pytorch/issues/40967 for more information", UserWarning,
+                          stacklevel=3)
         for key, value in self.defaults.items():
             group.setdefault(key, value)
         self.param_groups.append(group)
@@ -39,6 +47,7 @@ class Optimizer:
     def zero_grad(self, set_to_none: bool = True) -> None:
         for group in self.param_groups:
             for p in group["params"]:
+                guard_work()
                 if p._grad is not None:
                     if set_to_none:
                         p._grad = None
@@ -56,6 +65,29 @@ class Optimizer:
 
     def step(self, closure=None):
         raise NotImplementedError
+
+
+def _number(value: object, key: str) -> float:
+    """A hyperparameter as the update uses it: a number (or a one-element tensor), whatever a snippet stored in
+    `param_groups` (a list or an array there would broadcast every update to its own shape)."""
+    if isinstance(value, Tensor) and value.numel() == 1 or isinstance(value, numbers.Real):
+        return float(value)
+    raise TypeError(f"param_groups option '{key}' must be a number, not {type(value).__name__}")
+
+
+def _checked(p: Tensor, state: dict, *keys: str) -> None:
+    """Before a parameter's update: its state tensors have its shape, as PyTorch's in-place updates require,
+    and the update's temporaries (the parameter's size) are vetted by the caller's guard."""
+    for key in keys:
+        buffer = state.get(key)
+        if buffer is None:
+            continue
+        if not isinstance(buffer, Tensor):
+            raise TypeError(f"optimizer state '{key}' must be a Tensor, not {type(buffer).__name__}")
+        if buffer.shape != p.shape:
+            raise RuntimeError(f"output with shape [{', '.join(map(str, buffer.shape))}] doesn't match the shape "
+                               f"[{', '.join(map(str, p.shape))}] of its parameter")
+    guard_shape(p._data.shape)
 
 
 class SGD(Optimizer):
@@ -79,13 +111,16 @@ class SGD(Optimizer):
     def step(self, closure=None):
         loss = closure() if closure is not None else None
         for group in self.param_groups:
-            lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
+            options = ("lr", "momentum", "dampening", "weight_decay")
+            lr, momentum, dampening, decay = (_number(group[k], k) for k in options)
             for p in group["params"]:
+                guard_work()
                 if p._grad is None:
                     continue
+                _checked(p, self.state.get(p, {}), "momentum_buffer")
                 d_p = p._grad._data if not group["maximize"] else -p._grad._data
-                if group["weight_decay"]:
-                    d_p = d_p + group["weight_decay"] * p._data
+                if decay:
+                    d_p = d_p + decay * p._data
                 if momentum:
                     state = self.state.setdefault(p, {})
                     buf = state.get("momentum_buffer")
@@ -123,18 +158,20 @@ class Adam(Optimizer):
     def step(self, closure=None):
         loss = closure() if closure is not None else None
         for group in self.param_groups:
-            beta1, beta2 = group["betas"]
-            lr, eps = group["lr"], group["eps"]
+            beta1, beta2 = (_number(beta, "betas") for beta in group["betas"])
+            lr, eps, decay = (_number(group[k], k) for k in ("lr", "eps", "weight_decay"))
             for p in group["params"]:
+                guard_work()
                 if p._grad is None:
                     continue
+                _checked(p, self.state.get(p, {}), "exp_avg", "exp_avg_sq", "max_exp_avg_sq")
                 grad = p._grad._data if not group["maximize"] else -p._grad._data
                 dtype = p._data.dtype
-                if group["weight_decay"]:
+                if decay:
                     if group["decoupled_weight_decay"]:
-                        p._data *= np.asarray(1 - lr * group["weight_decay"], dtype=dtype)
+                        p._data *= np.asarray(1 - lr * decay, dtype=dtype)
                     else:
-                        grad = grad + group["weight_decay"] * p._data
+                        grad = grad + decay * p._data
                 state = self.state.setdefault(p, {})
                 if not state:
                     state["step"] = Tensor._make(np.array(0.0, dtype=np.float32))

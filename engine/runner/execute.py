@@ -24,6 +24,7 @@ from .guards import Guards
 from .limits import Limits
 from .policy import parse_checked
 from .rewrite import rewrite
+from .sizes import nested_cost
 
 
 @dataclass
@@ -119,7 +120,19 @@ class _Sandbox:
 
 
 _MAX_MESSAGE = 1000
-_SHORT_REPR = reprlib.Repr()
+
+
+class _ShortRepr(reprlib.Repr):
+    """reprlib bounds the containers it walks, but builds any other object's repr in full before cutting it: an
+    object whose text would be long (a module tree, an optimizer) is shown by its type instead."""
+
+    def repr_instance(self, x: object, level: int) -> str:
+        if nested_cost(x, 100 * _MAX_MESSAGE, text=True) > 100 * _MAX_MESSAGE:
+            return f"<{type(x).__name__}>"
+        return super().repr_instance(x, level)
+
+
+_SHORT_REPR = _ShortRepr()
 _SHORT_REPR.maxstring = _SHORT_REPR.maxother = _MAX_MESSAGE
 _SHORT_REPR.maxlist = _SHORT_REPR.maxtuple = _SHORT_REPR.maxdict = _SHORT_REPR.maxset = 20
 
@@ -146,8 +159,8 @@ def _short(value: object) -> str:
         return f"array of shape {list(value.shape)}"
     try:
         return _SHORT_REPR.repr(value)
-    except Exception:  # noqa: BLE001 - a repr that fails must not hide the error itself
-        return f"<{type(value).__name__}>"
+    except (Exception, _Stop):  # noqa: BLE001 - a repr that fails (or a snippet's extra_repr past its limits)
+        return f"<{type(value).__name__}>"  # must not hide the error itself
 
 
 def _column(code: types.CodeType, lasti: int) -> int | None:
@@ -177,18 +190,20 @@ def _size_hook(shape: tuple[int, ...]) -> None:
 @contextlib.contextmanager
 def _engine_state(guards: Guards, output: list[str]) -> Iterator[None]:
     """Make the run's guards vet the engine's allocations; show the engine's warnings in the output (as a
-    notebook does — the non-leaf `.grad` warning is a lesson in itself); put back the print options, and close
-    a forward-AD level the snippet left open."""
+    notebook does — the non-leaf `.grad` warning is a lesson in itself); put back the print options, grad mode,
+    anomaly mode and random stream, and close a forward-AD level the snippet left open."""
     printing = importlib.import_module("engine.printing")
     tensor = importlib.import_module("engine.tensor")  # `engine.tensor` the attribute is the function
     saved, outer = printing.get_printoptions(), getattr(_ACTIVE, "guards", None)
     creation = importlib.import_module("engine.creation")
-    grad_mode, rng = tensor.is_grad_enabled(), creation._rng
+    graph = importlib.import_module("engine.graph")
+    grad_mode, rng, anomaly = tensor.is_grad_enabled(), creation._rng, list(graph._anomaly)
     tensor.set_size_guard(_size_hook)  # idempotent; a no-op in threads that run no snippet
     _ACTIVE.guards = guards
     # every run starts as a fresh PyTorch process does: default print options, gradients recorded
     printing.set_printoptions(profile="default")
     tensor.set_grad_enabled(True)
+    graph._anomaly[:] = [False, True]  # anomaly detection off (`set_detect_anomaly(True)` does not outlive a run)
     creation.manual_seed(0)  # the engine's random stream: a snippet's manual_seed does not reach the next
 
     def show(message: object, category: type, *_args: object, **_kw: object) -> None:
@@ -205,6 +220,7 @@ def _engine_state(guards: Guards, output: list[str]) -> Iterator[None]:
         _ACTIVE.guards = outer
         printing.set_printoptions(**saved)
         tensor.set_grad_enabled(grad_mode)
+        graph._anomaly[:] = anomaly
         creation._rng = rng
         forward_ad = importlib.import_module("engine.forward_ad")
         if forward_ad._current_level >= 0:  # a level the snippet entered and never exited: its tangents go

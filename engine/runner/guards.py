@@ -81,8 +81,11 @@ class Guards:
         self._trusted_builtins: dict[int, dict] = {}  # earlier runs' builtins, checked once per run
 
     def size_guard(self, shape: tuple[int, ...]) -> None:
-        """Vet a shape the engine is about to allocate (see `execute._size_hook`)."""
+        """Vet a shape the engine is about to allocate, and check the clock: the engine calls this at every
+        tensor it makes, sweep node and module call (see `execute._size_hook`), so work the snippet started in
+        one call (a Jacobian, a gradcheck, a module tree called in full) stops at the deadline like a loop."""
         self.budget.elements(math.prod(shape))
+        self.budget.clock()
 
     def names(self) -> dict[str, object]:
         """The `__sg_*` entries for the snippet's globals."""
@@ -303,7 +306,6 @@ class Guards:
     # --- calls -----------------------------------------------------------------------------------
 
     def call(self, fn: object, /, *args: object, **kwargs: object) -> object:
-        self.budget.tick()
         # every call counts as a level: calls only nest when something calls back into the snippet
         # (its own recursion, jacobian(f, x), sorted(key=f)), and that is what the depth bounds
         self.budget.enter()
@@ -314,9 +316,10 @@ class Guards:
 
     def _dispatch(self, fn: object, args: tuple, kwargs: dict) -> object:
         function = self._snippet_function(fn)
-        if function is not None:
+        if function is not None:  # its body ticks (rewrite), however it is called
             self._check_function_builtins(function)
             return fn(*args, **kwargs)
+        self.budget.tick()
         if type(fn) is _Guarded:
             return fn(*args, **kwargs)
         if fn is self.print:
@@ -646,6 +649,7 @@ class _SnippetFormatter(string.Formatter):
 
     def format_field(self, value: object, format_spec: str) -> str:
         self.guards.budget.format_spec_text(format_spec)
+        self.guards.budget.text(value, "this str.format field")  # judged before format() builds it
         text = format(_shown(value), format_spec)
         self.length += len(text)
         self.guards.budget.items(self.length, "the result of str.format")

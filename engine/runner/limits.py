@@ -3,7 +3,8 @@
 Sizes are checked *before* the work that would allocate them (a requested shape, a broadcast, a
 repeated list, a power of a big int), so `torch.ones(10**9)` or `2**10**10` never starts; results
 are checked again afterwards as a second line.  Time is checked at every step (loop iteration,
-comprehension element, call), so a loop stops within one step of the deadline.
+comprehension element, call, entry into a snippet function) and at every tensor, sweep node and module call
+of the engine, so a loop stops within one step of the deadline and the engine's own loops stop too.
 """
 from __future__ import annotations
 
@@ -104,6 +105,7 @@ class Budget:
     def __init__(self, limits: Limits) -> None:
         self.limits = limits
         self.steps = 0
+        self.checks = 0
         self.depth = 0
         self.output = 0
         self.deadline = time.monotonic() + limits.max_seconds
@@ -111,13 +113,19 @@ class Budget:
 
     def tick(self) -> None:
         self.steps += 1
-        if self.steps % 256 == 0:
-            self.memory()
         if self.steps > self.limits.max_steps:
             raise ResourceLimitExceeded(
                 f"the snippet ran more than {self.limits.max_steps} steps (loop iterations and calls); "
                 "is there an endless loop?"
             )
+        self.clock()
+
+    def clock(self) -> None:
+        """The wall-time bound (and, every 256 checks, the memory backstop): at every step, and inside the
+        engine's own loops, which report through its size hook without counting as steps."""
+        self.checks += 1
+        if self.checks % 256 == 0:
+            self.memory()
         if time.monotonic() > self.deadline:
             raise ResourceLimitExceeded(f"the snippet ran longer than {self.limits.max_seconds:g} s")
 

@@ -7,10 +7,15 @@ from __future__ import annotations
 
 import math
 import types
+from collections.abc import Callable
 
 import numpy as np
 
+from engine.nn import Module
+from engine.optim import Optimizer
+
 from .limits import broadcast_elements, nested_elements, operand_shape, shape_of
+from .surface import is_engine_type
 
 _CREATION = frozenset({
     "ones", "zeros", "empty", "rand", "randn", "full", "randint", "new_ones", "new_zeros", "new_empty",
@@ -204,12 +209,52 @@ def nested_cost(value: object, limit: int, *, text: bool = False) -> int:
                         raise _Over
             memo[key] = total
             return total
+        if text and isinstance(item, (Module, Optimizer)):  # their reprs show what the snippet put in them
+            total = (module_text(item, lambda v: cost(v, depth + 1), {}, budget[0])[0] if isinstance(item, Module)
+                     else cost(item.param_groups, depth + 1) + 20)
+            if total > budget[0]:
+                raise _Over
+            return total
         return _leaf_cost(item, text)
 
     try:
         return cost(value, 0)
     except _Over:
         return limit + 1
+
+
+def module_text(module: Module, value_text: Callable[[object], int], memo: dict, limit: int,
+                depth: int = 0) -> tuple[int, int]:
+    """(an upper bound of the characters, the lines) of repr(module). PyTorch's layout shows a shared module under
+    each parent, so the text grows with the paths through the tree (exponentially with `s = Sequential(s, s)`);
+    each distinct module's numbers are worked out once. A snippet class's `extra_repr()` is called here, once per
+    module; the engine's own show the module's attributes (`in_features=2`), estimated by `value_text`. Stops
+    counting once beyond `limit`."""
+    found = memo.get(id(module))
+    if found is not None:
+        return found
+    memo[id(module)] = (1, 1)  # a cycle: the repr itself stops with RecursionError
+    if depth > 200:
+        return 1, 1  # Python's recursion limit stops the repr of deeper trees first
+    owner = next(k for k in type(module).__mro__ if "extra_repr" in vars(k))
+    if is_engine_type(owner):
+        extra_chars = sum(value_text(v) + 20 for k, v in vars(module).items() if not k.startswith("_"))
+        extra_lines = 1
+    else:
+        extra = module.extra_repr()
+        if not isinstance(extra, str):
+            extra = ""  # PyTorch's repr fails on it (str.split)
+        extra_chars, extra_lines = len(extra), extra.count("\n") + 1
+    chars, lines = len(type(module).__name__) + 6 + extra_chars + 2 * extra_lines, extra_lines + 2
+    for name, child in module._modules.items():
+        child_chars, child_lines = (module_text(child, value_text, memo, limit, depth + 1)
+                                    if isinstance(child, Module) else (value_text(child), 1))
+        chars += len(str(name)) + 7 + child_chars + 2 * child_lines
+        lines += child_lines
+        if chars > limit:
+            break
+    memo[id(module)] = (chars, lines)
+    return chars, lines
 
 
 def _scalar_text(value: object) -> int:

@@ -58,3 +58,61 @@ def test_training_loop_matches_torch():
     assert len(actual) == len(expected)
     for e, a in zip(expected, actual):
         assert a == e
+
+
+def shared_modules(torch):
+    """Modules shared by several parents (and a cycle): each visited once by the traversals, as PyTorch's memo
+    does; the repr shows a shared module under every parent, and a multi-line extra_repr as PyTorch lays it out."""
+    class Note(torch.nn.Module):
+        def extra_repr(self):
+            return "first\nsecond"
+
+    out = []
+    layer = torch.nn.Linear(1, 1)
+    tree = torch.nn.Sequential(layer, torch.nn.Sequential(layer, Note()), layer)
+    for _ in range(3):
+        tree = torch.nn.Sequential(tree, tree)
+    out.append([name for name, _ in tree.named_parameters()])
+    out.append([name for name, _ in tree.named_modules()])
+    out.append(len(list(tree.modules())))
+    out.append(len(list(tree[0].children())))
+    out.append(repr(torch.nn.Sequential(layer, torch.nn.Sequential(Note(), layer), Note(), torch.nn.Sequential())))
+    loop = Note()
+    outer = torch.nn.Sequential(loop)
+    loop.back = outer
+    out.append([name for name, _ in outer.named_modules()])
+    out.append(len(list(outer.parameters())))
+    return out
+
+
+def test_shared_modules_match_torch():
+    assert shared_modules(engine) == shared_modules(torch)
+
+
+@pytest.mark.parametrize("option, value", [("lr", [0.1]), ("momentum", "0.9"), ("weight_decay", [[0.1]] * 4)])
+def test_optimizer_options_that_are_not_numbers_raise_type_error(option, value):
+    w = engine.ones(4, requires_grad=True)
+    w.grad = engine.ones(4)
+    opt = engine.optim.SGD([w], lr=0.1, momentum=0.5)
+    opt.param_groups[0][option] = value
+    with pytest.raises(TypeError, match=option):
+        opt.step()
+    assert w.tolist() == [1.0] * 4
+
+
+def test_optimizer_state_of_another_shape_raises_as_torch():
+    for lib in (engine, torch):
+        w = lib.ones(3, requires_grad=True)
+        w.grad = lib.ones(3)
+        opt = lib.optim.SGD([w], lr=0.1, momentum=0.9)
+        opt.step()
+        opt.state[w]["momentum_buffer"] = lib.ones(3, 1)
+        with pytest.raises(RuntimeError, match=r"output with shape \[3, 1\] doesn't match"):
+            opt.step()
+
+
+def test_duplicate_parameters_warn_as_torch():
+    for lib in (engine, torch):
+        w = lib.ones(2, requires_grad=True)
+        with pytest.warns(UserWarning, match="duplicate parameters"):
+            lib.optim.SGD([w, w], lr=0.1)

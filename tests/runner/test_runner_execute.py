@@ -138,6 +138,18 @@ def test_print_options_changed_by_a_snippet_do_not_leak_into_the_host() -> None:
     assert printing.get_printoptions() == before
 
 
+def test_engine_modes_a_snippet_leaves_set_do_not_reach_the_next_run() -> None:
+    """Each run starts as a fresh PyTorch process: grad mode on, anomaly detection off, no dual level, seed 0."""
+    leave = ("import torch\nimport torch.autograd.forward_ad as fwAD\ntorch.autograd.set_detect_anomaly(True)\n"
+             "torch.set_grad_enabled(False)\nfwAD.enter_dual_level()\ntorch.manual_seed(5)\n")
+    look = ("import torch\nimport torch.autograd.forward_ad as fwAD\nprint(torch.is_anomaly_enabled(), "
+            "torch.is_grad_enabled(), fwAD.enter_dual_level(), torch.rand(1).item())\n")
+    fresh = run_snippet(look).stdout
+    assert run_snippet(leave).ok
+    assert run_snippet(look).stdout == fresh and fresh.startswith("False True 0 ")
+    assert not importlib.import_module("engine").is_anomaly_enabled()
+
+
 def test_values_of_the_engine_api_are_derived_from_its_all() -> None:
     engine = importlib.import_module("engine")
     for name in ("tensor", "eye", "jacobian", "no_grad", "float64"):

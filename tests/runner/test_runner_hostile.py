@@ -80,6 +80,55 @@ def test_wall_time_limit_stops_a_slow_loop() -> None:
     assert result.error.type == "ResourceLimitExceeded" and "0.3 s" in result.error.message
 
 
+# Work the engine does inside one call (a module tree called in full, an optimizer over a parameter list repeated
+# a million times, a snippet's extra_repr that grows after the size estimate): no step of the snippet's own, so
+# the engine reports each unit of it through its size hook and the run stops at its deadline, with the limit's
+# message rather than by the sandbox's kill.
+_SHARED = "import torch\ns = torch.nn.Sequential()\nfor i in range(40):\n    s = torch.nn.Sequential(s, s)\n"
+_DUPLICATES = "import torch\nw = torch.ones(2, requires_grad=True)\nps = [w] * 10**6\n"
+_GROWING = """import torch
+calls = [0]
+big = "x" * 10**6
+class M(torch.nn.Module):
+    def extra_repr(self):
+        calls[0] += 1
+        return big if calls[0] > 1 else ""
+s = torch.nn.Sequential(M())
+for i in range(10):
+    s = torch.nn.Sequential(s, s)
+print(s)
+"""
+
+
+@pytest.mark.parametrize("source", [
+    _SHARED + "s(torch.ones(1))",
+    _SHARED + "s.zero_grad()\nprint(len(list(s.modules())))\ns(torch.ones(1))",
+    _DUPLICATES + "opt = torch.optim.SGD(ps, lr=0.1)\nwhile True:\n    opt.step()",
+    _DUPLICATES + "opt = torch.optim.SGD([{'params': ps}] * 1000, lr=0.1)",
+    _GROWING,
+], ids=["module-tree-forward", "module-tree-walks", "optimizer-duplicates", "optimizer-groups", "extra-repr-grows"])
+def test_engine_work_inside_one_call_stops_at_the_deadline(source: str) -> None:
+    started = time.monotonic()
+    result = run_snippet(source, limits=Limits(max_seconds=0.3, max_steps=10**9))
+    assert time.monotonic() - started < 3
+    assert result.error.type == "ResourceLimitExceeded" and "0.3 s" in result.error.message, result.error
+
+
+@pytest.mark.parametrize("source", [
+    "import torch\nx = torch.ones(10**4, dtype=torch.float64, requires_grad=True)\n"
+    "torch.autograd.gradcheck(lambda v: v[0], (x,))",
+    "import torch\nclass Same(torch.nn.Module):\n    def forward(self, x):\n        return x\n"
+    "s = torch.nn.Sequential(Same())\nfor i in range(12):\n    s = torch.nn.Sequential(s, s)\ns(torch.ones(1))",
+    "import torch\nclass Note(torch.nn.Module):\n    def extra_repr(self):\n        return 'n'\n"
+    "s = torch.nn.Sequential(Note())\nfor i in range(10):\n    s = torch.nn.Sequential(s, s)\nprint(s)",
+], ids=["gradcheck-function", "module-forward", "extra-repr"])
+def test_snippet_functions_the_engine_calls_count_as_steps(source: str) -> None:
+    """A snippet function ticks on entry, so the engine calling it (without any call or loop in its body) is
+    counted like the snippet calling it."""
+    result = run_snippet(source, limits=Limits(max_steps=1000))
+    assert result.error.type == "ResourceLimitExceeded" and "1000 steps" in result.error.message, result.error
+
+
 def test_the_host_runs_snippets_normally_after_the_corpus() -> None:
     for path in HOSTILE[:10]:
         run_snippet(path.read_text())
