@@ -16,9 +16,8 @@ import numpy as np
 
 from engine import dtypes
 from engine.derivatives import OPS, saved_tensors, variadic
-from engine import graph as _graph
 from engine.graph import (AccumulateGrad, BackwardCall, Node, _anomaly, accumulate, active_recorders, as_grad,
-                          guard_shape, record_trace, sweep, topological)
+                          guard_shape, record_trace, size_guard, sweep, topological)
 from engine.printing import format_tensor
 
 _FLOAT32 = np.dtype(np.float32)
@@ -30,7 +29,7 @@ _forward_ad = None  # `engine.forward_ad` while a dual level is open: ops then g
 def set_size_guard(guard) -> None:
     """Install `guard(shape)` to vet every tensor shape before it is allocated (None removes it); it is also
     called at each node of a backward sweep and each module call (`guard_work`), where it may stop the work."""
-    _graph.size_guard[0] = guard
+    size_guard[0] = guard
 
 
 def set_forward_ad(module) -> None:
@@ -190,7 +189,8 @@ def _as_operand(other):
 def _broadcast(a: "Tensor", b) -> None:
     """Raise PyTorch's message when shapes do not broadcast, and vet the result's size."""
     if type(b) not in _TENSOR_TYPES or a._data.shape == b._data.shape:
-        guard_shape(a._data.shape)
+        if size_guard[0] is not None:  # (inline: this is every binary op's path)
+            size_guard[0](a._data.shape)
         return
     sa, sb = a._data.shape, b._data.shape
     for i in range(1, min(len(sa), len(sb)) + 1):
