@@ -358,7 +358,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "tab_backprop": "逆伝播",
         "symbolic_running": "記号計算をしています…",
         "symbolic_unavailable": "記号形式はありません: {reason}",
-        "no_backward": "このステップでは backward を呼ばないので、ヤコビ行列はありません。",
+        "no_backward": "このステップでは backward を呼ばないので、表示するヤコビ行列はありません。",
         "sandbox_unconfined": "このシステムではスニペットをサンドボックスで隔離できません（{reason}）。"
                               "そのため同梱のコースだけを表示します。信頼できるレッスンを使うには "
                               "--trust-lessons を付けて起動してください。",
