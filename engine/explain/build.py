@@ -12,7 +12,7 @@ import numpy as np
 
 from engine.explain.fdcheck import central_differences
 from engine.explain.graph import describe_graph
-from engine.explain.jacobian import numeric_jacobians, structure
+from engine.explain.jacobian import close, numeric_jacobians, structure
 from engine.explain.model import CallExplanation, Explanation, LeafExplanation
 from engine.explain.record import Names, record_program
 from engine.explain.symbolic import MAX_ENTRIES, SymbolicJacobian, SymbolicLimit, substitute, symbolic_jacobian
@@ -83,11 +83,11 @@ def _leaf(call, edge, names, J, fd, v, value) -> LeafExplanation:
     contribution = after.astype(np.float64) - (0 if before is None else before.astype(np.float64))
     loose = leaf._data.dtype != np.float64
     rtol, atol = (1e-4, 1e-5) if loose else (1e-9, 1e-12)
-    matches = bool(np.allclose(vjp, contribution, rtol=rtol, atol=atol * max(1.0, np.abs(vjp).max(initial=0))))
+    matches = close(vjp, contribution, rtol=rtol, atol=atol)  # nan where backward has nan is agreement, not a ✗
     fd_diff = fd_ok = None
     if fd is not None:
-        fd_diff = float(np.abs(fd - contribution).max(initial=0.0))
-        fd_ok = bool(np.allclose(fd, contribution, rtol=1e-3, atol=1e-4 * max(1.0, np.abs(fd).max(initial=0))))
+        fd_diff = float(np.nan_to_num(np.abs(fd - contribution), nan=0.0).max(initial=0.0))
+        fd_ok = close(fd, contribution, rtol=1e-3, atol=1e-4)
     return LeafExplanation(names.leaf(edge), shape, value.copy(), J, structure(J),
                            vjp, contribution, before, after, matches, fd, fd_diff, fd_ok)
 
@@ -113,7 +113,7 @@ def explain_symbolic(explanation, call_index: int = 0, timeout: float = 2.0) -> 
     result = symbolic_jacobian(call.nodes, call.names, call.output_shape, call.seed, edges,
                                timeout=timeout, max_entries=max_entries, leaf_values=call.leaf_values)
     for sym, leaf in zip(result.leaves, call.leaves):
-        sym.verified = _agrees(sym.substituted, leaf.jacobian) and _agrees(
+        sym.verified = close(sym.substituted, leaf.jacobian) and close(
             substitute(sym.vjp.reshape(-1), result.values), leaf.contribution.reshape(-1))
     stop = time.perf_counter() + max(timeout, 0.5)   # the chain rule has its own budget
 
@@ -132,7 +132,3 @@ def explain_symbolic(explanation, call_index: int = 0, timeout: float = 2.0) -> 
     return result
 
 
-def _agrees(a, b) -> bool:
-    from engine.explain.notation import close
-
-    return close(a, b)

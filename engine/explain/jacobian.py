@@ -63,3 +63,18 @@ def structure(J: np.ndarray, *, tol: float = 0.0) -> dict:
         if not (nz & ~mask).any():
             return {**info, "kind": "block-diagonal", "blocks": [bm, bn]}
     return {**info, "kind": "dense"}
+
+
+def close(value, expected, rtol: float = 1e-4, atol: float = 1e-5) -> bool:
+    """Equal up to float32 rounding (or the tolerances given, atol scaled by the largest finite value);
+    infinities and nans must be where backward has them."""
+    value = np.asarray(value, dtype=np.float64)
+    expected = np.asarray(expected, dtype=np.float64)
+    if value.shape != expected.shape:
+        return False
+    finite = np.isfinite(expected)
+    if not np.array_equal(np.isnan(value), np.isnan(expected)) or not np.array_equal(
+            np.where(np.isinf(expected), expected, 0), np.where(np.isinf(value), value, 0)):
+        return False
+    scale = max(1.0, float(np.abs(expected[finite]).max(initial=0.0)))
+    return bool(np.allclose(value[finite], expected[finite], rtol=rtol, atol=atol * scale))

@@ -46,8 +46,10 @@ MESSAGES: dict[str, dict[str, str]] = {
                             "ja": "記号形式は表示しません: この値でエンジンの数値と一致しませんでした"},
     "kind_zero": {"en": "all zero here: changing {x} slightly does not change {y} at these values",
                   "ja": "すべて 0: この値では {x} を少し変えても {y} は変わりません"},
-    "kind_undefined": {"en": "some entries are nan or infinite: the derivative is not defined at these values",
-                       "ja": "nan や無限大の成分があります: この値では微分が定義されません"},
+    "kind_undefined": {"en": "some entries are nan or infinite: backward gives no finite number here (the derivative "
+                             "may be undefined, or a branch not taken may have poisoned it: see the finite differences)",
+                       "ja": "nan や無限大の成分があります: backward はここで有限の値を出しません（微分が定義されないか、"
+                             "使われなかった分岐が nan を持ち込んだ可能性があります。有限差分と比べてください）"},
     "kind_scalar": {"en": "a single number", "ja": "1 つの数"},
     "kind_identity": {"en": "the identity", "ja": "単位行列"},
     "kind_diagonal": {"en": "diagonal: each output element depends only on the input element at the same place",

@@ -22,6 +22,7 @@ import sympy
 from sympy.printing.str import StrPrinter
 
 from engine.graph import AccumulateGrad, Node
+from engine.explain.jacobian import close
 
 
 class NotationError(Exception):
@@ -247,20 +248,6 @@ def agrees(formula, env: dict, expected: np.ndarray) -> bool:
     except (NotationError, ValueError, TypeError, ZeroDivisionError, OverflowError):
         return False
     return close(value, expected)
-
-
-def close(value, expected) -> bool:
-    """Equal up to float32 rounding; infinities and nans must be where backward has them."""
-    value = np.asarray(value, dtype=np.float64)
-    expected = np.asarray(expected, dtype=np.float64)
-    if value.shape != expected.shape:
-        return False
-    finite = np.isfinite(expected)
-    if not np.array_equal(np.isnan(value), np.isnan(expected)) or not np.array_equal(
-            np.where(np.isinf(expected), expected, 0), np.where(np.isinf(value), value, 0)):
-        return False
-    scale = max(1.0, float(np.abs(expected[finite]).max(initial=0.0)))
-    return bool(np.allclose(value[finite], expected[finite], rtol=1e-4, atol=1e-5 * scale))
 
 
 # --- text: how a formula reads --------------------------------------------------------------------------

@@ -83,3 +83,15 @@ def test_cli_explains_a_quiz_template():
     data = json.loads(result.output)
     assert data["step"]["quiz"] == "matmul" and data["step"]["seed"] == 3 and data["calls"]
     assert CliRunner().invoke(main, ["explain", "--step", "quiz:nope"]).exit_code == 2
+
+
+def test_nan_where_backward_has_nan_is_agreement_not_a_mismatch():
+    """torch.where's untaken sqrt branch gives backward nan at x < 0: vᵀJ has nan at the same places, and the
+    panel must not claim they differ; the finite differences (0 there) are shown as unable to confirm."""
+    exp = explain_program("import torch\nx = torch.tensor([-1., 0., 4.], requires_grad=True)\n"
+                          "y = torch.where(x > 0, x.sqrt(), torch.zeros(3))\ny.sum().backward()\n")
+    leaf = exp.calls[0].leaves[0]
+    assert np.isnan(leaf.contribution[:2]).all() and leaf.contribution[2] == 0.25
+    assert leaf.vjp_matches
+    np.testing.assert_allclose(leaf.finite_differences, [0, 0, 0.25], atol=1e-6)
+    assert not leaf.fd_agrees
