@@ -292,3 +292,27 @@ async def test_enter_before_choosing_answers_nothing(make_app, data_dir):
         assert outcomes(data_dir) == [] and screen.state.verdict is None
         await pilot.press("down", "enter")
         assert len(outcomes(data_dir)) == 1
+
+
+async def test_a_corrected_cell_is_graded_not_the_earlier_whole_answer(make_app, data_dir):
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_step(pilot, 2)  # x.grad of (x * x).sum() for [[1, 2], [3, 4]]: [[2, 4], [6, 8]]
+        whole = screen.query_one("#whole", Input)
+        whole.focus()
+        await pilot.press(*"[[2, 4], [5, 8]]", "enter")
+        assert "Not quite" in text_of(app, "#feedback")
+        grid = screen.query_one("#grid")
+        grid.focus()
+        grid.cursor = (1, 0)
+        await pilot.press("backspace", "6", "enter")
+        assert whole.value == "" and "Correct!" in text_of(app, "#feedback")
+        assert [o[1] for o in outcomes(data_dir)] == ["wrong", "correct"]
+
+
+async def test_a_list_typed_in_a_filled_cell_starts_a_whole_answer_of_its_own(make_app, data_dir):
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_step(pilot, 2)
+        await pilot.press("2", *"[[2, 4], [6, 8]]")
+        assert screen.query_one("#whole", Input).value == "[[2, 4], [6, 8]]"

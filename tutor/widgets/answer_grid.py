@@ -53,6 +53,9 @@ class AnswerGrid(Widget, can_focus=True):
             super().__init__()
             self.text = text
 
+    class Edited(Message):
+        """A cell was changed: the grid, not an earlier whole answer, now holds the prediction."""
+
     class Pasted(Message):
         """A whole answer was pasted into the grid; the screen moves it to the text field."""
 
@@ -142,6 +145,8 @@ class AnswerGrid(Widget, can_focus=True):
             else:  # a letter, `[`, `^`…: the learner is writing a whole answer (`2*x`), not a number:
                 # what the cell holds so far goes along with the key to the whole-answer field
                 start, self.texts[row][column] = self.texts[row][column], ""
+                if event.character == "[":  # a list starts a whole answer of its own: the cell's number is not part of it
+                    start = ""
                 if self.marks is not None:
                     self.marks[row][column] = None
                 self.forwarding = True  # until the learner comes back to the grid
@@ -158,6 +163,7 @@ class AnswerGrid(Widget, can_focus=True):
         self.texts[row][column] = text[:MAX_LENGTH]
         if self.marks is not None:
             self.marks[row][column] = None
+        self.post_message(self.Edited())
 
     def on_paste(self, event: events.Paste) -> None:
         """A number goes into the cell; a list or a printout is a whole answer."""
