@@ -55,3 +55,7 @@ def test_soft_line_breaks_inside_japanese_paragraphs_join_without_a_space():
 def test_no_space_after_a_japanese_full_stop_even_before_latin_text():
     source = "渡します。\nW₂ の `requires_grad`。\n- 項目\n1. 番号\n、\n`x` です"
     assert join_japanese_lines(source) == "渡します。W₂ の `requires_grad`。\n- 項目\n1. 番号、`x` です"
+
+
+def test_soft_line_breaks_around_bold_japanese_join_too():
+    assert join_japanese_lines("そこで\n**何か**の数\nです。\n- リスト") == "そこで**何か**の数です。\n- リスト"

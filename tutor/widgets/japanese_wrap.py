@@ -16,7 +16,7 @@ _OPEN = "「『（【〔［｛〈《"
 _CLOSE = "、。，．・：；！？」』）】〕］｝〉》ー々〜…‥ぁぃぅぇぉっゃゅょゎァィゥェォッャュョヮヵヶ"
 _UNIT = rf"[{_OPEN}]*(?:[{_JAPANESE}]|[^\s{_JAPANESE}]+)[{_CLOSE}]*"
 
-_SOFT_BREAK = re.compile(rf"(?<=[{_JAPANESE}])[ \t]*\n[ \t]*(?=[{_JAPANESE}])")
+_SOFT_BREAK = re.compile(rf"(?:(?<=[{_JAPANESE}])|(?<=[{_JAPANESE}]\*\*))[ \t]*\n[ \t]*(?=(?:\*\*)?[{_JAPANESE}])")
 # after 。、！？ and closing brackets Japanese puts no space even before Latin text (`渡します。W₂ の`),
 # unless the next line starts a Markdown block (a list item, a heading, a fence …)
 _SOFT_BREAK_AFTER_STOP = re.compile(r"(?<=[、。！？」』）])[ \t]*\n[ \t]*(?=\S)(?![-*+>#|]|\d+[.)]\s|```|~~~)")

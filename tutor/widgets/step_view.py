@@ -403,7 +403,7 @@ class StepView(VerticalScroll, can_focus=True):
             message = Text.assemble((t("wrong", lang), "bold red"))
             if state.cell_count > 1:
                 message.append(" " + t("wrong_cells", lang, count=state.wrong_count, total=state.cell_count))
-            message.append("\n" + t("try_again", lang), style="")
+            message.append("\n" + t("try_again" if self.step.hints else "try_again_no_hints", lang), style="")
             kind = "-wrong"
         else:
             message = Text.assemble((t("answer_shown", lang), "yellow"))
