@@ -110,7 +110,7 @@ class Function:
         name = f"{cls.__name__}Backward"
         rules = tuple(_rule(cls, ctx, i, len(args), name) for i in range(len(args)))
         op = Op(name, tuple(f"input{i}" for i in range(len(args))), _array_forward(cls, kwargs), rules,
-                tuple(f"{cls.__name__}.backward" for _ in args), saves=("saved",) if ctx._saved else (), custom=True)
+                tuple(f"{cls.__name__}.backward" for _ in args), saves=("ctx.saved_tensors",) if ctx._saved else (), custom=True)
         node = Node(op, arrays, {}, output._data, parents)
         output._grad_fn, output._requires_grad = node, True
         ctx._node = node

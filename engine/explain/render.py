@@ -340,8 +340,13 @@ def render_graph(call, *, lang: str = "en", width: int = WIDTH) -> RenderableTyp
             text.append(f"  {node.tensor}", style="bold")
         text.append(f"  [{t('kind_' + node.kind, lang)}, {shape_text(node.shape, lang)}]", style="dim")
         if node.saved_items:
-            items = [name + (f" = {tensor}" if tensor else "") + (f" ({shape_text(shape, lang)})" if shape is not None
-                                                                  else "") for name, tensor, shape in node.saved_items]
+            constants = {edge.input: edge for edge in node.inputs if getattr(edge, "constant", None)}
+
+            def shown(name, tensor):  # a constant in the panel's language; a tensor by its name
+                return f" = {_edge_label(constants[name], lang)}" if name in constants else f" = {tensor}" if tensor else ""
+
+            items = [name + shown(name, tensor) + (f" ({shape_text(shape, lang)})" if shape is not None else "")
+                     for name, tensor, shape in node.saved_items]
             text.append("  " + t("saved", lang, items=", ".join(items)), style="magenta")
         return text
 
