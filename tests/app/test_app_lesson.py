@@ -316,3 +316,25 @@ async def test_a_list_typed_in_a_filled_cell_starts_a_whole_answer_of_its_own(ma
         screen = await open_step(pilot, 2)
         await pilot.press("2", *"[[2, 4], [6, 8]]")
         assert screen.query_one("#whole", Input).value == "[[2, 4], [6, 8]]"
+
+
+async def test_page_down_in_a_choice_list_scrolls_the_step_at_80x24(data_dir):
+    """The options all show at once: PageDown/PageUp scroll the step (its text, the feedback under the
+    verdict), which the keyboard could not reach otherwise while the list has focus."""
+    from tutor.app import TutorApp
+    from tutor.widgets.choice_list import ChoiceList
+
+    app = TutorApp(lang="ja", data_dir=data_dir)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.open_lesson("custom-function", "gradcheck-catches")  # an error step taller than 24 rows
+        await pilot.pause()
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(app.focused, ChoiceList) and screen.view.max_scroll_y > 0
+        screen.view.scroll_home(animate=False)
+        await pilot.pause()
+        start = screen.view.scroll_y
+        await pilot.press("pagedown")
+        assert screen.view.scroll_y > start and isinstance(app.focused, ChoiceList)
+        await pilot.press("pageup")
+        assert screen.view.scroll_y < screen.view.max_scroll_y

@@ -5,6 +5,7 @@ from collections.abc import Iterable, Sequence
 
 from rich.table import Table
 from rich.text import Text
+from textual.containers import ScrollableContainer
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
@@ -55,6 +56,19 @@ class ChoiceList(OptionList):
         highlighted = self.highlighted
         self.set_options(self._build(marks))
         self.highlighted = highlighted
+
+    def action_page_down(self) -> None:
+        """The few options all show at once, so PageDown scrolls what holds them (the step's text and the
+        feedback under the verdict) instead: at 80x24 that is the only way the keyboard reaches it."""
+        self._scroll_container("scroll_page_down")
+
+    def action_page_up(self) -> None:
+        self._scroll_container("scroll_page_up")
+
+    def _scroll_container(self, method: str) -> None:
+        container = next((node for node in self.ancestors if isinstance(node, ScrollableContainer)), None)
+        if container is not None:
+            getattr(container, method)(animate=False)
 
     def position_of(self, option_id: int) -> int:
         """Where the option with the step's index `option_id` is shown."""
