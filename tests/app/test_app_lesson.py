@@ -277,3 +277,17 @@ async def test_keys_queued_behind_a_letter_follow_it_to_the_whole_answer(make_ap
             grid.post_message(events.Key(character, character))
         await pilot.pause()
         assert screen.query_one("#whole", Input).value == "1e9x2" and grid.texts == [["", ""]]
+
+
+async def test_an_error_step_once_answered_shows_the_error_its_cell_raised(make_app, data_dir):
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_step(pilot, 4)  # `(x * 2).backward()` raises
+        assert not screen.query("#snippet .output")  # the error is the question: hidden until answered
+        choices = screen.query_one("#choices")
+        choices.highlighted = choices.position_of(0)
+        await pilot.press("enter")
+        await pilot.pause()
+        shown = str(screen.query_one("#snippet .output").render())
+        assert "RuntimeError: grad can be implicitly created only for scalar outputs" in shown
+        assert "prints nothing" not in shown
