@@ -291,3 +291,20 @@ async def test_an_error_step_once_answered_shows_the_error_its_cell_raised(make_
         shown = str(screen.query_one("#snippet .output").render())
         assert "RuntimeError: grad can be implicitly created only for scalar outputs" in shown
         assert "prints nothing" not in shown
+
+
+async def test_cells_edited_after_a_whole_answer_are_what_is_checked(make_app, data_dir):
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_step(pilot, 2)  # x.grad = 2x for x = [[1, 2], [3, 4]]
+        whole = screen.query_one("#whole", Input)
+        whole.focus()
+        await pilot.press(*"[[2, 4], [5, 8]]", "enter")
+        assert "Not quite." in text_of(app, "#feedback")
+        grid = screen.query_one("#grid")
+        grid.focus()
+        grid.cursor = (1, 0)
+        await pilot.press("backspace", "6")
+        assert whole.value == ""  # the stale whole answer would be read instead of the cells
+        await pilot.press("enter")
+        assert "Correct!" in text_of(app, "#feedback")

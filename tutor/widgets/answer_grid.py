@@ -46,6 +46,9 @@ class AnswerGrid(Widget, can_focus=True):
     class Submitted(Message):
         """Enter was pressed in the grid."""
 
+    class Edited(Message):
+        """A cell was changed: the grid, not a whole answer typed earlier, now holds the prediction."""
+
     class TypedElsewhere(Message):
         """A key that is no part of a number was typed: it starts a whole answer in the text field."""
 
@@ -158,6 +161,7 @@ class AnswerGrid(Widget, can_focus=True):
         self.texts[row][column] = text[:MAX_LENGTH]
         if self.marks is not None:
             self.marks[row][column] = None
+        self.post_message(self.Edited())
 
     def on_paste(self, event: events.Paste) -> None:
         """A number goes into the cell; a list or a printout is a whole answer."""

@@ -467,6 +467,13 @@ class StepView(VerticalScroll, can_focus=True):
         event.stop()
         self.check()
 
+    def on_answer_grid_edited(self, event: AnswerGrid.Edited) -> None:
+        """A whole answer checked earlier would otherwise be read instead of the edited cells."""
+        event.stop()
+        found = self.query("#whole")
+        if found and found.first(Input).value:
+            found.first(Input).value = ""
+
     def on_answer_grid_pasted(self, event: AnswerGrid.Pasted) -> None:
         event.stop()
         self._to_whole(event.text, replace=True)
