@@ -308,3 +308,14 @@ async def test_cells_edited_after_a_whole_answer_are_what_is_checked(make_app, d
         assert whole.value == ""  # the stale whole answer would be read instead of the cells
         await pilot.press("enter")
         assert "Correct!" in text_of(app, "#feedback")
+
+
+async def test_nan_and_inf_are_typed_in_a_cell(make_app, data_dir):
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_step(pilot, 1)
+        grid = screen.query_one("#grid")
+        await pilot.press(*"nan", "tab", *"-inf")
+        assert app.focused is grid and grid.texts == [["nan", "-inf"]]
+        await pilot.press("backspace", "backspace", "backspace", "backspace", *"inp")  # not a number: a formula
+        assert screen.query_one("#whole", Input).value == "inp" and grid.texts == [["nan", ""]]
