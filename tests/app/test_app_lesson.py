@@ -338,3 +338,28 @@ async def test_page_down_in_a_choice_list_scrolls_the_step_at_80x24(data_dir):
         assert screen.view.scroll_y > start and isinstance(app.focused, ChoiceList)
         await pilot.press("pageup")
         assert screen.view.scroll_y < screen.view.max_scroll_y
+
+
+async def test_an_error_step_once_answered_shows_the_error_its_cell_raised(make_app, data_dir):
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_step(pilot, 4)  # `(x * 2).backward()` raises
+        assert not screen.query("#snippet .output")  # the error is the question: hidden until answered
+        choices = screen.query_one("#choices")
+        choices.highlighted = choices.position_of(0)
+        await pilot.press("enter")
+        await pilot.pause()
+        shown = str(screen.query_one("#snippet .output").render())
+        assert "RuntimeError: grad can be implicitly created only for scalar outputs" in shown
+        assert "prints nothing" not in shown
+
+
+async def test_nan_and_inf_are_typed_in_a_cell(make_app, data_dir):
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_step(pilot, 1)
+        grid = screen.query_one("#grid")
+        await pilot.press(*"nan", "tab", *"-inf")
+        assert app.focused is grid and grid.texts == [["nan", "-inf"]]
+        await pilot.press("backspace", "backspace", "backspace", "backspace", *"inp")  # not a number: a formula
+        assert screen.query_one("#whole", Input).value == "inp" and grid.texts == [["nan", ""]]

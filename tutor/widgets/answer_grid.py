@@ -1,8 +1,9 @@
 """The tensor answer editor: one cell per element, laid out in the tensor's shape.
 
 A single widget draws every cell and edits the one under the cursor: arrow keys and Tab move,
-digits, `.`, `-`, `/` type, Backspace deletes, Enter checks. (A grid of Input widgets was the
-first version; 25 of them for a 5x5 answer made every step change and every check crawl.)
+digits, `.`, `-`, `/` (and `nan`, `inf`) type, Backspace deletes, Enter checks. (A grid of Input
+widgets was the first version; 25 of them for a 5x5 answer made every step change and every check
+crawl.)
 Any other printable key (a letter: the learner is writing a formula such as `x**2/2`) is handed to
 the whole-answer field, never to the screen's one-letter commands.
 After a check, wrong cells are marked; the correct values appear under them only once the learner
@@ -23,6 +24,13 @@ MAX_COLUMNS = 8
 MAX_CELLS = MAX_ANSWER_CELLS  # the one cap, shared with `check` and quiz templates
 CELL_WIDTH = 9
 TYPABLE = set("0123456789.-+/*() eE")  # e: 1e9 is a number too
+SPECIAL = ("nan", "inf")  # letters a cell keeps while they spell one of these (lessons ask for `nan`)
+
+
+def _cell_text(text: str) -> bool:
+    """Whether `text` belongs in a cell: digits and operators, or (the start of) a signed nan or inf."""
+    word = text.strip().lstrip("+-").lower()
+    return set(text) <= TYPABLE or (bool(word) and any(name.startswith(word) for name in SPECIAL))
 
 
 def grid_fits(shape: tuple[int, ...]) -> bool:
@@ -46,15 +54,15 @@ class AnswerGrid(Widget, can_focus=True):
     class Submitted(Message):
         """Enter was pressed in the grid."""
 
+    class Edited(Message):
+        """A cell was changed: the grid, not a whole answer typed earlier, now holds the prediction."""
+
     class TypedElsewhere(Message):
         """A key that is no part of a number was typed: it starts a whole answer in the text field."""
 
         def __init__(self, text: str) -> None:
             super().__init__()
             self.text = text
-
-    class Edited(Message):
-        """A cell was changed: the grid, not an earlier whole answer, now holds the prediction."""
 
     class Pasted(Message):
         """A whole answer was pasted into the grid; the screen moves it to the text field."""
@@ -140,7 +148,7 @@ class AnswerGrid(Widget, can_focus=True):
             self.post_message(self.Submitted())
         elif event.character is not None and event.is_printable:
             character = normalise(event.character)
-            if character and set(character) <= TYPABLE:
+            if character and _cell_text(self.texts[row][column] + character):
                 self._edit(self.texts[row][column] + character)
             else:  # a letter, `[`, `^`…: the learner is writing a whole answer (`2*x`), not a number:
                 # what the cell holds so far goes along with the key to the whole-answer field
@@ -169,7 +177,7 @@ class AnswerGrid(Widget, can_focus=True):
         """A number goes into the cell; a list or a printout is a whole answer."""
         event.stop()
         text = normalise(event.text).strip()
-        if text and set(text) <= TYPABLE:
+        if text and _cell_text(text):
             row, column = self.cursor
             self._edit(self.texts[row][column] + text)
             self.refresh(layout=True)

@@ -28,11 +28,13 @@ class SnippetCell(Vertical):
         yield Static(self._code(self.app.current_theme.dark), classes="code")
         if self._output is None and self._error is None:
             return
-        output = Text(self._output.rstrip("\n") if self._output else self._labels["no_output"], style="" if self._output else "dim")
+        own = (self._output or "").rstrip("\n")
+        # a cell that raised does not "print nothing": its error is what it shows
+        output = Text(own) if own or self._error else Text(self._labels["no_output"], style="dim")
         if self._error:
-            if self._output:
+            if own:
                 output.append("\n")
-            output.append(self._labels["error"], style="bold red")
+            output.append(self._error, style="bold red")
         yield Static(output, classes="output")
         if self._earlier.strip():
             earlier = Text(self._labels.get("earlier", "earlier cells printed:") + "\n", style="italic")

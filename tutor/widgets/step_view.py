@@ -149,7 +149,7 @@ class StepView(VerticalScroll, can_focus=True):
 
     def _snippet_cell(self, lang: str) -> SnippetCell:
         """The code and its own output — for an error step only once it is over (it is the question)."""
-        labels = {"no_output": t("no_output", lang), "error": "", "earlier": t("earlier_output", lang)}
+        labels = {"no_output": t("no_output", lang), "earlier": t("earlier_output", lang)}
         step = self.step
         if step.kind == "error" and not self.state.solved:
             return SnippetCell(step.snippet, None, None, labels, id="snippet")
