@@ -43,7 +43,7 @@ def explain_call(index: int, captured, names: Names) -> CallExplanation:
     edges = [n for n in nodes if type(n) is AccumulateGrad]
     explained = CallExplanation(index, output_name, out_data.shape, out_data.copy(), call.gradient, call.seed,
                                 [], graph, [], nodes, names, error=captured.error, line=captured.line,
-                                leaf_values=values)
+                                leaf_values=values, hooked=any(getattr(n, "hooks", None) for n in nodes))
     if captured.error is not None:  # backward raised: no gradient was produced, so there is nothing to check
         return explained
     frozen = _Frozen(call, nodes)

@@ -95,6 +95,10 @@ MESSAGES: dict[str, dict[str, str]] = {
                                   "ja": "{mark} 前の値 + vᵀJ はこの呼び出し後の {x}.grad と一致しません"},
     "vjp_check": {"en": "{mark} vᵀJ equals {x}.grad", "ja": "{mark} vᵀJ は {x}.grad と一致します"},
     "vjp_check_bad": {"en": "{mark} vᵀJ differs from {x}.grad", "ja": "{mark} vᵀJ は {x}.grad と一致しません"},
+    "hooks_changed": {"en": "hooks (register_hook) changed the gradient during backward: vᵀJ is the function's own, "
+                            "{x}.grad is what the hooks made of it (the Backprop tab shows where)",
+                      "ja": "backward の途中でフック（register_hook）が勾配を変えました。vᵀJ は関数そのものの値、"
+                            "{x}.grad はフックが変えた後の値です（どこで変わったかは逆伝播タブにあります）"},
     # chain rule
     "chain_pending": {"en": "{y} → {x}: {path} (working out the symbolic factors…)",
                       "ja": "{y} → {x}: {path}（記号の因子を計算中…）"},
@@ -140,6 +144,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     "trace_summed": {"en": "{count} contributions arrive here and are summed:",
                      "ja": "{count} 個の寄与がここに届き、足し合わされます:"},
     "trace_from": {"en": "from {name}:", "ja": "{name} から:"},
+    "trace_hooked": {"en": "a hook on this tensor (register_hook) changed the gradient: this is what the hook returned",
+                     "ja": "このテンソルのフック（register_hook）が勾配を変えました。以下はフックが返した値です"},
     "trace_incoming": {"en": "gradient arriving (∂ output / ∂ this node's result):",
                        "ja": "流れてくる勾配（∂ 出力 / ∂ このノードの結果）:"},
     "trace_rule": {"en": "rule for {input}: {formula}  →  sends to {target}:",
@@ -157,6 +163,9 @@ MESSAGES: dict[str, dict[str, str]] = {
     "fd_agrees": {"en": "largest difference {diff} — agrees", "ja": "最大の差 {diff} — 一致"},
     "fd_disagrees": {"en": "largest difference {diff} — disagrees (a kink such as relu or abs at 0, or a bug)",
                      "ja": "最大の差 {diff} — 不一致（0 での relu や abs のような折れ目、またはバグ）"},
+    "fd_hooked": {"en": "largest difference {diff} — differs: hooks changed the gradient during backward, and finite "
+                        "differences see only the function",
+                  "ja": "最大の差 {diff} — 不一致: backward の途中でフックが勾配を変えました。有限差分が見るのは関数そのものです"},
     "fd_nonfinite": {"en": "the gradient has nan or infinite entries, so differences cannot confirm it",
                      "ja": "勾配に nan や無限大が含まれるため、差分では確認できません"},
     # the whole report (CLI)

@@ -51,6 +51,7 @@ class CallExplanation:
     error: Any = None                # the program's error when this backward call raised (then no leaves)
     line: int | None = None          # the program line of the call
     leaf_values: dict = field(repr=False, default_factory=dict)   # {AccumulateGrad: value at the call}
+    hooked: bool = False             # tensor hooks (register_hook) ran in this backward and may change gradients
 
     @property
     def v_words(self) -> str:

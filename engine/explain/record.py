@@ -131,6 +131,7 @@ def freeze(call: BackwardCall) -> Captured:
         arrays = tuple(_copy(a, origin) for a in node.arrays)
         parents = tuple(copies.get(p, p) for p in node.parents)
         frozen = Node(node.op, arrays, node.attrs, _copy(node.out, origin), parents)
+        frozen.hooks = dict(node.hooks) if node.hooks else None  # the tensor's hooks as they were at the call
         copies[node] = frozen
         origin[frozen] = node
     nodes = [copies.get(n, n) for n in call.nodes]

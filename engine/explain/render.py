@@ -254,6 +254,8 @@ def render_vjp(call, symbolic=None, *, lang: str = "en", width: int = WIDTH) -> 
         else:
             key = "vjp_check" if leaf.vjp_matches else "vjp_check_bad"
         parts.append(Text(t(key, lang, mark=mark, x=leaf.name), style=style))
+        if not leaf.vjp_matches and call.hooked:
+            parts.append(Text(t("hooks_changed", lang, x=leaf.name), style="magenta"))
     return Group(*parts)
 
 
@@ -385,6 +387,8 @@ def render_trace_step(call, i: int, *, lang: str = "en", width: int = WIDTH, cal
         parts.append(Text(t("trace_summed", lang, count=len(step.summed))))
         for source, g in step.summed:
             parts.append(Group(Text(t("trace_from", lang, name=_node_label(call, source))), _fitted(g, width - 4, lang)))
+    if step.hooked:
+        parts.append(Text(t("trace_hooked", lang), style="magenta"))
     parts += [Text(t("trace_incoming", lang)), _fitted(step.incoming, width - 4, lang)]
     for flow in step.flows:
         parts += [Text(t("trace_rule", lang, input=flow.input, formula=flow.formula, target=flow.target_label)),
@@ -434,7 +438,8 @@ def render_fd_check(call, *, lang: str = "en", width: int = WIDTH) -> Renderable
             continue
         ok = leaf.fd_agrees
         diff = f"{leaf.fd_max_difference:.2e}"
-        parts.append(Text(t("fd_agrees" if ok else "fd_disagrees", lang, diff=diff), style="green" if ok else "yellow"))
+        verdict = "fd_agrees" if ok else "fd_hooked" if call.hooked else "fd_disagrees"
+        parts.append(Text(t(verdict, lang, diff=diff), style="green" if ok else "yellow"))
     return Group(*parts)
 
 

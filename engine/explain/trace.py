@@ -35,12 +35,15 @@ class TraceStep:
     flows: list[Flow] = field(default_factory=list)
     grad_before: np.ndarray | None = None   # leaves: .grad before this call
     grad_after: np.ndarray | None = None    # leaves: .grad after (before + incoming)
+    hooked: bool = False                    # the tensor's hooks (register_hook) changed what arrived
 
 
 def trace_backward(call, names, labels: list[str]) -> list[TraceStep]:
     nodes = call.nodes
     index = {node: k for k, node in enumerate(nodes)}
     copies = clone(nodes)
+    for node, copy in copies.items():  # the tensors' hooks ran in the real backward: they run here too
+        copy.hooks = node.hooks
     original = {copy: node for node, copy in copies.items()}
     received: dict[int, list] = {}
     steps: list[TraceStep] = []
@@ -48,7 +51,7 @@ def trace_backward(call, names, labels: list[str]) -> list[TraceStep]:
     def on_node(copy, g, contributions):
         node = original[copy]
         k = index[node]
-        step = TraceStep(k, node.name(), labels[k], np.array(g), summed=received.get(k, []))
+        step = TraceStep(k, node.name(), labels[k], np.array(g), summed=received.get(k, []), hooked=bool(copy.hooks))
         for i, parent, gi in contributions:
             target = index[original.get(parent, parent)]
             cotangent = np.array(np.broadcast_to(gi, np.shape(node.arrays[i])))
@@ -63,7 +66,8 @@ def trace_backward(call, names, labels: list[str]) -> list[TraceStep]:
         leaf = edge.variable
         before, after = _grads(call, leaf)
         steps.append(TraceStep(k, "AccumulateGrad", labels[k], np.array(np.broadcast_to(g, leaf._data.shape)),
-                               summed=received.get(k, []), grad_before=before, grad_after=after))
+                               summed=received.get(k, []), grad_before=before, grad_after=after,
+                               hooked=bool(edge.hooks)))
     return steps
 
 

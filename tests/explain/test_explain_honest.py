@@ -95,3 +95,31 @@ def test_nan_where_backward_has_nan_is_agreement_not_a_mismatch():
     assert leaf.vjp_matches
     np.testing.assert_allclose(leaf.finite_differences, [0, 0, 0.25], atol=1e-6)
     assert not leaf.fd_agrees
+
+
+HOOKED = """import torch
+x = torch.tensor([1., 2., 3.], requires_grad=True)
+h = x * 2
+h.register_hook(lambda g: g * 2)
+z = (h ** 2).sum()
+z.backward()
+"""
+
+
+def test_hooks_run_in_the_backprop_trace_and_the_checks_say_why_they_differ():
+    """A hook that doubles h's gradient: the trace shows what backward really sent (x.grad = 16, 32, 48),
+    not what the rules alone give; vᵀJ and the finite differences (the function's 8, 16, 24) say why."""
+    from engine.explain.messages import t
+
+    call = explain_program(HOOKED).calls[0]
+    assert call.hooked
+    leaf_step = next(step for step in call.trace if step.name == "AccumulateGrad")
+    np.testing.assert_allclose(leaf_step.incoming, [16, 32, 48])
+    np.testing.assert_allclose(call.leaves[0].grad_after, leaf_step.incoming)
+    assert [step.hooked for step in call.trace if step.name == "MulBackward0"] == [True]
+    leaf = call.leaves[0]
+    assert not leaf.vjp_matches and not leaf.fd_agrees
+    np.testing.assert_allclose(leaf.vjp, [8, 16, 24])
+    for lang in ("en", "ja"):
+        assert "register_hook" in t("hooks_changed", lang, x="x") and "register_hook" in t("trace_hooked", lang)
+        assert str(render_fd_check(call, lang=lang).renderables[-1]) == t("fd_hooked", lang, diff="2.40e+01")
