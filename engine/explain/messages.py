@@ -40,7 +40,8 @@ MESSAGES: dict[str, dict[str, str]] = {
                       "ja": "J = ∂vec({y}) / ∂vec({x}): {m}x{n}（出力 {y_shape}、入力 {x_shape}）"},
     "symbolic_intro": {"en": "symbolic (each input element a symbol):",
                        "ja": "記号で（入力の各要素を記号として）:"},
-    "substituted": {"en": "with the values of {x} substituted:", "ja": "{x} の値を代入すると:"},
+    # every symbol takes its value at the call: the leaf's, and those of the named constants in the formula
+    "substituted": {"en": "with every symbol's value at this call substituted:", "ja": "この呼び出し時の値を各記号に代入すると:"},
     "symbolic_note": {"en": "symbolic form: {note}", "ja": "記号形式: {note}"},
     "symbolic_unverified": {"en": "symbolic form not shown: it did not match the engine's numbers at these values",
                             "ja": "記号形式は表示しません: この値でエンジンの数値と一致しませんでした"},

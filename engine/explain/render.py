@@ -159,7 +159,7 @@ def render_jacobian(call, symbolic=None, *, lang: str = "en", width: int = WIDTH
         if sym is not None and sym.verified:
             parts.append(Text(t("symbolic_intro", lang)))
             parts.append(_symbolic_layout(sym.jacobian, s, leaf.shape, width, lang))
-            parts.append(Text(t("substituted", lang, x=leaf.name)))
+            parts.append(Text(t("substituted", lang)))
         elif sym is not None:
             parts.append(Text(t("symbolic_unverified", lang), style="yellow"))
         elif symbolic is not None and not symbolic.ok:
