@@ -55,7 +55,7 @@ async def test_lesson_complete_only_when_every_step_is_solved(make_app):
         await pilot.press("escape", "n")
         messages = [str(n.message) for n in app._notifications]
         assert not any("Lesson complete" in m for m in messages)
-        assert any("still to answer" in m for m in messages)
+        assert any("not solved yet" in m for m in messages)
 
 
 async def test_esc_asks_before_dropping_typed_work_and_a_quiz(make_app):

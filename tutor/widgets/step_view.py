@@ -394,7 +394,7 @@ class StepView(VerticalScroll, can_focus=True):
         if verdict == "correct":
             message = Text.assemble((t("correct", lang), "bold green"))
             if state.outcome != "correct" and not self.practice.records_retries():
-                message.append(" " + t("quiz_first_counts", lang), style="dim")
+                message.append(_space(lang) + t("quiz_first_counts", lang), style="dim")
             kind = "-correct"
         elif verdict == "close":
             message = Text.assemble((t("close", lang), "bold yellow"))
@@ -402,7 +402,7 @@ class StepView(VerticalScroll, can_focus=True):
         elif verdict == "wrong":
             message = Text.assemble((t("wrong", lang), "bold red"))
             if state.cell_count > 1:
-                message.append(" " + t("wrong_cells", lang, count=state.wrong_count, total=state.cell_count))
+                message.append(_space(lang) + t("wrong_cells", lang, count=state.wrong_count, total=state.cell_count))
             message.append("\n" + t("try_again" if self.step.hints else "try_again_no_hints", lang), style="")
             kind = "-wrong"
         else:
@@ -496,3 +496,8 @@ class StepView(VerticalScroll, can_focus=True):
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
         self.choose(int(event.option.id))
+
+
+def _space(lang: str) -> str:
+    """Between two sentences: a space in English, none after Japanese 。"""
+    return "" if lang == "ja" else " "
