@@ -77,25 +77,32 @@ class Chain:
             return ""
         lines = []
         if self.paths:
-            for path in self.paths:
+            several = len(self.paths) > 1  # then a line is one path's share, marked ①, ②…, not ∂y/∂x itself
+            for k, path in enumerate(self.paths):
                 parts = [f"∂{s.top}/∂{s.bottom}" for s in path.segments]
                 factors = [_paren(s.factor) for s in path.segments]
                 if self.weight:
                     parts.insert(0, self.weight)
                     factors.insert(0, self.weight)
-                line = self.lhs()
+                line = path_mark(k) if several else self.lhs()
                 if len(parts) > 1:
                     line += " = " + " · ".join(parts) + " = " + " · ".join(factors)
                 lines.append(line + f" = {path.total}")
-            if len(self.paths) == 1 and self.total != self.paths[0].total:
+            if not several and self.total != self.paths[0].total:
                 lines[-1] += f" = {self.total}"
-            if len(self.paths) > 1:
-                lines.append(f"{self.lhs()} = {self.total}")
+            if several:
+                marks = " + ".join(path_mark(k) for k in range(len(self.paths)))
+                lines.append(f"{self.lhs()} = {marks} = {self.total}")
         elif self.total:
             lines.append(f"{self.lhs()} = {self.total}")
         else:
             lines += [f"{lhs} = {rhs}" for lhs, rhs in self.elements]
         return "\n".join(lines)
+
+
+def path_mark(k: int) -> str:
+    """①, ②, … for path k (0-based), as the path tables are headed; (21) and so on past ⑳."""
+    return chr(0x2460 + k) if k < 20 else f"({k + 1})"
 
 
 def _paren(text: str) -> str:

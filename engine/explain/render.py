@@ -19,6 +19,7 @@ from rich.table import Table
 from rich.text import Text
 from rich.tree import Tree
 
+from engine.explain.chain import path_mark
 from engine.explain.messages import t
 from engine.explain.notation import one_line
 
@@ -308,7 +309,7 @@ def render_chain(call, symbolic=None, *, lang: str = "en", width: int = WIDTH) -
                 parts.append(Text(t("chain_paths_add", lang, x=x, y=y, count=len(chain.paths))))
             for k, p in enumerate(chain.paths):
                 named = len(p.segments) > 1  # a column for ∂z/∂g, ∂g/∂x only when named tensors split the path
-                table = Table(box=box.SIMPLE, title=t("chain_path", lang, k=k + 1) if len(chain.paths) > 1 else None)
+                table = Table(box=box.SIMPLE, title=t("chain_path", lang, k=path_mark(k)) if len(chain.paths) > 1 else None)
                 if named:
                     table.add_column(t("col_factor", lang), overflow="fold")
                 table.add_column(t("col_node", lang), no_wrap=True)

@@ -123,3 +123,10 @@ def test_hooks_run_in_the_backprop_trace_and_the_checks_say_why_they_differ():
     for lang in ("en", "ja"):
         assert "register_hook" in t("hooks_changed", lang, x="x") and "register_hook" in t("trace_hooked", lang)
         assert str(render_fd_check(call, lang=lang).renderables[-1]) == t("fd_hooked", lang, diff="2.40e+01")
+
+
+def test_a_paths_share_is_not_written_as_the_whole_derivative():
+    """(x * x).sum(): x reaches y twice; a path's share (x) must not read ∂y/∂x = x."""
+    chain = explain_symbolic(explain_program("import torch\nx = torch.tensor([1., 2.], requires_grad=True)\n"
+                                             "y = (x * x).sum()\ny.backward()\n"), 0).chains[0]
+    assert chain.verified and chain.text().splitlines() == ["① = x", "② = x", "∂y/∂x = ① + ② = 2x"]
