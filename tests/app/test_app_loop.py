@@ -152,3 +152,18 @@ async def test_80x24_footer_and_the_editor_and_verdict_in_view(data_dir):
         await pilot.pause()
         footer = text_of(app, "TutorFooter")
         assert len(footer) <= 80 and "Quit" in footer and "Help" in footer and "Show answer" in footer and "Hint" in footer
+
+
+async def test_help_in_japanese_has_no_english_key_descriptions(data_dir):
+    """Textual's own keys (Tab, arrows, PageUp…) are worded from the catalogue too; none stays English."""
+    from tutor.app import TutorApp
+
+    app = TutorApp(lang="ja", data_dir=data_dir)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f1")
+        await pilot.pause()
+        from tutor.i18n import t
+
+        table = " ".join(t(description, "ja") for _key, description in app.screen.bindings)
+        assert "次の欄へ" in table and "開く" in table
+        assert not any(word in table for word in ("Focus", "Copy", "Page", "Scroll", "Up", "Down", "Select"))

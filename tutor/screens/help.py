@@ -8,7 +8,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from tutor.i18n import t
+from tutor.i18n import STRINGS, t
 
 
 class HelpScreen(ModalScreen[None]):
@@ -22,8 +22,9 @@ class HelpScreen(ModalScreen[None]):
         own = [binding for bindings in screen._bindings.key_to_bindings.values() for binding in bindings]
         active = [binding for _node, binding, _enabled, _tooltip in screen.active_bindings.values()]
         # the screen's own keys too while an editor keeps the letters for typing (Esc gives them back)
+        # only keys the catalogue words (Textual's own too): an untranslated description would be English in Japanese
         self.bindings = [(self.app.get_key_display(binding), binding.description)
-                         for binding in own + active if binding.description]
+                         for binding in own + active if binding.description in STRINGS["en"]]
 
     def compose(self) -> ComposeResult:
         lang = self.app.lang
