@@ -55,7 +55,8 @@ def signature(obj) -> str:
 
 
 def summary(obj) -> str:
-    doc = inspect.getdoc(obj) or ""
+    # a class's own docstring only: inherited, nn.MSELoss would read as Module's "base class of every layer"
+    doc = inspect.cleandoc(vars(obj).get("__doc__") or "") if inspect.isclass(obj) else inspect.getdoc(obj) or ""
     first = doc.split("\n\n")[0].replace("\n", " ").strip()
     return first.replace("|", "\\|")
 

@@ -228,21 +228,29 @@ class Sequential(Module):
 
 
 class ReLU(Module):
+    """`F.relu` as a layer, for `nn.Sequential`."""
+
     def forward(self, input):  # noqa: A002
         return F.relu(input)
 
 
 class Tanh(Module):
+    """`torch.tanh` as a layer."""
+
     def forward(self, input):  # noqa: A002
         return F.tanh(input)
 
 
 class Sigmoid(Module):
+    """`torch.sigmoid` as a layer."""
+
     def forward(self, input):  # noqa: A002
         return F.sigmoid(input)
 
 
 class Flatten(Module):
+    """`x.flatten(start_dim, end_dim)` as a layer (by default everything but the batch dimension)."""
+
     def __init__(self, start_dim: int = 1, end_dim: int = -1) -> None:
         super().__init__()
         self.start_dim, self.end_dim = start_dim, end_dim
@@ -261,11 +269,15 @@ class _Loss(Module):
 
 
 class MSELoss(_Loss):
+    """`F.mse_loss` as a module, with its `reduction` ('mean', 'sum' or 'none')."""
+
     def forward(self, input, target):  # noqa: A002
         return F.mse_loss(input, target, reduction=self.reduction)
 
 
 class CrossEntropyLoss(_Loss):
+    """`F.cross_entropy` as a module (logits and class indices or probabilities)."""
+
     def __init__(self, weight=None, size_average=None, ignore_index: int = -100, reduce=None,
                  reduction: str = "mean", label_smoothing: float = 0.0) -> None:
         super().__init__(reduction=reduction)
@@ -277,6 +289,8 @@ class CrossEntropyLoss(_Loss):
 
 
 class BCELoss(_Loss):
+    """`F.binary_cross_entropy` as a module (probabilities in [0, 1])."""
+
     def __init__(self, weight=None, size_average=None, reduce=None, reduction: str = "mean") -> None:
         super().__init__(reduction=reduction)
         self.weight = weight
@@ -286,6 +300,8 @@ class BCELoss(_Loss):
 
 
 class BCEWithLogitsLoss(_Loss):
+    """`F.binary_cross_entropy_with_logits` as a module (logits; `pos_weight` supported)."""
+
     def __init__(self, weight=None, size_average=None, reduce=None, reduction: str = "mean", pos_weight=None) -> None:
         super().__init__(reduction=reduction)
         self.weight, self.pos_weight = weight, pos_weight
