@@ -9,8 +9,8 @@ batch axes on the cotangent it computes many vector-Jacobian products at once.
 from __future__ import annotations
 
 import contextlib
-import os
 import contextvars
+import os
 import traceback
 import warnings
 import weakref

@@ -309,8 +309,7 @@ class Tensor:
 
     # _tangent is set only on dual tensors (torch.autograd.forward_ad), so making a tensor costs nothing more
     __slots__ = ("_data", "_requires_grad", "_grad", "_grad_fn", "_accumulator", "_version", "_version_cell", "_base",
-                 "_tangent",
-                 "__weakref__")
+                 "_tangent", "__weakref__")
     __array_priority__ = 1000  # numpy scalars on the left defer to Tensor's reflected operators
 
     def __init__(self, *args) -> None:

@@ -49,9 +49,11 @@ class Course:
         order its pack.toml lists them); empty sections are left out."""
         from lessons.packs import pack_of
 
-        bundled = tuple(lesson for lesson in self.lessons if lesson.pack is None and is_bundled(lesson.path))
-        own = tuple(lesson for lesson in self.lessons if lesson.pack is None and not is_bundled(lesson.path))
-        found = [Section("bundled", bundled), Section("own", own)]
+        loose = {True: [], False: []}  # is_bundled resolves the path: once per lesson
+        for lesson in self.lessons:
+            if lesson.pack is None:
+                loose[is_bundled(lesson.path)].append(lesson)
+        found = [Section("bundled", tuple(loose[True])), Section("own", tuple(loose[False]))]
         for name in sorted({lesson.pack for lesson in self.lessons if lesson.pack is not None}):
             members = [lesson for lesson in self.lessons if lesson.pack == name]
             pack = pack_of(members[0].path.parent) if members[0].path is not None else None

@@ -127,7 +127,7 @@ class Guards:
 
     def _fetched(self, value: object) -> object:
         """A value read through an attribute: the snippet's own functions, or what the surface lets out."""
-        if isinstance(value, types.FunctionType) and value.__code__ in self.codes:
+        if self._is_own(value):
             return value
         reason = value_refusal(value) or dtype_refusal(value)
         if reason is not None:
@@ -267,7 +267,7 @@ class Guards:
         Module or a class the snippet built here; the namespace may hold only the snippet's own methods, which do
         not replace torch's own ones except the documented extension points, and literal constants."""
         self.budget.tick()
-        if keywords or len(bases) != 1 or not (isinstance(body, types.FunctionType) and body.__code__ in self.codes):
+        if keywords or len(bases) != 1 or not self._is_own(body):
             raise SnippetRejected("this class statement is outside what snippets support")
         base = bases[0]
         if not (any(base is allowed for allowed in CLASS_BASES) or is_snippet_class(base)):
@@ -278,7 +278,7 @@ class Guards:
             if member in ("__module__", "__qualname__", "__doc__"):  # made by Python from the class statement
                 continue
             function = value.__func__ if type(value) is staticmethod else value
-            if type(function) is types.FunctionType and function.__code__ in self.codes:
+            if self._is_own(function):
                 self._check_function_builtins(function)
             elif type(value) not in _LITERALS or member.startswith("_"):
                 raise SnippetRejected(f"'{name}.{member}' is not a method or a literal constant of the snippet")
@@ -291,7 +291,7 @@ class Guards:
 
     def static(self, function: object) -> staticmethod:
         """`@staticmethod` on a method (Function's forward and backward): for the snippet's own functions only."""
-        if not (isinstance(function, types.FunctionType) and function.__code__ in self.codes):
+        if not self._is_own(function):
             raise SnippetRejected("@staticmethod applies to the snippet's own methods only")
         return staticmethod(function)
 
@@ -358,7 +358,11 @@ class Guards:
         classes (`model.forward`, `self.helper`); None for anything else."""
         if isinstance(fn, types.MethodType) and (is_snippet_object(fn.__self__) or is_snippet_class(fn.__self__)):
             fn = fn.__func__
-        return fn if isinstance(fn, types.FunctionType) and fn.__code__ in self.codes else None
+        return fn if self._is_own(fn) else None
+
+    def _is_own(self, fn: object) -> bool:
+        """A function the snippet's own code defined (its code object is one this run compiled)."""
+        return isinstance(fn, types.FunctionType) and fn.__code__ in self.codes
 
     def _check_function_builtins(self, fn: types.FunctionType) -> None:
         """A snippet function resolves bare names through the builtins it was created with: they must be

@@ -24,12 +24,12 @@ class BackpropStepper(Vertical, can_focus=True):
     def __init__(self, calls: list, **kwargs) -> None:
         super().__init__(**kwargs)
         self.calls = calls
-        self.steps = self._flatten(calls)  # (call, index in the call, rendered step)
         self.position = 0
 
-    @staticmethod
-    def _flatten(calls: list) -> list:
-        return [(call, i, step) for call in calls for i, step in enumerate(call.trace)]
+    @property
+    def steps(self) -> list:
+        """(call, index in the call, rendered step) for every node of every call, in order."""
+        return [(call, i, step) for call in self.calls for i, step in enumerate(call.trace)]
 
     def compose(self) -> ComposeResult:
         # the content is given at compose time: a stepper removed again at once (a language switch
@@ -51,7 +51,6 @@ class BackpropStepper(Vertical, can_focus=True):
     def set_calls(self, calls: list) -> None:
         """The same calls laid out again (another width): the position is kept."""
         self.calls = calls
-        self.steps = self._flatten(calls)
         self.position = min(self.position, len(self.steps) - 1)
         self.show()
 

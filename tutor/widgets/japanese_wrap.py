@@ -9,6 +9,7 @@ the one after. Other text still breaks at spaces only.
 """
 from __future__ import annotations
 
+import functools
 import re
 
 _JAPANESE = "\u3001-\u303f\u3040-\u309f\u30a0-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff01-\uffef"
@@ -16,10 +17,6 @@ _OPEN = "「『（【〔［｛〈《"
 _CLOSE = "、。，．・：；！？」』）】〕］｝〉》ー々〜…‥ぁぃぅぇぉっゃゅょゎァィゥェォッャュョヮヵヶ"
 _UNIT = rf"[{_OPEN}]*(?:[{_JAPANESE}]|[^\s{_JAPANESE}]+)[{_CLOSE}]*"
 
-_SOFT_BREAK = re.compile(rf"(?:(?<=[{_JAPANESE}])|(?<=[{_JAPANESE}]\*\*))[ \t]*\n[ \t]*(?=(?:\*\*)?[{_JAPANESE}])")
-# after 。、！？ and closing brackets Japanese puts no space even before Latin text (`渡します。W₂ の`),
-# unless the next line starts a Markdown block (a list item, a heading, a fence …)
-_SOFT_BREAK_AFTER_STOP = re.compile(r"(?<=[、。！？」』）])[ \t]*\n[ \t]*(?=\S)(?![-*+>#|]|\d+[.)]\s|```|~~~)")
 _FENCE = re.compile(r"^(```|~~~).*?^\1[^\n]*$", re.M | re.S)
 
 RICH_WORD = re.compile(rf"\s*{_UNIT}\s*")        # rich._wrap.re_word was r"\s*\S+\s*"
@@ -52,5 +49,16 @@ def join_japanese_lines(markdown: str) -> str:
     return "".join(parts)
 
 
+@functools.cache
+def _soft_breaks() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """Compiled when lesson Markdown is first shown, not at start-up (the Japanese classes cost milliseconds)."""
+    between = re.compile(rf"(?:(?<=[{_JAPANESE}])|(?<=[{_JAPANESE}]\*\*))[ \t]*\n[ \t]*(?=(?:\*\*)?[{_JAPANESE}])")
+    # after 。、！？ and closing brackets Japanese puts no space even before Latin text (`渡します。W₂ の`),
+    # unless the next line starts a Markdown block (a list item, a heading, a fence …)
+    after_stop = re.compile(r"(?<=[、。！？」』）])[ \t]*\n[ \t]*(?=\S)(?![-*+>#|]|\d+[.)]\s|```|~~~)")
+    return between, after_stop
+
+
 def _join(text: str) -> str:
-    return _SOFT_BREAK_AFTER_STOP.sub("", _SOFT_BREAK.sub("", text))
+    between, after_stop = _soft_breaks()
+    return after_stop.sub("", between.sub("", text))
