@@ -35,10 +35,10 @@ def test_hostile_snippet_is_stopped_with_a_clear_error(path: Path, tmp_path: Pat
     started = time.monotonic()
 
     # A generous wall clock: each file is stopped by the bound it names (all within a second on an idle
-    # machine), never by the 2 s default firing first on a loaded one (`-n 8` on 2 cores).
+    # machine), never by the clock, whatever the machine's load (`-n 8` on 2 cores).
     result = run_snippet(path.read_text(), filename=path.name, limits=Limits(max_seconds=30.0))
 
-    assert time.monotonic() - started < 5
+    assert "ran longer than" not in result.error.message, result.error  # its own bound, not the clock
     assert not result.ok
     assert (result.error.type, result.error.line) == (expected_type, int(expected_line)), result.error
     assert len(result.error.message) > 10
