@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lessons.errors import LessonError
+from lessons.folders import bundled_dir, is_bundled, lesson_files
 from lessons.loader import load_lesson
 from lessons.model import Lesson
 from lessons.packs import Pack
@@ -64,28 +65,6 @@ class Course:
                 pack = None
             found.append(Section("pack", tuple(members), name, pack))
         return [section for section in found if section.lessons]
-
-
-def bundled_dir() -> Path:
-    """The folder of the lessons shipped with the package (installed as plain files, next to this module;
-    `importlib.resources` would cost the app's start-up a noticeable import for the same answer)."""
-    return Path(__file__).parent / "bundled"
-
-
-def is_bundled(path: str | os.PathLike[str] | None) -> bool:
-    """Whether a lesson file or folder is part of the bundled course (what runs where snippets cannot
-    be sandboxed)."""
-    return path is not None and Path(path).resolve().is_relative_to(bundled_dir().resolve())
-
-
-def lesson_files(folder: Path) -> list[Path]:
-    """The lesson `*.toml` files under `folder`, recursively, in a stable order (hidden folders skipped).
-    A lesson sets `format_version` or sits in a marked folder (a pack); a `pyproject.toml` is not one."""
-    from lessons.packs import looks_like_lesson
-
-    return sorted(path for path in folder.rglob("*.toml")
-                  if path.is_file() and not any(part.startswith(".") for part in path.relative_to(folder).parts)
-                  and looks_like_lesson(path))
 
 
 def load_course(extra_dirs: Iterable[str | os.PathLike[str]] = (), *, user_dir: str | os.PathLike[str] | None,

@@ -12,7 +12,7 @@ from pathlib import Path
 def taken_ids(user_dir: str | os.PathLike[str] | None, exclude: set[Path] = frozenset()) -> dict[str, tuple[Path, str]]:
     """id -> (file, where: "the bundled course" or "your lesson folder"), skipping files in `exclude`
     (resolved paths) and files that do not load (their own problems are reported elsewhere)."""
-    from lessons.course import bundled_dir, lesson_files
+    from lessons.folders import bundled_dir, lesson_files
     from lessons.loader import read_lesson
 
     found: dict[str, tuple[Path, str]] = {}

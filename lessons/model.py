@@ -10,24 +10,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Union
 
+from lessons.text import LocalText
+
 FORMAT_VERSION = 1
 # The most cells a learner is asked to predict: a predict step's tensor answer and a quiz template's
 # tensors are capped at this, and the answer grid holds this many. One constant, so the three agree.
 MAX_ANSWER_CELLS = 64
-
-
-@dataclass(frozen=True)
-class LocalText:
-    """A Markdown text in English, optionally translated to Japanese."""
-
-    en: str
-    ja: str | None = None
-
-    def get(self, lang: str) -> str:
-        """The text in `lang` ("en" or "ja"), falling back to English."""
-        if lang == "ja" and self.ja:
-            return self.ja
-        return self.en
 
 
 @dataclass(frozen=True)

@@ -26,12 +26,11 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from lessons.errors import LessonError
+from lessons.folders import PACK_FILE
 from lessons.linemap import build_line_map
 from lessons.model import LocalText
 from lessons.schema import Fields, Problems, read_text
 
-PACK_FILE = "pack.toml"
-MARKER_FILE = ".autograd-tutor-lessons"  # an empty file: "every *.toml here is a lesson"
 PACK_FORMAT_VERSION = 1
 LANGUAGES = ("en", "ja")
 MAX_MEMBER_BYTES = 1_000_000  # the loader's limit for one lesson file
@@ -172,26 +171,6 @@ def pack_of(folder: Path) -> Pack | None:
     pack, _ = read_pack(folder)
     _pack_cache[path] = (mtime, pack)
     return pack
-
-
-def is_marked(folder: Path) -> bool:
-    """A folder whose every *.toml is a lesson: a pack, or one with the marker file."""
-    return (folder / PACK_FILE).is_file() or (folder / MARKER_FILE).exists()
-
-
-def looks_like_lesson(path: Path) -> bool:
-    """Whether a *.toml file is a lesson: it sets `format_version`, or its folder is marked.
-    `pack.toml` never is; a `pyproject.toml` (no format_version) is not."""
-    if path.name == PACK_FILE:
-        return False
-    if is_marked(path.parent):
-        return True
-    try:
-        with open(path, "rb") as file:
-            head = file.read(65_536)
-    except OSError:
-        return True  # let the loader say what is wrong with it
-    return re.search(rb"(?m)^\s*format_version\s*=", head) is not None
 
 
 # --- archives -------------------------------------------------------------------------------

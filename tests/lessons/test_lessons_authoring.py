@@ -102,13 +102,13 @@ def test_a_pyproject_toml_is_not_a_lesson(cli):
     strict = cli("check", "--strict", NOT_LESSONS)
     assert f"{NOT_LESSONS / 'forgot.toml'}:1: warning: not read as a lesson: it has no `format_version = 1`" \
         in strict.output
-    from lessons.course import lesson_files
+    from lessons.folders import lesson_files
 
     assert [p.name for p in lesson_files(NOT_LESSONS)] == ["squares.toml"]
 
 
 def test_a_marked_folder_reads_every_toml(tmp_path):
-    from lessons.course import lesson_files
+    from lessons.folders import lesson_files
 
     (tmp_path / "a.toml").write_text('id = "a"\n', "utf-8")
     assert lesson_files(tmp_path) == []

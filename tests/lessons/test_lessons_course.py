@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lessons.course import bundled_dir, load_course
+from lessons.course import load_course
+from lessons.folders import bundled_dir
 
 MALFORMED = Path(__file__).parent / "malformed"
 

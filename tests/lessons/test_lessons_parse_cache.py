@@ -2,7 +2,8 @@
 import datetime
 import json
 
-from lessons.course import bundled_dir, load_course
+from lessons.course import load_course
+from lessons.folders import bundled_dir
 from lessons.parse_cache import ParseCache
 
 

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from lessons.course import bundled_dir, load_course
+from lessons.course import load_course
+from lessons.folders import bundled_dir
 from tutor.progress import QUIZ_LESSON, Outcome, ProgressStore
 from tutor.progress.scheduler import ConceptScheduler
 from tutor.quiz import QuizError, QuizSession, Template, builtin_templates, generate, lesson_templates

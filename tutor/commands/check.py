@@ -84,10 +84,10 @@ def print_report(report: Report, strict: bool) -> int:
 def check_paths(paths: tuple[Path, ...], *, against_torch: bool = False, require_lang: tuple[str, ...] = (),
                 user_dir: Path | None = None) -> Report:
     """All problems and warnings in the lesson files under `paths`, and how many files were checked."""
-    from lessons.course import lesson_files
     from lessons.errors import LessonError
+    from lessons.folders import PACK_FILE, lesson_files
     from lessons.ids import free_id, taken_ids
-    from lessons.packs import PACK_FILE, read_pack
+    from lessons.packs import read_pack
 
     report = Report()
     files: list[Path] = []
@@ -157,7 +157,7 @@ def _hidden(path: Path, root: Path) -> bool:
 def _skipped(folder: Path, lessons: set[Path]) -> list:
     """Warnings for *.toml files that look like lessons but are not read as one (no format_version)."""
     from lessons.errors import LessonError
-    from lessons.packs import PACK_FILE
+    from lessons.folders import PACK_FILE
 
     found = []
     for path in sorted(folder.rglob("*.toml")):

@@ -157,7 +157,7 @@ def command(ctx: click.Context, name: str, folder: Path | None) -> None:
 
 
 def _ids_in(folder: Path) -> dict:
-    from lessons.course import lesson_files
+    from lessons.folders import lesson_files
     from lessons.loader import read_lesson
 
     found = {}

@@ -22,7 +22,8 @@ from tutor.commands.trust import require_confinement, trust_option
 @click.pass_context
 def command(ctx: click.Context, folder: Path, output: Path | None, trust_lessons: bool) -> None:
     """Check the lesson pack in FOLDER and write NAME-VERSION.zip."""
-    from lessons.packs import PACK_FILE, read_pack, write_archive
+    from lessons.folders import PACK_FILE
+    from lessons.packs import read_pack, write_archive
     from tutor.commands.check import check_paths, print_report
     from tutor.commands.snippet_file import usage
     from tutor.paths import lessons_dir

@@ -22,7 +22,7 @@ def unconfined_reason(profile: str = "full") -> str | None:
 def require_confinement(command: str, trust: bool, paths=(), profile: str = "full") -> None:
     """Exit with a usage error (status 2) when `command` would run a stranger's code unconfined
     (`paths`: the lesson files or folders it would run; all inside the bundled course is fine)."""
-    from lessons.course import is_bundled
+    from lessons.folders import is_bundled
 
     if trust or (paths and all(map(is_bundled, paths))):
         return
