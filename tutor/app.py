@@ -9,6 +9,7 @@ course view appears as fast as a bare Textual app.
 from __future__ import annotations
 
 import dataclasses
+import gc
 import os
 from collections.abc import Iterable
 from pathlib import Path
@@ -25,6 +26,8 @@ from tutor.paths import cache_dir, lessons_dir
 STYLES = Path(__file__).parent / "styles"
 THEMES = {"dark": "textual-dark", "light": "textual-light"}
 POLL_SECONDS = 1.0
+COURSE_LOAD_SECONDS = 0.3  # after the course view is drawn from the saved outline, the lessons load
+COLLECTOR_PAUSE_SECONDS = 0.5  # how long after mounting the cyclic garbage collector waits (see on_load)
 
 
 class TutorApp(App[None]):
@@ -84,23 +87,41 @@ class TutorApp(App[None]):
         self.bundled_only = False  # set when the sandbox cannot confine snippets here (see _warm_up)
         self.confinement = None  # engine.sandbox.Confinement, once the worker has started
         self.class_dir = None  # `autograd-tutor class view`: the class folder the Class screen reads
-        self.course = None
+        self._course = None  # loaded on first use: start-up draws the course view from `outline`
+        self.outline = None  # lessons.outline.Outline: what the course view lists
+        self._saved_outline = None  # (fingerprint, outline) in the cache, to write it only when it changed
         self.store = None
+        self._collector_paused = False
         self._lesson_files: dict[Path, int] = {}
         self._ids_by_path: dict[Path, str] = {}  # the id each lesson file had when it last loaded
         self.open_at = open_at  # `--open LESSON[:STEP]`: (lesson id, step id or None), checked by the CLI
 
     # ------------------------------------------------------------------ start-up
 
+    def on_load(self) -> None:
+        """Pause the cyclic garbage collector until the course view is on screen: start-up allocates
+        the course and every widget, which triggered a full collection (about 10 ms, scanning
+        everything imported) in the middle of the first paint. It resumes half a second later,
+        when the learner is reading, and collects as usual from then on."""
+        self._collector_paused = gc.isenabled()
+        gc.disable()
+
+    def _resume_collector(self) -> None:
+        if self._collector_paused:
+            self._collector_paused = False
+            gc.enable()
+
     def on_mount(self) -> None:
         from tutor.screens.course import CourseScreen
 
-        self.course = self._load_course()
-        self._lesson_files = self._scan_lesson_files()
-        self._carry_renamed_progress()
+        self.outline = self._cached_outline()
+        if self.outline is None:
+            self._ensure_course()
         self._open_store()
         self.push_screen(CourseScreen())
         self.set_interval(POLL_SECONDS, self.poll_lesson_files)
+        self.set_timer(COLLECTOR_PAUSE_SECONDS, self._resume_collector)
+        self.set_timer(COURSE_LOAD_SECONDS, self._ensure_course)
         if self.open_at is not None:  # an author's preview: the lesson at once, the course underneath
             self.open_lesson(*self.open_at)
         elif self.start == "quiz":
@@ -127,18 +148,58 @@ class TutorApp(App[None]):
     def _restrict_to_bundled(self, reason: str) -> None:
         """No OS sandbox here: only the bundled course runs, unless the learner passed --trust-lessons."""
         self.bundled_only = True
-        self.course = self._load_course()
+        self._load_course()
         self.notify(t("sandbox_unconfined", self.lang, reason=reason), severity="warning", timeout=20)
         self._tell_screens()
 
-    def _load_course(self):
-        from lessons.course import is_bundled, load_course
+    @property
+    def course(self):
+        """Every lesson, loaded and checked; loaded on first use when start-up drew the course view from
+        its saved outline (then just after the first screen, or sooner if a lesson is opened)."""
+        self._ensure_course()
+        return self._course
 
+    def _ensure_course(self) -> None:
+        """Load the course if it is not yet; the screens hear of it only if the course view changes."""
+        if self._course is None:
+            shown = self.outline
+            self._load_course()
+            if self.outline != shown:  # the saved outline was stale (a file changed as the app started)
+                self._tell_screens()
+
+    def _course_key(self) -> str:
+        from lessons.outline import fingerprint
+
+        return fingerprint(self._lesson_folders(), f"bundled_only={self.bundled_only}")
+
+    def _cached_outline(self):
+        from lessons.outline import read_outline
+
+        key = self._course_key()
+        outline = read_outline(cache_dir(self.data_dir) / "outline.json", key)
+        self._saved_outline = (key, outline)
+        return outline
+
+    def _load_course(self) -> dict[Path, tuple[str, str]]:
+        """Load every lesson, note their files (for `poll_lesson_files`) and ids, and save the outline
+        for the next start. Returns the lessons renamed since the last load (`_carry_renamed_progress`)."""
+        from lessons.course import load_course
+        from lessons.folders import is_bundled
+        from lessons.outline import outline_of, write_outline
+
+        key = self._course_key()  # before reading: a file changed meanwhile gives the next start another key
+        self._lesson_files = self._scan_lesson_files()
         course = load_course(self.extra_dirs, user_dir=lessons_dir(self.data_dir),
                              include_bundled=self.include_bundled, cache_path=cache_dir(self.data_dir) / "lessons.json")
         if self.bundled_only:
             course = dataclasses.replace(course, lessons=[l for l in course.lessons if is_bundled(l.path)])
-        return course
+        self._course = course
+        outline = outline_of(course)
+        if self._saved_outline != (key, outline):
+            write_outline(cache_dir(self.data_dir) / "outline.json", key, outline)
+            self._saved_outline = (key, outline)
+        self.outline = outline
+        return self._carry_renamed_progress()
 
     def _open_store(self) -> None:
         from tutor.progress.model import ProgressError
@@ -153,6 +214,7 @@ class TutorApp(App[None]):
             self.notify(str(self.store.recovered_from), title="progress", severity="warning", timeout=15)
 
     def on_unmount(self) -> None:
+        self._resume_collector()
         if self.store is not None:
             self.store.close()
 
@@ -250,13 +312,13 @@ class TutorApp(App[None]):
             self.open_stats()
 
     def _lesson_folders(self) -> list[Path]:
-        from lessons.course import bundled_dir
+        from lessons.folders import bundled_dir
 
         bundled = [bundled_dir()] if self.include_bundled else []
         return [*bundled, lessons_dir(self.data_dir), *self.extra_dirs]
 
     def _scan_lesson_files(self) -> dict[Path, int]:
-        from lessons.course import lesson_files
+        from lessons.folders import lesson_files
 
         files = {}
         for folder in self._lesson_folders():
@@ -273,13 +335,13 @@ class TutorApp(App[None]):
         """Reload the course when a lesson file is added, removed or edited, and say what happened."""
         from tutor.problems import broken_notice
 
+        if self._course is None:
+            return  # the first load, just after start-up, notes the files
         files = self._scan_lesson_files()
         if files == self._lesson_files:
             return
         changed = {path for path in files.keys() | self._lesson_files.keys() if files.get(path) != self._lesson_files.get(path)}
-        self._lesson_files = files
-        self.course = self._load_course()
-        renamed = self._carry_renamed_progress()
+        renamed = self._load_course()
         for path in sorted(changed):
             error = self.broken_error(path)
             if error is not None:

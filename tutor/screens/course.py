@@ -9,7 +9,6 @@ from textual.screen import Screen
 from textual.widgets import Header, Input, OptionList
 from textual.widgets.option_list import Option
 
-from lessons.glossary import concept_name
 from tutor.i18n import t
 from tutor.problems import broken_notice, where
 from tutor.widgets.footer import TutorFooter
@@ -20,31 +19,32 @@ BROKEN = "!broken:"  # option ids of broken files (no lesson id can start with "
 
 
 def matches(lesson, query: str) -> bool:
-    """Whether a lesson's id, title, summary (either language) or concepts (tag or Japanese name) contain `query`."""
+    """Whether a lesson's (`lessons.outline.LessonEntry`) id, title, summary (either language) or concepts
+    (tag or Japanese name) contain `query`."""
     query = query.strip().casefold()
     if not query:
         return True
-    haystack = [lesson.id, *lesson.concepts, *(concept_name(concept, "ja") for concept in lesson.concepts)]
+    haystack = [lesson.id, *lesson.concepts, *lesson.concept_names]
     for text in (lesson.title, lesson.summary):
         haystack += [text.en, text.ja or ""]
     return any(query in item.casefold() for item in haystack)
 
 
 def section_heading(section, lang: str) -> str:
-    """"Your lessons", or a pack's title with its name and version."""
+    """"Your lessons", or a pack's title with its name and version (`section`: `lessons.outline.OutlineSection`)."""
     if section.kind != "pack":
         return t(f"section_{section.kind}", lang)
-    pack = section.pack
-    if pack is None or pack.title is None:
-        name = section.pack_name if pack is None else f"{pack.name} {pack.version}"
+    if section.pack_version is None or section.pack_title is None:
+        name = section.pack_name if section.pack_version is None else f"{section.pack_name} {section.pack_version}"
         return t("section_pack_plain", lang, name=name)
-    return t("section_pack", lang, title=pack.title.get(lang), name=pack.name, version=pack.version)
+    return t("section_pack", lang, title=section.pack_title.get(lang), name=section.pack_name, version=section.pack_version)
 
 
-def _tag(concept: str, lang: str) -> str:
-    """A concept as the course view shows it: the tag itself in English (what the filter and quizzes
-    name), the glossary's name in Japanese (a learner reading Japanese should not meet English tags)."""
-    return f"#{concept}" if lang == "en" else f"#{concept_name(concept, lang)}"
+def _tags(lesson, lang: str) -> str:
+    """A lesson's concepts as the course view shows them: the tags themselves in English (what the filter
+    and quizzes name), the glossary's names in Japanese (a learner reading Japanese should not meet English tags)."""
+    names = lesson.concepts if lang == "en" else lesson.concept_names
+    return "  ".join(f"#{name}" for name in names)
 
 
 class CourseScreen(Screen[None]):
@@ -57,15 +57,13 @@ class CourseScreen(Screen[None]):
         Binding("slash", "filter", "filter"),
         Binding("escape", "leave_filter", show=False),
     ]
+    AUTO_FOCUS = "#lessons"  # not the filter above it: focusing it first, then the list, painted the screen twice
 
     def compose(self) -> ComposeResult:
         yield Header()
         yield Input(id="filter")
         yield OptionList(id="lessons")
         yield TutorFooter()
-
-    def on_mount(self) -> None:
-        self.query_one("#lessons", OptionList).focus()
 
     def apply_language(self) -> None:
         lang = self.app.lang
@@ -81,7 +79,8 @@ class CourseScreen(Screen[None]):
         listing = self.query_one("#lessons", OptionList)
         highlighted = listing.highlighted_option.id if listing.highlighted_option else None
         query = self.query_one("#filter", Input).value
-        sections = self.app.course.sections()
+        outline = self.app.outline
+        sections = outline.sections
         options: list[Option | None] = []
         for section in sections:
             shown = [Option(self._lesson_prompt(lesson, lang), id=lesson.id)
@@ -93,12 +92,12 @@ class CourseScreen(Screen[None]):
             options += shown
         if not options:
             options.append(Option(Text(t("no_lessons", lang), style="dim"), disabled=True))
-        if self.app.course.broken:
+        if outline.broken:
             options += [None, Option(Text(t("broken_title", lang), style="bold red"), disabled=True)]
             options += [Option(Text.assemble((f"⚠ {where(error.path, error.line)}", "bold red"), "\n",
                                              (t("lesson_file_problem", lang), "red"), "\n", (str(error.path), "dim")),
                                id=f"{BROKEN}{i}")
-                        for i, error in enumerate(self.app.course.broken)]
+                        for i, error in enumerate(outline.broken)]
         listing.set_options(options)
         ids = [option.id for option in options if option is not None and option.id]
         if ids:
@@ -117,7 +116,7 @@ class CourseScreen(Screen[None]):
         prompt.append_text(inline_markdown(lesson.summary.get(lang), "italic"))
         if lesson.concepts:
             prompt.append("\n")
-            prompt.append_text(inline_markdown("  ".join(_tag(concept, lang) for concept in lesson.concepts), "cyan dim"))
+            prompt.append_text(inline_markdown(_tags(lesson, lang), "cyan dim"))
         return prompt
 
     def on_input_changed(self, event: Input.Changed) -> None:
@@ -135,7 +134,7 @@ class CourseScreen(Screen[None]):
 
     def _open(self, option_id: str | None) -> None:
         if option_id and option_id.startswith(BROKEN):
-            broken = self.app.course.broken
+            broken = self.app.outline.broken
             number = int(option_id.removeprefix(BROKEN))
             if number < len(broken):
                 self.notify(broken_notice(broken[number], self.app.lang), severity="warning")

@@ -37,6 +37,7 @@ class TutorFooter(Static):
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self._spans: list[tuple[int, int, object, str]] = []  # (start, end, node, action)
+        self._shown: Text | None = None
 
     def on_mount(self) -> None:
         self.screen.bindings_updated_signal.subscribe(self, self.bindings_changed)
@@ -59,7 +60,9 @@ class TutorFooter(Static):
             if enabled:
                 spans.append((start, len(text), node, binding.action))
         self._spans = spans
-        self.update(text)
+        if text != self._shown:  # the bindings signal fires on every focus change, mostly with no change here
+            self._shown = text
+            self.update(text, layout=False)  # one docked line: its size never depends on the keys
 
     async def on_click(self, event: events.Click) -> None:
         offset = event.x

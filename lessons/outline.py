@@ -1,0 +1,180 @@
+"""The course as its view lists it, saved so that the first screen needs no lesson file parsed.
+
+Loading the course (parsing and checking every lesson) was most of the tutor's start-up, yet the
+course view shows only each lesson's title, summary, concepts and number of steps, the sections and
+the broken files: the course's *outline*. The app saves the outline of each course it loads, under
+a fingerprint of everything that load read: the lesson folders' files, this package's code and data
+(glossary, format rules) and the app's own filter. At the next start a matching fingerprint draws the
+course view from the outline at once, and the lessons load while the learner reads it; any change
+gives another fingerprint, so a stale outline is never shown. The file is JSON, never pickle (a data
+folder may be shared in a classroom); anything unreadable counts as no outline.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import NamedTuple
+
+from lessons.errors import LessonError
+from lessons.folders import MARKER_FILE
+from lessons.text import LocalText
+
+VERSION = 1
+
+
+class StepRef(NamedTuple):
+    """A step as progress counts it (`gradable_step_ids` reads `id` and `kind`)."""
+
+    id: str
+    kind: str
+
+
+@dataclass(frozen=True)
+class LessonEntry:
+    """One lesson's line in the course view."""
+
+    id: str
+    path: Path | None
+    title: LocalText
+    summary: LocalText
+    concepts: tuple[str, ...]
+    concept_names: tuple[str, ...]  # each concept's Japanese name in the glossary (the tag when it has none)
+    steps: tuple[StepRef, ...]
+
+
+@dataclass(frozen=True)
+class OutlineSection:
+    """A group of the course view (`lessons.course.Section`): a pack's names its pack, whose title and
+    version are None when its pack.toml is broken."""
+
+    kind: str
+    lessons: tuple[LessonEntry, ...]
+    pack_name: str | None = None
+    pack_version: str | None = None
+    pack_title: LocalText | None = None
+
+
+@dataclass(frozen=True)
+class Outline:
+    sections: tuple[OutlineSection, ...]
+    broken: tuple[LessonError, ...]
+
+
+def outline_of(course) -> Outline:
+    """The outline of a loaded `lessons.course.Course`."""
+    from lessons.glossary import concept_name
+
+    def entry(lesson) -> LessonEntry:
+        return LessonEntry(lesson.id, lesson.path, lesson.title, lesson.summary, lesson.concepts,
+                           tuple(concept_name(concept, "ja") for concept in lesson.concepts),
+                           tuple(StepRef(step.id, str(step.kind)) for step in lesson.steps))
+
+    sections = tuple(OutlineSection(section.kind, tuple(entry(lesson) for lesson in section.lessons), section.pack_name,
+                                    section.pack.version if section.pack else None,
+                                    section.pack.title if section.pack else None)
+                     for section in course.sections())
+    return Outline(sections, tuple(course.broken))
+
+
+def fingerprint(folders: Iterable[Path], *context: str) -> str:
+    """A hash of all a course load reads: each folder's state and its `*.toml` and marker files (names
+    and contents), this package's modules and data files (a new version may read lessons differently),
+    and `context` (the caller's filters). Reading the files costs about a millisecond for the course."""
+    digest = hashlib.blake2b(digest_size=16)
+
+    def add(*parts: object) -> None:
+        digest.update(repr(parts).encode("utf-8", "surrogateescape"))
+
+    add(VERSION, *context)
+    package = Path(__file__).parent
+    for entry in sorted(os.scandir(package), key=lambda entry: entry.name):
+        if entry.name.endswith((".py", ".toml", ".json")) and entry.is_file():
+            stat = entry.stat()
+            add(entry.name, stat.st_size, stat.st_mtime_ns)
+    for folder in folders:
+        add(os.fspath(folder), folder.is_dir(), folder.exists())
+        if not folder.is_dir():
+            continue
+        for path in sorted(path for path in folder.rglob("*") if path.name.endswith(".toml") or path.name == MARKER_FILE):
+            try:
+                add(path.relative_to(folder).as_posix(), hashlib.blake2b(path.read_bytes(), digest_size=16).digest())
+            except OSError as error:
+                add(path.relative_to(folder).as_posix(), type(error).__name__)
+    return digest.hexdigest()
+
+
+def read_outline(path: Path, key: str) -> Outline | None:
+    """The outline saved in `path` under fingerprint `key`, or None (none, another key, unreadable)."""
+    try:
+        stored = json.loads(path.read_text(encoding="utf-8"))
+        if stored.get("version") != VERSION or stored.get("key") != key:
+            return None
+        return _decode(stored["outline"])
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def write_outline(path: Path, key: str, outline: Outline) -> None:
+    """Save `outline` under `key`, atomically; failing to write only costs the next start-up its speed."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        partial.write_text(json.dumps({"version": VERSION, "key": key, "outline": _encode(outline)}), encoding="utf-8")
+        partial.replace(path)
+    except OSError:
+        pass
+
+
+def _text(text: LocalText | None) -> list | None:
+    return None if text is None else [text.en, text.ja]
+
+
+def _local(value, *, optional: bool = False) -> LocalText | None:
+    if value is None and optional:
+        return None
+    en, ja = value
+    if not isinstance(en, str) or not isinstance(ja, (str, type(None))):
+        raise TypeError("a text is [en, ja]")
+    return LocalText(en, ja)
+
+
+def _string(value) -> str:
+    if not isinstance(value, str):
+        raise TypeError("expected a string")
+    return value
+
+
+def _strings(values) -> tuple[str, ...]:
+    return tuple(_string(value) for value in values)
+
+
+def _encode(outline: Outline) -> dict:
+    return {
+        "sections": [{"kind": section.kind, "pack_name": section.pack_name, "pack_version": section.pack_version,
+                      "pack_title": _text(section.pack_title),
+                      "lessons": [{"id": entry.id, "path": None if entry.path is None else os.fspath(entry.path),
+                                   "title": _text(entry.title), "summary": _text(entry.summary),
+                                   "concepts": list(entry.concepts), "concept_names": list(entry.concept_names),
+                                   "steps": [list(step) for step in entry.steps]}
+                                  for entry in section.lessons]}
+                     for section in outline.sections],
+        "broken": [[error.path, error.key_path, error.line, error.message] for error in outline.broken],
+    }
+
+
+def _decode(data: dict) -> Outline:
+    sections = []
+    for section in data["sections"]:
+        entries = tuple(LessonEntry(_string(entry["id"]), None if entry["path"] is None else Path(entry["path"]),
+                                    _local(entry["title"]), _local(entry["summary"]), _strings(entry["concepts"]),
+                                    _strings(entry["concept_names"]),
+                                    tuple(StepRef(*_strings(step)) for step in entry["steps"]))
+                        for entry in section["lessons"])
+        sections.append(OutlineSection(_string(section["kind"]), entries, section["pack_name"], section["pack_version"],
+                                       _local(section["pack_title"], optional=True)))
+    broken = tuple(LessonError(path, key_path, line, message) for path, key_path, line, message in data["broken"])
+    return Outline(tuple(sections), broken)
