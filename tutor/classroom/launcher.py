@@ -54,9 +54,9 @@ def stand_in(connection: socket.socket, pid: int) -> None:
         signal.signal(signum, lambda signum, frame: _forward(pid, signum))
     connection.sendall(b"go")
     null = os.open(os.devnull, os.O_RDWR)
-    for fd in (0, 1, 2):  # the tutor alone holds the server's pipes: when it ends, the server sees it
+    for fd in (1, 2):  # the tutor alone writes to the server: when it ends, the server sees its output end
         os.dup2(null, fd)
-    os.close(null)
+    os.close(null)  # (stdin stays open: it shows which tutor this launcher stands in for, in /proc)
     reply = b""
     while chunk := connection.recv(64):
         reply += chunk
