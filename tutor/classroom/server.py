@@ -207,7 +207,7 @@ class ClassroomServer(Server):
 
     async def on_startup(self, app: web.Application) -> None:
         self.folder.save_settings(lessons=self.lesson_dirs)
-        if self.zygote is not None:
+        if self.zygote is not None and self.zygote.process is None:  # (tests serve one server twice)
             try:
                 self.zygote.start()
             except OSError as error:
