@@ -6,8 +6,10 @@ once (each a separate headless Chromium context, the system's browser via Playwr
 - the time from opening the tutor page (after joining) to the course view being drawn in the
   browser (the first lesson's title has arrived over the page's WebSocket);
 - the memory of each student's processes on the server once they are idle in the course view: the
-  tutor process and its sandbox worker, as PSS (shared pages split fairly between processes) and as
-  RSS (shared pages counted in full), summed per student from /proc/<pid>/smaps_rollup.
+  tutor process (forked from the server's zygote), its sandbox worker and the launcher textual-serve
+  started for it, as PSS (shared pages split fairly between processes, the zygote included) and as
+  RSS (shared pages counted in full), summed per student from /proc/<pid>/smaps_rollup; the CPU
+  time of the same processes. The zygote's own memory and CPU (once per server) are printed apart.
 
 The issue's targets: < 3 s to the course view and < 150 MB per student.
 
@@ -46,10 +48,10 @@ def descendants(pid: int) -> list[int]:
     return found
 
 
-def memory_kb(pid: int) -> tuple[int, int]:
-    """(PSS, RSS) in kB of a process and everything it started."""
+def memory_kb(pid: int, *, started: bool = True) -> tuple[int, int]:
+    """(PSS, RSS) in kB of a process and (unless `started` is False) everything it started."""
     pss = rss = 0
-    for process in descendants(pid):
+    for process in descendants(pid) if started else [pid]:
         try:
             for line in Path(f"/proc/{process}/smaps_rollup").read_text().splitlines():
                 if line.startswith("Pss:"):
@@ -61,12 +63,13 @@ def memory_kb(pid: int) -> tuple[int, int]:
     return pss, rss
 
 
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU time of a process and everything it started (a measure the machine's load does not change)."""
+def cpu_seconds(pid: int, *, started: bool = True) -> float:
+    """User + system CPU time of a process and (unless `started` is False) everything it started (a
+    measure the machine's load does not change)."""
     import os
 
     total = 0
-    for process in descendants(pid):
+    for process in descendants(pid) if started else [pid]:
         try:
             fields = Path(f"/proc/{process}/stat").read_text().rsplit(")", 1)[1].split()
             total += int(fields[11]) + int(fields[12])
@@ -91,12 +94,19 @@ async def open_student(browser, url: str, name: str) -> tuple[object, float]:
     return context, time.monotonic() - start
 
 
+def student_processes(launcher: int, tutor: int) -> list[int]:
+    """The tutor (with its sandbox worker, counted by memory_kb and cpu_seconds) and its launcher."""
+    return [tutor] if launcher == tutor else [tutor, launcher]
+
+
 async def round_of(browser, server: ServedClass, count: int, settle: float, offset: int) -> dict:
     results = await asyncio.gather(*(open_student(browser, server.url, f"student {offset + i}") for i in range(count)))
-    cpu = [cpu_seconds(pid) for pid in server.student_pids().values()]  # at the course view (worker not started yet)
+    cpu = [sum(cpu_seconds(pid) for pid in student_processes(*pair))  # at the course view (worker not started yet)
+           for pair in server.students().values()]
     await asyncio.sleep(settle)  # the sandbox worker starts after the course view is shown
-    pids = server.student_pids()
-    memory = [memory_kb(pid) for pid in pids.values()]
+    pids = server.students()
+    memory = [[sum(sizes) for sizes in zip(*(memory_kb(pid) for pid in student_processes(*pair)))]
+              for pair in pids.values()]
     for context, _ in results:
         await context.close()
     for _ in range(200):  # wait until every tutor of this round has quit
@@ -164,10 +174,17 @@ async def main_async(counts: list[int], settle: float) -> None:
                     times, pss, rss = result["times"], result["pss_mb"], result["rss_mb"]
                     print(f"{count:>2} student(s): page -> course view median {statistics.median(times):.2f} s, "
                           f"max {max(times):.2f} s; per student PSS median {statistics.median(pss):.0f} MB "
-                          f"(max {max(pss):.0f}), RSS median {statistics.median(rss):.0f} MB; "
+                          f"(max {max(pss):.0f}), RSS median {statistics.median(rss):.0f} MB (tutor + sandbox worker + launcher); "
                           f"CPU to the course view median {statistics.median(result['cpu']):.2f} s per student; "
                           f"server RSS {result['server_rss_mb']:.0f} MB", flush=True)
                 await browser.close()
+            zygote = server.zygote_pid()
+            if zygote is None:
+                print("no zygote: each tutor started on its own", flush=True)
+            else:
+                pss, rss = memory_kb(zygote, started=False)
+                print(f"zygote (once per server, its children not counted): PSS {pss / 1024:.0f} MB, "
+                      f"RSS {rss / 1024:.0f} MB, CPU {cpu_seconds(zygote, started=False):.2f} s", flush=True)
             for count in counts:  # the server's share alone: no browser competing for this machine's CPU
                 times = await server_round(server, count, 500 + count)
                 print(f"{count:>2} student(s) without a browser: WebSocket open -> course view median "

@@ -5,6 +5,7 @@ These run everywhere (no Chromium needed); tests/serve drives the same server fr
 import asyncio
 import os
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -162,7 +163,7 @@ async def test_each_student_gets_their_own_tutor_process(tmp_path, monkeypatch):
             await read_until(socket, expected)
         pids = server.student_pids()
         assert len(pids) == 2 and len(set(pids.values())) == 2
-        assert environment(pids["alice"])["AUTOGRAD_TUTOR_DATA_DIR"].endswith(os.path.join("students", "alice"))
+        assert str(tmp_path / "class" / "students" / "alice" / "progress.sqlite3") in open_files(pids["alice"])
         third = await clients[2].ws_connect("/ws?width=100&height=30")
         await read_until(sockets[0], "another tab")  # the first tab is told, then closed
         await read_until(third, "Trying autograd")
@@ -207,9 +208,14 @@ async def read_until(socket, text: str | None, seconds: float = 30.0, text_messa
     raise AssertionError(f"{text!r} did not show in {seconds} s")
 
 
-def environment(pid: int) -> dict[str, str]:
-    raw = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
-    return dict(item.decode(errors="replace").split("=", 1) for item in raw if b"=" in item)
+def open_files(pid: int) -> set[str]:
+    found = set()
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        try:
+            found.add(os.readlink(fd))
+        except OSError:
+            continue
+    return found
 
 
 def process_alive(pid: int) -> bool:
@@ -218,3 +224,113 @@ def process_alive(pid: int) -> bool:
     except FileNotFoundError:
         return False
     return state != "Z"
+
+
+# ---------------------------------------------------------------------------- the zygote
+
+
+def parent_of(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+
+
+async def wait_until_gone(pid: int, seconds: float = 20.0) -> bool:
+    for _ in range(int(seconds * 10)):
+        if not process_alive(pid):
+            return True
+        await asyncio.sleep(0.1)
+    return False
+
+
+async def connect(first: TestClient, name: str, lang: str = "en"):
+    """A student in their own browser (cookie jar), on the server `first` serves."""
+    client = TestClient(first.server)
+    await client.start_server()
+    await client.post("/join", data={"name": name, "lang": lang})
+    socket = await client.ws_connect("/ws?width=100&height=30")
+    await read_until(socket, "Trying autograd" if lang == "en" else "Autograd を試す")
+    return client, socket
+
+
+async def leave(server: ClassroomServer, first: TestClient, clients) -> None:
+    """Every student closes their page and their tutor quits, then the server stops."""
+    processes = [*server.student_pids().values(), *(service._process.pid for _ws, service in server._connections.values())]
+    for _client, socket in clients:
+        await socket.close()
+    for pid in processes:
+        await wait_until_gone(pid)
+    for client, _socket in clients:
+        await client.close()
+    await first.close()
+
+
+def launcher_pid(server: ClassroomServer, key: str) -> int:
+    return server._connections[key][1]._process.pid
+
+
+async def test_tutors_are_forked_from_the_zygote(tmp_path, monkeypatch):
+    """A student's tutor is a child of the zygote, not the launcher textual-serve started; killing the
+    launcher (as the server does when a tutor will not quit) ends the tutor; a tutor that dies leaves
+    the zygote and the other students alone."""
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    server = make_server(tmp_path)
+    first = await client_for(server)
+    clients = []
+    try:
+        for name in ("Alice", "Bob", "Carol"):
+            clients.append(await connect(first, name))
+        pids = server.student_pids()
+        zygote = server.zygote.pid
+        for key, pid in pids.items():
+            assert parent_of(pid) == zygote and launcher_pid(server, key) != pid
+            assert parent_of(launcher_pid(server, key)) == os.getpid()  # textual-serve's process: the launcher
+            assert str(tmp_path / "class" / "students" / key / "progress.sqlite3") in open_files(pid)
+        assert not any(".sock" in path for path in open_files(pids["alice"]))  # nothing of the zygote's
+
+        os.kill(launcher_pid(server, "alice"), 9)
+        assert await wait_until_gone(pids["alice"])
+        await read_until(clients[0][1], None)  # Alice's page is told her session ended
+
+        os.kill(pids["bob"], 9)
+        await read_until(clients[1][1], None)
+        assert server.zygote.alive() and set(server.student_pids()) == {"carol"}
+        await clients[2][1].send_str('["resize", {"width": 90, "height": 28}]')
+        await read_until(clients[2][1], "Trying autograd")  # Carol's tutor redraws: it still runs
+        carol = server.student_pids()["carol"], launcher_pid(server, "carol")
+    finally:
+        await leave(server, first, clients)
+    assert not server.zygote.alive()  # stopped with the server
+    assert all([await wait_until_gone(pid) for pid in carol])
+
+
+async def test_without_the_zygote_a_student_still_gets_a_tutor(tmp_path, monkeypatch, caplog):
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    server = make_server(tmp_path)
+    first = await client_for(server)
+    clients = []
+    try:
+        clients.append(await connect(first, "Alice"))
+        os.kill(server.zygote.pid, 9)
+        server.zygote.process.wait()
+        for name in ("Bob", "Carol"):
+            clients.append(await connect(first, name, "ja"))
+        pids = server.student_pids()
+        assert launcher_pid(server, "bob") == pids["bob"]  # the launcher runs the tutor itself
+        assert process_alive(pids["alice"])  # the students forked before go on
+        warnings = [record for record in caplog.records if "zygote is not running" in record.getMessage()]
+        assert len(warnings) == 1  # said once, not per student
+    finally:
+        await leave(server, first, clients)
+
+
+def test_the_zygote_imports_the_tutor_not_the_engine():
+    """The zygote holds only what every tutor imports before its first screen: no thread (a fork
+    would not copy it), and not numpy, sympy or the engine (the sandbox worker's business)."""
+    from tutor.classroom.zygote import PRELOAD
+
+    script = ("import importlib, sys, threading\n"
+              f"for name in {PRELOAD!r}: importlib.import_module(name)\n"
+              "print(threading.active_count(), sorted({m.split('.')[0] for m in sys.modules} & {'numpy', 'sympy', 'engine'}))")
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, timeout=60,
+                            env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert result.stdout.split(None, 1) == ["1", "[]\n"], result.stderr
+    assert "tutor.app" in PRELOAD and "textual.drivers.web_driver" in PRELOAD

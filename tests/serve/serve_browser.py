@@ -111,21 +111,53 @@ class ServedClass:
         self.log.close()
 
     def student_pids(self) -> dict[str, int]:
-        """Tutor processes of this server's students, by data folder name."""
+        """Tutor processes of this server's students, by data folder name (see `students`)."""
+        return {key: tutor for key, (_launcher, tutor) in self.students().items()}
+
+    def students(self) -> dict[str, tuple[int, int]]:
+        """(launcher, tutor) process ids of this server's students, by data folder name. textual-serve
+        starts the launcher (it has the student's environment); the tutor is the zygote's child that
+        shares its stdin pipe, or the launcher itself when it ran the tutor without the zygote."""
         found = {}
-        for entry in Path("/proc").iterdir():
-            if not entry.name.isdigit():
-                continue
+        zygote = self.zygote_pid()
+        tutors = {_stdin(pid): pid for pid in _children(zygote)} if zygote else {}
+        for pid in _children(self.process.pid):
             try:
-                if _parent(entry) != self.process.pid:
-                    continue
-                environ = (entry / "environ").read_bytes().split(b"\0")
+                environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
             except OSError:
                 continue
             for item in environ:
                 if item.startswith(b"AUTOGRAD_TUTOR_DATA_DIR="):
-                    found[Path(item.split(b"=", 1)[1].decode()).name] = int(entry.name)
+                    found[Path(item.split(b"=", 1)[1].decode()).name] = (pid, tutors.get(_stdin(pid), pid))
         return found
+
+    def zygote_pid(self) -> int | None:
+        for pid in _children(self.process.pid):
+            try:
+                if b"tutor.classroom.zygote" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                    return pid
+            except OSError:
+                continue
+        return None
+
+
+def _children(parent: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if _parent(entry) == parent:
+                    found.append(int(entry.name))
+            except (OSError, ValueError, IndexError):
+                continue
+    return found
+
+
+def _stdin(pid: int) -> str | None:
+    try:
+        return os.readlink(f"/proc/{pid}/fd/0")
+    except OSError:
+        return None
 
 
 def _parent(entry: Path) -> int:

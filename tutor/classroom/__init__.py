@@ -5,6 +5,7 @@
   student), `student.json` (the name as typed), an optional `roster.txt`, and `class.json`;
 - `server` — `autograd-tutor serve`, on textual-serve: a join page, one tutor process per browser
   connection, a class code and a cap on concurrent students;
-- `student_app` — the tutor process each connection runs (`python -m tutor.classroom.student_app`);
+- `student_app` — the tutor process each connection runs;
+- `zygote`, `launcher` — how it starts fast: forked from one pre-imported process per server;
 - `report` — the numbers of `autograd-tutor class report` and of the Class screen.
 """

@@ -8,8 +8,8 @@ Built on textual-serve (the Textual team's server), with what a classroom needs 
   then gives the browser a session cookie and sends it to `/tutor`;
 - `GET /tutor` — the terminal page (textual-serve's JavaScript, our own page: no request leaves
   this server; the class-full page when `max_students` other students are connected);
-- `GET /ws` — one tutor process per connection (`python -m tutor.classroom.student_app`) with
-  the student's own data folder. A student who connects again (a reload, another tab) replaces
+- `GET /ws` — one tutor process per connection (`tutor.classroom.student_app`, forked from the
+  server's pre-imported zygote: see `zygote`) with the student's own data folder. A student who connects again (a reload, another tab) replaces
   their earlier connection, so a student is one process and counts once against the cap. When a
   student's process ends or dies, their page shows "session ended"; nobody else is affected.
 """
@@ -35,7 +35,9 @@ from textual_serve.app_service import AppService
 from textual_serve.server import Server
 
 from tutor.classroom.folder import ClassFolder, Student
+from tutor.classroom.launcher import PID_LINE
 from tutor.classroom.names import InvalidName, student_key
+from tutor.classroom.zygote import Zygote
 from tutor.i18n import t
 
 log = logging.getLogger("autograd-tutor.serve")
@@ -102,18 +104,36 @@ class Session:
 
 
 class StudentService(AppService):
-    """textual-serve's app process, with the student's environment; the page is told when it ends."""
+    """textual-serve's app process, with the student's environment; the page is told when it ends.
 
-    def __init__(self, command: str, *, environment: dict[str, str], **options) -> None:
+    With the zygote, the process textual-serve starts is the launcher: the tutor's first line on
+    stdout says which process is the tutor, and whether it started without the zygote."""
+
+    def __init__(self, command: str, *, environment: dict[str, str], on_alone=None, **options) -> None:
         super().__init__(command, **options)
         self.environment = environment
+        self.on_alone = on_alone  # None: the command is the tutor itself, it reports no pid
+        self.tutor_pid: int | None = None
 
     def _build_environment(self, width: int = 80, height: int = 24) -> dict[str, str]:
         return {**super()._build_environment(width=width, height=height), **self.environment}
 
+    async def _open_app_process(self, width: int = 80, height: int = 24):
+        process = await super()._open_app_process(width, height)
+        self.tutor_pid = process.pid
+        if self.on_alone is not None:
+            line = await process.stdout.readline()
+            fields = line.split()
+            if len(fields) == 3 and fields[0] == PID_LINE and fields[1].isdigit():
+                self.tutor_pid = int(fields[1])
+                if fields[2] == b"alone":
+                    self.on_alone()
+        return process
+
     @property
     def pid(self) -> int | None:
-        return self._process.pid if self._process is not None else None
+        """The student's tutor process (forked by the zygote: not the launcher textual-serve started)."""
+        return self.tutor_pid if self._process is not None else None
 
     async def run(self) -> None:
         await super().run()
@@ -136,6 +156,9 @@ class ClassroomServer(Server):
                  class_code: str | None = None, max_students: int = 40, lesson_dirs=(), lang: str = "en",
                  command: str | None = None) -> None:
         # `exec`: textual-serve starts the command through a shell; the pid it holds is then the tutor itself
+        # (the launcher's, while the zygote runs)
+        self.zygote = Zygote() if command is None and hasattr(socket, "send_fds") and hasattr(os, "fork") else None
+        self._told_alone = False
         command = command or f"exec {shlex.quote(sys.executable)} -m tutor.classroom.student_app"
         super().__init__(command, host=host, port=port, title="autograd-tutor")
         import textual_serve
@@ -184,6 +207,12 @@ class ClassroomServer(Server):
 
     async def on_startup(self, app: web.Application) -> None:
         self.folder.save_settings(lessons=self.lesson_dirs)
+        if self.zygote is not None and self.zygote.process is None:  # (tests serve one server twice)
+            try:
+                self.zygote.start()
+            except OSError as error:
+                log.warning("the students' tutors start one by one (slower): no zygote (%s)", error)
+                self.zygote = None
         lang, console = self.lang, self.console
         shown = "localhost" if self.host in ("127.0.0.1", "::1") else self.host
         urls = [f"http://{shown}:{self.port}/"]
@@ -203,6 +232,16 @@ class ClassroomServer(Server):
         connections = list(self._connections.values())
         await asyncio.gather(*(service.stop() for _websocket, service in connections), return_exceptions=True)
         await asyncio.gather(*(websocket.close() for websocket, _service in connections), return_exceptions=True)
+        if self.zygote is not None:
+            self.zygote.stop()
+
+    def _tutor_alone(self) -> None:
+        """A launcher could not reach the zygote and started the tutor itself: said once."""
+        if not self._told_alone:
+            self._told_alone = True
+            status = self.zygote.process.poll()
+            log.warning("the zygote is not running (%s): each student's tutor now starts on its own, more slowly",
+                        "it did not answer" if status is None else f"it ended with status {status}")
 
     # ------------------------------------------------------------------ pages
 
@@ -291,7 +330,8 @@ class ClassroomServer(Server):
             await websocket.close()
             return websocket
         service = StudentService(
-            self.command, environment=self._environment(session), write_bytes=websocket.send_bytes,
+            self.zygote.command if self.zygote else self.command, environment=self._environment(session),
+            on_alone=self._tutor_alone if self.zygote else None, write_bytes=websocket.send_bytes,
             write_str=websocket.send_str, close=websocket.close, download_manager=self.download_manager,
         )
         previous = self._connections.get(key)
