@@ -11,6 +11,12 @@ once (each a separate headless Chromium context, the system's browser via Playwr
   RSS (shared pages counted in full), summed per student from /proc/<pid>/smaps_rollup; the CPU
   time of the same processes. The zygote's own memory and CPU (once per server) are printed apart.
 
+The same rounds run a second way, as a class runs: each student's browser on their own computer. Here
+one student is a real browser page and the others are WebSocket clients that join and read the
+terminal like a page does (no browser competing for this machine's two cores); the page's time is
+what each student sees while the whole class starts at once. A last line gives the server's share
+alone (every student a WebSocket client).
+
 The issue's targets: < 3 s to the course view and < 150 MB per student.
 
     .venv/bin/python benchmarks/serve.py [--students 1 10] [--settle 8]
@@ -148,6 +154,19 @@ async def server_round(server: ServedClass, count: int, offset: int) -> list[flo
     return list(times)
 
 
+async def classroom_round(browser, server: ServedClass, count: int, offset: int) -> float:
+    """One browser page among `count` students joining at once, the others WebSocket clients: the page's time."""
+    page, *_ = await asyncio.gather(open_student(browser, server.url, f"browser {offset}"),
+                                    *(websocket_student(server.url, f"class {offset + i}") for i in range(1, count)))
+    context, seconds = page
+    await context.close()
+    for _ in range(200):
+        if not server.student_pids():
+            break
+        await asyncio.sleep(0.1)
+    return seconds
+
+
 def _own_rss(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -177,6 +196,11 @@ async def main_async(counts: list[int], settle: float) -> None:
                           f"(max {max(pss):.0f}), RSS median {statistics.median(rss):.0f} MB (tutor + sandbox worker + launcher); "
                           f"CPU to the course view median {statistics.median(result['cpu']):.2f} s per student; "
                           f"server RSS {result['server_rss_mb']:.0f} MB", flush=True)
+                for count in counts:
+                    times = [await classroom_round(browser, server, count, 2000 + 100 * count + 10 * i) for i in range(3)]
+                    print(f"{count:>2} student(s), browsers on their own computers (1 page here, "
+                          f"{count - 1} WebSocket students): page -> course view median of 3 rounds "
+                          f"{statistics.median(times):.2f} s (rounds: {', '.join(f'{t:.2f}' for t in times)})", flush=True)
                 await browser.close()
             zygote = server.zygote_pid()
             if zygote is None:

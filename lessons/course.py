@@ -71,7 +71,8 @@ def load_course(extra_dirs: Iterable[str | os.PathLike[str]] = (), *, user_dir: 
                 include_bundled: bool = True, cache_path: str | os.PathLike[str] | None = None) -> Course:
     """Load every lesson. `user_dir` is the learner's own lesson folder, given by the caller (the app
     and the commands know the data folder; this package knows nothing of it); it may not exist yet,
-    and None means there is none. With `cache_path`, parsed files are kept there between runs."""
+    and None means there is none. With `cache_path`, parsed files are kept there between runs (and, in
+    any case, for the rest of the process: `lessons.parse_cache`)."""
     folders: list[tuple[Path, bool]] = []  # (folder, must exist)
     if include_bundled:
         folders.append((bundled_dir(), True))
@@ -79,7 +80,7 @@ def load_course(extra_dirs: Iterable[str | os.PathLike[str]] = (), *, user_dir: 
         folders.append((Path(user_dir), False))
     folders.extend((Path(folder), True) for folder in extra_dirs)
 
-    cache = ParseCache(Path(cache_path)) if cache_path is not None else None
+    cache = ParseCache(Path(cache_path) if cache_path is not None else None)
     lessons: dict[str, Lesson] = {}
     broken: list[LessonError] = []
     seen: set[Path] = set()
@@ -104,6 +105,5 @@ def load_course(extra_dirs: Iterable[str | os.PathLike[str]] = (), *, user_dir: 
                                           "already; give this lesson another id"))
             else:
                 lessons[lesson.id] = lesson
-    if cache is not None:
-        cache.save()
+    cache.save()
     return Course(sorted(lessons.values(), key=lambda lesson: lesson.sort_key), broken)

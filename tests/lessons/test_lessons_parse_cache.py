@@ -51,3 +51,34 @@ def test_an_unwritable_cache_folder_costs_nothing_but_speed(tmp_path):
     blocker.write_text("a file where the cache folder should be")
     course = load_course(user_dir=tmp_path / "none", cache_path=blocker / "lessons.json")
     assert course.lessons and not course.broken
+
+
+def test_a_process_parses_each_text_once_and_never_shares_a_dict(tmp_path, monkeypatch):
+    """What a classroom zygote relies on: after one load, a load into a new data folder parses nothing."""
+    import lessons.loader
+    import lessons.parse_cache
+
+    monkeypatch.setattr(lessons.parse_cache, "_in_process", {})
+    parsed = []
+    real = lessons.loader.tomllib.loads
+    monkeypatch.setattr(lessons.loader.tomllib, "loads", lambda text: parsed.append(text) or real(text))
+    first = load_course(user_dir=None)
+    assert len(parsed) == len(first.lessons)
+    cache = ParseCache(None)
+    data, _lines = cache.get(sorted(bundled_dir().glob("*.toml"))[0].read_text(encoding="utf-8"))
+    data["title"] = "changed by one load"
+    second = load_course(user_dir=None, cache_path=tmp_path / "new data" / "lessons.json")
+    assert len(parsed) == len(first.lessons)  # nothing parsed again
+    assert second.lessons == first.lessons  # and the change above reached no other load
+    assert len(json.loads((tmp_path / "new data" / "lessons.json").read_text())["entries"]) == len(first.lessons)
+
+
+def test_the_process_keeps_a_bounded_number_of_parses(monkeypatch):
+    import lessons.parse_cache
+
+    monkeypatch.setattr(lessons.parse_cache, "_in_process", {})
+    cache = ParseCache(None)
+    for i in range(lessons.parse_cache.KEEP_IN_PROCESS + 10):
+        cache.put(f"text {i}", {"i": i}, {})
+    assert len(lessons.parse_cache._in_process) == lessons.parse_cache.KEEP_IN_PROCESS
+    assert ParseCache(None).get("text 0") is None and ParseCache(None).get(f"text {i}") == ({"i": i}, {})

@@ -3,7 +3,8 @@
 Starting Python and importing Textual and the tutor costs each student's process about a third of
 a second of CPU; when a whole class opens the page at once, that is what they wait for. So the
 server starts one zygote that imports all of it once (`PRELOAD`: never numpy, sympy or the engine,
-which the tutor imports later, in its sandbox worker) and then only forks:
+which the tutor imports later, in its sandbox worker), parses the bundled course once (the children
+find it in `lessons.parse_cache`'s in-process store) and then only forks:
 
 - per connection, textual-serve runs `tutor/classroom/launcher.py` (stdlib only, `python -I -S`),
   which sends its stdin, stdout and stderr (SCM_RIGHTS) and its environment over the zygote's Unix
@@ -48,7 +49,7 @@ MAX_REQUEST = 1 << 20  # bytes of a launcher's environment
 PRELOAD = (
     "tutor.classroom.student_app", "tutor.app", "tutor.screens.course", "tutor.screens.too_small",
     "tutor.widgets.footer", "tutor.widgets.inline_text", "tutor.widgets.japanese_wrap", "tutor.config",
-    "tutor.problems", "tutor.progress.store", "lessons.course", "textual.drivers.web_driver",
+    "tutor.problems", "tutor.progress.store", "lessons.course", "lessons.outline", "textual.drivers.web_driver",
     "textual.widgets._header", "textual.scrollbar", "textual.layouts.horizontal", "textual.layouts.stream",
     "textual.layouts.factory", "textual._xterm_parser", "textual._wrap",
 )
@@ -255,6 +256,9 @@ def main() -> None:
 
     for name in PRELOAD:
         importlib.import_module(name)
+    from lessons.course import load_course
+
+    load_course(user_dir=None)  # parsed once here: every student's tutor (a new data folder) skips parsing it
     if threading.active_count() != 1:
         sys.exit(f"an import started a thread, which a fork would not copy: {threading.enumerate()}")
     sys.stdout.flush()
