@@ -29,7 +29,11 @@ FloatTensor = Tensor
 
 
 def _forward_to_method(name: str):
+    method = getattr(Tensor, name)
+
     def function(input, *args, **kwargs):  # noqa: A002 - PyTorch's argument name
+        if type(input) is Tensor:  # the common case, without looking the method up again
+            return method(input, *args, **kwargs)
         if not isinstance(input, Tensor):  # PyTorch's error; never a getattr on an arbitrary object
             if name in _WRAPPED and args and isinstance(args[0], Tensor) and isinstance(input, _numbers.Number):
                 return _run(_OPS[name], (input, args[0]), {})  # the number is a wrapped tensor operand

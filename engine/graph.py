@@ -91,15 +91,11 @@ _TENSOR_TYPES = {"float32": "Float", "float64": "Double", "float16": "Half", "in
                  "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
 
 
-def _current_version(saved, is_output: bool) -> int:
-    """A saved input is its Tensor; a saved output, the Tensor's version cell (see `tensor._save_versions`)."""
-    return saved[0] if is_output else saved._version
-
-
 def check_versions(node: Node) -> None:
     """PyTorch's error when a tensor this node saved was changed in place after it was saved."""
     for saved, version, is_output in node.versions:
-        current = _current_version(saved, is_output)
+        # a saved input is its Tensor; a saved output, the Tensor's version cell (see `tensor._save_versions`)
+        current = saved[0] if is_output else saved._version
         if current != version:
             data = node.out if is_output else saved._data
             maker = node if is_output else saved.grad_fn
@@ -201,7 +197,7 @@ def sweep(root, cotangent, *, nbatch: int = 0, retain_graph: bool = False, on_no
             array = arrays[i]
             if (gi.shape[nbatch:] if nbatch else gi.shape) != array.shape:
                 gi = sum_to(gi, array.shape, nbatch)
-            if gi.dtype != array.dtype and gi.dtype != object:  # a gradient has its input's dtype
+            if gi.dtype is not array.dtype and gi.dtype != array.dtype and gi.dtype != object:  # its input's dtype
                 gi = gi.astype(array.dtype)
             if anomaly and gi.dtype != object and np.isnan(gi).any():
                 anomaly_error(node, i)

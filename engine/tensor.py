@@ -122,7 +122,9 @@ def _apply(name: str, inputs: tuple, /, **attrs) -> "Tensor":
 
 
 def _run(op, inputs: tuple, attrs: dict) -> "Tensor":
-    arrays = [t._data if type(t) in _TENSOR_TYPES else t for t in inputs]
+    arrays = []  # (a loop, not a comprehension: this runs for every op, and a comprehension is a call)
+    for t in inputs:
+        arrays.append(t._data if type(t) in _TENSOR_TYPES else t)
     out = op.forward(*arrays, **attrs)
     if type(out) is not np.ndarray:
         out = np.asarray(out)
@@ -130,7 +132,7 @@ def _run(op, inputs: tuple, attrs: dict) -> "Tensor":
     rule = op.result_dtype
     if rule is not None:
         dtype = rule(arrays, attrs)
-        if out.dtype != dtype:
+        if out.dtype is not dtype and out.dtype != dtype:
             out = out.astype(dtype)
     elif out.dtype == _FLOAT64 and "dtype" not in attrs:  # an explicit cast (`dtype` attr) keeps its dtype
         out = out.astype(_result_dtype(arrays, out.dtype), copy=False)
@@ -166,7 +168,10 @@ def _save_versions(node, op, inputs, wanted: int, result) -> None:
     result holds this node (`grad_fn`) and a reference back would make every such graph a cycle that
     only the garbage collector can free (PyTorch's SavedVariable drops the grad_fn of an output too)."""
     positions, saves_result = saved_tensors(op, wanted)
-    versions = [(inputs[i], inputs[i]._version, False) for i in positions if type(inputs[i]) in _TENSOR_TYPES]
+    versions = []
+    for i in positions:
+        if type(inputs[i]) in _TENSOR_TYPES:
+            versions.append((inputs[i], inputs[i]._version, False))
     if saves_result:
         result._version_cell = cell = [0]
         versions.append((cell, 0, True))
@@ -208,7 +213,10 @@ def _binary(key: str, a: "Tensor", b) -> "Tensor":
     """A binary op of a tensor and a tensor or a Python number (the hot path: checks kept inline)."""
     if type(b) is not Tensor and type(b) is not float and type(b) is not int:
         b = _as_operand(b)
-    _broadcast(a, b)
+    if type(b) in _TENSOR_TYPES and a._data.shape != b._data.shape:
+        _broadcast(a, b)
+    elif size_guard[0] is not None:  # _broadcast's first case, inline: a tensor and a number, or equal shapes
+        size_guard[0](a._data.shape)
     return _run(OPS[key], (a, b), _NO_ATTRS)
 
 

@@ -77,6 +77,7 @@ def _sympy_elementwise(name: str):
 
 
 _F32 = np.dtype(np.float32)
+_F64 = np.dtype(np.float64)
 
 
 def _unary(numpy_fn, sympy_name: str, widen: bool = True):
@@ -90,6 +91,8 @@ def _unary(numpy_fn, sympy_name: str, widen: bool = True):
         if type(a) is not np.ndarray and is_tensor(a):
             return getattr(a, method)()
         kind = a.dtype
+        if kind is _F64:  # the common case first (dtype identity: numpy's built-in dtypes are singletons)
+            return numpy_fn(a)
         if widen and kind == _F32:
             return numpy_fn(a.astype(np.float64)).astype(_F32)
         if kind == object:
