@@ -3,8 +3,8 @@
 Loading the course (parsing and checking every lesson) was most of the tutor's start-up, yet the
 course view shows only each lesson's title, summary, concepts and number of steps, the sections and
 the broken files: the course's *outline*. The app saves the outline of each course it loads, under
-a fingerprint of everything that load read: the lesson folders' files, this package's code and data
-(glossary, format rules) and the app's own filter. At the next start a matching fingerprint draws the
+a fingerprint of everything that load read: the lesson folders' files and this package's code and data
+(glossary, format rules). At the next start a matching fingerprint draws the
 course view from the outline at once, and the lessons load while the learner reads it; any change
 gives another fingerprint, so a stale outline is never shown. The file is JSON, never pickle (a data
 folder may be shared in a classroom); anything unreadable counts as no outline.
@@ -80,16 +80,16 @@ def outline_of(course) -> Outline:
     return Outline(sections, tuple(course.broken))
 
 
-def fingerprint(folders: Iterable[Path], *context: str) -> str:
+def fingerprint(folders: Iterable[Path]) -> str:
     """A hash of all a course load reads: each folder's state and its `*.toml` and marker files (names
-    and contents), this package's modules and data files (a new version may read lessons differently),
-    and `context` (the caller's filters). Reading the files costs about a millisecond for the course."""
+    and contents), and this package's modules and data files (a new version may read lessons differently).
+    Reading the files costs about a millisecond for the bundled course."""
     digest = hashlib.blake2b(digest_size=16)
 
     def add(*parts: object) -> None:
         digest.update(repr(parts).encode("utf-8", "surrogateescape"))
 
-    add(VERSION, *context)
+    add(VERSION)
     package = Path(__file__).parent
     for entry in sorted(os.scandir(package), key=lambda entry: entry.name):
         if entry.name.endswith((".py", ".toml", ".json")) and entry.is_file():

@@ -170,7 +170,7 @@ class TutorApp(App[None]):
     def _course_key(self) -> str:
         from lessons.outline import fingerprint
 
-        return fingerprint(self._lesson_folders(), f"bundled_only={self.bundled_only}")
+        return fingerprint(self._lesson_folders())
 
     def _cached_outline(self):
         from lessons.outline import read_outline
@@ -195,7 +195,8 @@ class TutorApp(App[None]):
             course = dataclasses.replace(course, lessons=[l for l in course.lessons if is_bundled(l.path)])
         self._course = course
         outline = outline_of(course)
-        if self._saved_outline != (key, outline):
+        # (a course restricted to the bundled lessons is not saved: every start shows the whole course first)
+        if not self.bundled_only and self._saved_outline != (key, outline):
             write_outline(cache_dir(self.data_dir) / "outline.json", key, outline)
             self._saved_outline = (key, outline)
         self.outline = outline

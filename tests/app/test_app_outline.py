@@ -106,3 +106,15 @@ def test_the_polling_waits_for_the_first_load(make_app, authored):
     app.poll_lesson_files()
     assert app._course is None and app._lesson_files == {}
 
+
+
+async def test_a_course_restricted_to_the_bundled_lessons_is_not_saved(make_app, authored, data_dir):
+    """Without an OS sandbox the app hides other lessons once its worker says so; the next start still
+    lists the whole course first (and hides them again), so its outline stays the whole course's."""
+    app = make_app(folders=(authored,))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        app._restrict_to_bundled("no sandbox in this test")
+        await pilot.pause()
+        assert app.outline.sections == ()  # the fixture course has no bundled lessons
+    assert "fixture-squares" in (data_dir / "cache" / "outline.json").read_text(encoding="utf-8")

@@ -84,14 +84,13 @@ def test_the_outline_survives_its_file_unchanged(folders, tmp_path):
 def test_the_fingerprint_changes_with_anything_the_load_reads(folders, tmp_path):
     user, packs = folders
     folder_list = [bundled_dir(), user, *packs, tmp_path / "not yet"]
-    before = fingerprint(folder_list, "context")
-    assert fingerprint(folder_list, "context") == before
-    assert fingerprint(folder_list, "other context") != before
-    assert fingerprint(folder_list[:-1], "context") != before  # the folders themselves
+    before = fingerprint(folder_list)
+    assert fingerprint(folder_list) == before
+    assert fingerprint(folder_list[:-1]) != before  # the folders themselves
 
     def changed(edit) -> bool:
         edit()
-        now = fingerprint(folder_list, "context")
+        now = fingerprint(folder_list)
         nonlocal before
         before, was = now, before
         return now != was
@@ -114,9 +113,9 @@ def test_a_changed_tutor_version_changes_the_fingerprint(tmp_path, monkeypatch):
     package.mkdir()
     shutil.copy(lessons.outline.__file__, package / "outline.py")
     monkeypatch.setattr(lessons.outline, "__file__", str(package / "outline.py"))
-    before = fingerprint([], "context")
+    before = fingerprint([])
     os.utime(package / "outline.py", ns=(1, 1))
-    assert fingerprint([], "context") != before
+    assert fingerprint([]) != before
 
 
 @pytest.mark.parametrize("damage", [
