@@ -68,6 +68,8 @@ def PROMOTE(arrays, attrs):  # noqa: N802 - used like a constant
 
 def FLOATING(arrays, attrs):  # noqa: N802
     """Like PROMOTE, but integers give float32 (true division, exp, sqrt…)."""
+    if len(arrays) == 1 and type(arrays[0]) is np.ndarray and arrays[0].dtype.kind == "f":  # exp, sin… of a float tensor
+        return arrays[0].dtype
     found = common_dtype(arrays)
     return found if found.kind == "f" else _FLOAT32
 
