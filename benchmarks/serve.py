@@ -5,6 +5,8 @@ once (each a separate headless Chromium context, the system's browser via Playwr
 
 - the time from opening the tutor page (after joining) to the course view being drawn in the
   browser (the first lesson's title has arrived over the page's WebSocket);
+- the CPU the browser pages and the server (with its tutors) used for the round: on one machine
+  the ten browsers, not the server, are what the students wait for;
 - the memory of each student's processes on the server once they are idle in the course view: the
   tutor process (forked from the server's zygote), its sandbox worker and the launcher textual-serve
   started for it, as PSS (shared pages split fairly between processes, the zygote included) and as
@@ -105,8 +107,19 @@ def student_processes(launcher: int, tutor: int) -> list[int]:
     return [tutor] if launcher == tutor else [tutor, launcher]
 
 
+def cpu_split(server: ServedClass) -> tuple[float, float]:
+    """CPU seconds so far of (the browser's processes, the server with the zygote and the tutors)."""
+    import os
+
+    served = set(descendants(server.process.pid))
+    browser = sum(cpu_seconds(pid, started=False) for pid in descendants(os.getpid()) if pid not in served and pid != os.getpid())
+    return browser, cpu_seconds(server.process.pid)
+
+
 async def round_of(browser, server: ServedClass, count: int, settle: float, offset: int) -> dict:
+    before = cpu_split(server)
     results = await asyncio.gather(*(open_student(browser, server.url, f"student {offset + i}") for i in range(count)))
+    used = [after - earlier for after, earlier in zip(cpu_split(server), before)]
     cpu = [sum(cpu_seconds(pid) for pid in student_processes(*pair))  # at the course view (worker not started yet)
            for pair in server.students().values()]
     await asyncio.sleep(settle)  # the sandbox worker starts after the course view is shown
@@ -120,7 +133,7 @@ async def round_of(browser, server: ServedClass, count: int, settle: float, offs
             break
         await asyncio.sleep(0.1)
     times = [seconds for _, seconds in results]
-    return {"students": count, "processes": len(pids), "times": times, "cpu": cpu,
+    return {"students": count, "processes": len(pids), "times": times, "cpu": cpu, "used": used,
             "pss_mb": [pss / 1024 for pss, _ in memory], "rss_mb": [rss / 1024 for _, rss in memory],
             "server_rss_mb": _own_rss(server.process.pid)}
 
@@ -196,6 +209,10 @@ async def main_async(counts: list[int], settle: float) -> None:
                           f"(max {max(pss):.0f}), RSS median {statistics.median(rss):.0f} MB (tutor + sandbox worker + launcher); "
                           f"CPU to the course view median {statistics.median(result['cpu']):.2f} s per student; "
                           f"server RSS {result['server_rss_mb']:.0f} MB", flush=True)
+                    browsers, served = result["used"]
+                    print(f"   CPU of the round (join pages opened .. last course view), on {os.cpu_count()} cores: "
+                          f"the {count} browser page(s) {browsers:.1f} s, the server and its tutors {served:.1f} s",
+                          flush=True)
                 for count in counts:
                     times = [await classroom_round(browser, server, count, 2000 + 100 * count + 10 * i) for i in range(3)]
                     print(f"{count:>2} student(s), browsers on their own computers (1 page here, "
