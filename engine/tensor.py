@@ -141,13 +141,14 @@ def _run(op, inputs: tuple, attrs: dict) -> "Tensor":
         _forward_ad.propagate(op, inputs, attrs, result)
     if not _grad_enabled:
         return result
-    parents, wanted = [], 0
-    for i, t in enumerate(inputs[: len(op.vjp)]):
+    parents, wanted, bit = [], 0, 1  # wanted: a bit per input that needs a gradient
+    for t in inputs[: len(op.vjp)]:
         if type(t) in _TENSOR_TYPES and t._requires_grad:
             parents.append(t._grad_fn or t._grad_edge())
-            wanted |= 1 << i
+            wanted |= bit
         else:
             parents.append(None)
+        bit <<= 1
     if wanted:
         result._requires_grad = True
         node = result._grad_fn = Node(op, tuple(arrays), attrs, out, tuple(parents))
