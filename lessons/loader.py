@@ -20,6 +20,7 @@ from pathlib import Path
 from lessons import spec
 from lessons.errors import LessonError
 from lessons.exceptions import unknown_exception
+from lessons.folders import MAX_LESSON_BYTES
 from lessons.glossary import typo_of
 from lessons.linemap import build_line_map, value_line
 from lessons.parse_cache import ParseCache
@@ -29,7 +30,6 @@ from lessons.model import (
 )
 from lessons.schema import Fields, Problems, toml_type
 
-MAX_BYTES = 1_000_000
 MAX_QUIZ_CELLS = MAX_ANSWER_CELLS  # the same cap as a predict step's answer (lessons.model)
 _ERROR_CHOICE = re.compile(r"^(none|[A-Za-z_][A-Za-z0-9_.]*(:\s*\S.*)?)$", re.DOTALL)
 
@@ -65,15 +65,15 @@ def read_source(path: str | os.PathLike[str]) -> str:
         stat = os.stat(path)
         if not Path(path).is_file():
             raise LessonError(shown, "", None, "not a regular file")
-        if stat.st_size > MAX_BYTES:
+        if stat.st_size > MAX_LESSON_BYTES:
             raise _too_big(shown, stat.st_size)
         with open(path, "rb") as file:
-            data = file.read(MAX_BYTES + 1)
+            data = file.read(MAX_LESSON_BYTES + 1)
     except FileNotFoundError:
         raise LessonError(shown, "", None, "file not found") from None
     except OSError as error:
         raise LessonError(shown, "", None, f"cannot read the file: {error.strerror or error}") from None
-    if len(data) > MAX_BYTES:
+    if len(data) > MAX_LESSON_BYTES:
         raise _too_big(shown, len(data))
     if not data.strip():
         raise LessonError(shown, "", None, "the file is empty; `autograd-tutor new NAME` writes a template to start from")
@@ -91,7 +91,7 @@ def read_source(path: str | os.PathLike[str]) -> str:
 
 def _too_big(shown: str, size: int) -> LessonError:
     return LessonError(shown, "", None, f"the file is {size / 1e6:.1f} MB; a lesson file may be at most "
-                                        f"{MAX_BYTES // 1_000_000} MB — is this the right file?")
+                                        f"{MAX_LESSON_BYTES // 1_000_000} MB — is this the right file?")
 
 
 def parse_lesson(text: str, path: str | os.PathLike[str] | None = None,

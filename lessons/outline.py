@@ -14,13 +14,14 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from stat import S_ISREG
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
 from lessons.errors import LessonError
-from lessons.folders import MARKER_FILE
+from lessons.folders import MARKER_FILE, MAX_LESSON_BYTES
 from lessons.text import LocalText
 
 VERSION = 1
@@ -100,11 +101,21 @@ def fingerprint(folders: Iterable[Path]) -> str:
         if not folder.is_dir():
             continue
         for path in sorted(path for path in folder.rglob("*") if path.name.endswith(".toml") or path.name == MARKER_FILE):
-            try:
-                add(path.relative_to(folder).as_posix(), hashlib.blake2b(path.read_bytes(), digest_size=16).digest())
-            except OSError as error:
-                add(path.relative_to(folder).as_posix(), type(error).__name__)
+            add(path.relative_to(folder).as_posix(), _file_state(path))
     return digest.hexdigest()
+
+
+def _file_state(path: Path) -> object:
+    """A file's contents (its hash), without ever blocking on a FIFO or reading a huge file whole: those,
+    like directories, the loader refuses by their kind and size, so their kind and size are the state."""
+    try:
+        stat = os.stat(path)
+        if not S_ISREG(stat.st_mode) or stat.st_size > MAX_LESSON_BYTES:
+            return stat.st_mode, stat.st_size, stat.st_mtime_ns
+        with open(path, "rb") as file:
+            return hashlib.blake2b(file.read(MAX_LESSON_BYTES + 1), digest_size=16).digest()
+    except OSError as error:
+        return type(error).__name__
 
 
 def read_outline(path: Path, key: str) -> Outline | None:

@@ -26,14 +26,13 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from lessons.errors import LessonError
-from lessons.folders import PACK_FILE
+from lessons.folders import MAX_LESSON_BYTES, PACK_FILE
 from lessons.linemap import build_line_map
 from lessons.model import LocalText
 from lessons.schema import Fields, Problems, read_text
 
 PACK_FORMAT_VERSION = 1
 LANGUAGES = ("en", "ja")
-MAX_MEMBER_BYTES = 1_000_000  # the loader's limit for one lesson file
 MAX_MEMBERS = 200
 MAX_ARCHIVE_BYTES = 50_000_000
 _VERSION = re.compile(r"^\d+(\.\d+){0,2}([-+][0-9A-Za-z.-]+)?$")
@@ -219,10 +218,10 @@ def open_archive(path: Path, into: Path) -> Path:
             contents = {}
             for info, (_, relative) in files.items():
                 with archive.open(info) as member:
-                    data = member.read(MAX_MEMBER_BYTES + 1)
-                if len(data) > MAX_MEMBER_BYTES:
+                    data = member.read(MAX_LESSON_BYTES + 1)
+                if len(data) > MAX_LESSON_BYTES:
                     raise ArchiveError(f"{path}: member {info.filename!r} is larger than "
-                                       f"{MAX_MEMBER_BYTES // 1_000_000} MB; lesson files are small")
+                                       f"{MAX_LESSON_BYTES // 1_000_000} MB; lesson files are small")
                 contents[relative] = data
     except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, NotImplementedError) as error:
         raise ArchiveError(f"{path}: the archive is damaged ({error})") from None
@@ -282,9 +281,9 @@ def _checked_members(path: Path, infos: list[zipfile.ZipInfo]) -> dict[zipfile.Z
         if not relative.endswith(".toml") or any(part.startswith(".") for part in pure.parts):
             raise ArchiveError(f"{path}: member {name!r} is not a lesson file; a pack holds only pack.toml "
                                "and its lessons")
-        if info.file_size > MAX_MEMBER_BYTES:
+        if info.file_size > MAX_LESSON_BYTES:
             raise ArchiveError(f"{path}: member {name!r} is {info.file_size / 1e6:.1f} MB; lesson files may be "
-                               f"at most {MAX_MEMBER_BYTES // 1_000_000} MB")
+                               f"at most {MAX_LESSON_BYTES // 1_000_000} MB")
         total += info.file_size
         if total > MAX_ARCHIVE_BYTES:
             raise ArchiveError(f"{path}: the archive unpacks to more than {MAX_ARCHIVE_BYTES // 1_000_000} MB")

@@ -151,3 +151,16 @@ def test_an_unwritable_cache_folder_costs_nothing_but_speed(folders, tmp_path):
     blocker.write_text("a file where the cache folder should be")
     write_outline(blocker / "outline.json", "key", outline_of(_course(*folders)))
     assert read_outline(blocker / "outline.json", "key") is None
+
+
+def test_the_fingerprint_never_blocks_on_a_fifo_nor_reads_a_huge_file(tmp_path):
+    """A FIFO named like a lesson would block a reader forever; the loader refuses it (and huge files)
+    by kind and size, and so does the fingerprint: it returns, and notices when one changes."""
+    from lessons.folders import MAX_LESSON_BYTES
+
+    os.mkfifo(tmp_path / "trap.toml")
+    huge = tmp_path / "huge.toml"
+    huge.write_bytes(b"x" * (MAX_LESSON_BYTES + 10))
+    before = fingerprint([tmp_path])  # returns: the FIFO is never opened
+    huge.write_bytes(b"y" * (MAX_LESSON_BYTES + 11))
+    assert fingerprint([tmp_path]) != before

@@ -163,7 +163,7 @@ def test_install_refuses_a_zip_bomb_member(cli, pack_dir, tmp_path, monkeypatch)
     # a member whose header understates its size is cut at the lesson limit while reading
     from lessons import packs
 
-    monkeypatch.setattr(packs, "MAX_MEMBER_BYTES", 10_000)
+    monkeypatch.setattr(packs, "MAX_LESSON_BYTES", 10_000)
     archive = _zip(tmp_path / "bomb.zip", _good_members(pack_dir)[:2] +
                    [("intro/second.toml", b"#" * 50_000, None)])
     result = cli("install", archive)
