@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import gc
 import os
+import threading
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -155,8 +156,13 @@ class TutorApp(App[None]):
     @property
     def course(self):
         """Every lesson, loaded and checked; loaded on first use when start-up drew the course view from
-        its saved outline (then just after the first screen, or sooner if a lesson is opened)."""
-        self._ensure_course()
+        its saved outline (then just after the first screen, or sooner if a lesson is opened). A worker
+        thread asking first has it loaded on the app's thread, which alone touches the store and screens."""
+        if self._course is None:
+            if threading.current_thread() is threading.main_thread():
+                self._ensure_course()
+            else:
+                self.call_from_thread(self._ensure_course)
         return self._course
 
     def _ensure_course(self) -> None:

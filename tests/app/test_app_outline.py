@@ -118,3 +118,27 @@ async def test_a_course_restricted_to_the_bundled_lessons_is_not_saved(make_app,
         await pilot.pause()
         assert app.outline.sections == ()  # the fixture course has no bundled lessons
     assert "fixture-squares" in (data_dir / "cache" / "outline.json").read_text(encoding="utf-8")
+
+
+async def test_a_worker_thread_asking_for_the_course_has_it_loaded_on_the_app_thread(make_app, authored, held, monkeypatch):
+    """The Class screen's report runs in a thread: the first load (store, screens) must still happen on
+    the app's thread."""
+    import threading
+
+    from tutor.app import TutorApp
+
+    await first_start(make_app, (authored,))
+    loaded_on = []
+    real = TutorApp._load_course
+    monkeypatch.setattr(TutorApp, "_load_course", lambda self: loaded_on.append(threading.current_thread()) or real(self))
+    app = make_app(folders=(authored,))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        assert app._course is None
+        found = []
+        worker = threading.Thread(target=lambda: found.append(app.course))
+        worker.start()
+        while worker.is_alive():
+            await pilot.pause(0.01)
+        assert found[0] is app._course and [lesson.id for lesson in found[0].lessons] == ["fixture-squares"]
+        assert loaded_on == [threading.main_thread()]
