@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
+from lessons.atomic_file import write_atomically
 from lessons.errors import LessonError
 from lessons.folders import MARKER_FILE, MAX_LESSON_BYTES
 from lessons.text import LocalText
@@ -132,10 +133,7 @@ def read_outline(path: Path, key: str) -> Outline | None:
 def write_outline(path: Path, key: str, outline: Outline) -> None:
     """Save `outline` under `key`, atomically; failing to write only costs the next start-up its speed."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        partial = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-        partial.write_text(json.dumps({"version": VERSION, "key": key, "outline": _encode(outline)}), encoding="utf-8")
-        partial.replace(path)
+        write_atomically(path, json.dumps({"version": VERSION, "key": key, "outline": _encode(outline)}))
     except OSError:
         pass
 

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from pathlib import Path
+
+from lessons.atomic_file import write_atomically
 
 VERSION = 1
 KEEP_IN_PROCESS = 128  # parsed files kept for the process (an author's every save is a new text)
@@ -69,9 +70,6 @@ class ParseCache:
         if self.path is None or self.used.keys() == self.entries.keys():
             return
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            partial = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
-            partial.write_text(json.dumps({"version": VERSION, "entries": self.used}), encoding="utf-8")
-            partial.replace(self.path)  # atomic: a second tutor never reads half a file
+            write_atomically(self.path, json.dumps({"version": VERSION, "entries": self.used}))
         except OSError:
             pass

@@ -13,6 +13,7 @@ import secrets
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from lessons.atomic_file import write_atomically
 from tutor.paths import APP_NAME, ENV_VAR
 
 FILE_NAME = "config.json"
@@ -57,10 +58,7 @@ def load_settings(path: Path) -> Settings:
 def save_settings(path: Path, settings: Settings) -> bool:
     """Write the settings atomically; False when the folder is not writable."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_name(f".{path.name}.tmp")
-        temporary.write_text(json.dumps(asdict(settings), indent=2) + "\n", encoding="utf-8")
-        os.replace(temporary, path)
+        write_atomically(path, json.dumps(asdict(settings), indent=2) + "\n")
     except OSError:
         return False
     return True

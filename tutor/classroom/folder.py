@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+from lessons.atomic_file import write_atomically
 from tutor.classroom.names import InvalidName, display_name, folder_name, student_key
 
 ROSTER = "roster.txt"
@@ -114,7 +115,7 @@ class ClassFolder:
 
     def save_settings(self, **settings: object) -> None:
         self.path.mkdir(parents=True, exist_ok=True)
-        _atomic_write(self.path / SETTINGS, json.dumps(settings, ensure_ascii=False, indent=2))
+        write_atomically(self.path / SETTINGS, json.dumps(settings, ensure_ascii=False, indent=2) + "\n")
 
 
 def _read_record(folder: Path) -> dict | None:
@@ -126,10 +127,4 @@ def _read_record(folder: Path) -> dict | None:
 
 
 def _write_record(folder: Path, record: dict) -> None:
-    _atomic_write(folder / STUDENT_FILE, json.dumps(record, ensure_ascii=False, indent=2))
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    temporary.write_text(text + "\n", encoding="utf-8")
-    os.replace(temporary, path)
+    write_atomically(folder / STUDENT_FILE, json.dumps(record, ensure_ascii=False, indent=2) + "\n")

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from lessons.atomic_file import write_atomically
 from tutor.progress.model import Attempt, Outcome, Position, ProgressError, Snapshot, from_iso, to_iso
 
 # Files exported before schema v3 called "show answer" `skipped`
@@ -78,11 +78,7 @@ def export_document(snapshot: Snapshot, now: datetime) -> dict[str, Any]:
 def write_document(path: Path, document: dict[str, Any]) -> None:
     """Write atomically (temp file + rename) so a crash never leaves half an export."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(document, handle, ensure_ascii=False, indent=1)
-        os.replace(temp, path)
+        write_atomically(path, json.dumps(document, ensure_ascii=False, indent=1))
     except OSError as error:
         raise ProgressError(f"Cannot write {path}: {error.strerror or error}") from error
 
