@@ -195,7 +195,7 @@ def _as_operand(other):
 def _broadcast(a: "Tensor", b) -> None:
     """Raise PyTorch's message when shapes do not broadcast, and vet the result's size."""
     if type(b) not in _TENSOR_TYPES or a._data.shape == b._data.shape:
-        if size_guard[0] is not None:  # (inline: this is every binary op's path)
+        if size_guard[0] is not None:  # (_binary, every arithmetic op's path, has this case inline)
             size_guard[0](a._data.shape)
         return
     sa, sb = a._data.shape, b._data.shape
