@@ -16,8 +16,9 @@ from pathlib import Path
 
 import click
 
-from tutor.commands.snippet_file import printable, read_snippet, usage
+from tutor.commands.snippet_file import read_snippet, usage
 from tutor.commands.trust import require_confinement, trust_option
+from tutor.untrusted import plain
 
 MAX_FILE_BYTES = 1_000_000
 
@@ -93,13 +94,13 @@ def _print(console, explanation, lang: str, step_info: dict | None) -> None:
         console.print(f"[bold]{step_info['id']}[/bold]: {step_info['expression']}", highlight=False)
     if explanation.stdout:
         console.rule(t("printed", lang))
-        console.out(printable(explanation.stdout), end="" if explanation.stdout.endswith("\n") else "\n")
+        console.out(plain(explanation.stdout), end="" if explanation.stdout.endswith("\n") else "\n")
     if not explanation.calls:
         console.print(t("no_backward", lang))
     for renderable in explanation.report:
         console.print(renderable)
     if explanation.error is not None:
-        console.print(Text.assemble((t("program_failed", lang) + " ", "red"), printable(str(explanation.error))))
+        console.print(Text.assemble((t("program_failed", lang) + " ", "red"), plain(str(explanation.error))))
 
 
 

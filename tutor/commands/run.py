@@ -12,8 +12,9 @@ from pathlib import Path
 
 import click
 
-from tutor.commands.snippet_file import printable, read_snippet
+from tutor.commands.snippet_file import read_snippet
 from tutor.commands.trust import require_confinement, trust_option
+from tutor.untrusted import plain
 
 
 @click.command("run")
@@ -41,10 +42,10 @@ def command(file: Path, as_json: bool, trust_lessons: bool) -> None:
         report["tensors"] = {name: _json_entry(entry) for name, entry in tensors.items()}
         click.echo(json.dumps(report, ensure_ascii=False))
     else:
-        click.echo(printable(stdout), nl=False)
+        click.echo(plain(stdout), nl=False)
         _print_tensors(tensors)
         if error is not None:
-            click.echo(printable(str(error)), err=True)
+            click.echo(plain(str(error)), err=True)
     sys.exit(0 if ok else 1)
 
 
@@ -63,7 +64,7 @@ def _print_tensors(tensors: dict[str, dict]) -> None:
         if "error" in t:
             click.echo(f"{name}: {t['error']}")
             continue
-        click.echo(f"{name} = " + printable(t["repr"]).replace("\n", "\n" + " " * (len(name) + 3)))
+        click.echo(f"{name} = " + plain(t["repr"]).replace("\n", "\n" + " " * (len(name) + 3)))
         click.echo(f"    requires_grad={t['requires_grad']}  is_leaf={t['is_leaf']}  grad_fn={t['grad_fn']}")
         grad = t["grad_repr"]
-        click.echo("    grad=" + ("None" if grad is None else printable(grad).replace("\n", "\n         ")))
+        click.echo("    grad=" + ("None" if grad is None else plain(grad).replace("\n", "\n         ")))

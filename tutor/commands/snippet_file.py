@@ -8,15 +8,6 @@ from pathlib import Path
 import click
 
 
-_CONTROL = dict.fromkeys([*range(0x00, 0x09), *range(0x0B, 0x20), *range(0x7F, 0xA0)], "\N{REPLACEMENT CHARACTER}")
-
-
-def printable(text: str) -> str:
-    """`text` with terminal control characters (escape sequences, bells, carriage returns) replaced:
-    a shared snippet's output must not drive the user's terminal."""
-    return text.translate(_CONTROL)
-
-
 def usage(command: str, message: str) -> None:
     click.echo(f"autograd-tutor {command}: {message}", err=True)
     sys.exit(2)
