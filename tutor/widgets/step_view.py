@@ -22,6 +22,7 @@ from textual.widgets import Input, OptionList, Static
 from tutor.formatting import format_shape, format_value
 from tutor.i18n import t
 from tutor.practice import GRADED, StepState
+from tutor.widgets.answer_field import AnswerField
 from tutor.widgets.answer_grid import AnswerGrid, grid_fits
 from tutor.widgets.choice_list import ChoiceList
 from tutor.widgets.hints import Hints
@@ -167,15 +168,15 @@ class StepView(VerticalScroll, can_focus=True):
                 yield AnswerGrid(answer.shape, id="grid")
             else:
                 yield Static(t("tensor_text_hint", lang, shape=shape), classes="editor-hint")
-            yield Input(placeholder=t("whole_answer_placeholder", lang), id="whole", select_on_focus=False)
+            yield AnswerField(placeholder=t("whole_answer_placeholder", lang), id="whole", select_on_focus=False)
         elif answer.kind == "bool":
             yield ChoiceList(["True", "False"], ids=[0, 1], id="choices")
         elif answer.kind == "number":
-            yield Input(placeholder=t("number_placeholder", lang), id="whole", select_on_focus=False)
+            yield AnswerField(placeholder=t("number_placeholder", lang), id="whole", select_on_focus=False)
         elif answer.kind == "none":
-            yield Input(placeholder=t("none_placeholder", lang), id="whole", select_on_focus=False)
+            yield AnswerField(placeholder=t("none_placeholder", lang), id="whole", select_on_focus=False)
         else:
-            yield Input(placeholder=t("text_placeholder", lang), id="whole", select_on_focus=False)
+            yield AnswerField(placeholder=t("text_placeholder", lang), id="whole", select_on_focus=False)
 
     def _restore(self, lang: str) -> None:
         """Put back what the learner typed and the last verdict (after F2, a reload, or coming back)."""
@@ -487,7 +488,10 @@ class StepView(VerticalScroll, can_focus=True):
         found = self.query("#whole")
         if not found:
             return
+        from tutor.answer_input import one_line
+
         whole = found.first(Input)
+        text = one_line(text)
         whole.value = text if replace else whole.value + text
         whole.focus()
         whole.cursor_position = len(whole.value)
