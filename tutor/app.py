@@ -303,9 +303,26 @@ class TutorApp(App[None]):
             self.open_quiz()
 
     def _resume(self) -> None:
+        target = self.resume_target()
+        if target is not None:
+            self.open_lesson(*target)
+
+    def resume_target(self) -> tuple[str, str | None] | None:
+        """Where `c` (and a returning student) continues: the last lesson at its step or, that lesson being
+        done, the next lesson of the course not done yet, where it was left (None: nothing to resume)."""
         position = self.last_position()
-        if position is not None:
-            self.open_lesson(position.lesson_id, position.step_id)
+        if position is None:
+            return None
+        if not self._is_done(self.lesson(position.lesson_id)):
+            return position.lesson_id, position.step_id
+        order = [lesson.id for lesson in self.course.lessons]
+        start = order.index(position.lesson_id) + 1 if position.lesson_id in order else 0
+        following = (self.lesson(lesson_id) for lesson_id in order[start:] + order[:start])
+        return next(((lesson.id, None) for lesson in following if not self._is_done(lesson)), None)
+
+    def _is_done(self, lesson) -> bool:
+        progress = self.lesson_progress(lesson)
+        return progress is not None and str(progress.status) == "done"
 
     def open_class(self) -> None:
         """The teacher's Class screen (only when the app was opened on a class folder)."""

@@ -86,7 +86,7 @@ async def test_show_answer_after_a_wrong_try_is_recorded_as_shown(make_app, data
         await pilot.press("s")
         feedback = text_of(app, "#feedback")
         assert "The answer is shown" in feedback and "tensor([[2., 4.],\n        [6., 8.]])" in feedback
-        assert [line.split() for line in str(screen.query_one("#grid").render()).splitlines()][2] == ["✗", "6"]
+        assert [line.split() for line in str(screen.query_one("#grid").render()).splitlines()][2] == ["→", "6"]
         await pilot.press("enter")
         assert screen.step.id == "predict-flag"
     assert [o[1] for o in outcomes(data_dir)] == ["wrong", "revealed"]

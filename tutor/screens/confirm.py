@@ -16,6 +16,7 @@ class ConfirmScreen(ModalScreen[bool]):
     BINDINGS = [
         Binding("y", "answer(True)", "yes"),
         Binding("n,escape", "answer(False)", "no"),
+        Binding("left,right", "switch", show=False),
     ]
 
     def __init__(self, question: str) -> None:
@@ -35,6 +36,10 @@ class ConfirmScreen(ModalScreen[bool]):
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.dismiss(event.button.id == "yes")
+
+    def action_switch(self) -> None:
+        """The arrow keys move between the two buttons, as in any dialog."""
+        self.query_one("#no" if self.focused is self.query_one("#yes") else "#yes", Button).focus()
 
     def action_answer(self, yes: bool) -> None:
         self.dismiss(yes)

@@ -123,7 +123,14 @@ class CourseScreen(Screen[None]):
         self.refresh_lessons()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
-        self.query_one("#lessons", OptionList).focus()
+        """Enter in the filter: the one lesson it matches opens at once; with several, the list takes over."""
+        lessons = self.query_one("#lessons", OptionList)
+        matches = [option.id for option in lessons.options
+                   if not option.disabled and option.id and not option.id.startswith(BROKEN)]
+        if len(matches) == 1:
+            self._open(matches[0])
+        else:
+            lessons.focus()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         self._open(event.option.id)
@@ -142,11 +149,11 @@ class CourseScreen(Screen[None]):
             self.app.open_lesson(option_id)
 
     def action_resume(self) -> None:
-        position = self.app.last_position()
-        if position is None:
+        target = self.app.resume_target()
+        if target is None:
             self.notify(t("resume_nothing", self.app.lang))
         else:
-            self.app.open_lesson(position.lesson_id, position.step_id)
+            self.app.open_lesson(*target)
 
     def action_filter(self) -> None:
         self.query_one("#filter", Input).focus()
