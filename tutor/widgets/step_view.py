@@ -398,7 +398,7 @@ class StepView(VerticalScroll, can_focus=True):
                 message.append(_space(lang) + t("quiz_first_counts", lang), style="dim")
             kind = "-correct"
         elif verdict == "close":
-            message = Text.assemble((t("close", lang), "bold yellow"))
+            message = Text.assemble((t("answer_close", lang), "bold yellow"))
             kind = "-close"
         elif verdict == "wrong":
             message = Text.assemble((t("wrong", lang), "bold red"))
