@@ -14,6 +14,7 @@ SUBCOMMANDS: dict[str, str] = {
     "check": "check",
     "class": "class_report",
     "explain": "explain",
+    "grade": "grade",
     "install": "install",
     "new": "new",
     "pack": "pack",

@@ -227,7 +227,8 @@ class StepView(VerticalScroll, can_focus=True):
         """The learner's prediction as a Reading, and the text to record."""
         import numpy as np
 
-        from tutor.answer_input import Reading, defined_names, read_answer
+        from tutor.answer_input import Reading
+        from tutor.grading import read_prediction
 
         whole = self.query("#whole")
         text = whole.first(Input).value if whole else ""
@@ -235,10 +236,7 @@ class StepView(VerticalScroll, can_focus=True):
         if answer.kind == "tensor" and grid and not text.strip():
             values, half, decimals = grid.first(AnswerGrid).readings()
             return Reading(values, half, decimals), repr(values.tolist())
-        run = answer.run
-        names = defined_names(run.source) if run is not None and getattr(run, "source", None) else None
-        evaluate = run.evaluate if run is not None else None
-        reading = read_answer(text, answer.kind, answer.shape, evaluate, names)
+        reading = read_prediction(answer, text)
         if grid and answer.kind == "tensor":
             grid.first(AnswerGrid).set_values(np.asarray(reading.value))
         return reading, text.strip()
