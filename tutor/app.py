@@ -212,13 +212,15 @@ class TutorApp(App[None]):
         from tutor.progress.model import ProgressError
         from tutor.progress.store import ProgressStore
 
+        self._skipped_told = 0
         try:
             self.store = ProgressStore(data_dir=self.data_dir)
         except ProgressError as error:
             self.notify(t("progress_unavailable", self.lang, reason=error), severity="error", timeout=10)
             return
         if self.store.recovered_from is not None:
-            self.notify(str(self.store.recovered_from), title="progress", severity="warning", timeout=15)
+            self.notify(t("progress_salvaged", self.lang, count=self.store.salvaged["attempts"],
+                          path=self.store.recovered_from), severity="warning", timeout=15, markup=False)
 
     def on_unmount(self) -> None:
         self._resume_collector()
@@ -410,6 +412,11 @@ class TutorApp(App[None]):
         except ProgressError as error:
             self.notify(t("progress_unavailable", self.lang, reason=error), severity="error", timeout=10)
             return default
+        finally:
+            if len(self.store.skipped) > self._skipped_told:  # rows with a malformed value: told once each
+                self._skipped_told = len(self.store.skipped)
+                self.notify(t("progress_rows_skipped", self.lang, count=self._skipped_told), severity="warning",
+                            timeout=10)
 
     def lesson_progress(self, lesson):
         from tutor.progress.store import gradable_step_ids

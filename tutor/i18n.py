@@ -273,6 +273,15 @@ STRINGS: dict[str, dict[str, str]] = {
         "class_summary": "{students} students, {attempts} answers, {accuracy} right",
         "class_plot_title": "Accuracy per lesson (%)",
         "class_csv_written": "Wrote {students} and {steps}",
+        # branch files: a damaged progress database salvaged, malformed rows skipped
+        "progress_salvaged": "Your progress file was damaged: {count} answers were saved into a fresh one. "
+                             "The damaged file is kept as {path}.",
+        "progress_salvaged_one": "Your progress file was damaged: 1 answer was saved into a fresh one. "
+                                 "The damaged file is kept as {path}.",
+        "progress_rows_skipped": "{count} records in your progress file could not be read and were skipped; "
+                                 "everything else is safe.",
+        "progress_rows_skipped_one": "1 record in your progress file could not be read and was skipped; "
+                                     "everything else is safe.",
     },
     "ja": {
         "course_title": "コース",
@@ -519,6 +528,11 @@ STRINGS: dict[str, dict[str, str]] = {
         "class_summary": "生徒 {students} 人、解答 {attempts} 件、正答率 {accuracy}",
         "class_plot_title": "レッスンごとの正答率（%）",
         "class_csv_written": "{students} と {steps} に書き出しました",
+        # branch files: a damaged progress database salvaged, malformed rows skipped
+        "progress_salvaged": "進捗ファイルが壊れていました。{count} 件の解答を新しいファイルに移しました。"
+                             "壊れたファイルは {path} として残してあります。",
+        "progress_rows_skipped": "進捗ファイルの記録のうち {count} 件が読めなかったため、飛ばしました。"
+                                 "ほかの記録はすべて無事です。",
     },
 }
 
