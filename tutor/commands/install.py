@@ -16,6 +16,7 @@ from pathlib import Path
 import click
 
 from tutor.commands.trust import require_confinement, trust_option
+from tutor.untrusted import echo
 
 
 @click.command("install")
@@ -34,28 +35,28 @@ def command(ctx: click.Context, file: Path, replace: bool, trust_lessons: bool) 
     try:
         staging = open_archive(file, user_dir)
     except ArchiveError as error:
-        click.echo(f"not installed: {error}", err=True)
+        echo(f"not installed: {error}", err=True)
         sys.exit(1)
     try:
         pack, problems = read_pack(staging)
         if pack is not None and not staging.name.startswith(f".{pack.name}-"):
-            click.echo(f"not installed: {file}: its folder is not named after the pack ('{pack.name}')", err=True)
+            echo(f"not installed: {file}: its folder is not named after the pack ('{pack.name}')", err=True)
             sys.exit(1)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             report = check_paths((staging,), user_dir=None)
         if problems or report.problems:
             for problem in problems:
-                click.echo(str(problem).replace(str(staging), f"{file}!"), err=True)
+                echo(str(problem).replace(str(staging), f"{file}!"), err=True)
             for problem in report.problems:
-                click.echo(str(problem).replace(str(staging), f"{file}!"), err=True)
-            click.echo("not installed: the pack has problems (above); tell its author", err=True)
+                echo(str(problem).replace(str(staging), f"{file}!"), err=True)
+            echo("not installed: the pack has problems (above); tell its author", err=True)
             sys.exit(1)
         target = user_dir / pack.name
         if target.exists() and not replace:
             installed, _ = read_pack(target)
             version = f" version {installed.version}" if installed is not None else ""
-            click.echo(f"not installed: {pack.name}{version} is already installed in {target}; "
+            echo(f"not installed: {pack.name}{version} is already installed in {target}; "
                        f"add --replace to install {pack.version} instead", err=True)
             sys.exit(1)
         if target.exists():
@@ -67,8 +68,8 @@ def command(ctx: click.Context, file: Path, replace: bool, trust_lessons: bool) 
         else:
             os.replace(staging, target)
         if report.warnings:
-            click.echo(f"{len(report.warnings)} pedagogy warnings (`autograd-tutor check --strict {target}` lists them)")
-        click.echo(f"Installed {pack.name} {pack.version} ({len(pack.lessons)} lesson"
+            echo(f"{len(report.warnings)} pedagogy warnings (`autograd-tutor check --strict {target}` lists them)")
+        echo(f"Installed {pack.name} {pack.version} ({len(pack.lessons)} lesson"
                    f"{'s' if len(pack.lessons) != 1 else ''}) into {target}")
     finally:
         if staging.exists():

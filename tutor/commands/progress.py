@@ -5,6 +5,8 @@ from datetime import datetime, timezone
 
 import click
 
+from tutor.untrusted import echo
+
 
 @click.command("progress")
 @click.option("--data-dir", type=click.Path(file_okay=False), default=None,
@@ -29,18 +31,18 @@ def command(ctx: click.Context, data_dir: str | None, export_path: str | None, i
         raise click.ClickException(str(error)) from None
     with store:
         if store.recovered_from is not None:
-            click.echo(f"Your progress file was damaged; it was moved to {store.recovered_from} "
+            echo(f"Your progress file was damaged; it was moved to {store.recovered_from} "
                        "and a fresh one was started.", err=True)
         try:
             if export_path:
                 count = export_json(store, export_path)
-                click.echo(f"Exported {count} attempts to {export_path}")
+                echo(f"Exported {count} attempts to {export_path}")
             elif import_path:
                 changed = import_json(store, import_path)
-                click.echo(f"Imported from {import_path}: {changed['attempts']} new attempts, "
+                echo(f"Imported from {import_path}: {changed['attempts']} new attempts, "
                            f"{changed['positions']} lesson positions, {changed['cards']} review cards updated")
             else:
-                click.echo(summary(store, parent.get("lesson_dirs", ()), data_dir or parent.get("data_dir")))
+                echo(summary(store, parent.get("lesson_dirs", ()), data_dir or parent.get("data_dir")))
         except ProgressError as error:
             raise click.ClickException(str(error)) from None
 
