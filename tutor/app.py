@@ -23,6 +23,7 @@ from textual.screen import Screen
 
 from tutor.i18n import default_language, t
 from tutor.paths import cache_dir, lessons_dir
+from tutor.untrusted import TerminalWall, plain
 
 STYLES = Path(__file__).parent / "styles"
 THEMES = {"dark": "textual-dark", "light": "textual-light"}
@@ -96,6 +97,23 @@ class TutorApp(App[None]):
         self._lesson_files: dict[Path, int] = {}
         self._ids_by_path: dict[Path, str] = {}  # the id each lesson file had when it last loaded
         self.open_at = open_at  # `--open LESSON[:STEP]`: (lesson id, step id or None), checked by the CLI
+        self._wall = TerminalWall()
+
+    # ------------------------------------------------------------------ the terminal boundary (tutor.untrusted)
+
+    def get_line_filters(self):
+        """Textual's filters, then the last wall: no control character or hyperlink leaves a rendered line."""
+        return [*super().get_line_filters(), self._wall]
+
+    def notify(self, message: str, *, title: str = "", severity="information", timeout: float | None = None,
+               markup: bool = False) -> None:
+        """Every notification (screens and widgets call this one) as plain text: messages carry lesson titles,
+        file names and error messages, so none is parsed as markup (`markup` is accepted and ignored)."""
+        super().notify(plain(message), title=plain(title), severity=severity, timeout=timeout, markup=False)
+
+    def format_title(self, title: str, sub_title: str):
+        """The header's title and subtitle (a lesson's title, a step's expression), cleaned."""
+        return super().format_title(plain(title), plain(sub_title))
 
     # ------------------------------------------------------------------ start-up
 

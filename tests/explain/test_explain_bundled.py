@@ -12,6 +12,7 @@ from engine.sandbox.explanations import explain_in_worker
 from lessons.course import load_course
 from lessons.model import ReadStep
 from lessons.programs import ProgramBuilder
+from tutor.untrusted import plain
 
 WIDTH = 75  # an 80-column terminal less the tab's padding and the scroll bar (RevealScreen._panel_width)
 
@@ -36,7 +37,7 @@ def text_of(renderable) -> str:
 @pytest.mark.parametrize("lang", LANGUAGES)
 @pytest.mark.parametrize("source", list(bundled_programs()))
 def test_bundled_step_panels(source, lang):
-    explanation = explain_in_worker(source, symbolic=True, lang=lang, width=WIDTH)
+    explanation = explain_in_worker(source, symbolic=True, lang=lang, width=WIDTH, clean=plain)
     for call in explanation.panels:
         for name in ("summary", "jacobian", "vjp", "chain", "graph", "fd"):
             text = text_of(getattr(call, name))

@@ -8,17 +8,19 @@ step answered correctly at least once (a lesson without any: visited).
 from __future__ import annotations
 
 import csv
-import json
 import sqlite3
 from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
+from rich.text import Text
+
 from tutor.classroom.folder import ClassFolder, Student
 from tutor.progress.model import QUIZ_LESSON, from_iso
 from tutor.progress.schema import LATEST_VERSION
 from tutor.progress.store import gradable_step_ids
+from tutor.untrusted import csv_cell, json_dumps, text
 
 FORMAT = "autograd-tutor-class-report"
 
@@ -199,20 +201,20 @@ def write_csv(report: ClassReport, path: Path) -> tuple[Path, Path]:
         writer = csv.writer(handle)
         writer.writerow(STUDENT_COLUMNS)
         for row in report.students:
-            writer.writerow([row.name, row.lessons_done, row.lessons_total,
+            writer.writerow([csv_cell(row.name), row.lessons_done, row.lessons_total,
                              "" if row.accuracy is None else f"{row.accuracy:.3f}", row.attempts, row.correct,
-                             row.last_seen.isoformat(timespec="seconds") if row.last_seen else "", row.problem or ""])
+                             row.last_seen.isoformat(timespec="seconds") if row.last_seen else "", csv_cell(row.problem or "")])
     with open(steps_path, "w", encoding="utf-8", newline="") as handle:
         writer = csv.writer(handle)
         writer.writerow(STEP_COLUMNS)
         for row in report.steps:
-            writer.writerow([row.lesson_id, row.step_number or "", row.step_id, row.students, row.first_try_right,
+            writer.writerow([csv_cell(row.lesson_id), row.step_number or "", csv_cell(row.step_id), row.students, row.first_try_right,
                              f"{row.first_try_rate:.3f}", row.right_eventually])
     return path, steps_path
 
 
 def write_json(report: ClassReport) -> str:
-    return json.dumps(report.to_json(), ensure_ascii=False, indent=2)
+    return json_dumps(report.to_json(), indent=2)
 
 
 def last_seen_label(moment: datetime | None, now: datetime, lang: str) -> str:
@@ -245,20 +247,23 @@ def student_table(report: ClassReport, lang: str):
     return table
 
 
-def student_cells(row: StudentRow, now: datetime, lang: str) -> list[str]:
+def student_cells(row: StudentRow, now: datetime, lang: str) -> list[Text]:
+    """A student's row as plain `Text` cells (a name is typed by the student: never markup)."""
     from tutor.i18n import t
 
     if row.problem:
-        return [row.name, "—", "—", "—", t("class_unreadable", lang, reason=row.problem)]
-    return [row.name, f"{row.lessons_done}/{row.lessons_total}",
-            "—" if row.accuracy is None else f"{row.accuracy:.0%}", str(row.attempts),
-            last_seen_label(row.last_seen, now, lang)]
+        return [text(row.name), text("—"), text("—"), text("—"), text(t("class_unreadable", lang, reason=row.problem))]
+    return [text(cell) for cell in (row.name, f"{row.lessons_done}/{row.lessons_total}",
+                                    "—" if row.accuracy is None else f"{row.accuracy:.0%}", str(row.attempts),
+                                    last_seen_label(row.last_seen, now, lang))]
 
 
-def step_cells(row: StepRow, lang: str) -> list[str]:
+def step_cells(row: StepRow, lang: str) -> list[Text]:
+    """A step's row as plain `Text` cells (titles and ids come from lesson files: never markup)."""
     step = f"{row.step_number}. {row.step_id}" if row.step_number else row.step_id
-    return [row.lesson_title.get(lang) or row.lesson_id, step, f"{row.first_try_right}/{row.students}",
-            f"{row.first_try_rate:.0%}", f"{row.right_eventually}/{row.students}"]
+    return [text(cell) for cell in (row.lesson_title.get(lang) or row.lesson_id, step,
+                                    f"{row.first_try_right}/{row.students}", f"{row.first_try_rate:.0%}",
+                                    f"{row.right_eventually}/{row.students}")]
 
 
 def step_table(report: ClassReport, lang: str):

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import click
 
+from tutor.untrusted import echo, text
+
 _LANG = click.option("--lang", type=click.Choice(["en", "ja"]), default=None, help="Language (default: from the locale).")
 _LESSONS = click.option("--lessons", "lesson_dirs", multiple=True, metavar="DIR",
                         type=click.Path(exists=True, file_okay=False, dir_okay=True),
@@ -45,15 +47,15 @@ def report(ctx: click.Context, class_dir: str, csv_path: str | None, as_json: bo
     result = build_report(_class_dir(class_dir), list(lesson_dirs) or None)
     if csv_path:
         students, steps = write_csv(result, Path(csv_path))
-        click.echo(t("class_csv_written", lang, students=students, steps=steps), err=as_json)
+        echo(t("class_csv_written", lang, students=students, steps=steps), err=as_json)
     if as_json:
-        click.echo(write_json(result))
+        echo(write_json(result))
         return
     from rich.console import Console
 
     console = Console(highlight=False)
     if not result.students:
-        console.print(t("class_empty", lang, path=class_dir), markup=False)
+        console.print(text(t("class_empty", lang, path=class_dir)))
         return
     console.print(student_table(result, lang))
     if result.steps:

@@ -19,6 +19,7 @@ from textual_plotext import PlotextPlot
 
 from tutor.formatting import accuracy_bar
 from tutor.i18n import t
+from tutor.untrusted import plain, text
 from tutor.widgets.footer import TutorFooter
 
 REFRESH_SECONDS = 5.0
@@ -40,7 +41,7 @@ def _axis_label(row, lang: str) -> str:
     cell per character, so a Japanese title would push the bars out of line."""
     from rich.cells import cell_len
 
-    title = row.title.get(lang) or row.lesson_id
+    title = plain(row.title.get(lang) or row.lesson_id)  # plotext draws it with ANSI codes: cleaned first
     return short(title if cell_len(title) == len(title) else row.lesson_id)
 
 
@@ -89,7 +90,7 @@ class ClassScreen(Screen[None]):
         self.query_one("#class-students-title", Static).update(t("class_students_title", lang))
         self.query_one("#class-steps-title", Static).update(t("class_steps_title", lang))
         if not report.students:
-            summary.update(Text(t("class_empty", lang, path=self.class_dir), style="dim"))
+            summary.update(text(t("class_empty", lang, path=self.class_dir), "dim"))
         else:
             attempts = sum(row.attempts for row in report.students)
             correct = sum(row.correct for row in report.students)
@@ -107,7 +108,7 @@ class ClassScreen(Screen[None]):
             steps.add_column(t(key, lang), key=key)
         for index, row in enumerate(report.steps):
             cells = step_cells(row, lang)
-            cells[0] = short(cells[0], 28)
+            cells[0] = text(short(cells[0].plain, 28))
             steps.add_row(*cells, key=f"{index}")
         self._plot(report, lang)
 

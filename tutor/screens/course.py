@@ -11,6 +11,7 @@ from textual.widgets.option_list import Option
 
 from tutor.i18n import t
 from tutor.problems import broken_notice, where
+from tutor.untrusted import plain, text
 from tutor.widgets.footer import TutorFooter
 from tutor.widgets.inline_text import inline_markdown
 
@@ -88,14 +89,14 @@ class CourseScreen(Screen[None]):
             if shown and len(sections) > 1:
                 if options:
                     options.append(None)
-                options.append(Option(Text(section_heading(section, lang), style="bold"), disabled=True))
+                options.append(Option(text(section_heading(section, lang), "bold"), disabled=True))
             options += shown
         if not options:
             options.append(Option(Text(t("no_lessons", lang), style="dim"), disabled=True))
         if outline.broken:
             options += [None, Option(Text(t("broken_title", lang), style="bold red"), disabled=True)]
-            options += [Option(Text.assemble((f"⚠ {where(error.path, error.line)}", "bold red"), "\n",
-                                             (t("lesson_file_problem", lang), "red"), "\n", (str(error.path), "dim")),
+            options += [Option(Text.assemble((f"⚠ {plain(where(error.path, error.line))}", "bold red"), "\n",
+                                             (t("lesson_file_problem", lang), "red"), "\n", (plain(error.path), "dim")),
                                id=f"{BROKEN}{i}")
                         for i, error in enumerate(outline.broken)]
         listing.set_options(options)

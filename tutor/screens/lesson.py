@@ -142,7 +142,7 @@ class LessonScreen(StepActions, Screen[None]):
         progress = self.app.lesson_progress(self.lesson)
         if progress is not None and str(progress.status) == "done":
             # back to the course, where the lesson now shows as done: the notice covers no options there
-            self.app.notify(t("lesson_done", lang, title=self.lesson.title.get(lang)), markup=False)
+            self.app.notify(t("lesson_done", lang, title=self.lesson.title.get(lang)))
             self.dismiss()
         else:
             left = progress.total - len(progress.solved) if progress is not None else 0

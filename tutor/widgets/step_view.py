@@ -22,6 +22,7 @@ from textual.widgets import Input, OptionList, Static
 from tutor.formatting import format_shape, format_value
 from tutor.i18n import t
 from tutor.practice import GRADED, StepState
+from tutor.untrusted import plain, text
 from tutor.widgets.answer_field import AnswerField
 from tutor.widgets.answer_grid import AnswerGrid, grid_fits
 from tutor.widgets.choice_list import ChoiceList
@@ -124,11 +125,11 @@ class StepView(VerticalScroll, can_focus=True):
         if step.snippet is not None:
             yield self._snippet_cell(lang)
         if problem is not None:
-            yield Static(t("answer_unavailable", lang, where=problem), id="feedback", classes="-error")
+            yield Static(text(t("answer_unavailable", lang, where=problem)), id="feedback", classes="-error")
             return
         if step.kind == "predict":
             before, _, after = t("predict_prompt", lang, expression="\0").replace("`", "").partition("\0")
-            yield Static(Text.assemble(before, (step.expression, "bold"), after), id="prompt")
+            yield Static(Text.assemble(before, (plain(step.expression), "bold"), after), id="prompt")
             yield from self._predict_editor(answer, lang)
         elif step.kind in ("error", "choice"):
             if step.kind == "error":
@@ -440,7 +441,7 @@ class StepView(VerticalScroll, can_focus=True):
         if not found:
             return
         feedback = found.first(Static)
-        feedback.update(message)
+        feedback.update(text(message))  # typed text, answers and error messages: cleaned, styles kept
         feedback.set_classes(kind)
         self.call_after_refresh(self._scroll_into_view, feedback)
 
