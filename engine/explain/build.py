@@ -12,7 +12,7 @@ import numpy as np
 
 from engine.explain.fdcheck import central_differences
 from engine.explain.graph import describe_graph
-from engine.explain.jacobian import close, numeric_jacobians, structure
+from engine.explain.jacobian import batched_pullback, close, numeric_jacobians, one_hot_seeds, structure
 from engine.explain.model import CallExplanation, Explanation, LeafExplanation
 from engine.explain.record import Names, record_program
 from engine.explain.symbolic import MAX_ENTRIES, SymbolicJacobian, SymbolicLimit, substitute, symbolic_jacobian
@@ -24,10 +24,12 @@ def explain_program(source: str, *, max_symbolic: int = MAX_ENTRIES, limits=None
     """Run `source` with the snippet runner and explain every backward call it made (numbers only)."""
     recording = record_program(source, limits)
     run = recording.run
-    names = Names(run.namespace if run.ok or run.namespace else {})
-    for captured in recording.captured:
+    final = run.namespace if run.ok or run.namespace else {}
+    calls = []
+    for k, captured in enumerate(recording.captured):
+        names = Names(captured.bound, final)  # the names bound at the call first, then at the end
         names.add_origin(captured.origin)
-    calls = [explain_call(k, captured, names) for k, captured in enumerate(recording.captured)]
+        calls.append(explain_call(k, captured, names))
     return Explanation(run.ok, run.error, run.stdout, calls, source, max_symbolic, run)
 
 
@@ -43,7 +45,8 @@ def explain_call(index: int, captured, names: Names) -> CallExplanation:
     edges = [n for n in nodes if type(n) is AccumulateGrad]
     explained = CallExplanation(index, output_name, out_data.shape, out_data.copy(), call.gradient, call.seed,
                                 [], graph, [], nodes, names, error=captured.error, line=captured.line,
-                                leaf_values=values, hooked=any(getattr(n, "hooks", None) for n in nodes))
+                                leaf_values=values, weight=captured.weight,
+                                hooked=any(getattr(n, "hooks", None) for n in nodes))
     if captured.error is not None:  # backward raised: no gradient was produced, so there is nothing to check
         return explained
     frozen = _Frozen(call, nodes)
@@ -97,12 +100,12 @@ def explain_symbolic(explanation, call_index: int = 0, timeout: float = 2.0) -> 
 
     Accepts an `Explanation` (with call_index) or a `CallExplanation`. Never raises for a
     program's content: a graph too large or too slow gives `ok=False` and a note. Each symbolic
-    Jacobian and vᵀJ is compared at the call's values with the numbers backward produced
-    (`SymbolicLeaf.verified`); the chain rule checks its own formulas (`engine.explain.chain`).
+    Jacobian and vᵀJ is compared with the engine's numbers at the call's values and at nearby points
+    (`SymbolicLeaf.verified`); the chain rule checks its own formulas the same way (`engine.explain.chain`).
     """
     import sympy  # noqa: F401 - imported before the clock starts: a cold import is not the graph's cost
 
-    from engine.explain.chain import Chain, chain_rule
+    from engine.explain.chain import Chain, chain_rule, nearby
 
     call = explanation if isinstance(explanation, CallExplanation) else explanation.calls[call_index]
     max_entries = getattr(explanation, "max_symbolic", MAX_ENTRIES)
@@ -112,9 +115,9 @@ def explain_symbolic(explanation, call_index: int = 0, timeout: float = 2.0) -> 
     edges = [n for n in call.nodes if type(n) is AccumulateGrad]
     result = symbolic_jacobian(call.nodes, call.names, call.output_shape, call.seed, edges,
                                timeout=timeout, max_entries=max_entries, leaf_values=call.leaf_values)
-    for sym, leaf in zip(result.leaves, call.leaves):
-        sym.verified = close(sym.substituted, leaf.jacobian) and close(
-            substitute(sym.vjp.reshape(-1), result.values), leaf.contribution.reshape(-1))
+    points = nearby(call)
+    if result.ok:
+        _verify_symbolic(result, call, edges, points)
     stop = time.perf_counter() + max(timeout, 0.5)   # the chain rule has its own budget
 
     def check():
@@ -125,10 +128,35 @@ def explain_symbolic(explanation, call_index: int = 0, timeout: float = 2.0) -> 
         leaf_name = call.names.leaf(edge)
         sym = next((s for s in result.leaves if s.name == leaf_name and s.verified), None) if result.ok else None
         try:
-            result.chains.append(chain_rule(call, edge, check=check, symbolic=(sym, result.values)))
+            result.chains.append(chain_rule(call, edge, check=check, symbolic=(sym, result.values), points=points))
         except SymbolicLimit:
             result.chains.append(Chain(leaf_name, call.output_name, False, "timeout"))
     result.seconds = time.perf_counter() - started
     return result
 
 
+
+
+def _verify_symbolic(result: SymbolicJacobian, call, edges: list, points: list) -> None:
+    """Each leaf's symbolic J and vᵀJ against the engine's numbers at every point (the call's values and the
+    nearby ones: every leaf's element symbols take the point's values, named constants keep theirs).
+    A form that holds at the call's values only (a branch decided there: relu at 0, a tie in max) is
+    marked `point_only` and never shown."""
+    seeds = one_hot_seeds(call.output_shape, np.float64)
+    for p, point in enumerate(points):
+        jacobians = batched_pullback(call.nodes, point.copies, seeds, edges)
+        values = dict(result.values)
+        for sym, edge in zip(result.leaves, edges):
+            values.update(zip(sym.symbols.flat, (float(v) for v in point.leaves[edge].flat)))
+        for sym, edge, J in zip(result.leaves, edges, jacobians):
+            if p and not sym.verified:
+                continue
+            holds = close(substitute(sym.jacobian, values), J) and close(
+                substitute(sym.vjp.reshape(-1), values), point.grad(edge).reshape(-1))
+            if p == 0:
+                sym.verified = holds
+            elif not holds:
+                sym.verified, sym.point_only = False, True
+    if not points:
+        for sym in result.leaves:
+            sym.verified = False

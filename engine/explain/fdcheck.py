@@ -11,19 +11,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.explain.replay import ops_of, replay, root_of
+from engine.explain.replay import as64, ops_of, replay, root_of
 from engine.graph import AccumulateGrad
-
-
-def _as64(a):
-    return a.astype(np.float64) if isinstance(a, np.ndarray) and a.dtype.kind in "fc" else a
 
 
 def _output(nodes, values) -> np.ndarray:
     root = root_of(nodes)
     if type(root) is AccumulateGrad:
         return values[root]
-    return replay(nodes, values, constant=_as64, fix_dtype=_as64)[root].out
+    return replay(nodes, values, constant=as64, fix_dtype=as64)[root].out
 
 
 def central_differences(nodes: list, edges: list, seed: np.ndarray, values: dict | None = None, *,

@@ -52,6 +52,7 @@ class CallExplanation:
     line: int | None = None          # the program line of the call
     leaf_values: dict = field(repr=False, default_factory=dict)   # {AccumulateGrad: value at the call}
     hooked: bool = False             # tensor hooks (register_hook) ran in this backward and may change gradients
+    weight: str | None = None        # the program's name for the gradient it passed (`v` in y.backward(v))
 
     @property
     def v_words(self) -> str:

@@ -7,8 +7,12 @@ call's line and the program's expression for the output (`out`, `(t1*t2).mean()`
 the snippet's frame, and a call whose sweep raised is marked with the program's error.
 
 The explanation speaks of the snippet's own variables (`inp`, `tensor2`, `g`), so `Names` maps
-the recorded objects back to the names the program bound: leaf tensors and constant tensors by
-the identity of their arrays, intermediate results by the identity of their `grad_fn`. Unnamed
+the recorded objects back to the names the program bound — by identity, never by value: a leaf by
+the Tensor object, a constant by the array it holds (the storage of a tensor that needs no grad, or
+its `.T` view), an intermediate result by its `grad_fn`. Names bound when the call was made come
+first (a loop rebinds `x`), then those bound at the end. A constant with no name stays a constant
+(the formula shows its value), and the weight `v` of `backward(v)` is called what the program's
+call passed (`s.backward(v)`), never the first tensor that happens to hold equal numbers. Unnamed
 leaves are called x, x_2, … (never a name the program uses).
 """
 from __future__ import annotations
@@ -38,6 +42,8 @@ class Captured:
     origin: dict                      # {frozen node: recorded node}, {id(array copy): recorded array}
     line: int | None = None
     expression: str | None = None     # the program's expression for the output, e.g. "out", "(a*b).mean()"
+    weight: str | None = None         # the program's name for the `gradient` it passed (`v` in y.backward(v))
+    bound: dict = field(default_factory=dict)   # the snippet's names as they were bound at the call
     error: object = None              # the program's error when this call raised
 
 
@@ -59,13 +65,18 @@ class _Recorder(list):
 
     def append(self, call) -> None:  # noqa: D102 - called by Tensor.backward before its sweep
         super().append(call)
-        line, column = _snippet_position()
+        frame, line, column = _snippet_position()
         captured = freeze(call)
         captured.line = line
-        captured.expression = self._expression(line, column)
+        if frame is not None:
+            captured.bound = {**frame.f_globals, **frame.f_locals}
+        found = self._backward_call(line, column)
+        if found is not None:
+            captured.expression = _text(self.source, found[1])
+            captured.weight = _weight_name(found[0], _is_autograd(found[0].func.value))
         self.captured.append(captured)
 
-    def _expression(self, line, column) -> str | None:
+    def _backward_call(self, line, column):
         if line is None:
             return None
         if self._tree is None:
@@ -75,11 +86,11 @@ class _Recorder(list):
                 self._tree = False
         if not self._tree:
             return None
-        return backward_receiver(self._tree, self.source, line, column)
+        return backward_call(self._tree, line, column)
 
 
-def _snippet_position() -> tuple[int | None, int | None]:
-    """The line and column of the innermost snippet frame (the backward call)."""
+def _snippet_position():
+    """The innermost snippet frame (the backward call), its line and column."""
     frame = sys._getframe(2)
     while frame is not None:
         if frame.f_code.co_filename == SNIPPET_FILE:
@@ -88,14 +99,14 @@ def _snippet_position() -> tuple[int | None, int | None]:
                 if index == frame.f_lasti // 2:
                     column = position[2]
                     break
-            return frame.f_lineno, column
+            return frame, frame.f_lineno, column
         frame = frame.f_back
-    return None, None
+    return None, None, None
 
 
-def backward_receiver(tree, source: str, line: int, column: int | None) -> str | None:
-    """The program's text for the tensor a `.backward(…)` (or `torch.autograd.backward(t, …)`) on
-    `line` was called on; the call nearest `column` when the line has several."""
+def backward_call(tree, line: int, column: int | None):
+    """(the call node, the node of the tensor it differentiates) for the `.backward(…)` (or
+    `torch.autograd.backward(t, …)`) on `line`; the call nearest `column` when the line has several."""
     found = []
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
@@ -112,8 +123,39 @@ def backward_receiver(tree, source: str, line: int, column: int | None) -> str |
         return None
     if len(found) > 1 and column is not None:
         found.sort(key=lambda pair: abs(pair[0].col_offset - column))
-    text = ast.get_source_segment(source, found[0][1])
+    return found[0]
+
+
+def backward_receiver(tree, source: str, line: int, column: int | None) -> str | None:
+    """The program's text for the tensor the backward call on `line` differentiates."""
+    found = backward_call(tree, line, column)
+    return None if found is None else _text(source, found[1])
+
+
+def _text(source: str, node) -> str | None:
+    text = ast.get_source_segment(source, node)
     return None if text is None else " ".join(text.split())
+
+
+def _weight_name(call: ast.Call, autograd: bool) -> str | None:
+    """The name the program passed as the gradient (`v` in `y.backward(v)`, `grad_tensors=[v]`), if it passed
+    a name: the object bound to that name at the call is the very object backward received."""
+    position, keyword = (1, "grad_tensors") if autograd else (0, "gradient")
+    node = call.args[position] if len(call.args) > position else next(
+        (k.value for k in call.keywords if k.arg == keyword), None)
+    if isinstance(node, (ast.List, ast.Tuple)) and len(node.elts) == 1:
+        node = node.elts[0]
+    return _dotted(node)
+
+
+def _dotted(node) -> str | None:
+    """`v` or `self.v` (names and attributes only: reading them runs no program code)."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = _dotted(node.value)
+        return None if base is None else f"{base}.{node.attr}"
+    return None
 
 
 def _is_autograd(node) -> bool:
@@ -185,42 +227,46 @@ def _tensors(namespace: dict):
 
 
 class Names:
-    """What the program called each tensor, array and graph node."""
+    """What the program called each tensor, array and graph node — by identity, never by value.
 
-    def __init__(self, namespace: dict | None) -> None:
+    `namespaces`: the snippet's bindings, most authoritative first (at the call, then at the end)."""
+
+    def __init__(self, *namespaces: dict | None) -> None:
         self._tensor: dict[int, str] = {}
-        self._array: dict[int, str] = {}
+        self._array: dict[int, str] = {}     # the storage of tensors that need no grad: constants
+        self._views: list = []               # (array, name) of those constants, for their `.T` views
         self._node: dict[int, str] = {}
-        self._used: set[str] = set(k for k in (namespace or {}) if not k.startswith("_"))
+        self._used: set[str] = set()
         self._keep: list = []  # keep named objects alive so their ids stay theirs
         self._origin: dict = {}
-        for name, value in _tensors(namespace or {}):
-            self._keep.append(value)
-            self._tensor.setdefault(id(value), name)
-            self._array.setdefault(id(value._data), name)
-            if value.grad_fn is not None:
-                self._node.setdefault(id(value.grad_fn), name)
+        given: set[str] = set()
+        for namespace in namespaces:
+            namespace = namespace or {}
+            self._used |= {k for k in namespace if not k.startswith("_")}
+            for name, value in _tensors(namespace):
+                if id(value) in self._tensor or name in given:  # one name, one object: the first binding
+                    continue
+                given.add(name)
+                self._keep.append(value)
+                self._tensor[id(value)] = name
+                if not value.requires_grad and id(value._data) not in self._array:
+                    self._array[id(value._data)] = name
+                    self._views.append((value._data, name))
+                if value.grad_fn is not None:
+                    self._node.setdefault(id(value.grad_fn), name)
 
     def add_origin(self, origin: dict) -> None:
         """Frozen copies answer to the names of the nodes and arrays they were copied from."""
         self._origin.update(origin)
         self._keep.append(origin)
 
-    def equal_tensor(self, array) -> str | None:
-        """The name of a tensor the program bound that holds exactly these values (the `v` it passed)."""
-        array = np.asarray(array)
-        for value in self._keep:
-            if isinstance(value, Tensor) and value._data.shape == array.shape and np.array_equal(value._data, array):
-                return self._tensor.get(id(value))
-        return None
-
     def used(self) -> set[str]:
         return set(self._used)
 
     def leaf(self, edge: AccumulateGrad) -> str:
-        """The name of a leaf that requires grad (a fresh x, x_2, … when the program did not bind one)."""
+        """The name of a leaf that requires grad (a fresh x, x_2, … when the program did not bind it)."""
         tensor = edge.variable
-        name = self._tensor.get(id(tensor)) or self._array.get(id(tensor._data))
+        name = self._tensor.get(id(tensor))
         if name is None:
             name = next(n for n in ("x", *(f"x_{k}" for k in range(2, 10_000))) if n not in self._used)
             self._used.add(name)
@@ -232,9 +278,22 @@ class Names:
         return self._tensor.get(id(tensor))
 
     def array(self, array) -> str | None:
-        """The name of a constant tensor whose array a node used, if the program bound one."""
+        """The name of the tensor (needing no grad) whose very array a node used as a constant, if any."""
         original = self._origin.get(id(array), array)
         return self._array.get(id(original))
+
+    def transposed(self, array) -> str | None:
+        """The name of a constant whose `.T` this array is (nn.Linear's frozen `weight.t()`): the same
+        memory, read with the axes swapped — a view of that very tensor, not equal numbers."""
+        original = self._origin.get(id(array), array)
+        if not isinstance(original, np.ndarray) or original.ndim != 2 or original.base is None:
+            return None
+        address = original.__array_interface__["data"][0]
+        for data, name in self._views:
+            if (data.ndim == 2 and data.__array_interface__["data"][0] == address and data.dtype == original.dtype
+                    and original.shape == data.shape[::-1] and original.strides == data.strides[::-1]):
+                return name
+        return None
 
     def node(self, node) -> str | None:
         """The name of the tensor a grad_fn node produced, if the program bound one."""

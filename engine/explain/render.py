@@ -23,6 +23,8 @@ from engine.explain.chain import path_mark
 from engine.explain.messages import t
 from engine.explain.notation import one_line
 
+cell_len("x₁²")  # rich reads its Unicode width table on first use: with this module, not in a confined child
+
 FULL_LIMIT = 12          # show every entry of a Jacobian up to this many rows and columns
 BLOCKS_SHOWN = 3
 MAP_WIDTH = 60
@@ -99,7 +101,10 @@ def _leaf_symbolic(symbolic, name):
 
 def _note(symbolic, lang: str) -> str:
     if symbolic.note_key:
-        return t(symbolic.note_key, lang, **symbolic.note_params)
+        params = dict(symbolic.note_params)
+        if "detail_key" in params:  # the reason's own words, in the panel's language
+            params["detail"] = t(params.pop("detail_key"), lang)
+        return t(symbolic.note_key, lang, **params)
     return symbolic.note
 
 
@@ -162,7 +167,8 @@ def render_jacobian(call, symbolic=None, *, lang: str = "en", width: int = WIDTH
             parts.append(_symbolic_layout(sym.jacobian, s, leaf.shape, width, lang))
             parts.append(Text(t("substituted", lang)))
         elif sym is not None:
-            parts.append(Text(t("symbolic_unverified", lang), style="yellow"))
+            key = "symbolic_point_only" if sym.point_only else "symbolic_unverified"
+            parts.append(Text(t(key, lang), style="yellow"))
         elif symbolic is not None and not symbolic.ok:
             parts.append(Text(t("symbolic_note", lang, note=_note(symbolic, lang)), style="yellow"))
         parts.append(_layout(leaf.jacobian, s, leaf.shape, width, lang))
@@ -300,8 +306,14 @@ def render_chain(call, symbolic=None, *, lang: str = "en", width: int = WIDTH) -
                                                                                          "chain_no_formula")
             parts.append(Text(t(key, lang, y=y, x=x), style="yellow"))
             continue
+        if chain.elements:  # the intro comes before the lines it introduces
+            parts.append(Text(t("chain_per_element", lang), style="dim"))
         parts.append(Text(one_line(chain.text()), style="bold"))
-        if chain.weight and chain.weight.isidentifier():
+        for name, value in chain.constants:
+            parts += [Text(t("chain_constant", lang, name=name)), _fitted(value, width - 4, lang)]
+        if chain.named:
+            parts.append(Text(t("chain_named", lang, names=", ".join(chain.named)), style="dim"))
+        if chain.weight and all(part.isidentifier() for part in chain.weight.split(".")):
             parts.append(Text(t("chain_weighted", lang, v=chain.weight, y=y, x=x), style="dim"))
         if chain.paths:
             parts.append(Text(t("chain_elementwise", lang), style="dim"))
@@ -324,11 +336,13 @@ def render_chain(call, symbolic=None, *, lang: str = "en", width: int = WIDTH) -
             parts.append(Text(t("chain_steps", lang, y=y)))
             for step in chain.steps:
                 parts.append(Text(f"  {step.label}: {one_line(step.formula)}"))
-        elif chain.elements:
-            parts.append(Text(t("chain_per_element", lang), style="dim"))
-            if chain.more_elements:
-                parts.append(Text(t("chain_more_elements", lang, count=chain.more_elements), style="dim"))
-        parts.append(Text(t("chain_verified", lang, x=x), style="green"))
+        elif chain.elements and chain.more_elements:
+            parts.append(Text(t("chain_more_elements", lang, count=chain.more_elements), style="dim"))
+        if chain.hook_changed:
+            parts.append(Text(t("chain_verified_hooked", lang, x=x), style="green"))
+            parts.append(Text(t("hooks_changed", lang, x=x), style="magenta"))
+        else:
+            parts.append(Text(t("chain_verified", lang, x=x), style="green"))
     return Group(*parts)
 
 
@@ -345,11 +359,12 @@ def render_graph(call, *, lang: str = "en", width: int = WIDTH) -> RenderableTyp
         if node.saved_items:
             constants = {edge.input: edge for edge in node.inputs if getattr(edge, "constant", None)}
 
-            def shown(name, tensor):  # a constant in the panel's language; a tensor by its name
-                return f" = {_edge_label(constants[name], lang)}" if name in constants else f" = {tensor}" if tensor else ""
+            def shown(name, tensor, shape):  # a constant in the panel's language (it gives its shape); a tensor
+                if name in constants:        # by its name, then its shape
+                    return f" = {_edge_label(constants[name], lang)}"
+                return (f" = {tensor}" if tensor else "") + (f" ({shape_text(shape, lang)})" if shape is not None else "")
 
-            items = [name + shown(name, tensor) + (f" ({shape_text(shape, lang)})" if shape is not None else "")
-                     for name, tensor, shape in node.saved_items]
+            items = [name + shown(name, tensor, shape) for name, tensor, shape in node.saved_items]
             text.append("  " + t("saved", lang, items=", ".join(items)), style="magenta")
         return text
 
