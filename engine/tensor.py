@@ -16,8 +16,7 @@ import numpy as np
 
 from engine import dtypes
 from engine.derivatives import OPS, saved_tensors, variadic
-from engine.graph import (AccumulateGrad, BackwardCall, Node, _anomaly, accumulate, active_recorders, as_grad,
-                          guard_shape, record_trace, size_guard, sweep, topological)
+from engine.graph import AccumulateGrad, Node, _anomaly, accumulate, as_grad, guard_shape, record_trace, size_guard
 from engine.printing import format_tensor
 
 _FLOAT32 = np.dtype(np.float32)
@@ -446,51 +445,11 @@ class Tensor:
             accumulate(self._grad._data, g)
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None) -> None:
-        """Compute the gradient of this tensor w.r.t. the graph leaves, adding into their `.grad`."""
+        """Compute the gradient of this tensor w.r.t. the graph leaves (or `inputs`), adding into their `.grad`."""
         if inputs is not None:
-            from engine.autograd import backward as autograd_backward
-            autograd_backward(self, gradient, retain_graph, create_graph, inputs=inputs)
-            return
-        if not self._requires_grad:
-            raise RuntimeError("element 0 of tensors does not require grad and does not have a grad_fn")
-        if gradient is None:
-            if self._data.size != 1:
-                raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            seed = np.ones(self._data.shape, dtype=self._data.dtype)
-        else:
-            gradient = gradient if isinstance(gradient, Tensor) else tensor(gradient)
-            if gradient._data.shape != self._data.shape:
-                raise RuntimeError(
-                    f"Mismatch in shape: grad_output[0] has a shape of {dtypes.Size(gradient._data.shape)!r} and "
-                    f"output[0] has a shape of {dtypes.Size(self._data.shape)!r}.")
-            seed = gradient._data.astype(self._data.dtype, copy=False)
-        if create_graph:
-            warnings.warn(CREATE_GRAPH_CYCLE, UserWarning, stacklevel=2)
-            seed = Tensor._make(seed) if gradient is None else gradient._convert(self._data.dtype)
-            leaves = sweep(self._grad_edge(), seed, retain_graph=retain_graph is not False, create_graph=True)
-            for acc, g in leaves.items():
-                acc.variable._accumulate(g)
-                _post_accumulate(acc)
-            return
-        recorders = active_recorders()
-        call = None
-        if recorders:
-            edge = self._grad_edge()
-            call = BackwardCall(self, None if gradient is None else gradient._data.copy(), seed,
-                                nodes=topological(edge))
-            for recorder in recorders:
-                recorder.append(call)
-        leaves = sweep(self._grad_edge(), seed, retain_graph=bool(retain_graph))
-        for acc, g in leaves.items():
-            leaf = acc.variable
-            if call is not None:
-                call.leaves.append(leaf)
-                call.grads_before.append(None if leaf._grad is None else leaf._grad._data.copy())
-            leaf._accumulate(g)
-            if acc.post_hooks:
-                _post_accumulate(acc)
-            if call is not None:
-                call.grads_after.append(leaf._grad._data.copy())
+            inputs = _input_list(inputs)
+        _backward.run_backward([self], [gradient], inputs=inputs, retain_graph=retain_graph,
+                               create_graph=create_graph, api="Tensor.backward")
 
     def register_hook(self, hook) -> RemovableHandle:
         """Run `hook(grad)` on this tensor's gradient each time it is computed; a hook that returns a Tensor
@@ -1349,18 +1308,6 @@ class Tensor:
     __itruediv__ = div_
 
 
-CREATE_GRAPH_CYCLE = (
-    "Using backward() with create_graph=True will create a reference cycle between the parameter and its gradient "
-    "which can cause a memory leak. We recommend using autograd.grad when creating the graph to avoid this. If you "
-    "have to use this function, make sure to reset the .grad fields of your parameters to None after use to break "
-    "the cycle and avoid the leak.")
-
-
-def _post_accumulate(acc) -> None:
-    for hook in list((acc.post_hooks or {}).values()):
-        hook(acc.variable)
-
-
 _TENSOR_TYPES = {Tensor}  # Tensor and its subclasses the engine makes (nn.Parameter adds itself)
 
 
@@ -1654,4 +1601,16 @@ def tensor(data, dtype=None, requires_grad=False, device=None) -> Tensor:
     return t
 
 
+def _input_list(inputs) -> list:
+    """`inputs=` of backward: a Tensor or a non-empty sequence of Tensors that require grad."""
+    inputs = [inputs] if isinstance(inputs, Tensor) else list(inputs)
+    if not inputs:
+        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+    for x in inputs:
+        if not x.requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+    return inputs
+
+
 from engine import xp_tensor as _xp_tensor  # noqa: E402,F401 - registers the Tensor namespace of engine.xp
+from engine import backward as _backward  # noqa: E402 - the one backward, a layer above Tensor
