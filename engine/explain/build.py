@@ -34,7 +34,11 @@ def explain_program(source: str, *, max_symbolic: int = MAX_ENTRIES, limits=None
 
 
 def explain_call(index: int, captured, names: Names) -> CallExplanation:
-    """One backward call, from what was captured when it was made (`record.Captured`)."""
+    """One derivative call, from what was captured when it was made (`record.Captured`).
+
+    A call that accumulates (`backward`) is checked against what it added to each leaf's `.grad`; one that
+    returns its gradients (`autograd.grad`, `torch.func`) against what it returned. A batched call (a
+    Jacobian's one-hot rows pushed back at once: `jacrev`, `autograd.functional.jacobian`) returned J itself."""
     call = captured.call
     nodes = captured.nodes
     values = captured.leaf_values
@@ -42,21 +46,31 @@ def explain_call(index: int, captured, names: Names) -> CallExplanation:
     out_data = np.asarray(root.out) if type(root) is not AccumulateGrad else values[root]
     output_name = captured.expression or names.tensor(call.output) or names.node(root) or _fresh(names)
     graph = describe_graph(nodes, names)
-    edges = [n for n in nodes if type(n) is AccumulateGrad]
+    batched = np.ndim(call.seed) > out_data.ndim
+    wanted = None if call.inputs is None else {id(x) for x in call.inputs}
+    edges = [n for n in nodes if type(n) is AccumulateGrad and (wanted is None or id(n.variable) in wanted)]
     explained = CallExplanation(index, output_name, out_data.shape, out_data.copy(), call.gradient, call.seed,
                                 [], graph, [], nodes, names, error=captured.error, line=captured.line,
                                 leaf_values=values, weight=captured.weight,
-                                hooked=any(getattr(n, "hooks", None) for n in nodes))
+                                hooked=any(getattr(n, "hooks", None) for n in nodes),
+                                api=call.api, returns=not call.leaves and bool(call.results), batched=batched,
+                                derivative_of=captured.derivative_of)
     if captured.error is not None:  # backward raised: no gradient was produced, so there is nothing to check
         return explained
-    frozen = _Frozen(call, nodes)
-    jacobians = numeric_jacobians(nodes, out_data.shape, call.seed.dtype, edges)
-    fds = central_differences(nodes, edges, call.seed, values)
-    v = call.seed.astype(np.float64).reshape(-1)
+    if len(call.roots) > 1:  # several outputs at once: explained as numbers only would mislead; said plainly
+        explained.several = len(call.roots)
+        return explained
+    jacobians = numeric_jacobians(nodes, out_data.shape, out_data.dtype, edges)
+    if batched:
+        fds = [None] * len(edges)
+    else:
+        fds = central_differences(nodes, edges, call.seed, values)
+    v = explained.sweep_seed.astype(np.float64).reshape(-1)
     for edge, J, fd in zip(edges, jacobians, fds):
-        explained.leaves.append(_leaf(call, edge, names, J, fd, v, values[edge]))
+        explained.leaves.append(_leaf(call, edge, names, J, fd, v, values[edge], batched))
     labels = [f"{g.name} ({g.tensor})" if g.tensor else g.name for g in graph]
-    explained.trace = trace_backward(frozen, names, labels)
+    if not batched:
+        explained.trace = trace_backward(_Frozen(call, nodes), names, labels)
     return explained
 
 
@@ -73,16 +87,20 @@ def _fresh(names: Names) -> str:
     return next(n for n in ("y", "out", "f", "output") if n not in used)
 
 
-def _leaf(call, edge, names, J, fd, v, value) -> LeafExplanation:
+def _leaf(call, edge, names, J, fd, v, value, batched: bool) -> LeafExplanation:
     leaf = edge.variable
     shape = value.shape
     before, after = None, None
     for tensor, b, a in zip(call.leaves, call.grads_before, call.grads_after):
         if tensor is leaf:
             before, after = b, a
-    vjp = (v @ J.astype(np.float64)).reshape(shape)
+    for tensor, result in zip(call.inputs or (), call.results):  # autograd.grad, torch.func: what it returned
+        if tensor is leaf and result is not None:
+            after = result
+    vjp = J.astype(np.float64).reshape(J.shape[:1] + shape) if batched else (v @ J.astype(np.float64)).reshape(shape)
     if after is None:  # not reached by this backward (cannot happen for a leaf of its graph; kept safe)
-        after = np.zeros(shape)
+        after = np.zeros(vjp.shape)
+    after = np.asarray(after).reshape(vjp.shape)
     contribution = after.astype(np.float64) - (0 if before is None else before.astype(np.float64))
     loose = leaf._data.dtype != np.float64
     rtol, atol = (1e-4, 1e-5) if loose else (1e-9, 1e-12)
@@ -112,8 +130,9 @@ def explain_symbolic(explanation, call_index: int = 0, timeout: float = 2.0) -> 
     started = time.perf_counter()
     if call.error is not None:
         return SymbolicJacobian(False, "raised")
-    edges = [n for n in call.nodes if type(n) is AccumulateGrad]
-    result = symbolic_jacobian(call.nodes, call.names, call.output_shape, call.seed, edges,
+    explained = {leaf.name for leaf in call.leaves}
+    edges = [n for n in call.nodes if type(n) is AccumulateGrad and call.names.leaf(n) in explained]
+    result = symbolic_jacobian(call.nodes, call.names, call.output_shape, call.sweep_seed, edges,
                                timeout=timeout, max_entries=max_entries, leaf_values=call.leaf_values)
     points = nearby(call)
     if result.ok:

@@ -186,7 +186,7 @@ class Symbols:
     def seed(self, call, used: set) -> tuple[Value, str]:
         """The cotangent backward started from, as a notation value, and how the formula calls it: the name
         the program passed (`v` in `s.backward(v)`), else v (when that name is free)."""
-        seed = np.asarray(call.seed, dtype=np.float64)
+        seed = np.asarray(call.sweep_seed, dtype=np.float64)
         shape = seed.shape
         if seed.size and np.all(seed == seed.reshape(-1)[0]):
             from engine.explain.symbolic import number
@@ -229,7 +229,7 @@ def nearby(call) -> list:
     from engine.explain.replay import points
 
     try:
-        return points(call.nodes, call.leaf_values, call.seed)
+        return points(call.nodes, call.leaf_values, call.sweep_seed)
     except Exception:  # noqa: BLE001 - a custom Function's forward is the learner's code: any error means no check
         return []
 
@@ -243,6 +243,8 @@ def chain_rule(call, edge, *, check=None, symbolic=None, points=None) -> Chain:
     output = call.output_name
     root = nodes[0]
     leaf = next(le for le in call.leaves if le.name == leaf_name)
+    if call.batched:  # the call returned J itself: the Jacobian tab explains and checks it
+        return Chain(leaf_name, output, False, "jacobian")
     points = nearby(call) if points is None else points
     paths = paths_to(root, edge)
     if root is edge:

@@ -28,9 +28,10 @@ def central_differences(nodes: list, edges: list, seed: np.ndarray, values: dict
 
     `values`: {edge: the leaf's array when backward was called} (as captured at the call)."""
     values = values or {}
-    base = {edge: np.asarray(values[edge] if edge in values else edge_value(nodes, edge)).astype(np.float64)
-            for edge in edges}
-    if sum(v.size for v in base.values()) > max_elements:
+    base = {edge: np.asarray(value).astype(np.float64) for edge, value in values.items()}  # every leaf: replayed
+    base.update({edge: np.asarray(values[edge] if edge in values else edge_value(nodes, edge)).astype(np.float64)
+                 for edge in edges})
+    if sum(base[edge].size for edge in edges) > max_elements:
         return [None] * len(edges)
     v = seed.astype(np.float64)
     # a custom Function's forward is the learner's code: its own constants (torch.ones(3)) keep it in

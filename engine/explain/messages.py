@@ -19,6 +19,21 @@ MESSAGES: dict[str, dict[str, str]] = {
                    "ja": "{y} はスカラーなので、backward() は暗黙の勾配 v = 1 から始まります"},
     "v_given": {"en": "v is the gradient argument passed to {y}.backward(…)",
                 "ja": "v は {y}.backward(…) に渡した gradient 引数です"},
+    "v_given_api": {"en": "v is the gradient given to {api}(…)", "ja": "v は {api}(…) に渡した勾配です"},
+    "v_batched": {"en": "{api} pushes every one-hot row v = eᵢ back at once: what it returns is the Jacobian itself",
+                  "ja": "{api} は one-hot の行 v = eᵢ をすべてまとめて逆に流します。返す値はヤコビ行列そのものです"},
+    "call_api": {"en": "call", "ja": "呼び出し"},
+    "api_accumulates": {"en": "{api}: adds each gradient into .grad", "ja": "{api}: 勾配を .grad に足し込みます"},
+    "api_returns": {"en": "{api}: returns the gradient; .grad is not changed",
+                    "ja": "{api}: 勾配を返します。.grad は変わりません"},
+    "api_forward": {"en": "{api} is forward mode (J·t); this engine computes it with backward sweeps (the double-vjp "
+                          "trick), each explained as it ran",
+                    "ja": "{api} はフォワードモード（J·t）です。このエンジンは逆伝播（double-vjp の方法）で計算するので、"
+                          "実行した逆伝播をひとつずつ説明します"},
+    "several_outputs": {"en": "{count} outputs were differentiated at once; this call is not explained here",
+                        "ja": "{count} 個の出力をまとめて微分した呼び出しなので、ここでは説明しません"},
+    "returned": {"en": "{name}: the gradient is returned ({name}.grad is not changed)",
+                 "ja": "{name}: 勾配は返り値になります（{name}.grad は変わりません）"},
     "leaf": {"en": "leaf {name}", "ja": "葉テンソル {name}"},
     "grad_held": {"en": "{name}.grad already held a gradient; this call adds to it",
                   "ja": "{name}.grad にはすでに勾配があり、この呼び出しはそこに足し込みます"},
@@ -99,6 +114,14 @@ MESSAGES: dict[str, dict[str, str]] = {
     "vjp_check_accumulated_bad": {"en": "{mark} before + vᵀJ differs from {x}.grad after this call",
                                   "ja": "{mark} 前の値 + vᵀJ はこの呼び出し後の {x}.grad と一致しません"},
     "vjp_check": {"en": "{mark} vᵀJ equals {x}.grad", "ja": "{mark} vᵀJ は {x}.grad と一致します"},
+    "vjp_check_returned": {"en": "{mark} vᵀJ equals the gradient {api} returned for {x}",
+                           "ja": "{mark} vᵀJ は {api} が {x} について返した勾配と一致します"},
+    "vjp_check_returned_bad": {"en": "{mark} vᵀJ differs from the gradient {api} returned for {x}",
+                               "ja": "{mark} vᵀJ は {api} が {x} について返した勾配と一致しません"},
+    "vjp_batched": {"en": "{mark} J equals what {api} returned for {x}: one vᵀJ per one-hot row v = eᵢ",
+                    "ja": "{mark} J は {api} が {x} について返した値と一致します（one-hot の行 v = eᵢ ごとの vᵀJ）"},
+    "vjp_batched_bad": {"en": "{mark} J differs from what {api} returned for {x}",
+                        "ja": "{mark} J は {api} が {x} について返した値と一致しません"},
     "vjp_check_bad": {"en": "{mark} vᵀJ differs from {x}.grad", "ja": "{mark} vᵀJ は {x}.grad と一致しません"},
     "hooks_changed": {"en": "hooks (register_hook) changed the gradient during backward: vᵀJ is the function's own, "
                             "{x}.grad is what the hooks made of it (the Backprop tab shows where)",
@@ -114,6 +137,12 @@ MESSAGES: dict[str, dict[str, str]] = {
                                "shown; the Jacobian tab has the numbers",
                          "ja": "∂{y}/∂{x}: backward の勾配と一致を確かめられる式がないため表示しません。"
                                "数値はヤコビ行列タブにあります"},
+    "chain_jacobian": {"en": "∂{y}/∂{x}: {api} returned the whole Jacobian; the Jacobian tab shows it, checked",
+                       "ja": "∂{y}/∂{x}: {api} はヤコビ行列全体を返しました。ヤコビ行列タブで確かめて表示しています"},
+    "chain_second": {"en": "{dy} is ∂{y}/∂{x} (autograd.grad with create_graph=True), so this is the second "
+                           "derivative d²{y}/d{x}² = ∂{dy}/∂{x}:",
+                     "ja": "{dy} は ∂{y}/∂{x}（create_graph=True の autograd.grad）なので、これは 2 階微分 "
+                           "d²{y}/d{x}² = ∂{dy}/∂{x} です:"},
     "chain_timeout": {"en": "∂{y}/∂{x}: the chain rule took too long; numbers only",
                       "ja": "∂{y}/∂{x}: 連鎖律の計算に時間がかかりすぎました。数値のみ表示します"},
     "chain_weighted": {"en": "backward was given the weight {v}, so the formula is {v}ᵀ·∂{y}/∂{x}; · multiplies "

@@ -43,6 +43,7 @@ class Captured:
     line: int | None = None
     expression: str | None = None     # the program's expression for the output, e.g. "out", "(a*b).mean()"
     weight: str | None = None         # the program's name for the `gradient` it passed (`v` in y.backward(v))
+    derivative_of: tuple | None = None   # (y, x) when the output is the program's ∂y/∂x (a second derivative)
     bound: dict = field(default_factory=dict)   # the snippet's names as they were bound at the call
     error: object = None              # the program's error when this call raised
 
@@ -70,23 +71,26 @@ class _Recorder(list):
         captured.line = line
         if frame is not None:
             captured.bound = {**frame.f_globals, **frame.f_locals}
-        found = self._backward_call(line, column)
+        tree = self._parsed() if line is not None else None
+        api = getattr(call, "api", "Tensor.backward")
+        found = backward_call(tree, line, column, api) if tree else None
+        if found is None and tree and "." in api and api.split(".")[0] in ("func", "autograd"):
+            captured.expression = transform_output(tree, self.source, line, api.rsplit(".", 1)[-1])
         if found is not None:
-            captured.expression = _text(self.source, found[1])
-            captured.weight = _weight_name(found[0], _is_autograd(found[0].func.value))
+            node, target, weight = found
+            captured.expression = _text(self.source, target)
+            captured.weight = _dotted(weight)
+            if isinstance(target, ast.Name):
+                captured.derivative_of = derivative_of(tree, self.source, target.id, node)
         self.captured.append(captured)
 
-    def _backward_call(self, line, column):
-        if line is None:
-            return None
+    def _parsed(self):
         if self._tree is None:
             try:
                 self._tree = ast.parse(self.source)
             except (SyntaxError, ValueError, RecursionError, MemoryError):
                 self._tree = False
-        if not self._tree:
-            return None
-        return backward_call(self._tree, line, column)
+        return self._tree
 
 
 def _snippet_position():
@@ -104,26 +108,54 @@ def _snippet_position():
     return None, None, None
 
 
-def backward_call(tree, line: int, column: int | None):
-    """(the call node, the node of the tensor it differentiates) for the `.backward(…)` (or
-    `torch.autograd.backward(t, …)`) on `line`; the call nearest `column` when the line has several."""
+# where each API takes the tensor it differentiates and the gradient it starts from: (position, keyword)
+_ARGUMENTS = {"backward": ((0, None), (0, "gradient")), "autograd.backward": ((0, "tensors"), (1, "grad_tensors")),
+              "autograd.grad": ((0, "outputs"), (2, "grad_outputs"))}
+
+
+def backward_call(tree, line: int, column: int | None, api: str = "Tensor.backward"):
+    """(the call node, the node of the tensor it differentiates, the node of the gradient it was given or
+    None) for the call of `api` on `line`, the one nearest `column` when the line has several; None when
+    the line has no such call (a transform differentiates a function's output, which has no text)."""
     found = []
     for node in ast.walk(tree):
-        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+        if not isinstance(node, ast.Call) or not (node.lineno <= line <= (node.end_lineno or node.lineno)):
             continue
-        if node.func.attr != "backward" or not (node.lineno <= line <= (node.end_lineno or node.lineno)):
+        kind = _kind(node.func)
+        if kind is None or (kind == "autograd.grad") != (api == "autograd.grad"):
             continue
-        target = node.func.value
-        if _is_autograd(target):
-            if not node.args:
-                continue
-            target = node.args[0]
-        found.append((node, target))
+        (at, name), (weight_at, weight_name) = _ARGUMENTS[kind]
+        target = node.func.value if kind == "backward" else _argument(node, at, name)
+        if target is None:
+            continue
+        weight = _argument(node, weight_at, weight_name)
+        if isinstance(weight, (ast.List, ast.Tuple)) and len(weight.elts) == 1:
+            weight = weight.elts[0]
+        if isinstance(target, (ast.List, ast.Tuple)) and len(target.elts) == 1:
+            target = target.elts[0]
+        found.append((node, target, weight))
     if not found:
         return None
     if len(found) > 1 and column is not None:
-        found.sort(key=lambda pair: abs(pair[0].col_offset - column))
+        found.sort(key=lambda item: abs(item[0].col_offset - column))
     return found[0]
+
+
+def _kind(func) -> str | None:
+    """Which differentiating call this is: `t.backward(…)`, `torch.autograd.backward(…)`, `torch.autograd.grad(…)`."""
+    if not isinstance(func, ast.Attribute):
+        return None
+    if func.attr == "backward":
+        return "autograd.backward" if _is_autograd(func.value) else "backward"
+    if func.attr == "grad" and _is_autograd(func.value):
+        return "autograd.grad"
+    return None
+
+
+def _argument(call: ast.Call, position: int, keyword: str | None):
+    if len(call.args) > position:
+        return call.args[position]
+    return next((k.value for k in call.keywords if keyword is not None and k.arg == keyword), None)
 
 
 def backward_receiver(tree, source: str, line: int, column: int | None) -> str | None:
@@ -132,20 +164,59 @@ def backward_receiver(tree, source: str, line: int, column: int | None) -> str |
     return None if found is None else _text(source, found[1])
 
 
+def transform_output(tree, source: str, line: int, name: str) -> str | None:
+    """`f(x)` for the function a transform differentiates on `line` (`grad(f)(x)`, `jvp(f, (x,), (t,))`,
+    `torch.autograd.functional.hvp(f, x, v)`): the program's text for the output it never bound."""
+    parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call) or not node.args or not (node.lineno <= line <= (node.end_lineno or
+                                                                                              node.lineno)):
+            continue
+        func = node.func
+        if (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)) != name:
+            continue
+        outer = parents.get(node)
+        if isinstance(outer, ast.Call) and outer.func is node:   # grad(f)(x)
+            primals = outer.args
+        elif len(node.args) > 1:                                   # jvp(f, (x,), …), vjp(f, x), hvp(f, x, v)
+            primals = node.args[1].elts if isinstance(node.args[1], ast.Tuple) else [node.args[1]]
+        else:
+            continue
+        texts = [_text(source, a) for a in [node.args[0], *primals]]
+        if None not in texts:
+            return f"{texts[0]}({', '.join(texts[1:])})"
+    return None
+
+
+def derivative_of(tree, source: str, name: str, before) -> tuple[str, str] | None:
+    """(y, x) when the program bound `name` to ∂y/∂x, the result of `torch.autograd.grad(y, x, …)` made before
+    the call `before` (`(dy,) = torch.autograd.grad(y, x, create_graph=True)`): read from the program's text."""
+    found = None
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Assign) or len(node.targets) != 1 or node.lineno >= before.lineno:
+            continue
+        if not isinstance(node.value, ast.Call) or _kind(node.value.func) != "autograd.grad":
+            continue
+        target, index = node.targets[0], 0
+        if isinstance(target, (ast.Tuple, ast.List)):
+            index = next((k for k, t in enumerate(target.elts) if isinstance(t, ast.Name) and t.id == name), None)
+            if index is None:
+                continue
+        elif not (isinstance(target, ast.Name) and target.id == name):
+            continue
+        outputs, inputs = _argument(node.value, 0, "outputs"), _argument(node.value, 1, "inputs")
+        if isinstance(inputs, (ast.Tuple, ast.List)):
+            inputs = inputs.elts[index] if index < len(inputs.elts) else None
+        elif index:
+            inputs = None
+        if outputs is not None and inputs is not None and (found is None or node.lineno > found[0]):
+            found = (node.lineno, _text(source, outputs), _text(source, inputs))
+    return None if found is None or None in found else found[1:]
+
+
 def _text(source: str, node) -> str | None:
     text = ast.get_source_segment(source, node)
     return None if text is None else " ".join(text.split())
-
-
-def _weight_name(call: ast.Call, autograd: bool) -> str | None:
-    """The name the program passed as the gradient (`v` in `y.backward(v)`, `grad_tensors=[v]`), if it passed
-    a name: the object bound to that name at the call is the very object backward received."""
-    position, keyword = (1, "grad_tensors") if autograd else (0, "gradient")
-    node = call.args[position] if len(call.args) > position else next(
-        (k.value for k in call.keywords if k.arg == keyword), None)
-    if isinstance(node, (ast.List, ast.Tuple)) and len(node.elts) == 1:
-        node = node.elts[0]
-    return _dotted(node)
 
 
 def _dotted(node) -> str | None:
@@ -210,8 +281,7 @@ def record_program(source: str, limits=None) -> Recording:
         result = run_snippet(source, limits=limits) if limits is not None else run_snippet(source)
     captured = recorder.captured
     for k, item in enumerate(captured):
-        reached = any(type(n) is AccumulateGrad for n in item.nodes)
-        if reached and not item.call.grads_after:  # its sweep raised: the program stopped there
+        if not item.call.finished:  # its sweep raised: the program stopped there (or caught the error)
             item.error = result.error if k == len(captured) - 1 else "backward raised"
     return Recording(result, list(recorder), captured)
 
@@ -235,6 +305,8 @@ class Names:
         self._tensor: dict[int, str] = {}
         self._array: dict[int, str] = {}     # the storage of tensors that need no grad: constants
         self._views: list = []               # (array, name) of those constants, for their `.T` views
+        self._storage: dict[int, str] = {}   # the storage of every bound tensor: a transform's copy of x
+        self._leaves: dict[str, int] = {}    # leaf name -> id of the leaf tensor it names
         self._node: dict[int, str] = {}
         self._used: set[str] = set()
         self._keep: list = []  # keep named objects alive so their ids stay theirs
@@ -249,6 +321,7 @@ class Names:
                 given.add(name)
                 self._keep.append(value)
                 self._tensor[id(value)] = name
+                self._storage.setdefault(id(value._data), name)
                 if not value.requires_grad and id(value._data) not in self._array:
                     self._array[id(value._data)] = name
                     self._views.append((value._data, name))
@@ -264,14 +337,21 @@ class Names:
         return set(self._used)
 
     def leaf(self, edge: AccumulateGrad) -> str:
-        """The name of a leaf that requires grad (a fresh x, x_2, … when the program did not bind it)."""
+        """The name of a leaf that requires grad: the program's name for that very tensor; for a leaf the
+        program did not bind that holds a bound tensor's very storage (`torch.func.grad(f)(x)` differentiates
+        `x.detach().requires_grad_()`), that tensor's name; else a fresh x, x_2, …"""
         tensor = edge.variable
         name = self._tensor.get(id(tensor))
         if name is None:
-            name = next(n for n in ("x", *(f"x_{k}" for k in range(2, 10_000))) if n not in self._used)
+            shared = self._storage.get(id(tensor._data))
+            if shared is not None and self._leaves.get(shared, id(tensor)) == id(tensor):
+                name = shared
+            else:
+                name = next(n for n in ("x", *(f"x_{k}" for k in range(2, 10_000))) if n not in self._used)
             self._used.add(name)
             self._keep.append(tensor)
             self._tensor[id(tensor)] = name
+        self._leaves.setdefault(name, id(tensor))
         return name
 
     def tensor(self, tensor) -> str | None:
