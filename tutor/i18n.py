@@ -269,6 +269,13 @@ STRINGS: dict[str, dict[str, str]] = {
         "class_summary": "{students} students, {attempts} answers, {accuracy} right",
         "class_plot_title": "Accuracy per lesson (%)",
         "class_csv_written": "Wrote {students} and {steps}",
+        # branch sandbox: the snippet worker itself could not run (the tutor's problem, never a lesson's)
+        "worker_unavailable": "The tutor could not run this step: {reason}. This is a problem with the tutor on "
+                              "this computer, not with the lesson. Restart the tutor; if it happens again, "
+                              "reinstall autograd-tutor.",
+        "worker_failed": "The tutor could not start the process that runs lesson code: {reason}. This is a problem "
+                         "with the tutor on this computer, not with your lessons; reinstalling autograd-tutor "
+                         "usually fixes it.",
     },
     "ja": {
         "course_title": "コース",
@@ -512,6 +519,13 @@ STRINGS: dict[str, dict[str, str]] = {
         "class_summary": "生徒 {students} 人、解答 {attempts} 件、正答率 {accuracy}",
         "class_plot_title": "レッスンごとの正答率（%）",
         "class_csv_written": "{students} と {steps} に書き出しました",
+        # branch sandbox: the snippet worker itself could not run (the tutor's problem, never a lesson's)
+        "worker_unavailable": "チューターがこのステップを実行できませんでした: {reason}。これはこのコンピューター上の"
+                              "チューターの問題で、レッスンの問題ではありません。チューターを再起動してください。"
+                              "再び起きる場合は autograd-tutor を再インストールしてください。",
+        "worker_failed": "レッスンのコードを実行するプロセスをチューターが起動できませんでした: {reason}。"
+                         "これはこのコンピューター上のチューターの問題で、レッスンの問題ではありません。"
+                         "autograd-tutor を再インストールするとたいてい直ります。",
     },
 }
 
