@@ -1,8 +1,8 @@
 """Turning a value a program computed into a plain answer, and comparing two of them.
 
-Shared by the engine side (`lessons.answers`) and the PyTorch side
-(`lessons.torch_worker`), so both classify `x.grad`, `x.requires_grad` or
-`y.grad_fn.name()` the same way and differences are real differences.
+Shared by the engine side (`lessons.answers`) and the PyTorch side (`check --against-torch`,
+whose values come back from `engine.sandbox.torch_jobs` as tagged data), so both classify `x.grad`,
+`x.requires_grad` or `y.grad_fn.name()` the same way and differences are real differences.
 """
 from __future__ import annotations
 

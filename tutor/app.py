@@ -160,7 +160,10 @@ class TutorApp(App[None]):
         from engine.sandbox import worker
 
         confinement = worker().confinement()
-        if not confinement.confined and not self.trust_lessons:
+        if not confinement.started:  # the tutor's own problem: no lesson is at fault, no sandbox to skip
+            self.call_from_thread(self.notify, t("worker_failed", self.lang, reason=confinement.reason),
+                                  severity="error", timeout=30)
+        elif not confinement.confined and not self.trust_lessons:
             self.call_from_thread(self._restrict_to_bundled, confinement.reason)
         self.confinement = confinement
 

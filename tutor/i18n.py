@@ -282,6 +282,13 @@ STRINGS: dict[str, dict[str, str]] = {
                                  "everything else is safe.",
         "progress_rows_skipped_one": "1 record in your progress file could not be read and was skipped; "
                                      "everything else is safe.",
+        # branch sandbox: the snippet worker itself could not run (the tutor's problem, never a lesson's)
+        "worker_unavailable": "The tutor could not run this step: {reason}. This is a problem with the tutor on "
+                              "this computer, not with the lesson. Restart the tutor; if it happens again, "
+                              "reinstall autograd-tutor.",
+        "worker_failed": "The tutor could not start the process that runs lesson code: {reason}. This is a problem "
+                         "with the tutor on this computer, not with your lessons; reinstalling autograd-tutor "
+                         "usually fixes it.",
     },
     "ja": {
         "course_title": "コース",
@@ -533,6 +540,13 @@ STRINGS: dict[str, dict[str, str]] = {
                              "壊れたファイルは {path} として残してあります。",
         "progress_rows_skipped": "進捗ファイルの記録のうち {count} 件が読めなかったため、飛ばしました。"
                                  "ほかの記録はすべて無事です。",
+        # branch sandbox: the snippet worker itself could not run (the tutor's problem, never a lesson's)
+        "worker_unavailable": "チューターがこのステップを実行できませんでした: {reason}。これはこのコンピューター上の"
+                              "チューターの問題で、レッスンの問題ではありません。チューターを再起動してください。"
+                              "再び起きる場合は autograd-tutor を再インストールしてください。",
+        "worker_failed": "レッスンのコードを実行するプロセスをチューターが起動できませんでした: {reason}。"
+                         "これはこのコンピューター上のチューターの問題で、レッスンの問題ではありません。"
+                         "autograd-tutor を再インストールするとたいてい直ります。",
     },
 }
 

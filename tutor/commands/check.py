@@ -28,6 +28,7 @@ class Report:
     problems: list = field(default_factory=list)
     warnings: list = field(default_factory=list)
     checked: int = 0
+    torch: str | None = None   # the PyTorch version `--against-torch` compared with
 
 
 @click.command("check")
@@ -78,6 +79,8 @@ def print_report(report: Report, strict: bool) -> int:
     if report.warnings:
         plural = "warning" if len(report.warnings) == 1 else "warnings"
         summary += f", {len(report.warnings)} {plural}" + ("" if strict else " (--strict lists them)")
+    if report.torch:
+        echo(f"answers compared with PyTorch {report.torch} (programs run in the sandbox)")
     echo(summary)
     return 1 if report.problems or (strict and report.warnings) else 0
 
@@ -146,7 +149,9 @@ def check_paths(paths: tuple[Path, ...], *, against_torch: bool = False, require
     if against_torch:
         from lessons.against_torch import compare_with_torch
 
-        report.problems.extend(compare_with_torch(sound))
+        comparison = compare_with_torch(sound)
+        report.problems.extend(comparison.problems)
+        report.torch = comparison.version
     report.checked = len(files)
     return report
 

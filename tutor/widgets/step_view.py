@@ -125,7 +125,11 @@ class StepView(VerticalScroll, can_focus=True):
         if step.snippet is not None:
             yield self._snippet_cell(lang)
         if problem is not None:
-            yield Static(text(t("answer_unavailable", lang, where=problem)), id="feedback", classes="-error")
+            from tutor.problems import WorkerProblem
+
+            message = (t("worker_unavailable", lang, reason=problem.reason) if isinstance(problem, WorkerProblem)
+                       else t("answer_unavailable", lang, where=problem))
+            yield Static(text(message), id="feedback", classes="-error")
             return
         if step.kind == "predict":
             before, _, after = t("predict_prompt", lang, expression="\0").replace("`", "").partition("\0")
