@@ -28,7 +28,7 @@ def leaf_of(edge):
 
 def ops_of(nodes: list) -> list[Node]:
     """The op nodes of a recorded graph (AccumulateGrad sinks left out), root first."""
-    return [n for n in nodes if type(n) is Node]
+    return [n for n in nodes if isinstance(n, Node)]
 
 
 def clone(nodes: list) -> dict:
