@@ -78,7 +78,7 @@ class _Sandbox:
     def __init__(self, filename: str, limits: Limits) -> None:
         self.filename = filename
         self.limits = limits
-        self.globals: dict[str, object] = {"__name__": "__snippet__"}
+        self.globals: dict[str, object] = {"__name__": "__main__"}  # run as a script: `if __name__ == "__main__":`
         self.codes: set[types.CodeType] = set()
 
     def execute(self, tree: ast.AST, limits: Limits, *, output: list[str]) -> tuple[object, SnippetError | None]:

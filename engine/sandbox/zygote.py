@@ -56,6 +56,8 @@ def _preload(profile: str) -> frozenset[str]:
     """Import and exercise everything a job may touch: a confined child cannot open a module file.
     The "run" profile (for `autograd-tutor run`) leaves out the explanation layer and sympy; the
     jobs it can serve are returned."""
+    import unicodedata  # noqa: F401 - Python's parser loads it for a non-ASCII name (`α = 0.1`, `学習率 = 0.1`)
+
     import engine.sandbox.jobs as jobs
 
     jobs.run(WARM_UP, expressions=["x.grad", "x.grad.shape", "y.requires_grad"], report=True)
