@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine import autograd_extra as _af
-from engine.tensor import Tensor, guard_shape
+from engine.tensor import Tensor, guard_shape, guard_work
 
 __all__ = ["grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp", "vjp", "vmap"]
 
@@ -20,6 +20,7 @@ def _argnums_tuple(argnums):
 def _prepare(args, argnums):
     args = list(args)
     for i in _argnums_tuple(argnums):
+        guard_work()  # argnums come from the caller: as many as it likes
         if not isinstance(args[i], Tensor):
             raise RuntimeError(f"Expected input at *args[{i}] to be a Tensor")
         args[i] = args[i].detach().requires_grad_(True)

@@ -140,10 +140,12 @@ def topological(root) -> list:
 size_guard: list = [None]  # engine.tensor.set_size_guard's hook: vets shapes before they are made
 
 
-def guard_shape(shape) -> None:
+def guard_shape(shape, work: int = 0) -> None:
+    """Report a shape about to be made (and, for a matrix product, its multiply-adds: one numpy call that nothing
+    interrupts) to the size guard, which may refuse it."""
     guard = size_guard[0]
     if guard is not None:
-        guard(tuple(shape))
+        guard(tuple(shape), work)
 
 
 class _Roots:

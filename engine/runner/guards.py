@@ -26,7 +26,7 @@ from engine.printing import set_printoptions
 from engine.tensor import Tensor
 
 from . import sizes
-from .errors import ResourceLimitExceeded, SnippetRejected
+from .errors import ResourceLimitExceeded, SnippetRejected, stop_within
 from .limits import Budget, Limits, broadcast_elements, itemsize_of, shape_of
 from .policy import import_engine_module
 from .rewrite import guard_name
@@ -83,11 +83,15 @@ class Guards:
         self.builtins["__build_class__"] = self.build_class  # not a callable builtin: only `class` reaches it
         self._trusted_builtins: dict[int, dict] = {}  # earlier runs' builtins, checked once per run
 
-    def size_guard(self, shape: tuple[int, ...]) -> None:
+    def size_guard(self, shape: tuple[int, ...], work: int = 0) -> None:
         """Vet a shape the engine is about to allocate, and check the clock: the engine calls this at every
         tensor it makes, sweep node and module call (see `execute._size_hook`), so work the snippet started in
-        one call (a Jacobian, a gradcheck, a module tree called in full) stops at the deadline like a loop."""
+        one call (a Jacobian, a gradcheck, a module tree called in full) stops at the deadline like a loop. Every
+        matrix product reports its multiply-adds here, however it was reached (`@`, `F.linear`, `addmm`, a
+        Linear module inside a Sequential)."""
         self.budget.elements(math.prod(shape))
+        if work:
+            self.budget.product_work(work, "the matrix product")
         self.budget.clock()
 
     def names(self) -> dict[str, object]:
@@ -260,10 +264,11 @@ class Guards:
 
     def caught(self) -> bool:
         """First statement of every `except` and `finally` body: the runner's stops (limits, refusals) and
-        Python's RecursionError/MemoryError pass through, so no handler or finally block runs for them."""
-        exc = sys.exc_info()[1]
-        if exc is not None and (not isinstance(exc, Exception) or isinstance(exc, (RecursionError, MemoryError))):
-            raise exc
+        Python's RecursionError/MemoryError pass through, so no handler or finally block runs for them, also when
+        they arrive as the `__context__` or `__cause__` of another error."""
+        stop = stop_within(sys.exc_info()[1])  # also one that an error raised on its way out carries
+        if stop is not None:
+            raise stop
         return True
 
     def raise_(self, exc: object) -> object:
@@ -402,6 +407,7 @@ class Guards:
         (`len`), or another builtin the snippet may call, wrapped so that every call goes through the call
         guard: a wrapper must not run `sum`, `str` or `sorted` where no guard sees their arguments."""
         def vet(value: object) -> object:
+            self.budget.clock()  # `f(*[x] * 10**6)`: a million arguments are vetted one by one
             if type(value) is _Guarded:  # vetted already (`map`'s function, then `map`'s own arguments)
                 return value
             _check_dtypes(value)
@@ -668,7 +674,11 @@ class _SnippetFormatter(string.Formatter):
 
     def convert_field(self, value: object, conversion: str | None) -> object:
         text = type_text(value) if conversion in ("r", "s", "a") else None  # an engine class as PyTorch shows it
-        return text if text is not None else super().convert_field(value, conversion)
+        if text is not None:
+            return text
+        if conversion is not None:  # `{!r}` builds the text before format_field sees it: judged first
+            self.guards.budget.text(value, "this str.format field")
+        return super().convert_field(value, conversion)
 
     def format_field(self, value: object, format_spec: str) -> str:
         self.guards.budget.format_spec_text(format_spec)
