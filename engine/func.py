@@ -22,7 +22,7 @@ from engine.autograd import gradients
 from engine.autograd_extra import jacobian_rows, jvp_of
 from engine.functional import jacobian_of, pull
 from engine.graph import AccumulateGrad, topological
-from engine.tensor import Tensor, _apply, enable_grad, guard_shape, is_grad_enabled
+from engine.tensor import Tensor, _apply, enable_grad, guard_shape, guard_work, is_grad_enabled
 
 __all__ = ["grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp", "vjp", "vmap"]
 
@@ -42,6 +42,7 @@ class _Level:
         self.local: set = set()         # the AccumulateGrad edges of the level's fresh leaves
         self.args = list(args)
         for i in argnums:
+            guard_work()  # argnums come from the caller: as many as it likes
             x = self.args[i]
             if not isinstance(x, Tensor):
                 raise RuntimeError(f"Expected input at *args[{i}] to be a Tensor")

@@ -41,6 +41,14 @@ class Node:
     __slots__ = ("op", "arrays", "attrs", "out", "parents", "freed", "retained", "versions", "hooks",
                  "__weakref__")
 
+    def __new__(cls, op: Op, *_args: object) -> Node:
+        """Each op's nodes are of a class of its own named as PyTorch's (`type(y.grad_fn).__name__` is
+        `MulBackward0`), made once per name; they differ from Node in nothing else."""
+        kind = _NODE_CLASSES.get(op.grad_fn)
+        if kind is None:
+            kind = _NODE_CLASSES[op.grad_fn] = type(op.grad_fn, (Node,), {"__slots__": (), "__doc__": Node.__doc__})
+        return object.__new__(kind)
+
     def __init__(self, op: Op, arrays: tuple, attrs: dict, out: np.ndarray, parents: tuple) -> None:
         self.op = op
         self.arrays = arrays      # the inputs as arrays (or Python scalars), in the op's order
@@ -63,6 +71,9 @@ class Node:
 
     def __repr__(self) -> str:
         return f"<{self.op.grad_fn} object at {id(self):#x}>"
+
+
+_NODE_CLASSES: dict[str, type] = {}
 
 
 class AccumulateGrad:
@@ -129,10 +140,12 @@ def topological(root) -> list:
 size_guard: list = [None]  # engine.tensor.set_size_guard's hook: vets shapes before they are made
 
 
-def guard_shape(shape) -> None:
+def guard_shape(shape, work: int = 0) -> None:
+    """Report a shape about to be made (and, for a matrix product, its multiply-adds: one numpy call that nothing
+    interrupts) to the size guard, which may refuse it."""
     guard = size_guard[0]
     if guard is not None:
-        guard(tuple(shape))
+        guard(tuple(shape), work)
 
 
 class _Roots:

@@ -26,8 +26,9 @@ _forward_ad = None  # `engine.forward_ad` while a dual level is open: ops then g
 
 
 def set_size_guard(guard) -> None:
-    """Install `guard(shape)` to vet every tensor shape before it is allocated (None removes it); it is also
-    called at each node of a backward sweep and each module call (`guard_work`), where it may stop the work."""
+    """Install `guard(shape, work=0)` to vet every tensor shape before it is allocated, with the multiply-adds of
+    every matrix product (None removes it); it is also called at each node of a backward sweep and each module
+    call (`guard_work`), where it may stop the work."""
     size_guard[0] = guard
 
 
@@ -1016,6 +1017,7 @@ class Tensor:
                                    f"{_SCALAR_TYPE_NAMES[t._data.dtype.name]} and "
                                    f"{_SCALAR_TYPE_NAMES[mat2._data.dtype.name]}")
         Tensor._make(self._data).expand(n, p)  # PyTorch's message when input does not broadcast to the result
+        guard_shape((n, p), work=n * k * p)
         if self._data.dtype.kind in "iu":  # integer tensors take integral factors
             beta, alpha = int(beta), int(alpha)
         return _apply("addmm", (self, mat1, mat2), beta=beta, alpha=alpha)
@@ -1045,7 +1047,7 @@ class Tensor:
         if self._data.dtype != mat2._data.dtype:
             raise RuntimeError(f"expected scalar type {_SCALAR_TYPE_NAMES[self._data.dtype.name]} but found "
                                f"{_SCALAR_TYPE_NAMES[mat2._data.dtype.name]}")
-        guard_shape((sa[0], sa[1], sb[2]))
+        guard_shape((sa[0], sa[1], sb[2]), work=sa[0] * sa[1] * sa[2] * sb[2])
         return _apply("bmm3", (self, mat2))
 
     # --- shapes -------------------------------------------------------------------------------
@@ -1513,7 +1515,7 @@ def matmul(a, b) -> Tensor:
     if na == 2 and nb == 2:
         if sa[1] != sb[0]:
             raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({sa[0]}x{sa[1]} and {sb[0]}x{sb[1]})")
-        guard_shape((sa[0], sb[1]))
+        guard_shape((sa[0], sb[1]), work=sa[0] * sa[1] * sb[1])
         return _apply("mm", (a, b))
     if na == 1:  # folded into a batched matmul, whose result PyTorch views back
         out = matmul(a.unsqueeze(0), b)
@@ -1524,7 +1526,8 @@ def matmul(a, b) -> Tensor:
     if sa[-1] != sb[-2]:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{sb[0] if nb > 2 else 1}, {sa[-1]}] but got: [{sb[0] if nb > 2 else 1}, {sb[-2]}].")
-    guard_shape(np.broadcast_shapes(sa[:-2], sb[:-2]) + (sa[-2], sb[-1]))
+    shape = np.broadcast_shapes(sa[:-2], sb[:-2]) + (sa[-2], sb[-1])
+    guard_shape(shape, work=math.prod(shape) * sa[-1])
     return _apply("bmm", (a, b))
 
 

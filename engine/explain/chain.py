@@ -124,10 +124,10 @@ def paths_to(root, edge) -> list[list[tuple]]:
         for i, parent in enumerate(node.parents):
             if parent is edge:
                 found.append(trail + [(node, i)])
-            elif type(parent) is Node:
+            elif isinstance(parent, Node):
                 walk(parent, trail + [(node, i)])
 
-    if type(root) is Node:
+    if isinstance(root, Node):
         walk(root, [])
     return found
 

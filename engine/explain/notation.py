@@ -461,7 +461,7 @@ class Sweep:
         self.constant_symbol = constant_symbol
         for edge, symbol in env_symbols.items():
             self.forward[edge] = Value(symbol, np.shape(leaf_values[symbol]))
-        for node in reversed([n for n in nodes if type(n) is Node]):
+        for node in reversed([n for n in nodes if isinstance(n, Node)]):
             inputs = self._inputs(node)
             if cut and node in cut:
                 self.env[cut[node]] = np.asarray(node.out, dtype=np.float64)

@@ -239,7 +239,7 @@ def freeze(call: BackwardCall) -> Captured:
     copies: dict = {}
     origin: dict = {}
     for node in reversed(call.nodes):
-        if type(node) is not Node:
+        if not isinstance(node, Node):
             continue
         arrays = tuple(_copy(a, origin) for a in node.arrays)
         parents = tuple(copies.get(p, p) for p in node.parents)

@@ -32,7 +32,7 @@ STEP = 0.01           # how far a leaf element moves: about 1 % (at least 0.01 f
 
 def ops_of(nodes: list) -> list[Node]:
     """The op nodes of a recorded graph (AccumulateGrad sinks left out), root first."""
-    return [n for n in nodes if type(n) is Node]
+    return [n for n in nodes if isinstance(n, Node)]
 
 
 def clone(nodes: list) -> dict:
