@@ -300,6 +300,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "web_open_elsewhere": "Your tutor is open in another tab or on another computer. Use it there, or take it over here (the other one then closes).",
         "web_take_over": "Use it here",
         "web_memory_exceeded": "Your tutor used more memory than the class allows and was stopped. Your answers are saved.",
+        "class_no_such_student": "No student called {name} in this class (students: {known})",
+        "class_student_reset": "{name} can join again: the next to join under this name gets a new personal code and {name}'s progress. If that is not {name}, reset again.",
     },
     "ja": {
         "course_title": "コース",
@@ -574,6 +576,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "web_open_elsewhere": "チューターは別のタブまたは別のコンピューターで開いています。そちらを使うか、ここで引き継いでください（もう一方は閉じます）。",
         "web_take_over": "ここで使う",
         "web_memory_exceeded": "チューターが教室で許されたメモリーを超えたため停止しました。解答は保存されています。",
+        "class_no_such_student": "このクラスに {name} という生徒はいません（生徒: {known}）",
+        "class_student_reset": "{name} さんはもう一度参加できます。次にこの名前で参加した人に新しい個人コードと {name} さんの進捗が渡ります。本人でなかった場合は、もう一度リセットしてください。",
     },
 }
 

@@ -2,7 +2,9 @@
 
 - `class report --class-dir DIR [--csv FILE.csv] [--json]` — who is stuck where: per student and per step
   (hardest first); with `--csv report.csv`, also `report-steps.csv`;
-- `class view --class-dir DIR` — the app on the Class screen (refreshes while students work).
+- `class view --class-dir DIR` — the app on the Class screen (refreshes while students work);
+- `class reset-student --class-dir DIR NAME` — a student who lost their personal code joins again under
+  their name (their progress is kept).
 
 Both read the course `serve` recorded in the class folder's class.json, unless `--lessons` is given.
 """
@@ -94,6 +96,31 @@ def view(ctx: click.Context, class_dir: str, lesson_dirs: tuple[str, ...], lang:
     app.class_dir = folder
     app.class_course = course
     app.run()
+
+
+@command.command("reset-student")
+@click.option("--class-dir", required=True, type=click.Path(file_okay=False), help="The class folder.")
+@click.argument("name")
+@_LANG
+@click.pass_context
+def reset_student(ctx: click.Context, class_dir: str, name: str, lang: str | None) -> None:
+    """Forget NAME's personal code: whoever joins next under that name gets a new one (and NAME's progress)."""
+    from tutor.classroom.folder import ClassFolder
+    from tutor.classroom.names import InvalidName
+    from tutor.i18n import default_language, t
+    from tutor.untrusted import plain
+
+    lang = lang or _parent_lang(ctx) or default_language()
+    folder = ClassFolder(_class_dir(class_dir))
+    try:
+        student = folder.student(name)
+    except InvalidName as problem:
+        raise click.BadParameter(t(problem.reason, lang, **problem.params), param_hint="NAME") from None
+    if not folder.exists(student):
+        known = ", ".join(plain(other.name) for other in folder.students()) or "—"
+        raise click.BadParameter(t("class_no_such_student", lang, name=plain(name), known=known), param_hint="NAME")
+    folder.reset_secret(student)
+    click.echo(t("class_student_reset", lang, name=plain(student.name)))
 
 
 def _parent_lang(ctx: click.Context) -> str | None:
