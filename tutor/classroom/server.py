@@ -70,6 +70,7 @@ IDLE_SECONDS = 15.0  # a connection that sends no request for this long is close
 FDS_PER_STUDENT = 6  # the server's end of a tutor's pipes and socket
 MEMORY_PER_STUDENT = 600 * 1024 * 1024  # RSS of a tutor and its sandbox worker (PSS is about 110 MB idle)
 MEMORY_CHECK_SECONDS = 2.0
+PAGE_BYTES = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 # WebSocket close codes the terminal page explains (tutor.html)
 CLOSE_REPLACED, CLOSE_ELSEWHERE, CLOSE_FULL, CLOSE_MEMORY = 4001, 4002, 4003, 4004
 SECURITY_HEADERS = {
@@ -211,14 +212,15 @@ class StudentService(AppService):
 class ClassroomServer(Server):
     def __init__(self, class_dir: str | os.PathLike[str], *, host: str = "127.0.0.1", port: int = 8000,
                  class_code: str | None = None, max_students: int = 40, offer: Offer | None = None,
-                 lang: str = "en", command: str | None = None) -> None:
+                 lang: str = "en", command: str | None = None, memory_per_student: int = MEMORY_PER_STUDENT) -> None:
         # `exec`: textual-serve starts the command through a shell; the pid it holds is then the tutor itself
         # (the launcher's, while the zygote runs)
         self.offer = offer if offer is not None else make_offer(None)
         self.zygote = Zygote(self.offer.environment()) if command is None and hasattr(socket, "send_fds") and hasattr(os, "fork") else None
         self._told_alone = False
         self._last_fd_warning = 0.0
-        self.memory_per_student = MEMORY_PER_STUDENT
+        self.memory_per_student = memory_per_student
+        self._watch: asyncio.Task | None = None
         command = command or f"exec {shlex.quote(sys.executable)} -m tutor.classroom.student_app"
         super().__init__(command, host=host, port=port, title="autograd-tutor")
         import textual_serve
@@ -271,14 +273,12 @@ class ClassroomServer(Server):
     async def _run(self, stopping: asyncio.Event) -> None:
         runner = web.AppRunner(await self._make_app(), handle_signals=False, keepalive_timeout=IDLE_SECONDS)
         await runner.setup()
-        cap_connections(runner.server, self.max_connections)
+        cap_connections(runner.server, lambda: self.max_connections)
         site = web.TCPSite(runner, self.host, self.port, backlog=128)
         await site.start()
-        watch = asyncio.create_task(self._watch_memory())
         try:
             await stopping.wait()
         finally:
-            watch.cancel()
             await runner.cleanup()
 
     def _loop_error(self, loop: asyncio.AbstractEventLoop, context: dict) -> None:
@@ -298,28 +298,29 @@ class ClassroomServer(Server):
     @property
     def max_connections(self) -> int:
         """Open connections at once: enough for every student's page and a few reloads, and always below the
-        file descriptor limit (each student's tutor also takes a few)."""
+        file descriptor limit (each connected student's tutor also takes a few)."""
         soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
         wanted = 4 * self.max_students + 32
         if soft == resource.RLIM_INFINITY:
             return wanted
-        return max(8, min(wanted, soft - 32 - FDS_PER_STUDENT * self.max_students))
+        return max(8, min(wanted, soft - 32 - FDS_PER_STUDENT * len(self._connections)))
 
     async def _watch_memory(self) -> None:
         """Each student's tutor (with its sandbox worker) stays under `memory_per_student` bytes; one that grows
         past it is stopped and its page told why, so the class's memory stays under max_students times that."""
         while True:
             await asyncio.sleep(MEMORY_CHECK_SECONDS)
-            for key, connection in list(self._connections.items()):
+            children = process_children() if self._connections else {}
+            for connection in list(self._connections.values()):
                 service = connection.service
                 pid = service.pid if service is not None else None
                 if pid is None:
                     continue
-                used = tree_memory(pid)
+                used = tree_memory(pid, children)
                 if used > self.memory_per_student:
                     log.warning("%s's tutor used %d MB (limit %d MB): stopped", plain(connection.name), used >> 20,
                                 self.memory_per_student >> 20)
-                    kill_tree(pid)
+                    kill_tree(pid, children)
                     await connection.websocket.close(code=CLOSE_MEMORY, message=b"memory limit")
 
     async def _make_app(self) -> web.Application:
@@ -347,6 +348,7 @@ class ClassroomServer(Server):
 
     async def on_startup(self, app: web.Application) -> None:
         self.folder.save_settings(**self.offer.settings())
+        self._watch = asyncio.create_task(self._watch_memory())
         if self.zygote is not None and self.zygote.process is None:  # (tests serve one server twice)
             try:
                 self.zygote.start()
@@ -369,6 +371,8 @@ class ClassroomServer(Server):
 
     async def on_shutdown(self, app: web.Application) -> None:
         """Every student's tutor quits (their answers are already saved), then their pages are closed."""
+        if self._watch is not None:
+            self._watch.cancel()
         connections = list(self._connections.values())
         await asyncio.gather(*(c.service.stop() for c in connections if c.service is not None), return_exceptions=True)
         await asyncio.gather(*(c.websocket.close() for c in connections), return_exceptions=True)
@@ -394,12 +398,12 @@ class ClassroomServer(Server):
         return self._sessions.get(token) if token else None
 
     def _join_page(self, request: web.Request, lang: str, *, status: int = 200, error: str | None = None,
-                   name: str = "", ask_personal: bool = False) -> web.Response:
+                   name: str = "", ask_personal: bool = False, admitted: bool = False) -> web.Response:
         """The join page. With a class code and a roster, the names are listed only to a browser that gave
-        the code (`_admitted`); until then the page asks for the code alone."""
+        the code (`_admitted`, or `admitted` as it gives it); until then the page asks for the code alone."""
         session = self._session(request)
         roster = self.folder.roster()
-        admitted = self.class_code is None or self._admitted(request)
+        admitted = admitted or self.class_code is None or self._admitted(request)
         return self._page("join.html", lang, status, error=error, name=name, roster=roster if admitted else [],
                           code_first=bool(roster) and not admitted, needs_code=not admitted, session=session,
                           ask_personal=ask_personal, max_name=MAX_LENGTH)
@@ -440,7 +444,7 @@ class ClassroomServer(Server):
                 return await self._refuse(request, [address], lambda status, key: self._join_page(
                     request, lang, status=status, error=t(key or "web_wrong_code", lang), name=name))
             if self.folder.roster() and not name:  # the code alone: now the class list is shown
-                response = self._join_page(request, lang)
+                response = self._join_page(request, lang, admitted=True)
                 self._admit(response)
                 return response
         try:
@@ -644,37 +648,32 @@ def terminal_size(width, height) -> tuple[int, int]:
     return (max(MIN_COLUMNS, min(MAX_COLUMNS, _to_int(width, 80))), max(MIN_ROWS, min(MAX_ROWS, _to_int(height, 24))))
 
 
-def cap_connections(server, limit: int) -> None:
-    """Close every connection past `limit` open ones as it arrives (aiohttp's server keeps the open ones)."""
+def cap_connections(server, limit) -> None:
+    """Past `limit()` open connections, make room as each new one arrives: the oldest connection with no
+    request in progress (idle, or never sent one) is closed; if every one is busy, the new one is. So idle
+    connections cannot fill the server, and a page's request or a student's terminal is never cut."""
     made = server.connection_made
 
     def connection_made(handler, transport) -> None:
         made(handler, transport)
-        if len(server.connections) > limit:
-            transport.abort()
+        while len(server._connections) > limit():
+            idle = next((other for other in server._connections
+                         if other is not handler and not getattr(other, "_request_in_progress", True)), None)
+            (server._connections.get(idle) if idle is not None else transport).abort()
+            server._connections.pop(idle if idle is not None else handler, None)
+            if idle is None:
+                return
 
     server.connection_made = connection_made
 
 
-def tree_memory(pid: int) -> int:
-    """Resident bytes of a process and its descendants (Linux /proc; 0 elsewhere)."""
-    page = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
-    total = 0
-    for member in process_tree(pid):
-        try:
-            total += int(Path(f"/proc/{member}/statm").read_text().split()[1]) * page
-        except (OSError, ValueError, IndexError):
-            continue
-    return total
-
-
-def process_tree(pid: int) -> list[int]:
-    """`pid` and its descendants (Linux /proc; just `pid` elsewhere)."""
+def process_children() -> dict[int, list[int]]:
+    """Every process's children, from one pass over /proc (Linux; {} elsewhere)."""
     children: dict[int, list[int]] = {}
     try:
         entries = os.listdir("/proc")
     except OSError:
-        return [pid]
+        return children
     for entry in entries:
         if entry.isdigit():
             try:
@@ -682,6 +681,10 @@ def process_tree(pid: int) -> list[int]:
             except (OSError, ValueError, IndexError):
                 continue
             children.setdefault(parent, []).append(int(entry))
+    return children
+
+
+def process_tree(pid: int, children: dict[int, list[int]]) -> list[int]:
     found, queue = [], [pid]
     while queue:
         member = queue.pop()
@@ -690,8 +693,19 @@ def process_tree(pid: int) -> list[int]:
     return found
 
 
-def kill_tree(pid: int) -> None:
-    for member in reversed(process_tree(pid)):
+def tree_memory(pid: int, children: dict[int, list[int]]) -> int:
+    """Resident bytes of a process and its descendants (Linux /proc; 0 elsewhere)."""
+    total = 0
+    for member in process_tree(pid, children):
+        try:
+            total += int(Path(f"/proc/{member}/statm").read_text().split()[1]) * PAGE_BYTES
+        except (OSError, ValueError, IndexError):
+            continue
+    return total
+
+
+def kill_tree(pid: int, children: dict[int, list[int]]) -> None:
+    for member in reversed(process_tree(pid, children)):
         try:
             os.kill(member, signal.SIGKILL)
         except OSError:

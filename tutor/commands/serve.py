@@ -29,9 +29,13 @@ import click
               help="Students must type this to join (default: none on localhost; generated and printed otherwise).")
 @click.option("--max-students", default=40, show_default=True, type=click.IntRange(1, 1000),
               help="Students connected at once; the next one sees a 'class is full' page.")
+@click.option("--memory-per-student", default=600, show_default=True, type=click.IntRange(150, 100_000), metavar="MB",
+              help="A student's tutor (with its snippet runner) using more memory is stopped; the class uses at "
+                   "most --max-students times this.")
 @click.pass_context
 def command(ctx: click.Context, host: str, port: int, class_dir: str, lesson_dirs: tuple[str, ...],
-            only: tuple[str, ...], allow_broken: bool, class_code: str | None, max_students: int) -> None:
+            only: tuple[str, ...], allow_broken: bool, class_code: str | None, max_students: int,
+            memory_per_student: int) -> None:
     """Serve the tutor to students' browsers; each student's progress goes to the class folder."""
     try:
         from tutor.classroom.server import ClassroomServer, generate_code, is_local
@@ -54,7 +58,7 @@ def command(ctx: click.Context, host: str, port: int, class_dir: str, lesson_dir
     if not tell_offer(offer, lang, allow_broken):
         sys.exit(1)
     server = ClassroomServer(class_dir, host=host, port=port, class_code=class_code, max_students=max_students,
-                             offer=offer, lang=lang)
+                             offer=offer, lang=lang, memory_per_student=memory_per_student * 1024 * 1024)
     server.serve()
 
 
