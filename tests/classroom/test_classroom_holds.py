@@ -81,7 +81,12 @@ async def test_a_tutor_over_its_memory_limit_is_stopped_and_told(tmp_path, monke
         await client.post("/join", data={"name": "Eve", "lang": "en"})
         socket_ = await client.ws_connect("/ws?width=80&height=24")
         await read_until(socket_, None, seconds=60)
-        assert socket_.close_code == CLOSE_MEMORY and server.student_pids() == {}
+        assert socket_.close_code == CLOSE_MEMORY
+        for _ in range(100):
+            if not server.student_pids():
+                break
+            await asyncio.sleep(0.1)
+        assert server.student_pids() == {}
     finally:
         await client.close()
 
