@@ -92,9 +92,9 @@ async def test_class_screen_table_plot_and_language(class_dir, data_dir):
         screen = app.screen
         assert isinstance(screen, ClassScreen)
         students = screen.query_one("#class-students", DataTable)
-        assert [students.get_row_at(i)[0] for i in range(students.row_count)] == ["Alice", "Bob", "Chloé"]
+        assert [str(students.get_row_at(i)[0]) for i in range(students.row_count)] == ["Alice", "Bob", "Chloé"]
         steps = screen.query_one("#class-steps", DataTable)
-        assert steps.get_row_at(0)[1] == "5. nonscalar"
+        assert str(steps.get_row_at(0)[1]) == "5. nonscalar"
         assert "3 students, 9 answers, 78% right" in str(screen.query_one("#class-summary").render())
         assert screen.query_one("#class-plot").display
         await pilot.press("f2")
