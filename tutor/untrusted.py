@@ -3,9 +3,10 @@ exception messages, step expressions, pack and roster values, student names — 
 terminal, a Rich/Textual renderable, a CSV file or a browser page sees it.
 
 One module, so that a channel cannot forget a rule: control characters and escape sequences are made
-visible (ESC as ␛, other C0/C1 controls as their Control Pictures or �), never sent; Rich/Textual markup is
-escaped wherever our own markup is applied around the text; spreadsheet formulas are defused in CSV cells. Our own markup and styles are applied *after* this, never by
-concatenating untrusted text into a markup string.
+visible (ESC as ␛, other C0/C1 controls as their Control Pictures or �), never sent; untrusted text is never
+parsed as markup (widgets get a `Text`; Rich console markup gets `markup`); spreadsheet formulas are defused
+in CSV cells. Our own markup and styles are applied *after* this, never by concatenating untrusted text into
+a markup string.
 
 Each channel cleans its text here (so an attack shows as `␛]52;…`, visible to the learner); `TerminalWall`
 is the last layer under them all, in the app: whatever a channel missed, no control character and no
