@@ -3,9 +3,10 @@ exception messages, step expressions, pack and roster values, student names — 
 terminal, a Rich/Textual renderable, a CSV file or a browser page sees it.
 
 One module, so that a channel cannot forget a rule: control characters and escape sequences are made
-visible (ESC as ␛, other C0/C1 controls as their Control Pictures or �), never sent; Rich/Textual markup is
-escaped wherever our own markup is applied around the text; spreadsheet formulas are defused in CSV cells. Our own markup and styles are applied *after* this, never by
-concatenating untrusted text into a markup string.
+visible (ESC as ␛, other C0/C1 controls as their Control Pictures or �), never sent; untrusted text is never
+parsed as markup (widgets get a `Text`; Rich console markup gets `markup`); spreadsheet formulas are defused
+in CSV cells. Our own markup and styles are applied *after* this, never by concatenating untrusted text into
+a markup string.
 
 Each channel cleans its text here (so an attack shows as `␛]52;…`, visible to the learner); `TerminalWall`
 is the last layer under them all, in the app: whatever a channel missed, no control character and no
@@ -19,7 +20,6 @@ import re
 import click
 from rich.segment import Segment
 from rich.text import Text
-from textual.filter import LineFilter
 
 # C0 controls but tab and newline, DEL and the C1 range; ESC shown as ␛ so an attack is visible, not obeyed.
 _VISIBLE = {code: chr(0x2400 + code) for code in [*range(0x00, 0x09), *range(0x0B, 0x20)]}
@@ -92,10 +92,15 @@ def echo(message: object = "", *, err: bool = False, nl: bool = True, **style) -
     click.secho(plain(message), err=err, nl=nl, **style)
 
 
-class TerminalWall(LineFilter):
+class TerminalWall:
     """The app's last layer, applied by Textual to every rendered line: drops control characters (they take
     no cell, so the layout stays) and terminal hyperlinks (`link` styles) from every segment. The channels
-    clean their text first and show an attack visibly; this holds if one of them forgets."""
+    clean their text first and show an attack visibly; this holds if one of them forgets.
+
+    A `textual.filter.LineFilter` by its interface (`enabled`, `apply`), not by inheritance: the command line
+    imports this module, and importing Textual would cost it most of a second."""
+
+    enabled = True
 
     def apply(self, segments: list[Segment], background) -> list[Segment]:
         return [_walled(segment) for segment in segments]

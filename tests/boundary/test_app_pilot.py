@@ -125,3 +125,28 @@ async def test_notifications_are_plain_text_whoever_sends_them(hostile_app):
         shown = await Screens(app).look(pilot, "notifications")
         assert "[@click=app.quit]x[/] [/] ␛]0;PWNED-NOTE␇" in shown
         assert "[link=https://evil.example]y[/link]" in shown
+
+
+async def test_a_quiz_from_a_hostile_template_is_inert(hostile_app, monkeypatch):
+    """The quiz asks only the hostile lesson's template (the built-in ones set aside): its text, what its
+    program prints, the shown answer and the summary."""
+    import tutor.quiz
+
+    monkeypatch.setattr(tutor.quiz, "builtin_templates", lambda: [])
+    app = hostile_app(start="quiz", quiz_seed=1, quiz_count=2)
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        screens = Screens(app)
+        for _ in range(100):
+            await pilot.pause(0.05)
+            if type(app.screen).__name__ == "QuizScreen":
+                break
+        for number in range(2):
+            assert app.screen.question.id.startswith("hostile-printed/printed-quiz"), app.screen.question.id
+            await screens.look(pilot, f"quiz question {number}")
+            app.screen.view.focus()
+            await pilot.press("s")
+            await screens.look(pilot, f"quiz answer {number}")
+            await pilot.press("enter")
+        await screens.look(pilot, "quiz summary")
+        assert app.is_running
+    assert screens.saw("␛]0;PWNED-QUIZ␇") and screens.saw("␛]0;PWNED-QUIZ-PRINT␇")

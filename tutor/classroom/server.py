@@ -34,6 +34,7 @@ from pathlib import Path
 
 import jinja2
 from aiohttp import WSMsgType, web
+from rich.text import Text
 from textual_serve.app_service import AppService
 from textual_serve.server import Server
 
@@ -44,7 +45,7 @@ from tutor.classroom.names import MAX_LENGTH, InvalidName, skeleton
 from tutor.classroom.offer import Offer, make_offer
 from tutor.classroom.zygote import Zygote
 from tutor.i18n import t
-from tutor.untrusted import plain
+from tutor.untrusted import plain, text
 
 log = logging.getLogger("autograd-tutor.serve")
 
@@ -360,13 +361,15 @@ class ClassroomServer(Server):
         urls = [f"http://{shown}:{self.port}/"]
         if self.host in ("0.0.0.0", "::") and (address := lan_address()):
             urls = [f"http://{address}:{self.port}/"]
-        console.print(f"[bold]{t('serve_started', lang, url=urls[0])}[/bold]", highlight=False)
+        # Text, never markup: the folder's path and the host are the teacher's, and may hold [ or escapes
+        console.print(text(t("serve_started", lang, url=urls[0]), "bold"), highlight=False)
         if self.class_code:
-            console.print(t("serve_code", lang, code=f"[bold reverse] {self.class_code} [/]"), highlight=False)
+            before, _, after = t("serve_code", lang, code="\0").partition("\0")
+            console.print(text(Text.assemble(before, (f" {self.class_code} ", "bold reverse"), after)), highlight=False)
         else:
             console.print(t("serve_no_code", lang), highlight=False)
-        console.print(t("serve_folder", lang, path=self.folder.path, max=self.max_students), highlight=False)
-        console.print(t("serve_report", lang, path=shlex.quote(str(self.folder.path))), highlight=False)
+        console.print(text(t("serve_folder", lang, path=self.folder.path, max=self.max_students)), highlight=False)
+        console.print(text(t("serve_report", lang, path=shlex.quote(str(self.folder.path)))), highlight=False)
         console.print(t("serve_stop", lang), highlight=False)
 
     async def on_shutdown(self, app: web.Application) -> None:

@@ -1,6 +1,7 @@
 """Shown instead of the app while the terminal is smaller than the layouts can hold."""
 from __future__ import annotations
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widgets import Static
@@ -26,5 +27,5 @@ class TooSmallScreen(Screen[None]):
 
     def show_size(self, width: int, height: int) -> None:
         self.query_one("#too-small-message", Static).update(
-            t("too_small", self.app.lang, width=MIN_WIDTH, height=MIN_HEIGHT, now_width=width, now_height=height)
+            Text(t("too_small", self.app.lang, width=MIN_WIDTH, height=MIN_HEIGHT, now_width=width, now_height=height))
         )

@@ -169,10 +169,10 @@ class StepView(VerticalScroll, can_focus=True):
         if answer.kind == "tensor":
             shape = format_shape(answer.shape)
             if grid_fits(answer.shape):
-                yield Static(t("tensor_hint", lang, shape=shape), classes="editor-hint")
+                yield Static(Text(t("tensor_hint", lang, shape=shape)), classes="editor-hint")
                 yield AnswerGrid(answer.shape, id="grid")
             else:
-                yield Static(t("tensor_text_hint", lang, shape=shape), classes="editor-hint")
+                yield Static(Text(t("tensor_text_hint", lang, shape=shape)), classes="editor-hint")
             yield AnswerField(placeholder=t("whole_answer_placeholder", lang), id="whole", select_on_focus=False)
         elif answer.kind == "bool":
             yield ChoiceList(["True", "False"], ids=[0, 1], id="choices")
