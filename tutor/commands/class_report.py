@@ -119,7 +119,7 @@ def reset_student(ctx: click.Context, class_dir: str, name: str, lang: str | Non
         known = ", ".join(plain(other.name) for other in folder.students()) or "—"
         raise click.BadParameter(t("class_no_such_student", lang, name=plain(name), known=known), param_hint="NAME")
     folder.reset_secret(student)
-    click.echo(t("class_student_reset", lang, name=plain(student.name)))
+    echo(t("class_student_reset", lang, name=student.name))
 
 
 def _parent_lang(ctx: click.Context) -> str | None:

@@ -15,7 +15,7 @@ import sys
 import click
 
 from tutor.commands.trust import require_confinement, trust_option
-from tutor.untrusted import plain
+from tutor.untrusted import echo
 
 
 @click.command("grade")
@@ -51,10 +51,10 @@ def command(target: str, answer_text: str, as_json: bool, lang: str | None, less
     except AnswerFormatError as error:
         _fail(1, error.message(lang))
     if as_json:
-        click.echo(json.dumps({"correct": verdict.correct, "close": bool(verdict.close and not verdict.correct),
+        echo(json.dumps({"correct": verdict.correct, "close": bool(verdict.close and not verdict.correct),
                                "diagnosis": None}))
     else:
-        click.echo(_describe(verdict, lang))
+        echo(_describe(verdict, lang))
 
 
 def _find(target: str, lesson_dirs: tuple[str, ...], data_dir: str | None):
@@ -107,5 +107,5 @@ def _describe(verdict, lang: str) -> str:
 
 
 def _fail(status: int, message: str) -> None:
-    click.echo(f"autograd-tutor grade: {plain(message)}", err=True)
+    echo(f"autograd-tutor grade: {message}", err=True)
     sys.exit(status)
