@@ -276,6 +276,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "worker_failed": "The tutor could not start the process that runs lesson code: {reason}. This is a problem "
                          "with the tutor on this computer, not with your lessons; reinstalling autograd-tutor "
                          "usually fixes it.",
+        "explain_running": "Working out the explanation…",
     },
     "ja": {
         "course_title": "コース",
@@ -526,6 +527,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "worker_failed": "レッスンのコードを実行するプロセスをチューターが起動できませんでした: {reason}。"
                          "これはこのコンピューター上のチューターの問題で、レッスンの問題ではありません。"
                          "autograd-tutor を再インストールするとたいてい直ります。",
+        "explain_running": "解説を計算しています…",
     },
 }
 
