@@ -17,7 +17,7 @@ from lessons.model import (
     ChoiceStep, ErrorChoice, ErrorStep, Lesson, PredictStep, QuizTemplate, Step, Tolerance,
 )
 from lessons.programs import Program, ProgramBuilder, join
-from lessons.values import Plain, UnsupportedValue, classify, same
+from lessons.values import Plain, UnsupportedValue, classify, isclose, same
 
 # runner outcomes that mean the program itself is unusable, not a PyTorch error to predict
 REFUSALS = frozenset({"SnippetRejected", "ResourceLimitExceeded", "SnippetStopped",
@@ -201,7 +201,7 @@ def compare(answer: Answer, prediction: Any, half_unit: Any = None, decimals: An
         return Comparison(False, cells)
     half = np.broadcast_to(np.asarray(half_unit, dtype=np.float64), got.shape)
     typed = np.broadcast_to(np.asarray(decimals, dtype=np.int64), got.shape)
-    exact = np.isclose(got, want, rtol=answer.tolerance.rtol, atol=answer.tolerance.atol, equal_nan=True)
+    exact = isclose(got, want, answer.tolerance.rtol, answer.tolerance.atol)
     with np.errstate(invalid="ignore", over="ignore"):
         agrees = np.abs(got - want) <= half * (1 + 1e-9) + 1e-300
     precise = exact | (agrees & (typed >= PRINTOUT_DECIMALS))

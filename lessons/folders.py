@@ -11,6 +11,7 @@ from pathlib import Path
 
 PACK_FILE = "pack.toml"
 MARKER_FILE = ".autograd-tutor-lessons"  # an empty file: "every *.toml here is a lesson"
+INSTALLED_FILE = ".autograd-tutor-installed"  # written by `install` into a pack's folder: `--replace` may replace it
 MAX_LESSON_BYTES = 1_000_000  # a bigger *.toml is refused unread (by the loader, the pack reader, the outline)
 _FORMAT_VERSION_KEY = re.compile(rb"(?m)^\s*format_version\s*=")
 

@@ -14,7 +14,6 @@ import os
 import re
 import string
 import textwrap
-import tomllib
 from pathlib import Path
 
 from lessons import spec
@@ -24,6 +23,7 @@ from lessons.folders import MAX_LESSON_BYTES
 from lessons.glossary import typo_of
 from lessons.linemap import build_line_map, value_line
 from lessons.parse_cache import ParseCache
+from lessons.tomlhelp import TomlError, loads
 from lessons.model import (
     DEFAULT_TOLERANCE, FORMAT_VERSION, MAX_ANSWER_CELLS, STEP_KINDS, ChoiceOption, ChoiceParam, ChoiceStep,
     ErrorChoice, ErrorStep, FloatParam, IntParam, Lesson, PredictStep, QuizTemplate, ReadStep, TensorParam,
@@ -101,9 +101,9 @@ def parse_lesson(text: str, path: str | os.PathLike[str] | None = None,
     parsed = cache.get(text) if cache is not None else None
     if parsed is None:
         try:
-            parsed = tomllib.loads(text), build_line_map(text)
-        except tomllib.TOMLDecodeError as error:
-            return None, [_syntax_error(shown, text, str(error))]
+            parsed = loads(text), build_line_map(text)
+        except TomlError as error:
+            return None, [LessonError(shown, "", error.line, error.message)]
         if cache is not None:
             cache.put(text, *parsed)
     data, lines = parsed
@@ -122,17 +122,6 @@ def _pack(path):
     from lessons.packs import pack_of
 
     return pack_of(Path(path).parent)
-
-
-def _syntax_error(shown: str, text: str, message: str) -> LessonError:
-    from lessons.tomlhelp import explain
-
-    match = re.search(r"\s*\(at line (\d+), column (\d+)\)$", message)
-    if match:
-        line, explained = explain(text, int(match.group(1)), int(match.group(2)), message[:match.start()])
-    else:
-        line, explained = explain(text, None, None, re.sub(r"\s*\(at end of document\)$", "", message))
-    return LessonError(shown, "", line, explained)
 
 
 def _check_concepts(fields: Fields, key: str, tags: tuple[str, ...] | None, glossary: frozenset[str]) -> None:

@@ -126,7 +126,7 @@ def read_outline(path: Path, key: str) -> Outline | None:
         if stored.get("version") != VERSION or stored.get("key") != key:
             return None
         return _decode(stored["outline"])
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
         return None
 
 

@@ -12,16 +12,17 @@ my-new-concept = { en = "…", ja = "…" }
 ```
 
 `write_archive` builds a reproducible zip (`<name>-<version>.zip`, every member under `<name>/`);
-`open_archive` reads one back refusing anything but that layout: no absolute or `..` paths, no
-links, nothing but `pack.toml` and the lessons it lists, each at most a lesson file's size.
+`read_archive` vets one in memory, refusing anything but that layout: no absolute, `..`, `.` or empty
+paths, no links, nothing but `pack.toml` (naming the folder exactly) and the lessons it lists, each at
+most a lesson file's size and compression ratio; `Archive.unpack` then writes it.
 """
 from __future__ import annotations
 
 import os
 import re
 import stat
-import tomllib
 import zipfile
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -30,11 +31,17 @@ from lessons.folders import MAX_LESSON_BYTES, PACK_FILE
 from lessons.linemap import build_line_map
 from lessons.model import LocalText
 from lessons.schema import Fields, Problems, read_text
+from lessons.tomlhelp import TomlError, loads
 
 PACK_FORMAT_VERSION = 1
 LANGUAGES = ("en", "ja")
 MAX_MEMBERS = 200
-MAX_ARCHIVE_BYTES = 50_000_000
+MAX_ARCHIVE_BYTES = 50_000_000  # the archive file, and all its members unpacked
+MAX_RATIO = 100  # unpacked / packed size of a member: lesson text packs ~5x, a deflate bomb ~1000x
+_RATIO_FLOOR = 65_536  # smaller members are not worth a ratio check (a blank template packs ~50x)
+_END_RECORD = b"PK\x05\x06"
+_END_RECORD_REACH = 22 + 65_535  # the end record and the longest archive comment
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _VERSION = re.compile(r"^\d+(\.\d+){0,2}([-+][0-9A-Za-z.-]+)?$")
 PACK_KEYS = ["format_version", "name", "version", "title", "description", "authors", "languages", "licence",
              "lessons", "glossary"]
@@ -62,15 +69,15 @@ def read_pack(folder: str | os.PathLike[str]) -> tuple[Pack | None, list[LessonE
     """Read `folder/pack.toml`: the pack (None when unusable) and every problem found."""
     folder = Path(folder)
     path = folder / PACK_FILE
-    from lessons.loader import _syntax_error, read_source
+    from lessons.loader import read_source
 
     try:
         text = read_source(path)
-        data = tomllib.loads(text)
+        data = loads(text)
     except LessonError as error:
         return None, [error]
-    except tomllib.TOMLDecodeError as error:
-        return None, [_syntax_error(str(path), text, str(error))]
+    except TomlError as error:
+        return None, [LessonError(path, "", error.line, error.message)]
     problems = Problems(str(path), build_line_map(text))
     top = Fields(data, "", problems, PACK_KEYS)
     version = top.integer("format_version")
@@ -198,98 +205,168 @@ class ArchiveError(Exception):
     """An archive that cannot be installed; the message says why and what to do."""
 
 
-def open_archive(path: Path, into: Path) -> Path:
-    """Unpack a pack archive into a new folder under `into` after checking every member; returns the
-    pack folder (`into/<name>`). Nothing is written unless every member is acceptable."""
+@dataclass(frozen=True)
+class Archive:
+    """A pack archive whose every member was vetted: `name` (its one folder, the same as pack.toml's
+    `name`) and the members' bytes by their path inside that folder. Nothing is on disk yet."""
+
+    name: str
+    contents: dict[str, bytes]
+
+    def unpack(self, into: Path) -> Path:
+        """Write the members into a new hidden folder under `into` (on the same file system as the
+        pack's final place, so that moving it there is one rename); returns that folder."""
+        import tempfile
+
+        into.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{self.name}-", dir=into))
+        for relative, data in self.contents.items():
+            target = staging / relative
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with open(target, "xb") as file:
+                file.write(data)
+        staging.chmod(0o755)
+        return staging
+
+
+def read_archive(path: Path) -> Archive:
+    """Vet a pack archive without writing anything or starting any worker: its size, member count and
+    names, each member's kind, size and compression ratio, the deflate streams themselves and pack.toml's
+    `name`. Every problem is an `ArchiveError` naming the archive (and member) and what is wrong."""
     try:
         size = path.stat().st_size
+        declared = _declared_members(path)
     except OSError as error:
         raise ArchiveError(f"{path}: cannot read the file: {error.strerror or error}") from None
     if size > MAX_ARCHIVE_BYTES:
         raise ArchiveError(f"{path}: the archive is {size / 1e6:.1f} MB; a pack may be at most "
                            f"{MAX_ARCHIVE_BYTES // 1_000_000} MB")
-    if not zipfile.is_zipfile(path):
+    if declared is None:
         raise ArchiveError(f"{path}: not a pack archive (a .zip written by `autograd-tutor pack`)")
+    if declared > MAX_MEMBERS:  # checked before zipfile reads the whole directory into memory
+        raise ArchiveError(f"{path}: the archive has {'more than 65534' if declared == 0xFFFF else declared} "
+                           f"members; a pack may have at most {MAX_MEMBERS}")
     try:
         with zipfile.ZipFile(path) as archive:
-            infos = archive.infolist()
-            files = _checked_members(path, infos)
-            pack_name = next(iter(files.values()))[0]
-            contents = {}
-            for info, (_, relative) in files.items():
-                with archive.open(info) as member:
-                    data = member.read(MAX_LESSON_BYTES + 1)
-                if len(data) > MAX_LESSON_BYTES:
-                    raise ArchiveError(f"{path}: member {info.filename!r} is larger than "
-                                       f"{MAX_LESSON_BYTES // 1_000_000} MB; lesson files are small")
-                contents[relative] = data
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, NotImplementedError) as error:
+            files = _checked_members(path, archive.infolist())
+            contents = {relative: _member_bytes(path, archive, info) for info, relative in files.items()}
+    except UnicodeDecodeError:
+        raise ArchiveError(f"{path}: the archive is damaged (a member's name is not the UTF-8 it is "
+                           "marked as)") from None
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, zlib.error, ValueError) as error:
         raise ArchiveError(f"{path}: the archive is damaged ({error})") from None
+    name = PurePosixPath(next(iter(files)).filename).parts[0]
+    _check_pack_toml(path, name, contents)
+    return Archive(name, contents)
+
+
+def open_archive(path: Path, into: Path) -> Path:
+    """`read_archive(path).unpack(into)`: the vetted pack unpacked into a new hidden folder under `into`."""
+    return read_archive(path).unpack(into)
+
+
+def _declared_members(path: Path) -> int | None:
+    """The member count the zip's end record declares (0xFFFF for a zip64 one), or None when the file has
+    no end record: it is not a zip. Read from the last 64 KiB, before zipfile parses the directory."""
+    with open(path, "rb") as file:
+        file.seek(0, os.SEEK_END)
+        file.seek(max(0, file.tell() - _END_RECORD_REACH))
+        tail = file.read()
+    at = tail.rfind(_END_RECORD)
+    if at < 0 or len(tail) - at < 22:
+        return None
+    return int.from_bytes(tail[at + 10:at + 12], "little")
+
+
+def _member_bytes(path: Path, archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
+    with archive.open(info) as member:  # zipfile stops at the declared size and checks the CRC at the end
+        data = member.read(MAX_LESSON_BYTES + 1)
+    if len(data) > MAX_LESSON_BYTES:
+        raise ArchiveError(f"{path}: member {info.filename!r} is larger than "
+                           f"{MAX_LESSON_BYTES // 1_000_000} MB; lesson files are small")
+    return data
+
+
+def _check_pack_toml(path: Path, name: str, contents: dict[str, bytes]) -> None:
+    """pack.toml is there, parses, names the archive's folder exactly and lists every other member."""
+    from lessons.tomlhelp import TomlError, loads
+
     if PACK_FILE not in contents:
-        raise ArchiveError(f"{path}: no {pack_name}/{PACK_FILE}: this is not a lesson pack")
+        raise ArchiveError(f"{path}: no {name}/{PACK_FILE}: this is not a lesson pack")
+    where = f"{path}!/{PACK_FILE}"
     try:
-        listed = tomllib.loads(contents[PACK_FILE].decode("utf-8")).get("lessons", [])
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError):
-        listed = []  # the full check of the unpacked folder reports pack.toml's problem
-    listed = {name for name in listed if isinstance(name, str)} if isinstance(listed, list) else set()
+        data = loads(contents[PACK_FILE].decode("utf-8"))
+    except UnicodeDecodeError:
+        raise ArchiveError(f"{where}: not valid UTF-8; tell the pack's author") from None
+    except TomlError as error:
+        line = f":{error.line}" if error.line is not None else ""
+        raise ArchiveError(f"{where}{line}: {error.message}; tell the pack's author") from None
+    declared = data.get("name")
+    if isinstance(declared, str) and declared != name:
+        raise ArchiveError(f"{path}: the pack's folder is {name!r} but its pack.toml says name = {declared!r}; "
+                           "they must be the same (tell the pack's author)")
+    listed = data.get("lessons", [])
+    listed = {item for item in listed if isinstance(item, str)} if isinstance(listed, list) else set()
     for relative in contents:
         if relative != PACK_FILE and relative not in listed:
-            raise ArchiveError(f"{path}: member {pack_name}/{relative} is not a lesson listed in pack.toml; "
+            raise ArchiveError(f"{path}: member {name}/{relative} is not a lesson listed in pack.toml; "
                                "a pack holds only pack.toml and its lessons")
-    into.mkdir(parents=True, exist_ok=True)
-    import tempfile
-
-    staging = Path(tempfile.mkdtemp(prefix=f".{pack_name}-", dir=into))
-    for relative, data in contents.items():
-        target = staging / relative
-        target.parent.mkdir(parents=True, exist_ok=True)
-        with open(target, "xb") as file:
-            file.write(data)
-    staging.chmod(0o755)
-    return staging
 
 
-def _checked_members(path: Path, infos: list[zipfile.ZipInfo]) -> dict[zipfile.ZipInfo, tuple[str, str]]:
+def _checked_members(path: Path, infos: list[zipfile.ZipInfo]) -> dict[zipfile.ZipInfo, str]:
+    """The archive's files (directories skipped), each with its path inside the pack's one folder."""
     if not infos:
         raise ArchiveError(f"{path}: the archive is empty")
     if len(infos) > MAX_MEMBERS:
         raise ArchiveError(f"{path}: the archive has {len(infos)} members; a pack may have at most {MAX_MEMBERS}")
-    files = {}
+    files: dict[zipfile.ZipInfo, str] = {}
+    seen: set[str] = set()
     top = None
     total = 0
     for info in infos:
         name = info.filename
         mode = info.external_attr >> 16
+        is_dir = name.endswith("/")  # (ZipInfo.is_dir fails on an empty name)
+        parts = name.split("/")[:-1] if is_dir else name.split("/")
+        if name.startswith("/") or "\\" in name or ".." in parts or (parts and ":" in parts[0]):
+            raise ArchiveError(f"{path}: member {name!r} points outside the pack folder; refusing to install")
+        if not parts or any(part in ("", ".") for part in parts) or _CONTROL.search(name):
+            raise ArchiveError(f"{path}: member {name!r} is not a plain path inside the pack folder "
+                               "(an empty or '.' part, or a control character); refusing to install")
         if stat.S_ISLNK(mode):
             raise ArchiveError(f"{path}: member {name!r} is a symbolic link; packs may not contain links")
-        pure = PurePosixPath(name)
-        if "\\" in name or name.startswith("/") or pure.is_absolute() or ".." in pure.parts or ":" in pure.parts[0] \
-                or "\x00" in name:
-            raise ArchiveError(f"{path}: member {name!r} points outside the pack folder; refusing to install")
-        if info.is_dir():
+        if is_dir:
             continue
         if stat.S_IFMT(mode) and not stat.S_ISREG(mode):  # no type bits (0o600): a plain file
             raise ArchiveError(f"{path}: member {name!r} is not a regular file")
-        if len(pure.parts) < 2:
+        if len(parts) < 2:
             raise ArchiveError(f"{path}: member {name!r} is not inside the pack's folder")
         if top is None:
-            top = pure.parts[0]
-        elif pure.parts[0] != top:
-            raise ArchiveError(f"{path}: members are in two folders ({top!r} and {pure.parts[0]!r}); "
-                               "a pack has one")
-        relative = PurePosixPath(*pure.parts[1:]).as_posix()
-        if not relative.endswith(".toml") or any(part.startswith(".") for part in pure.parts):
+            top = parts[0]
+        elif parts[0] != top:
+            raise ArchiveError(f"{path}: members are in two folders ({top!r} and {parts[0]!r}); a pack has one")
+        relative = "/".join(parts[1:])
+        if not relative.endswith(".toml") or any(part.startswith(".") for part in parts):
             raise ArchiveError(f"{path}: member {name!r} is not a lesson file; a pack holds only pack.toml "
                                "and its lessons")
+        if info.flag_bits & 0x1:
+            raise ArchiveError(f"{path}: member {name!r} is encrypted; packs are not")
+        if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+            raise ArchiveError(f"{path}: member {name!r} uses compression method {info.compress_type}; packs "
+                               "written by `autograd-tutor pack` use deflate")
         if info.file_size > MAX_LESSON_BYTES:
             raise ArchiveError(f"{path}: member {name!r} is {info.file_size / 1e6:.1f} MB; lesson files may be "
                                f"at most {MAX_LESSON_BYTES // 1_000_000} MB")
+        if info.file_size > _RATIO_FLOOR and info.file_size > MAX_RATIO * info.compress_size:
+            raise ArchiveError(f"{path}: member {name!r} unpacks to {info.file_size // max(info.compress_size, 1)} "
+                               f"times its packed size (a lesson is at most {MAX_RATIO}); refusing a zip bomb")
         total += info.file_size
         if total > MAX_ARCHIVE_BYTES:
             raise ArchiveError(f"{path}: the archive unpacks to more than {MAX_ARCHIVE_BYTES // 1_000_000} MB")
-        if relative in {rel for _, rel in files.values()}:
+        if relative in seen:
             raise ArchiveError(f"{path}: member {name!r} appears twice")
-        files[info] = (top, relative)
+        seen.add(relative)
+        files[info] = relative
     if not files:
         raise ArchiveError(f"{path}: the archive has no files")
     from lessons.schema import ID_PATTERN

@@ -37,7 +37,7 @@ class ParseCache:
             stored = json.loads(path.read_text(encoding="utf-8"))
             if stored.get("version") == VERSION and isinstance(stored.get("entries"), dict):
                 self.entries = stored["entries"]
-        except (OSError, ValueError, AttributeError):
+        except (OSError, ValueError, AttributeError, RecursionError):  # RecursionError: a damaged, deep file
             pass
 
     @staticmethod

@@ -3,10 +3,16 @@
 `tomllib` says "Invalid value (at line 3, column 9)" for `correct = True` and reports an unclosed
 `\"\"\"` where the *next* string begins, often many lines later. `explain(text, line, column, message)`
 turns such a message into the mistake and its fix, and moves the line to where the mistake is.
+
+`loads(text)` is the one way this package parses a TOML file it did not write (a lesson, a pack.toml):
+it first checks the raw text against `MAX_NESTING`, `MAX_KEY_PARTS` and `MAX_ENTRIES`, because
+tomllib is quadratic in a dotted key's depth (40 KB of `a.a.a…` took 1.6 GB), recursive in nesting
+(a 100000-deep array is a RecursionError), and slow per entry (a 1 MB array took over 10 s).
 """
 from __future__ import annotations
 
 import re
+import tomllib
 
 _KEY_LINE = re.compile(r'^\s*[A-Za-z0-9_."\'-]+\s*=\s*("""|\'\'\')')
 _HEADER = re.compile(r"^\s*\[\[?[A-Za-z0-9_. -]+\]\]?\s*(#.*)?$")
@@ -22,6 +28,92 @@ _PYTHONISMS = {
     "null": "TOML has no None/null: leave the key out instead",
     "nil": "TOML has no None/null: leave the key out instead",
 }
+
+
+MAX_NESTING = 16  # arrays and inline tables inside each other (a lesson needs 3: shapes, [[steps]])
+MAX_KEY_PARTS = 10  # parts of one dotted key or table header (a lesson needs 4: quiz.params.n.kind)
+MAX_ENTRIES = 20_000  # keys and array items in one file (the biggest bundled lesson has under 400)
+
+# Outside strings and comments, only these matter: brackets, `=`, `,`, newlines and dots in keys.
+_SCAN = re.compile(r"""
+    (?P<string>\"\"\"(?:[^\\"]++|\\[\s\S]|"(?!""))*+"{3,5}   # multi-line basic string
+             | '''[\s\S]*?'{3,5}                                # multi-line literal string
+             | "(?:[^"\\\n]++|\\.)*+"?                          # basic string (to the line's end if open)
+             | '[^'\n]*+'?                                         # literal string
+             | \#[^\n]*+)                                          # comment
+  | (?P<open>[\[{]) | (?P<close>[\]}]) | (?P<separator>[=,\n])
+  | (?P<other>[^\[\]{}=,\n"'\#]++)
+""", re.VERBOSE)
+
+
+class TomlError(ValueError):
+    """A TOML file that is refused: `line` (1-based, or None) and a message with the fix."""
+
+    def __init__(self, line: int | None, message: str) -> None:
+        super().__init__(message)
+        self.line = line
+        self.message = message
+
+
+def loads(text: str) -> dict:
+    """`tomllib.loads` for a file from anyone: its size in nesting, key depth and entries checked on the
+    raw text first. Raises `TomlError` (a bound exceeded, or a syntax error explained by `explain`)."""
+    problem = exceeded_bound(text)
+    if problem is not None:
+        raise TomlError(*problem)
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise TomlError(*_decode_error(text, str(error))) from None
+    except RecursionError:  # the bounds above keep tomllib far from Python's recursion limit
+        raise TomlError(None, "the file nests too deeply to be read") from None
+
+
+def exceeded_bound(text: str) -> tuple[int, str] | None:
+    """(line, message) for the first place the raw text goes past a bound, or None.
+
+    A conservative scan: strings and comments are skipped as TOML delimits them, every `[`/`{` counts
+    as nesting (a `[[steps]]` header is 2), the dots between two of `[ ] { } = , newline` as one key's.
+    """
+    depth = dots = entries = 0
+    for match in _SCAN.finditer(text):
+        kind = match.lastgroup
+        if kind == "open":
+            depth += 1
+            if depth > MAX_NESTING:
+                return _line(text, match.start()), (
+                    f"arrays and tables are nested more than {MAX_NESTING} deep here; a lesson needs at most a "
+                    "few levels — is this the right file?")
+        elif kind == "close":
+            depth = max(depth - 1, 0)
+        elif kind == "other":
+            dots += match.group().count(".")
+            if dots >= MAX_KEY_PARTS:
+                return _line(text, match.start()), (
+                    f"a dotted key or table name here has more than {MAX_KEY_PARTS} parts; a lesson needs at "
+                    "most a few (like quiz.params.n) — is this the right file?")
+            continue
+        elif kind == "separator" and match.group() != "\n":
+            entries += 1
+            if entries > MAX_ENTRIES:
+                return _line(text, match.start()), (
+                    f"the file has more than {MAX_ENTRIES} keys and array items; a lesson has far fewer — split "
+                    "it into several lessons, or check that this is the right file")
+        elif kind == "string":
+            continue
+        dots = 0
+    return None
+
+
+def _line(text: str, position: int) -> int:
+    return text.count("\n", 0, position) + 1
+
+
+def _decode_error(text: str, message: str) -> tuple[int | None, str]:
+    match = re.search(r"\s*\(at line (\d+), column (\d+)\)$", message)
+    if match:
+        return explain(text, int(match.group(1)), int(match.group(2)), message[:match.start()])
+    return explain(text, None, None, re.sub(r"\s*\(at end of document\)$", "", message))
 
 
 def explain(text: str, line: int | None, column: int | None, message: str) -> tuple[int | None, str]:

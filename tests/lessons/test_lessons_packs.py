@@ -46,7 +46,8 @@ def test_pack_writes_one_reproducible_archive_and_install_unpacks_it(cli, pack_d
     installed = cli("install", archive)
     assert installed.exit_code == 0, installed.output
     target = lessons_dir() / "intro"
-    assert sorted(p.name for p in target.iterdir()) == ["first.toml", "pack.toml", "second.toml"]
+    assert sorted(p.name for p in target.iterdir()) == [".autograd-tutor-installed", "first.toml", "pack.toml",
+                                                        "second.toml"]
     assert not [p for p in lessons_dir().iterdir() if p.name.startswith(".")]  # no staging left behind
     again = cli("install", archive)
     assert again.exit_code == 1 and "already installed" in again.output and "--replace" in again.output

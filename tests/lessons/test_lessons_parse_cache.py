@@ -55,13 +55,13 @@ def test_an_unwritable_cache_folder_costs_nothing_but_speed(tmp_path):
 
 def test_a_process_parses_each_text_once_and_never_shares_a_dict(tmp_path, monkeypatch):
     """What a classroom zygote relies on: after one load, a load into a new data folder parses nothing."""
-    import lessons.loader
+    import lessons.tomlhelp
     import lessons.parse_cache
 
     monkeypatch.setattr(lessons.parse_cache, "_in_process", {})
     parsed = []
-    real = lessons.loader.tomllib.loads
-    monkeypatch.setattr(lessons.loader.tomllib, "loads", lambda text: parsed.append(text) or real(text))
+    real = lessons.tomlhelp.tomllib.loads
+    monkeypatch.setattr(lessons.tomlhelp.tomllib, "loads", lambda text: parsed.append(text) or real(text))
     first = load_course(user_dir=None)
     assert len(parsed) == len(first.lessons)
     cache = ParseCache(None)

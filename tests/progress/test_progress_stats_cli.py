@@ -94,7 +94,7 @@ def test_progress_command_reports_a_recovered_file(tmp_path: Path) -> None:
     (tmp_path / "progress.sqlite3").write_bytes(b"\x00garbage" * 500)
     result = CliRunner().invoke(main, ["progress", "--data-dir", str(tmp_path)])
     assert result.exit_code == 0
-    assert "was damaged; it was moved to" in result.output
+    assert "was damaged: 0 answers were saved into a fresh one. The damaged file is kept as" in result.output
     assert list(tmp_path.glob("progress.sqlite3.damaged-*"))
 
 

@@ -173,8 +173,8 @@ def test_an_explanation_past_its_memory_is_stopped_by_the_os_with_a_clear_messag
     from engine.sandbox.explanations import explain_in_worker
 
     source = "import torch\nx = torch.ones(12000, requires_grad=True)\ny = x * 2\ny.backward(torch.ones(12000))\n"
-    explanation = explain_in_worker(source)
+    explanation = explain_in_worker(source, clean=str)
     assert not explanation.ok and explanation.error.type == "ResourceLimitExceeded"
     assert explanation.error.message.startswith("working out the explanation was stopped by the sandbox's limits")
     assert "768 MB" in explanation.error.message and "out of memory" in explanation.error.message
-    assert explain_in_worker(source.replace("12000", "3")).ok      # the worker carries on
+    assert explain_in_worker(source.replace("12000", "3"), clean=str).ok      # the worker carries on

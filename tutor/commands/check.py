@@ -16,6 +16,7 @@ from pathlib import Path
 import click
 
 from tutor.commands.trust import require_confinement, trust_option
+from tutor.untrusted import echo
 
 WATCH_INTERVAL = 0.5  # seconds between two looks at the files' modification times
 MAX_WATCHED = 2000  # files; a bigger tree is watched in part, and the command says so
@@ -49,7 +50,7 @@ def command(ctx: click.Context, paths: tuple[Path, ...], against_torch: bool, st
 
     require_confinement("check", trust_lessons, paths)
     if against_torch and not torch_available():
-        click.echo("--against-torch needs PyTorch, which is not installed here (pip install torch).", err=True)
+        echo("--against-torch needs PyTorch, which is not installed here (pip install torch).", err=True)
         sys.exit(2)
     from tutor.paths import lessons_dir
 
@@ -71,7 +72,7 @@ def print_report(report: Report, strict: bool) -> int:
     """Print the problems (and, when strict, the warnings) and the summary; the exit status."""
     shown = report.problems + (report.warnings if strict else [])
     for problem in sorted(shown, key=lambda p: (p.path, p.line or 0)):
-        click.echo(str(problem))
+        echo(str(problem))
     lessons = "lesson" if report.checked == 1 else "lessons"
     found = "problem" if len(report.problems) == 1 else "problems"
     summary = f"{report.checked} {lessons} checked, {len(report.problems)} {found}"
@@ -79,8 +80,8 @@ def print_report(report: Report, strict: bool) -> int:
         plural = "warning" if len(report.warnings) == 1 else "warnings"
         summary += f", {len(report.warnings)} {plural}" + ("" if strict else " (--strict lists them)")
     if report.torch:
-        click.echo(f"answers compared with PyTorch {report.torch} (programs run in the sandbox)")
-    click.echo(summary)
+        echo(f"answers compared with PyTorch {report.torch} (programs run in the sandbox)")
+    echo(summary)
     return 1 if report.problems or (strict and report.warnings) else 0
 
 
@@ -216,7 +217,7 @@ def _watched(paths: tuple[Path, ...]) -> tuple[dict[Path, tuple[int, int]], bool
 
 def _watch(paths: tuple[Path, ...], once, status: int, rounds: int | None) -> int:
     state, cut = _watched(paths)
-    click.echo(f"watching {len(state)} files for changes" + (f" (only the first {MAX_WATCHED})" if cut else "")
+    echo(f"watching {len(state)} files for changes" + (f" (only the first {MAX_WATCHED})" if cut else "")
                + "; Ctrl-C stops")
     done = 0
     try:
@@ -227,10 +228,10 @@ def _watch(paths: tuple[Path, ...], once, status: int, rounds: int | None) -> in
                 continue
             changed = sorted(str(p) for p in now.keys() | state.keys() if now.get(p) != state.get(p))
             state = now
-            click.echo(f"\n--- {time.strftime('%H:%M:%S')} changed: {', '.join(changed[:3])}"
+            echo(f"\n--- {time.strftime('%H:%M:%S')} changed: {', '.join(changed[:3])}"
                        + (f" and {len(changed) - 3} more" if len(changed) > 3 else ""))
             status = once()
             done += 1
     except KeyboardInterrupt:
-        click.echo("\nstopped watching")
+        echo("\nstopped watching")
     return status

@@ -8,14 +8,18 @@
  "cards":     [{"key", "card": <fsrs Card.to_dict()>, "updated_at"}]}
 ```
 Reading validates everything before anything is written, and every problem is
-reported with the file and the place inside it (`attempts[3].outcome`).
+reported with the file and the place inside it (`attempts[3].outcome`). An import file may come from
+anyone, so it is read only if it is a regular file of at most `MAX_IMPORT_BYTES`, and every value is
+bounded before it reaches the database: integers, text (valid Unicode, no lone surrogate), times.
 """
 from __future__ import annotations
 
 import json
+import math
 import os
+import stat
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +31,10 @@ _RENAMED_OUTCOMES = {"skipped": Outcome.REVEALED.value}
 
 FORMAT = "autograd-tutor-progress"
 VERSION = 1
+MAX_IMPORT_BYTES = 64_000_000  # about 250,000 attempts; a learner's years of answers are far fewer
+MAX_INTEGER = 2**53  # counts and durations (JSON's exact integers); SQLite stores at most 2**63 - 1
+MAX_TEXT = 100_000  # characters in one id, concept or answer
+_EARLIEST, _LATEST = datetime(2000, 1, 1, tzinfo=timezone.utc), datetime(2200, 1, 1, tzinfo=timezone.utc)
 
 
 Document = Snapshot  # what a valid export file holds
@@ -84,12 +92,7 @@ def write_document(path: Path, document: dict[str, Any]) -> None:
 
 
 def read_document(path: Path) -> Document:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError as error:
-        raise ProgressError(f"{path}: no such file") from error
-    except (OSError, UnicodeDecodeError) as error:
-        raise ProgressError(f"{path}: cannot read it ({error})") from error
+    text = _read_text(path)
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:
@@ -97,7 +100,43 @@ def read_document(path: Path) -> Document:
             f"{path}: not valid JSON (line {error.lineno}, column {error.colno}: {error.msg}). "
             "Use a file made by `autograd-tutor progress --export`."
         ) from error
+    except ValueError as error:  # an integer of more than 4300 digits
+        raise ProgressError(f"{path}: a number in it is far too long ({error}); this is not an export") from error
+    except RecursionError as error:
+        raise ProgressError(f"{path}: its JSON nests far deeper than an export does; this is not an export") \
+            from error
     return _Reader(path).document(data)
+
+
+def _read_text(path: Path) -> str:
+    """The file's text, reading only a regular file (a FIFO would block, /dev/zero never end) of at most
+    `MAX_IMPORT_BYTES`; opened without blocking and checked on the opened file itself."""
+    try:
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except FileNotFoundError as error:
+        raise ProgressError(f"{path}: no such file") from error
+    except OSError as error:
+        raise ProgressError(f"{path}: cannot read it ({error.strerror or error})") from error
+    with open(descriptor, "rb") as file:
+        info = os.fstat(file.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise ProgressError(f"{path}: not a regular file (a folder, device or pipe); give the file "
+                                "`autograd-tutor progress --export` wrote")
+        if info.st_size > MAX_IMPORT_BYTES:
+            raise ProgressError(f"{path}: the file is {info.st_size / 1e6:.0f} MB; an export is at most "
+                                f"{MAX_IMPORT_BYTES // 1_000_000} MB — is this the right file?")
+        try:
+            data = file.read(MAX_IMPORT_BYTES + 1)
+        except OSError as error:
+            raise ProgressError(f"{path}: cannot read it ({error.strerror or error})") from error
+    if len(data) > MAX_IMPORT_BYTES:
+        raise ProgressError(f"{path}: the file is larger than {MAX_IMPORT_BYTES // 1_000_000} MB; "
+                            "is this the right file?")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ProgressError(f"{path}: not UTF-8 text (byte {error.start}); give the file "
+                            "`autograd-tutor progress --export` wrote") from error
 
 
 class _Reader:
@@ -145,20 +184,41 @@ class _Reader:
             return None
         if not isinstance(value, kind) or (isinstance(value, bool) and kind is int):
             names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
-            raise self.fail(f"{where}.{key}", f"expected {names}, got {json.dumps(value)}")
+            raise self.fail(f"{where}.{key}", f"expected {names}, got {_shown(value)}")
+        if isinstance(value, int) and not 0 <= value <= MAX_INTEGER:
+            raise self.fail(f"{where}.{key}", f"expected a count from 0 to 2**53, got {_shown(value)}")
+        if isinstance(value, str):
+            self.check_text(f"{where}.{key}", value)
         return value
+
+    def check_text(self, where: str, value: str) -> None:
+        if len(value) > MAX_TEXT:
+            raise self.fail(where, f"a text of {len(value)} characters; at most {MAX_TEXT}")
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as error:
+            raise self.fail(where, f"not valid Unicode (a lone surrogate \\u{ord(value[error.start]):04x} at "
+                                   f"character {error.start})") from error
 
     def moment(self, where: str, item: dict, key: str) -> datetime:
         text = self.field(where, item, key, str)
         try:
-            return from_iso(text)
-        except ValueError as error:
-            raise self.fail(f"{where}.{key}", f"not a timezone-aware ISO 8601 time: {text!r}") from error
+            moment = from_iso(text)
+        except (ValueError, OverflowError) as error:
+            raise self.fail(f"{where}.{key}", f"not a timezone-aware ISO 8601 time: {_shown(text)}") from error
+        return self.in_range(f"{where}.{key}", moment)
+
+    def in_range(self, where: str, moment: datetime) -> datetime:
+        if not _EARLIEST <= moment < _LATEST:
+            raise self.fail(where, f"the time {moment.isoformat()} is not between 2000 and 2200")
+        return moment
 
     def attempt(self, where: str, item: dict) -> Attempt:
         concepts = self.field(where, item, "concepts", list)
         if not all(isinstance(c, str) for c in concepts):
             raise self.fail(f"{where}.concepts", "expected a list of strings")
+        for i, concept in enumerate(concepts):
+            self.check_text(f"{where}.concepts[{i}]", concept)
         outcome = self.field(where, item, "outcome", str)
         outcome = _RENAMED_OUTCOMES.get(outcome, outcome)
         if outcome not in {o.value for o in Outcome}:
@@ -187,7 +247,36 @@ class _Reader:
 
         card = self.field(where, item, "card", dict)
         try:
-            card_json = Card.from_dict(card).to_json()
-        except (KeyError, TypeError, ValueError) as error:
-            raise self.fail(f"{where}.card", f"not a scheduler card ({error!r})") from error
+            parsed = Card.from_dict(card)
+            problem = _card_problem(parsed)
+            card_json = parsed.to_json()
+        except (KeyError, TypeError, ValueError, OverflowError, RecursionError) as error:
+            raise self.fail(f"{where}.card", f"not a scheduler card ({_shown(error)})") from error
+        if problem is not None:
+            raise self.fail(f"{where}.card", f"not a scheduler card: {problem}")
+        for moment in (parsed.due, parsed.last_review):
+            if moment is not None:
+                self.in_range(f"{where}.card", moment)
         return self.field(where, item, "key", str), (card_json, self.moment(where, item, "updated_at"))
+
+
+def _card_problem(card) -> str | None:
+    """What is wrong with a parsed fsrs card, or None: the scheduler computes with these values later."""
+    if not 0 <= card.card_id <= MAX_INTEGER:
+        return "card_id out of range"
+    if card.step is not None and (not isinstance(card.step, int) or isinstance(card.step, bool)
+                                  or not 0 <= card.step <= 100):
+        return "step must be a small whole number"
+    for name in ("stability", "difficulty"):
+        value = getattr(card, name)
+        if value is not None and not (math.isfinite(value) and 0 <= value <= 1e6):
+            return f"{name} must be a finite number from 0 to 1e6"
+    if card.due.tzinfo is None or (card.last_review is not None and card.last_review.tzinfo is None):
+        return "due and last_review must be timezone-aware times"
+    return None
+
+
+def _shown(value: object) -> str:
+    """A value quoted in a message: repr (control characters escaped), and cut if long."""
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."

@@ -7,15 +7,22 @@ Durability rules, because learners come back over weeks:
 - WAL mode plus a busy timeout lets two tutor processes write at once;
 - a damaged file is never overwritten: it is renamed to
   `progress.sqlite3.damaged-<UTC timestamp>` (with its -wal/-shm), a fresh
-  database is started, and `recovered_from` tells the app where the old one is;
+  database is started, every row still readable in the damaged one is salvaged
+  into it (table by table in rowid order, jumping past damaged pages), and
+  `recovered_from` and `salvaged` tell the app where the old one is and what was kept;
+- a row with a malformed value (a timestamp, an outcome, a card) is skipped, never
+  a crash: `skipped` lists each one, for the learner to be told;
 - a file written by a newer tutor (a schema we don't know) is refused with a
   clear `ProgressError` instead of being "repaired".
 """
 from __future__ import annotations
 
 import json
+import logging
 import os
+import shutil
 import sqlite3
+import tempfile
 import uuid
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -39,6 +46,9 @@ from tutor.progress.schema import LATEST_VERSION, MIGRATIONS
 
 BUSY_TIMEOUT_MS = 10_000
 GRADABLE_KINDS = ("predict", "error", "choice")
+_ATTEMPT_COLUMNS = "uid, lesson_id, step_id, concepts, answer, outcome, hints_used, duration_ms, at"
+_OLD_OUTCOMES = {"skipped": Outcome.REVEALED.value}  # schema v1 and v2 called "show answer" `skipped`
+_log = logging.getLogger(__name__)
 
 # Called with (card key, stored card JSON or None), returns the new card JSON.
 CardUpdate = Callable[[str, str | None], str]
@@ -71,6 +81,8 @@ class ProgressStore:
         self.path = Path(path) if path is not None else database_path(data_dir)
         self.now = now
         self.recovered_from: Path | None = None
+        self.salvaged: dict[str, int] | None = None  # rows kept from the damaged file, by table
+        self.skipped: list[str] = []  # rows left out because a value in them is malformed
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as error:
@@ -88,9 +100,15 @@ class ProgressStore:
         except _Damaged:
             self.recovered_from = self._move_aside()
             try:
-                return self._connect_and_migrate()
+                conn = self._connect_and_migrate()
             except _Damaged as error:  # a fresh file cannot be damaged; the folder is the problem
                 raise ProgressError(f"Cannot start a fresh progress file at {self.path}: {error}") from error
+            try:
+                self.salvaged = _salvage(self.recovered_from, conn)
+            except BaseException:
+                conn.close()
+                raise
+            return conn
 
     def _connect_and_migrate(self) -> sqlite3.Connection:
         try:
@@ -218,15 +236,8 @@ class ProgressStore:
     def attempts(self, lesson_id: str | None = None) -> list[Attempt]:
         """Attempts in the order they were made (all, or one lesson's)."""
         where, params = ("WHERE lesson_id = ?", (lesson_id,)) if lesson_id is not None else ("", ())
-        rows = self._read(
-            "SELECT uid, lesson_id, step_id, concepts, answer, outcome, hints_used, duration_ms, at "
-            f"FROM attempts {where} ORDER BY at, id",
-            params,
-        )
-        return [
-            Attempt(uid, lesson, step, tuple(json.loads(concepts)), answer, Outcome(outcome), hints, duration, from_iso(at))
-            for uid, lesson, step, concepts, answer, outcome, hints, duration, at in rows
-        ]
+        rows = self._read(f"SELECT {_ATTEMPT_COLUMNS} FROM attempts {where} ORDER BY at, id", params)
+        return self._decoded(rows, _attempt, "an attempt")
 
     def concept_counts(self) -> dict[str, dict[Outcome, int]]:
         """For each concept, how many attempts ended in each outcome."""
@@ -236,7 +247,8 @@ class ProgressStore:
             "JOIN attempts ON attempts.id = attempt_id GROUP BY concept, outcome ORDER BY concept"
         )
         for concept, outcome, count in rows:
-            counts.setdefault(concept, {o: 0 for o in Outcome})[Outcome(outcome)] = count
+            if outcome in {o.value for o in Outcome}:  # another is skipped, like its rows in `attempts()`
+                counts.setdefault(concept, {o: 0 for o in Outcome})[Outcome(outcome)] = count
         return counts
 
     # ----------------------------------------------------------------- lessons
@@ -248,12 +260,14 @@ class ProgressStore:
 
     def position(self, lesson_id: str) -> str | None:
         rows = self._read("SELECT step_id FROM positions WHERE lesson_id = ?", (lesson_id,))
-        return rows[0][0] if rows else None
+        return rows[0][0] if rows and isinstance(rows[0][0], str) else None
 
     def last_position(self) -> Position | None:
         """The lesson and step the learner visited most recently, to resume the course."""
-        rows = self._read("SELECT lesson_id, step_id, updated_at FROM positions ORDER BY updated_at DESC LIMIT 1")
-        return Position(rows[0][0], rows[0][1], from_iso(rows[0][2])) if rows else None
+        rows = self._read("SELECT lesson_id, step_id, updated_at FROM positions ORDER BY updated_at DESC")
+        for position in self._decoded(rows, _position, "a lesson position"):  # the newest readable one
+            return position
+        return None
 
     def lesson_progress(self, lesson_id: str, gradable_step_ids: Iterable[str]) -> LessonProgress:
         """New / in progress / done for one lesson.
@@ -305,19 +319,25 @@ class ProgressStore:
             moved = conn.execute("UPDATE attempts SET lesson_id = ? WHERE lesson_id = ?", (new_id, old_id)).rowcount
             row = conn.execute("SELECT step_id, updated_at FROM positions WHERE lesson_id = ?", (old_id,)).fetchone()
             if row is not None:
-                _put_position(conn, new_id, row[0], from_iso(row[1]), only_if_newer=True)
+                try:
+                    moved_at = from_iso(row[1])
+                except (TypeError, ValueError, OverflowError):  # a malformed time: the move happens now
+                    moved_at = self.now()
+                _put_position(conn, new_id, row[0], moved_at, only_if_newer=True)
                 conn.execute("DELETE FROM positions WHERE lesson_id = ?", (old_id,))
         return moved
 
     # ----------------------------------------------------------------- cards
 
     def card(self, key: str) -> str | None:
-        """The stored scheduler card (fsrs `Card.to_json()`) for a concept, if any."""
-        rows = self._read("SELECT card FROM cards WHERE key = ?", (key,))
-        return rows[0][0] if rows else None
+        """The stored scheduler card (fsrs `Card.to_json()`) for a concept, if any (a malformed one counts
+        as none: the concept starts again)."""
+        rows = self._read("SELECT key, card, updated_at FROM cards WHERE key = ?", (key,))
+        return next((card for _, (card, _) in self._decoded(rows, _card, "a review card")), None)
 
     def cards(self) -> dict[str, str]:
-        return dict(self._read("SELECT key, card FROM cards ORDER BY key"))
+        rows = self._read("SELECT key, card, updated_at FROM cards ORDER BY key")
+        return {key: card for key, (card, _) in self._decoded(rows, _card, "a review card")}
 
     def put_card(self, key: str, card_json: str) -> None:
         with self._write() as conn:
@@ -327,15 +347,24 @@ class ProgressStore:
 
     def snapshot(self) -> Snapshot:
         """Everything in the store, as plain records (`tutor.progress.exchange` writes it to a file)."""
-        positions = [
-            Position(lesson, step, from_iso(updated))
-            for lesson, step, updated in self._read("SELECT lesson_id, step_id, updated_at FROM positions ORDER BY 1")
-        ]
-        cards = {
-            key: (card, from_iso(updated))
-            for key, card, updated in self._read("SELECT key, card, updated_at FROM cards ORDER BY key")
-        }
+        positions = self._decoded(self._read("SELECT lesson_id, step_id, updated_at FROM positions ORDER BY 1"),
+                                  _position, "a lesson position")
+        cards = dict(self._decoded(self._read("SELECT key, card, updated_at FROM cards ORDER BY key"),
+                                   _card, "a review card"))
         return Snapshot(self.attempts(), positions, cards)
+
+    def _decoded(self, rows: list[tuple], decode: Callable[[tuple], object], what: str) -> list:
+        """`decode` of each row; a row it refuses is left out and noted in `skipped` (once), not a crash."""
+        found = []
+        for row in rows:
+            try:
+                found.append(decode(row))
+            except _ROW_ERRORS as error:
+                note = f"{self.path}: {what} with a malformed value was skipped ({error})"
+                if note not in self.skipped:
+                    self.skipped.append(note)
+                    _log.warning(note)
+        return found
 
     def merge(self, snapshot: Snapshot) -> dict[str, int]:
         """Merge a snapshot (read from another machine's export) into this store, all or nothing.
@@ -354,6 +383,119 @@ class ProgressStore:
             for key, (card_json, updated_at) in snapshot.cards.items():
                 changed["cards"] += _put_card(conn, key, card_json, updated_at, only_if_newer=True)
         return changed
+
+
+# Reading rows: each decoder raises one of _ROW_ERRORS for a row it cannot use.
+
+_ROW_ERRORS = (ValueError, TypeError, OverflowError, RecursionError)
+
+
+def _text(value: object) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"expected text, found {type(value).__name__}")
+    return value
+
+
+def _count(value: object) -> int:
+    if not isinstance(value, int) or not 0 <= value < 2**63:
+        raise ValueError(f"expected a count, found {value!r}")
+    return value
+
+
+def _attempt(row: tuple) -> Attempt:
+    uid, lesson, step, concepts, answer, outcome, hints, duration, at = row
+    concepts = json.loads(_text(concepts))
+    if not isinstance(concepts, list):
+        raise TypeError("concepts is not a list")
+    return Attempt(_text(uid), _text(lesson), _text(step), tuple(_text(c) for c in concepts),
+                   None if answer is None else _text(answer), Outcome(_OLD_OUTCOMES.get(outcome, outcome)),
+                   _count(hints), None if duration is None else _count(duration), from_iso(_text(at)))
+
+
+def _position(row: tuple) -> Position:
+    lesson, step, updated = row
+    return Position(_text(lesson), _text(step), from_iso(_text(updated)))
+
+
+def _card(row: tuple) -> tuple[str, tuple[str, datetime]]:
+    """(key, (card JSON, updated_at)); the card JSON is checked as far as the scheduler reads it."""
+    key, card, updated = row
+    data = json.loads(_text(card))
+    if not isinstance(data, dict):
+        raise ValueError("not a scheduler card")
+    from_iso(_text(data.get("due")))
+    if data.get("last_review") is not None:
+        from_iso(_text(data["last_review"]))
+    return _text(key), (card, from_iso(_text(updated)))
+
+
+def _salvage(damaged: Path, conn: sqlite3.Connection) -> dict[str, int]:
+    """Copy every row still readable in the damaged database (and its -wal) into the fresh `conn`, each
+    row checked like a read; returns how many rows of each table were kept. Read from a temporary copy,
+    so that the damaged file is kept exactly as it was."""
+    kept = {"attempts": 0, "positions": 0, "cards": 0}
+    with tempfile.TemporaryDirectory(prefix="autograd-tutor-salvage-") as folder:
+        copy = Path(folder) / "damaged.sqlite3"
+        try:
+            for suffix in ("", "-wal"):
+                if Path(f"{damaged}{suffix}").exists():
+                    shutil.copyfile(f"{damaged}{suffix}", f"{copy}{suffix}")
+            source = sqlite3.connect(copy, isolation_level=None)
+        except (OSError, sqlite3.Error) as error:
+            _log.warning("%s: nothing could be salvaged (%s)", damaged, error)
+            return kept
+        try:
+            with _immediate(conn):
+                for row in _readable_rows(source, "attempts", _ATTEMPT_COLUMNS):
+                    try:
+                        kept["attempts"] += _insert_attempt(conn, _attempt(row))
+                    except _ROW_ERRORS:
+                        continue
+                for row in _readable_rows(source, "positions", "lesson_id, step_id, updated_at"):
+                    try:
+                        position = _position(row)
+                    except _ROW_ERRORS:
+                        continue
+                    kept["positions"] += _put_position(conn, position.lesson_id, position.step_id,
+                                                       position.updated_at, only_if_newer=True)
+                for row in _readable_rows(source, "cards", "key, card, updated_at"):
+                    try:
+                        key, (card, updated_at) = _card(row)
+                    except _ROW_ERRORS:
+                        continue
+                    kept["cards"] += _put_card(conn, key, card, updated_at, only_if_newer=True)
+        finally:
+            source.close()
+    return kept
+
+
+def _readable_rows(source: sqlite3.Connection, table: str, columns: str) -> Iterator[tuple]:
+    """The rows of `table` (one of this module's) in rowid order, read from its own pages only (NOT
+    INDEXED: a damaged index is never consulted); where the table's pages are damaged, the scan jumps
+    ahead past the damage (doubling the jump) and goes on, giving up after `_MAX_JUMPS` failures."""
+    try:
+        if not source.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)).fetchone():
+            return
+    except sqlite3.DatabaseError:
+        return
+    last, jump, failures = -(2**63), 1, 0
+    while failures < _MAX_JUMPS:
+        try:
+            cursor = source.execute(f"SELECT rowid, {columns} FROM {table} NOT INDEXED WHERE rowid > ? ORDER BY rowid",
+                                    (last,))
+            for row in cursor:
+                last, jump = row[0], 1
+                yield row[1:]
+            return
+        except sqlite3.DatabaseError:
+            failures += 1
+            if last >= 2**62:
+                return
+            last = max(last, 0) + jump
+            jump *= 2
+
+
+_MAX_JUMPS = 64
 
 
 # Writes shared by live recording and import. The "newer wins" rules make

@@ -27,6 +27,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 from textual.widgets import Header, LoadingIndicator, Static, TabbedContent, TabPane
 
 from tutor.i18n import t
+from tutor.untrusted import plain, text
 from tutor.widgets.backprop_stepper import BackpropStepper
 from tutor.widgets.footer import TutorFooter
 from tutor.widgets.markdown_text import MarkdownText
@@ -104,7 +105,7 @@ class RevealScreen(Screen[None]):
                 yield Static(Text(t("explain_running", lang), style="dim"), classes="explain-note")
                 yield LoadingIndicator(classes="explain-spinner")
             elif self.problem is not None:
-                yield Static(Text(self.problem, style="yellow"), classes="problem")
+                yield Static(text(self.problem, "yellow"), classes="problem")
             else:
                 if tab == "jacobian" and self.symbolic is None:
                     yield Static(Text(t("symbolic_running", lang), style="dim"), id="symbolic-note")
@@ -115,13 +116,13 @@ class RevealScreen(Screen[None]):
         from tutor.formatting import format_value
 
         value = format_value(self.answer.kind, self.answer.value)
-        yield Static(Text.assemble((f"{self.step.expression} = ", "bold"), value), id="answer-value")
+        yield Static(text(Text.assemble((f"{self.step.expression} = ", "bold"), value)), id="answer-value")
         if self.explanation is not None:
             yield Static(Group(*(call.fd for call in self.explanation.panels)), id="fd-check")
         elif self.computing:
             yield LoadingIndicator(classes="explain-spinner")
         elif self.problem is not None:
-            yield Static(Text(self.problem, style="dim"), classes="problem")
+            yield Static(text(self.problem, "dim"), classes="problem")
         if self.step.explanation is not None:
             yield MarkdownText(self.step.explanation.get(lang), id="answer-explanation")
 
@@ -133,7 +134,7 @@ class RevealScreen(Screen[None]):
         (a worker thread: the child runs under the OS's limits, which may take seconds)."""
         explanation = problem = None
         try:
-            explanation = self._explain_in_worker(self.source, lang=lang, width=width)
+            explanation = self._explain_in_worker(self.source, lang=lang, width=width, clean=plain)
         except Exception as error:  # the worker could not start: costs the panels, not the session
             problem = t("explain_unavailable", lang, reason=f"{type(error).__name__}: {error}")
         else:
@@ -180,7 +181,8 @@ class RevealScreen(Screen[None]):
     def _explain_again(self, base, *, symbolic: bool, width: int):
         """`base` again from the child, laid out for `width` (a worker thread calls this)."""
         seconds = getattr(self.app, "symbolic_seconds", None) or SYMBOLIC_SECONDS  # injectable (tests under load)
-        again = self._explain_in_worker(self.source, symbolic=symbolic, timeout=seconds, lang=self.app.lang, width=width)
+        again = self._explain_in_worker(self.source, symbolic=symbolic, timeout=seconds, lang=self.app.lang,
+                                        width=width, clean=plain)
         if not again.ok or len(again.panels) != len(base.panels):
             error = again.error
             raise RuntimeError(f"{error.type}: {error.message}" if error else "the program changed")
@@ -251,7 +253,7 @@ class RevealScreen(Screen[None]):
             note = self.query("#symbolic-note")
             if note:
                 reason = f"{type(event.worker.error).__name__}: {event.worker.error}"
-                note.first(Static).update(Text(t("symbolic_unavailable", self.app.lang, reason=reason), style="yellow"))
+                note.first(Static).update(text(t("symbolic_unavailable", self.app.lang, reason=reason), "yellow"))
             self.query("#symbolic-spinner").remove()
 
     # ------------------------------------------------------------------ actions
