@@ -73,7 +73,7 @@ def main() -> None:
             shown = best_of(lambda: compute_answer(lesson, step, ProgramBuilder(lesson)))
             answer = compute_answer(lesson, step, builder)
             if answer.kind == "tensor":
-                typed = json.dumps(np.asarray(answer.value, dtype=float).tolist())
+                typed = json.dumps(np.asarray(answer.value, dtype=float).tolist()).replace("NaN", "nan")  # as typed
             else:
                 typed = "None" if answer.kind == "none" else str(answer.value)
             check = best_of(lambda: compare(answer, parse_answer(typed, answer.kind, answer.shape, answer.run.evaluate)))

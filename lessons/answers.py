@@ -13,7 +13,6 @@ from typing import Any
 
 import numpy as np
 
-from engine.sandbox.client import WORKER_UNAVAILABLE
 from lessons.model import (
     ChoiceStep, ErrorChoice, ErrorStep, Lesson, PredictStep, QuizTemplate, Step, Tolerance,
 )
@@ -134,7 +133,7 @@ def run_program(program: Program | None, index: int | None, run, expressions: tu
 
 
 def _failure(program: Program, error, index: int | None, lead: str = "the program fails") -> AnswerError:
-    if error.type == WORKER_UNAVAILABLE:
+    if _worker_unavailable(error):
         return WorkerUnavailable(index, error.message)
     part, file_line = program.locate(error.line)
     where = part.step_index if part is not None else index
@@ -143,12 +142,18 @@ def _failure(program: Program, error, index: int | None, lead: str = "the progra
     return AnswerError(where, "snippet", f"{lead}: {error.type}: {error.message}", file_line)
 
 
+def _worker_unavailable(error) -> bool:
+    from engine.sandbox.client import WORKER_UNAVAILABLE  # here: answers are computed in worker threads too
+
+    return error.type == WORKER_UNAVAILABLE
+
+
 def _error_answer(step: ErrorStep, index: int, program: Program, run) -> Answer:
     result = run(program.source)
     error = result.error
     if error is not None:
         part, _ = program.locate(error.line)
-        if error.type in REFUSALS | {WORKER_UNAVAILABLE} or (part is not None and part.step_index != index):
+        if error.type in REFUSALS or _worker_unavailable(error) or (part is not None and part.step_index != index):
             raise _failure(program, error, index)
     matching = [i for i, choice in enumerate(step.choices) if error_matches(choice, error)]
     outcome = f"{error.type}: {error.message}" if error else "it runs without error"

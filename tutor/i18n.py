@@ -289,6 +289,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "worker_failed": "The tutor could not start the process that runs lesson code: {reason}. This is a problem "
                          "with the tutor on this computer, not with your lessons; reinstalling autograd-tutor "
                          "usually fixes it.",
+        "explain_running": "Working out the explanation…",
         # classroom branch: serve's offer, the report's "who is stuck where", students' secrets
         "serve_offer_bundled": "The bundled course: {count} lessons",
         "serve_offer_installed_pack": "Pack {name} (installed): {count} lessons, from {folder}",
@@ -580,6 +581,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "worker_failed": "レッスンのコードを実行するプロセスをチューターが起動できませんでした: {reason}。"
                          "これはこのコンピューター上のチューターの問題で、レッスンの問題ではありません。"
                          "autograd-tutor を再インストールするとたいてい直ります。",
+        "explain_running": "解説を計算しています…",
         # classroom branch: serve's offer, the report's "who is stuck where", students' secrets
         "serve_offer_bundled": "付属のコース: {count} レッスン",
         "serve_offer_installed_pack": "パック {name}（インストール済み）: {count} レッスン（{folder}）",

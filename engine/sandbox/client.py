@@ -144,15 +144,17 @@ class Worker:
 
     # --- jobs -------------------------------------------------------------------------------
 
-    def call(self, job: str, seconds: float, **args: Any) -> dict:
-        """Run `job` in a fresh confined child; its result dict, or a dict with "failure"."""
+    def call(self, job: str, seconds: float, memory_bytes: int | None = None, **args: Any) -> dict:
+        """Run `job` in a fresh confined child (killed after `seconds`; `memory_bytes` lowers the address
+        space it may add, see `zygote.MEMORY`); its result dict, or a dict with "failure"."""
         for attempt in range(2):
             with self._lock:
                 self._start_locked()
                 request_id = next(self._ids)
                 waiter: list = [threading.Event()]
                 self._waiting[request_id] = waiter
-                line = json.dumps({"id": request_id, "job": job, "args": args, "seconds": seconds}) + "\n"
+                line = json.dumps({"id": request_id, "job": job, "args": args, "seconds": seconds,
+                                   "memory": memory_bytes}) + "\n"
                 try:
                     self._process.stdin.write(line.encode())
                     self._process.stdin.flush()

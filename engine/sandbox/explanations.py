@@ -15,6 +15,10 @@ from engine.sandbox.client import RUN_SECONDS, _failure_error, _snippet_error, c
 from engine.sandbox.renderables import from_data
 
 PANELS = ("summary", "jacobian", "vjp", "chain", "graph", "fd")
+# Address space an explanation's child may add to the zygote's: the program is bounded by the runner
+# (64 MB of tensors), so what is left is for Jacobians (one m×m batch of seeds, m×n rows per leaf),
+# sympy and rendering. An explanation past it is stopped by the OS, never by the UI thread's patience.
+MEMORY = 768 * 2**20
 
 
 @dataclass
@@ -57,10 +61,14 @@ def explain_in_worker(source: str, *, symbolic: bool = False, timeout: float = 2
     `stdout`, the error and the JSON are returned as the program made them, for the caller to clean.
     """
     seconds = RUN_SECONDS + (timeout * 8 + 10 if symbolic else 6)
-    answer = call(worker(), "explain", seconds, source=source, symbolic=symbolic, timeout=timeout, want=list(want),
-                  lang=lang, width=int(width), expressions=list(expressions))
+    answer = call(worker(), "explain", seconds, memory_bytes=MEMORY, source=source, symbolic=symbolic,
+                  timeout=timeout, want=list(want), lang=lang, width=int(width), expressions=list(expressions))
     if "failure" in answer:
-        error = _failure_error(answer["failure"])
+        failure = answer["failure"]
+        if failure.get("type") == "ResourceLimitExceeded":  # the child was stopped: say what was stopped
+            failure = {**failure, "message": f"working out the explanation was stopped by the sandbox's limits "
+                                             f"({seconds:.0f} s, {MEMORY // 2**20} MB): {failure.get('message')}"}
+        error = _failure_error(failure)
         return WorkerExplanation(False, error, "", json={"ok": False, "error": error.to_json(), "stdout": "",
                                                          "calls": []})
     try:

@@ -3,7 +3,8 @@
     python -I .../engine/sandbox/zygote.py IMPORT_PATH [run|full|torch] [--unconfined]   (`client.Worker`)
 
 Protocol (one JSON object per line): the client writes requests
-`{"id": 7, "job": "run", "args": {...}, "seconds": 5.0}` on stdin; the zygote answers each with
+`{"id": 7, "job": "run", "args": {...}, "seconds": 5.0, "memory": 805306368}` on stdin ("memory",
+optional, lowers the child's MEMORY allowance); the zygote answers each with
 `{"id": 7, "result": {...}}` or `{"id": 7, "failure": {"type": ..., "message": ...}}` on stdout,
 in the order the jobs finish. Its first line is `{"ready": true, "confinement": {...}}`.
 
@@ -84,14 +85,14 @@ def _preload(profile: str) -> dict:
     return dict(jobs.JOBS)
 
 
-def _child(function, args: dict, seconds: float, write_fd: int, confined: bool) -> None:
+def _child(function, args: dict, seconds: float, memory: int, write_fd: int, confined: bool) -> None:
     """Runs in the forked child; never returns."""
     status = 0
     try:
         if confined:
             from engine.sandbox.confine import confine
 
-            confine(cpu_seconds=int(seconds) + 1, memory_bytes=MEMORY, keep_fds=(write_fd,))
+            confine(cpu_seconds=int(seconds) + 1, memory_bytes=memory, keep_fds=(write_fd,))
         try:
             answer = {"result": function(**args)}
         except MemoryError:
@@ -228,6 +229,7 @@ def _start(line: bytes, confined: bool, served: dict, send) -> _Job | None:
     try:
         request = json.loads(line)
         request_id, job, args, seconds = request["id"], request["job"], request["args"], float(request["seconds"])
+        memory = min(MEMORY, int(request.get("memory") or MEMORY))
         if job not in served or not isinstance(args, dict):
             raise ValueError(f"unknown job {job!r}")
     except (ValueError, KeyError, TypeError) as error:
@@ -237,7 +239,7 @@ def _start(line: bytes, confined: bool, served: dict, send) -> _Job | None:
     pid = os.fork()
     if pid == 0:
         os.close(read_fd)
-        _child(served[job], args, seconds, write_fd, confined)
+        _child(served[job], args, seconds, memory, write_fd, confined)
     os.close(write_fd)
     return _Job(request_id, pid, read_fd, time.monotonic() + seconds)
 

@@ -55,6 +55,8 @@ async def check_reveal(pilot, where: str) -> None:
     await pilot.press("e")
     reveal = pilot.app.screen
     assert isinstance(reveal, RevealScreen), where
+    await reveal.explained.wait()  # worked out in a worker thread
+    await pilot.pause()
     if reveal.explanation is not None:
         assert reveal.query("#jacobian-body") and reveal.query("#vjp-body") and reveal.query("#stepper"), where
     else:

@@ -23,6 +23,8 @@ async def reveal_after_wrong_answer(pilot) -> RevealScreen:
     await pilot.press("s", "e")
     await pilot.pause()
     assert isinstance(pilot.app.screen, RevealScreen)
+    await pilot.app.screen.explained.wait()  # worked out in a worker thread
+    await pilot.pause()
     return pilot.app.screen
 
 

@@ -75,6 +75,8 @@ async def test_every_lesson_step_and_panel_is_inert(hostile_app, lang, wall, cwd
                         await pilot.press("e")
                         await pilot.pause()
                         assert isinstance(app.screen, RevealScreen), where
+                        await app.screen.explained.wait()  # worked out in a worker thread
+                        await pilot.pause()
                         for number, tab in enumerate(TABS, start=1):
                             await pilot.press(str(number))
                             await screens.look(pilot, f"{where} {tab}")

@@ -165,3 +165,16 @@ def test_anomaly_trace_shows_the_programs_own_line_as_pytorch_does():
     trace = run.stdout.split("Traceback of forward call that caused the error:\n", 1)[1]
     assert trace.splitlines()[:2] == ['  File "lesson.py", line 4, in <module>',
                                       "    y = torch.where(x > 0, x.sqrt(), 0)"]  # no engine, runner or sandbox
+
+
+def test_an_explanation_past_its_memory_is_stopped_by_the_os_with_a_clear_message():
+    """12 000 outputs: the Jacobian's one-hot seeds alone are 12 000² numbers (576 MB), its rows as many
+    again; the child's address space (explanations.MEMORY) stops it, not the app's patience."""
+    from engine.sandbox.explanations import explain_in_worker
+
+    source = "import torch\nx = torch.ones(12000, requires_grad=True)\ny = x * 2\ny.backward(torch.ones(12000))\n"
+    explanation = explain_in_worker(source, clean=str)
+    assert not explanation.ok and explanation.error.type == "ResourceLimitExceeded"
+    assert explanation.error.message.startswith("working out the explanation was stopped by the sandbox's limits")
+    assert "768 MB" in explanation.error.message and "out of memory" in explanation.error.message
+    assert explain_in_worker(source.replace("12000", "3"), clean=str).ok      # the worker carries on

@@ -1,9 +1,10 @@
 """Why the answer is what it is: Answer, Jacobian, VJP, Chain rule, Graph and Backprop tabs.
 
 Every panel shows renderables made by `engine.explain` inside the sandbox worker (a confined child
-process, `engine.sandbox`); this screen only lays them out. The numeric explanation is quick and
-computed on opening; the symbolic one (sympy) is a second job awaited in a worker thread with a
-spinner, so the screen never freezes.
+process, `engine.sandbox`, bounded by the OS's time and memory limits); this screen only lays them
+out. Nothing is computed on the UI thread: the numeric explanation and then the symbolic one
+(sympy) are awaited in a Textual worker thread, with a progress indicator in each panel meanwhile,
+so the screen answers keys at once; leaving it cancels the worker (its result is dropped).
 
 The panels are laid out in the child for a width (a matrix that does not fit is stacked or
 summarised), so a resize asks the child again for the new width, once the resizing has settled, and
@@ -12,6 +13,7 @@ only the content of each panel is replaced: the tabs, the active tab and the scr
 """
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from rich.console import Group
@@ -21,7 +23,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.worker import Worker, WorkerState
+from textual.worker import Worker, WorkerState, get_current_worker
 from textual.widgets import Header, LoadingIndicator, Static, TabbedContent, TabPane
 
 from tutor.i18n import t
@@ -62,11 +64,13 @@ class RevealScreen(Screen[None]):
         self.symbolic = None  # the same with sympy's forms, once the worker thread has it
         self.width: int | None = None  # the panel width the shown panels were laid out for
         self._relayout_timer = None
+        self.explained = asyncio.Event()  # set once the numeric explanation (or why there is none) is shown
+        from engine.sandbox.explanations import explain_in_worker
+
+        self._explain_in_worker = explain_in_worker  # imported here: worker threads importing it could deadlock
 
     def compose(self) -> ComposeResult:
         lang = self.app.lang
-        if self.explanation is None and self.problem is None:
-            self._explain()
         yield Header()
         with TabbedContent(initial=f"tab-{self.initial}"):
             for tab in TABS:
@@ -76,8 +80,19 @@ class RevealScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.sub_title = t("reveal_title", self.app.lang, expression=self.step.expression)
-        if self.explanation is not None and self.symbolic is None:
+        self._start()
+
+    def _start(self) -> None:
+        """Ask the worker for what is missing: the explanation, or sympy's forms for it."""
+        if self.explanation is None and self.problem is None:
+            self.explained.clear()
+            self._explain_job(self._panel_width(), self.app.lang)
+        elif self.explanation is not None and self.symbolic is None:
             self._symbolic()
+
+    @property
+    def computing(self) -> bool:
+        return self.explanation is None and self.problem is None
 
     def _panel(self, tab: str, lang: str):
         if tab == "backprop" and self.explanation is not None:
@@ -86,6 +101,9 @@ class RevealScreen(Screen[None]):
         with VerticalScroll(classes="panel", id=f"panel-{tab}"):
             if tab == "answer":
                 yield from self._answer_widgets(lang)
+            elif self.computing:
+                yield Static(Text(t("explain_running", lang), style="dim"), classes="explain-note")
+                yield LoadingIndicator(classes="explain-spinner")
             elif self.problem is not None:
                 yield Static(text(self.problem, "yellow"), classes="problem")
             else:
@@ -101,6 +119,8 @@ class RevealScreen(Screen[None]):
         yield Static(text(Text.assemble((f"{self.step.expression} = ", "bold"), value)), id="answer-value")
         if self.explanation is not None:
             yield Static(Group(*(call.fd for call in self.explanation.panels)), id="fd-check")
+        elif self.computing:
+            yield LoadingIndicator(classes="explain-spinner")
         elif self.problem is not None:
             yield Static(text(self.problem, "dim"), classes="problem")
         if self.step.explanation is not None:
@@ -108,23 +128,41 @@ class RevealScreen(Screen[None]):
 
     # ------------------------------------------------------------------ explanations (sandbox worker)
 
-    def _explain(self) -> None:
-        """The numeric explanation of every backward call the step's program makes (fast)."""
-        from engine.sandbox.explanations import explain_in_worker
-
-        self.width = self._panel_width()
+    @work(thread=True, exclusive=True, group="symbolic", exit_on_error=False)
+    def _explain_job(self, width: int, lang: str) -> None:
+        """The numeric explanation of every backward call the step's program makes, then sympy's forms
+        (a worker thread: the child runs under the OS's limits, which may take seconds)."""
+        explanation = problem = None
         try:
-            explanation = explain_in_worker(self.source, lang=self.app.lang, width=self.width, clean=plain)
+            explanation = self._explain_in_worker(self.source, lang=lang, width=width, clean=plain)
         except Exception as error:  # the worker could not start: costs the panels, not the session
-            self.problem = t("explain_unavailable", self.app.lang, reason=f"{type(error).__name__}: {error}")
-            return
-        if not explanation.ok:
-            error = explanation.error
-            self.problem = t("explain_unavailable", self.app.lang, reason=f"{error.type}: {error.message}")
-        elif not explanation.panels:
-            self.problem = t("no_backward", self.app.lang)
+            problem = t("explain_unavailable", lang, reason=f"{type(error).__name__}: {error}")
         else:
-            self.explanation = explanation
+            if not explanation.ok:
+                error = explanation.error
+                problem = t("explain_unavailable", lang, reason=f"{error.type}: {error.message}")
+            elif not explanation.panels:
+                problem = t("no_backward", lang)
+        if problem is not None:
+            explanation = None
+        if get_current_worker().is_cancelled:
+            return
+        self.app.call_from_thread(self._explained, explanation, problem, width, lang)
+        if explanation is None or get_current_worker().is_cancelled or self.explanation is not explanation:
+            return
+        symbolic = self._explain_again(explanation, symbolic=True, width=width)
+        self.app.call_from_thread(self._symbolic_done, symbolic, explanation)
+
+    async def _explained(self, explanation, problem, width: int, lang: str) -> None:
+        """Show the explanation (or why there is none) in place of the progress indicators."""
+        if not self.is_attached or lang != self.app.lang or not self.computing:
+            return  # left, or the language changed (another job follows)
+        self.explanation, self.problem, self.width = explanation, problem, width
+        self.initial = (self.query_one(TabbedContent).active or f"tab-{self.initial}").removeprefix("tab-")
+        await self.recompose()
+        self.explained.set()
+        if width != self._panel_width():  # resized while it was worked out
+            self._relayout_soon()
 
     def _panel_width(self) -> int:
         """The cells a panel's content has: the screen less the tab's padding and the scroll bar."""
@@ -142,11 +180,9 @@ class RevealScreen(Screen[None]):
 
     def _explain_again(self, base, *, symbolic: bool, width: int):
         """`base` again from the child, laid out for `width` (a worker thread calls this)."""
-        from engine.sandbox.explanations import explain_in_worker
-
         seconds = getattr(self.app, "symbolic_seconds", None) or SYMBOLIC_SECONDS  # injectable (tests under load)
-        again = explain_in_worker(self.source, symbolic=symbolic, timeout=seconds, lang=self.app.lang, width=width,
-                                   clean=plain)
+        again = self._explain_in_worker(self.source, symbolic=symbolic, timeout=seconds, lang=self.app.lang,
+                                        width=width, clean=plain)
         if not again.ok or len(again.panels) != len(base.panels):
             error = again.error
             raise RuntimeError(f"{error.type}: {error.message}" if error else "the program changed")
@@ -246,5 +282,8 @@ class RevealScreen(Screen[None]):
 
     async def _recompose_in_language(self) -> None:
         await self.recompose()
-        if self.explanation is not None:
-            self._symbolic()
+        self._start()
+
+    def on_unmount(self) -> None:
+        """Leaving cancels what is still being worked out (its answer, when it comes, is dropped)."""
+        self.workers.cancel_node(self)
