@@ -95,7 +95,7 @@ MESSAGES: dict[str, dict[str, str]] = {
                     "ja": "行列がこの幅に収まらないので、0 でない成分の位置を示します:"},
     # VJP
     "vjp_head": {"en": "vᵀJ for {x}: the row vector v times the Jacobian",
-                 "ja": "{x} のベクトル・ヤコビ行列積 (VJP) vᵀJ: 行ベクトル vᵀ にヤコビ行列を右から掛けます"},
+                 "ja": "{x} のベクトル・ヤコビ行列積 (VJP) vᵀJ: 行ベクトル vᵀ に J を右から掛けます"},
     "vjp_v": {"en": "v (flattened, read row by row) =", "ja": "v（平らにして行ごとに）="},
     "vjp_v_plain": {"en": "vᵀ =", "ja": "vᵀ ="},
     "vjp_times_j": {"en": "· J (the Jacobian above) =", "ja": "· J（上のヤコビ行列）="},
