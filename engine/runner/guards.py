@@ -82,6 +82,7 @@ class Guards:
         self._builtin_ids = {id(value) for value in self.builtins.values()}
         self.builtins["__build_class__"] = self.build_class  # not a callable builtin: only `class` reaches it
         self._trusted_builtins: dict[int, dict] = {}  # earlier runs' builtins, checked once per run
+        self._decorated: dict[int, object] = {}  # what the snippet's decorators made (see `decorator`)
 
     def size_guard(self, shape: tuple[int, ...], work: int = 0) -> None:
         """Vet a shape the engine is about to allocate, and check the clock: the engine calls this at every
@@ -244,8 +245,14 @@ class Guards:
     # --- decorators, unpacking, exceptions -------------------------------------------------------
 
     def decorator(self, decorator: object) -> Callable[[object], object]:
-        """`@d` applies `d` through the call guard, like any call the snippet writes."""
-        return lambda fn: self.call(decorator, fn)
+        """`@d` applies `d` through the call guard, like any call the snippet writes. What it makes is remembered:
+        a class statement keeps, besides the snippet's own functions, only what a decorator made of them
+        (`@torch.no_grad()` on a method binds like one, as in PyTorch)."""
+        def apply(fn: object) -> object:
+            made = self.call(decorator, fn)
+            self._decorated[id(made)] = made
+            return made
+        return apply
 
     def unpack(self, kind: str, *parts: object, _callee: object = None) -> object:
         """`[a, *xs]`, `(*xs, *ys)`, `{*xs}`: each part bounded (ticked when lazy) and the total sized before
@@ -300,6 +307,8 @@ class Guards:
             function = value.__func__ if type(value) is staticmethod else value
             if self._is_own(function):
                 self._check_function_builtins(function)
+            elif self._decorated.get(id(value)) is value and not member.startswith("_"):
+                pass  # `@torch.no_grad()`, `@classmethod`, `@property` on a method: made through the call guard
             elif member.startswith("_") or any(hasattr(type(value), hook) for hook in _CLASS_HOOKS):
                 raise SnippetRejected(f"'{name}.{member}' is a value that Python would call from the class (a "
                                       "descriptor); a class attribute in a snippet is a method or a plain value")
@@ -437,6 +446,11 @@ class Guards:
             return self._type(args[0])
         if fn is hasattr and len(args) == 2 and not kwargs:
             return self._hasattr(*args)
+        if fn in (classmethod, property):  # their functions are called from C: the snippet's own, or guarded
+            args = tuple(a if self._snippet_function(a) is not None or a is None else
+                         self._through_guard(self._callable_arguments(fn, (a,), {})[0][0]) for a in args)
+            kwargs = {k: v if self._snippet_function(v) is not None or v is None else
+                      self._through_guard(self._callable_arguments(fn, (v,), {})[0][0]) for k, v in kwargs.items()}
         if fn is iter and len(args) == 2:  # iter(f, sentinel) calls f from C
             args = (self._through_guard(self._callable_arguments(fn, args[:1], {})[0][0]), args[1])
         if fn in (map, filter) and args and not (fn is filter and args[0] is None):
