@@ -32,7 +32,7 @@ from .policy import import_engine_module
 from .rewrite import guard_name
 from .surface import (
     BUILTIN_METHODS, CLASS_BASES, MATH_NAMES, NDARRAY_ATTRS, NDARRAY_KEYWORDS, NDARRAY_POSITIONAL, NUMERIC_KINDS,
-    NODE_MODULE, OVERRIDABLE, SAFE_BUILTINS, attribute_refusal, dtype_refusal, engine_member, is_engine_module_name,
+    NODE_MODULE, OVERRIDABLE, SAFE_BUILTINS, attribute_refusal, own_private, dtype_refusal, engine_member, is_engine_module_name,
     is_engine_object, is_engine_type, is_snippet_class, is_snippet_object, is_tensor, public_engine_types,
     register_snippet_class, requested_dtype_refusal, type_text, value_refusal,
 )
@@ -156,7 +156,7 @@ class Guards:
         if not (is_tensor(obj) or is_snippet_object(obj) or type(obj) is FunctionCtx):
             raise SnippetRejected(f"only attributes of tensors, of a Function's ctx and of instances of the "
                                   f"snippet's classes can be assigned in snippets (`x.{name} = ...`)")
-        if name.startswith("_"):
+        if name.startswith("_") and not own_private(obj, name):
             raise SnippetRejected(f"'{name}': names starting with '_' are internals and not available in snippets")
         # torch's own attributes stay torch's: the engine calls and reads them (`model.train()` calls `modules()`)
         if is_snippet_object(obj) and engine_member(type(obj), name) or type(obj) is FunctionCtx and name in _CTX_OWN:
