@@ -31,9 +31,9 @@ from .limits import Budget, Limits, broadcast_elements, itemsize_of, shape_of
 from .policy import import_engine_module
 from .rewrite import guard_name
 from .surface import (
-    BUILTIN_METHODS, CLASS_BASES, MATH_NAMES, NDARRAY_ATTRS, NDARRAY_KEYWORDS, NDARRAY_POSITIONAL, NUMERIC_KINDS,
-    NODE_MODULE, OVERRIDABLE, SAFE_BUILTINS, attribute_refusal, own_private, dtype_refusal, engine_member, is_engine_module_name,
-    is_engine_object, is_engine_type, is_snippet_class, is_snippet_object, is_tensor, public_engine_types,
+    BUILTIN_METHODS, CLASS_BASES, MATH_NAMES, NDARRAY_ATTRS, NDARRAY_KEYWORDS, NDARRAY_POSITIONAL, NODE_MODULE,
+    NUMERIC_KINDS, OVERRIDABLE, SAFE_BUILTINS, attribute_refusal, dtype_refusal, engine_member, is_engine_module_name,
+    is_engine_object, is_engine_type, is_snippet_class, is_snippet_object, is_tensor, own_private, public_engine_types,
     register_snippet_class, requested_dtype_refusal, type_text, value_refusal,
 )
 
@@ -446,11 +446,9 @@ class Guards:
             return self._type(args[0])
         if fn is hasattr and len(args) == 2 and not kwargs:
             return self._hasattr(*args)
-        if fn in (classmethod, property):  # their functions are called from C: the snippet's own, or guarded
-            args = tuple(a if self._snippet_function(a) is not None or a is None else
-                         self._through_guard(self._callable_arguments(fn, (a,), {})[0][0]) for a in args)
-            kwargs = {k: v if self._snippet_function(v) is not None or v is None else
-                      self._through_guard(self._callable_arguments(fn, (v,), {})[0][0]) for k, v in kwargs.items()}
+        if fn in (classmethod, property):  # Python calls their functions from C
+            args = tuple(self._called_from_c(fn, a) for a in args)
+            kwargs = {k: self._called_from_c(fn, v) for k, v in kwargs.items()}
         if fn is iter and len(args) == 2:  # iter(f, sentinel) calls f from C
             args = (self._through_guard(self._callable_arguments(fn, args[:1], {})[0][0]), args[1])
         if fn in (map, filter) and args and not (fn is filter and args[0] is None):
@@ -517,6 +515,16 @@ class Guards:
         result = method(*args, **kwargs)
         self.budget.result(owner)  # append/extend/update grow the receiver in place
         return result
+
+    def _called_from_c(self, owner: object, fn: object) -> object:
+        """A function a classmethod or property will have Python call (from C, binding it to a class or an instance):
+        the snippet's own as it is, since it ticks and checks its results itself; anything else vetted as a function
+        handed over, and guarded."""
+        function = self._snippet_function(fn)
+        if function is not None:
+            self._check_function_builtins(function)
+            return fn
+        return fn if fn is None else self._through_guard(self._callable_arguments(owner, (fn,), {})[0][0])
 
     def _through_guard(self, fn: object) -> object:
         """A callable that Python or the engine will call from C (a `key=`, `map`'s function, a decorated

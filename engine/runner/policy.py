@@ -255,7 +255,7 @@ class _Checker(ast.NodeVisitor):
         elif method.name.startswith("_"):
             self.refuse(method, f"'{method.name}': of Python's special methods a class in a snippet may define only "
                                 "__init__, and no method name starts with '_'")
-        for decorator in method.decorator_list:  # `@staticmethod` is the runner's; any other applies through the call guard
+        for decorator in method.decorator_list:  # `@staticmethod` is the runner's; others apply through the call guard
             if isinstance(decorator, ast.Name) and decorator.id == "staticmethod":
                 self.approved.add(id(decorator))
         parameters = [*method.args.posonlyargs, *method.args.args]
