@@ -545,6 +545,11 @@ class Guards:
         """Python's answer, except for attributes the snippet may not touch: those are refused as `obj.name` is."""
         if not isinstance(name, str):
             return hasattr(obj, name)  # Python's own TypeError
+        if name == "__name__":  # as `obj.__name__` answers
+            try:
+                return bool(_name_of(obj))
+            except AttributeError:
+                return False
         reason = attribute_refusal(obj, name)
         if reason is None:
             return hasattr(obj, name)
