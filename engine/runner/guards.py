@@ -547,9 +547,10 @@ class Guards:
             return hasattr(obj, name)  # Python's own TypeError
         if name == "__name__":  # as `obj.__name__` answers
             try:
-                return bool(_name_of(obj))
+                _name_of(obj)
             except AttributeError:
                 return False
+            return True
         reason = attribute_refusal(obj, name)
         if reason is None:
             return hasattr(obj, name)
