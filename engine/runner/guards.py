@@ -760,6 +760,8 @@ def _function_str(fn: object, snippet_print: object) -> str:
 def _name_of(obj: object) -> str:
     """`obj.__name__` for a class or a function (`type(y.grad_fn).__name__`, `fn.__name__`), Python's
     AttributeError for anything else: the one dunder attribute a snippet may read, a plain str."""
+    if isinstance(obj, types.ModuleType) and (obj is math or is_engine_module_name(obj.__name__)):
+        return obj.__name__.replace("engine", "torch", 1)  # `torch.nn.__name__` is 'torch.nn', as in PyTorch
     if isinstance(obj, (type, types.FunctionType, types.MethodType, *_BUILTIN_METHOD_TYPES)):
         name = getattr(obj, "__name__", None)
         if type(name) is str:
