@@ -153,9 +153,14 @@ class Guards:
         return value
 
     def settarget(self, obj: object, name: str) -> object:
-        if not (is_tensor(obj) or is_snippet_object(obj) or type(obj) is FunctionCtx):
-            raise SnippetRejected(f"only attributes of tensors, of a Function's ctx and of instances of the "
-                                  f"snippet's classes can be assigned in snippets (`x.{name} = ...`)")
+        # a plain class of the snippet's (`Counter.count += 1`, `cls.count` in a classmethod) holds nothing of
+        # torch's; a Function's or Module's class attributes are read by the engine, and stay as the class made them
+        plain_class = is_snippet_class(obj) and not any(is_engine_type(k) for k in obj.__mro__)
+        if not (is_tensor(obj) or is_snippet_object(obj) or type(obj) is FunctionCtx or plain_class):
+            raise SnippetRejected(f"only attributes of tensors, of a Function's ctx, of instances of the snippet's "
+                                  f"classes and of its plain classes can be assigned in snippets (`x.{name} = ...`)")
+        if plain_class and name.startswith("_"):
+            raise SnippetRejected(f"'{name}': names starting with '_' are internals and not available in snippets")
         if name.startswith("_") and not own_private(obj, name):
             raise SnippetRejected(f"'{name}': names starting with '_' are internals and not available in snippets")
         # torch's own attributes stay torch's: the engine calls and reads them (`model.train()` calls `modules()`)
