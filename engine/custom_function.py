@@ -221,8 +221,9 @@ def _array_forward(cls, kwargs: dict, layout: _Layout | None):
 
 def _rule(cls, ctx, index: int, n: int, name: str, layout: _Layout | None):
     """The rule for input `index`: runs the user's backward once per incoming gradient (one per output, unpacked
-    by `layout`, when there are several), then hands out the gradient of each input. A batch of cotangents (leading axes: the Jacobian's one sweep) goes through
-    the user's backward one row at a time, since the learner's code expects a gradient of `out`'s shape."""
+    by `layout`, when there are several), then hands out the gradient of each input. A batch of cotangents
+    (leading axes: the Jacobian's one sweep) goes through the user's backward one row at a time, since the
+    learner's code expects a gradient of `out`'s shape."""
     def rule(g, out, *arrays):
         extra = np.ndim(g) - np.ndim(out)
         if extra > 0 and not isinstance(g, Tensor):

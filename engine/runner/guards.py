@@ -31,9 +31,9 @@ from .limits import Budget, Limits, broadcast_elements, itemsize_of, shape_of
 from .policy import import_engine_module
 from .rewrite import guard_name
 from .surface import (
-    BUILTIN_METHODS, CLASS_BASES, MATH_NAMES, NDARRAY_ATTRS, NDARRAY_KEYWORDS, NDARRAY_POSITIONAL, NUMERIC_KINDS,
-    NODE_MODULE, OVERRIDABLE, SAFE_BUILTINS, attribute_refusal, dtype_refusal, engine_member, is_engine_module_name,
-    is_engine_object, is_engine_type, is_snippet_class, is_snippet_object, is_tensor, public_engine_types,
+    BUILTIN_METHODS, CLASS_BASES, MATH_NAMES, NDARRAY_ATTRS, NDARRAY_KEYWORDS, NDARRAY_POSITIONAL, NODE_MODULE,
+    NUMERIC_KINDS, OVERRIDABLE, SAFE_BUILTINS, attribute_refusal, dtype_refusal, engine_member, is_engine_module_name,
+    is_engine_object, is_engine_type, is_snippet_class, is_snippet_object, is_tensor, own_private, public_engine_types,
     register_snippet_class, requested_dtype_refusal, type_text, value_refusal,
 )
 
@@ -82,6 +82,7 @@ class Guards:
         self._builtin_ids = {id(value) for value in self.builtins.values()}
         self.builtins["__build_class__"] = self.build_class  # not a callable builtin: only `class` reaches it
         self._trusted_builtins: dict[int, dict] = {}  # earlier runs' builtins, checked once per run
+        self._decorated: dict[int, object] = {}  # what the snippet's decorators made (see `decorator`)
 
     def size_guard(self, shape: tuple[int, ...], work: int = 0) -> None:
         """Vet a shape the engine is about to allocate, and check the clock: the engine calls this at every
@@ -152,10 +153,15 @@ class Guards:
         return value
 
     def settarget(self, obj: object, name: str) -> object:
-        if not (is_tensor(obj) or is_snippet_object(obj) or type(obj) is FunctionCtx):
-            raise SnippetRejected(f"only attributes of tensors, of a Function's ctx and of instances of the "
-                                  f"snippet's classes can be assigned in snippets (`x.{name} = ...`)")
-        if name.startswith("_"):
+        # a plain class of the snippet's (`Counter.count += 1`, `cls.count` in a classmethod) holds nothing of
+        # torch's; a Function's or Module's class attributes are read by the engine, and stay as the class made them
+        plain_class = is_snippet_class(obj) and not any(is_engine_type(k) for k in obj.__mro__)
+        if not (is_tensor(obj) or is_snippet_object(obj) or type(obj) is FunctionCtx or plain_class):
+            raise SnippetRejected(f"only attributes of tensors, of a Function's ctx, of instances of the snippet's "
+                                  f"classes and of its plain classes can be assigned in snippets (`x.{name} = ...`)")
+        if plain_class and name.startswith("_"):
+            raise SnippetRejected(f"'{name}': names starting with '_' are internals and not available in snippets")
+        if name.startswith("_") and not own_private(obj, name):
             raise SnippetRejected(f"'{name}': names starting with '_' are internals and not available in snippets")
         # torch's own attributes stay torch's: the engine calls and reads them (`model.train()` calls `modules()`)
         if is_snippet_object(obj) and engine_member(type(obj), name) or type(obj) is FunctionCtx and name in _CTX_OWN:
@@ -244,8 +250,14 @@ class Guards:
     # --- decorators, unpacking, exceptions -------------------------------------------------------
 
     def decorator(self, decorator: object) -> Callable[[object], object]:
-        """`@d` applies `d` through the call guard, like any call the snippet writes."""
-        return lambda fn: self.call(decorator, fn)
+        """`@d` applies `d` through the call guard, like any call the snippet writes. What it makes is remembered:
+        a class statement keeps, besides the snippet's own functions, only what a decorator made of them
+        (`@torch.no_grad()` on a method binds like one, as in PyTorch)."""
+        def apply(fn: object) -> object:
+            made = self.call(decorator, fn)
+            self._decorated[id(made)] = made
+            return made
+        return apply
 
     def unpack(self, kind: str, *parts: object, _callee: object = None) -> object:
         """`[a, *xs]`, `(*xs, *ys)`, `{*xs}`: each part bounded (ticked when lazy) and the total sized before
@@ -300,6 +312,8 @@ class Guards:
             function = value.__func__ if type(value) is staticmethod else value
             if self._is_own(function):
                 self._check_function_builtins(function)
+            elif self._decorated.get(id(value)) is value and not member.startswith("_"):
+                pass  # `@torch.no_grad()`, `@classmethod`, `@property` on a method: made through the call guard
             elif member.startswith("_") or any(hasattr(type(value), hook) for hook in _CLASS_HOOKS):
                 raise SnippetRejected(f"'{name}.{member}' is a value that Python would call from the class (a "
                                       "descriptor); a class attribute in a snippet is a method or a plain value")
@@ -437,6 +451,9 @@ class Guards:
             return self._type(args[0])
         if fn is hasattr and len(args) == 2 and not kwargs:
             return self._hasattr(*args)
+        if fn in (classmethod, property):  # Python calls their functions from C
+            args = tuple(self._called_from_c(fn, a) for a in args)
+            kwargs = {k: self._called_from_c(fn, v) for k, v in kwargs.items()}
         if fn is iter and len(args) == 2:  # iter(f, sentinel) calls f from C
             args = (self._through_guard(self._callable_arguments(fn, args[:1], {})[0][0]), args[1])
         if fn in (map, filter) and args and not (fn is filter and args[0] is None):
@@ -504,6 +521,16 @@ class Guards:
         self.budget.result(owner)  # append/extend/update grow the receiver in place
         return result
 
+    def _called_from_c(self, owner: object, fn: object) -> object:
+        """A function a classmethod or property will have Python call (from C, binding it to a class or an instance):
+        the snippet's own as it is, since it ticks and checks its results itself; anything else vetted as a function
+        handed over, and guarded."""
+        function = self._snippet_function(fn)
+        if function is not None:
+            self._check_function_builtins(function)
+            return fn
+        return fn if fn is None else self._through_guard(self._callable_arguments(owner, (fn,), {})[0][0])
+
     def _through_guard(self, fn: object) -> object:
         """A callable that Python or the engine will call from C (a `key=`, `map`'s function, a decorated
         builtin), made to go through the call guard; the snippet's own functions are guarded inside."""
@@ -523,6 +550,12 @@ class Guards:
         """Python's answer, except for attributes the snippet may not touch: those are refused as `obj.name` is."""
         if not isinstance(name, str):
             return hasattr(obj, name)  # Python's own TypeError
+        if name == "__name__":  # as `obj.__name__` answers
+            try:
+                _name_of(obj)
+            except AttributeError:
+                return False
+            return True
         reason = attribute_refusal(obj, name)
         if reason is None:
             return hasattr(obj, name)
@@ -732,6 +765,8 @@ def _function_str(fn: object, snippet_print: object) -> str:
 def _name_of(obj: object) -> str:
     """`obj.__name__` for a class or a function (`type(y.grad_fn).__name__`, `fn.__name__`), Python's
     AttributeError for anything else: the one dunder attribute a snippet may read, a plain str."""
+    if isinstance(obj, types.ModuleType) and (obj is math or is_engine_module_name(obj.__name__)):
+        return obj.__name__.replace("engine", "torch", 1)  # `torch.nn.__name__` is 'torch.nn', as in PyTorch
     if isinstance(obj, (type, types.FunctionType, types.MethodType, *_BUILTIN_METHOD_TYPES)):
         name = getattr(obj, "__name__", None)
         if type(name) is str:

@@ -255,16 +255,20 @@ class _Checker(ast.NodeVisitor):
         elif method.name.startswith("_"):
             self.refuse(method, f"'{method.name}': of Python's special methods a class in a snippet may define only "
                                 "__init__, and no method name starts with '_'")
-        for decorator in method.decorator_list:
-            if isinstance(decorator, ast.Name) and decorator.id == "staticmethod" and len(method.decorator_list) == 1:
+        for decorator in method.decorator_list:  # `@staticmethod` is the runner's; others apply through the call guard
+            if isinstance(decorator, ast.Name) and decorator.id == "staticmethod":
                 self.approved.add(id(decorator))
-            else:
-                self.refuse(decorator, "the only decorator a method may have in a snippet is @staticmethod")
-        explicit_only = not (method.args.posonlyargs or method.args.args)  # zero-argument super() needs the instance
+        parameters = [*method.args.posonlyargs, *method.args.args]
+        static = any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in method.decorator_list)
+        explicit_only = not parameters  # zero-argument super() needs the instance
         for node in _own_nodes(method.body):
             if is_super_attribute(node) and (node.attr == "__init__" or not node.attr.startswith("_")) and (
                     node.value.args or not explicit_only):
                 self.approved.update({id(node), id(node.value.func)})
+            elif (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and parameters and not static
+                  and node.value.id == parameters[0].arg and node.attr.startswith("_")
+                  and not node.attr.startswith("__")):
+                self.approved.add(id(node))  # `self._lr`: the guards allow the instance's own private names only
 
     # --- shapes of targets and calls -------------------------------------------------------------
 

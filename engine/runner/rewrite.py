@@ -185,11 +185,13 @@ class _Rewriter(ast.NodeTransformer):
         self._self = parameters[0].arg if method and parameters else None
         self.generic_visit(node)
         self._self = outer
-        if method:  # a method's only decorator is @staticmethod (policy): the runner's, for the snippet's function
-            node.decorator_list = [ast.copy_location(ast.Name(guard_name("static"), ast.Load()), d)
-                                   for d in node.decorator_list]
-        else:  # `@d` becomes `@__sg_decorator(d)`: d is still evaluated first, and applied through the call guard
-            node.decorator_list = [_guard("decorator", d, node=d) for d in node.decorator_list]
+        # `@d` becomes `@__sg_decorator(d)`: d is still evaluated first, and applied through the call guard; a method's
+        # `@staticmethod` is the runner's, for the snippet's own function
+        node.decorator_list = [
+            ast.copy_location(ast.Name(guard_name("static"), ast.Load()), d)
+            if method and isinstance(d, ast.Name) and d.id == "staticmethod" else _guard("decorator", d, node=d)
+            for d in node.decorator_list
+        ]
         # every call of a snippet function ticks, also when the engine or C makes it (a hook, a module's forward,
         # gradcheck's function): the body starts with a tick (after a docstring)
         at = 1 if node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant) \

@@ -33,6 +33,9 @@ SAFE_BUILTINS = (
 SAFE_BUILTINS += ("filter", "hasattr", "map", "type")
 # iterating by hand (`next(iter(loader))`, `next(gen, None)`); iter's callable form calls through the call guard
 SAFE_BUILTINS += ("iter", "next")
+# a class's method decorators (`@classmethod def from_config(cls, ...)`, `@property`): their functions are vetted
+# when they are made (`Guards._call_builtin`), and a class keeps only what a decorator made (`Guards.build_class`)
+SAFE_BUILTINS += ("classmethod", "property", "divmod")
 EXCEPTIONS = (
     "ArithmeticError", "AssertionError", "AttributeError", "Exception", "FloatingPointError", "IndexError",
     "KeyError", "LookupError", "NameError", "NotImplementedError", "OverflowError", "RuntimeError",
@@ -153,8 +156,21 @@ def _class_member(cls: type, name: str) -> bool:
     return any(name in vars(k) for k in cls.__mro__)
 
 
+# what torch's own Module.__init__ puts on every instance (`_parameters`, `_modules`): never the snippet's
+_ENGINE_INSTANCE_NAMES = frozenset(vars(Module()))
+
+
+def own_private(obj: object, name: str) -> bool:
+    """Whether `obj._name` is a private attribute of the snippet's own (`self._lr` in a method of its class): a
+    name with one leading underscore on an instance of the snippet's class that is none of torch's own."""
+    return (name.startswith("_") and not name.startswith("__") and is_snippet_object(obj)
+            and name not in _ENGINE_INSTANCE_NAMES and not engine_member(type(obj), name))
+
+
 def attribute_refusal(obj: object, name: str) -> str | None:
     """None when `obj.name` is part of the allowed surface, else the reason it is not."""
+    if own_private(obj, name):
+        return None
     if name.startswith("_"):
         return f"'{name}': names starting with '_' are internals and not available in snippets"
     if obj is math:

@@ -39,6 +39,7 @@ ALLOWED = {
                         "from torch.autograd.functional import hessian",
     "main_guard_and_names": "import torch\nif __name__ == '__main__':\n    print(torch.relu.__name__)",
     "unicode_names": "α = 0.1\n学習率 = α * 2",
+    "own_private": "class C:\n    def __init__(self):\n        self._lr = 0.1\n    def lr(self):\n        return self._lr",
 }
 
 REFUSED = {
@@ -56,6 +57,9 @@ REFUSED = {
     "def f():\n    n = 1\n    def g():\n        nonlocal __class__": (4, 9, "internals of the runner"),
     "__name__ = 'x'": (1, 1, "internals"),
     "x = 1\nx.__name__ = 'y'": (2, 1, "internals"),
+    "class C:\n    @staticmethod\n    def f(ctx):\n        return ctx._node": (4, 16, "internals"),
+    "class C:\n    def f(self):\n        return self.__dict__": (3, 16, "internals"),
+    "class C:\n    def f(self, other):\n        return other._x": (3, 16, "internals"),
     "async def f():\n    pass": (1, 1, "async"),
     "(y := 1)": (1, 2, ":="),
     "def f(x=().__class__):\n    pass": (1, 9, "internals"),

@@ -1,6 +1,6 @@
 # expect: SnippetRejected line 4
 import torch.nn as nn
 class Net(nn.Module):
-    @property
+    @vars
     def size(self):
         return 3

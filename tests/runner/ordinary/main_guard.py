@@ -11,3 +11,4 @@ def main():
 if __name__ == "__main__":
     main()
 print(__name__)
+print(torch.__name__, torch.nn.__name__, main.__name__, torch.relu.__name__)
