@@ -38,8 +38,11 @@ class Place:
     step_id: str
     step_number: int | None  # 1-based position in the lesson (None: no longer in the course)
 
-    def label(self, lang: str) -> str:
+    def label(self, lang: str, *, within: Place | None = None) -> str:
+        """`Lesson title › 3. step-id`; just the step within the lesson of `within`."""
         step = f"{self.step_number}. {self.step_id}" if self.step_number else self.step_id
+        if within is not None and within.lesson_id == self.lesson_id:
+            return step
         return f"{self.lesson_title.get(lang) or self.lesson_id} › {step}"
 
 
@@ -354,7 +357,8 @@ def student_cells(row: StudentRow, now: datetime, lang: str) -> list:
         return [name, *(text("—") for _ in STUDENT_HEADINGS[1:-1]), text(t("class_unreadable", lang, reason=row.problem))]
     failed = "—"
     if row.most_failed is not None:
-        failed = t("class_failed_times", lang, n=row.most_failed_wrong, step=row.most_failed.label(lang))
+        failed = t("class_failed_times", lang, n=row.most_failed_wrong,
+                   step=row.most_failed.label(lang, within=row.current))
     return [name, text(row.current.label(lang) if row.current else "—"), text(failed, "red" if row.stuck else ""),
             text(t("class_hints_shown", lang, hints=row.hints, shown=row.answers_shown)),
             text("—" if row.last_answer is None else last_seen_label(row.last_answer, now, lang)),
