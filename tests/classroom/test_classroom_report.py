@@ -193,6 +193,6 @@ async def test_class_view_reads_the_course_serve_recorded(class_dir, data_dir):
         students = app.screen.query_one("#class-students", DataTable)
         first = students.get_row_at(0)
         assert str(first[0]) == "[b]Zoë[/b]  needs help" and str(first[5]) == "0/1"
-        assert "2× Squares and their gradients › 3. predict-matrix" == str(first[2])
+        assert str(first[2]) == "2× Squares and their gradients › 3. pre…"  # long cells shortened on screen
         assert [str(students.get_row_at(i)[0]) for i in range(1, 4)] == ["Alice", "Bob", "Chloé"]
         assert "1 need help" in str(app.screen.query_one("#class-summary").render())
