@@ -42,24 +42,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from tutor.classroom.server import process_children, process_tree  # noqa: E402
 from tests.serve.serve_browser import CHROMIUM_ARGS, TERMINAL_TEXT, ServedClass, chromium_path, why_no_browser  # noqa: E402
 
 
 def descendants(pid: int) -> list[int]:
-    children: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            except (OSError, ValueError, IndexError):
-                continue
-            children.setdefault(parent, []).append(int(entry.name))
-    found, todo = [], [pid]
-    while todo:
-        current = todo.pop()
-        found.append(current)
-        todo.extend(children.get(current, []))
-    return found
+    return process_tree(pid, process_children())
 
 
 def memory_kb(pid: int, *, started: bool = True) -> tuple[int, int]:

@@ -73,11 +73,7 @@ class StudentRow:
 
 
 @dataclass(frozen=True)
-class StepRow:
-    lesson_id: str
-    lesson_title: dict[str, str]  # {"en": …, "ja": …}
-    step_id: str
-    step_number: int | None  # 1-based position in the lesson (None: no longer in the course)
+class StepRow(Place):
     students: int  # students who answered it
     first_try_right: int  # … and got it right on their first attempt
     right_eventually: int  # … and got it right at some point
@@ -312,7 +308,7 @@ def write_csv(report: ClassReport, path: Path, lang: str = "en") -> tuple[Path, 
 def _step_label(place: Place) -> str:
     from tutor.untrusted import csv_cell
 
-    return csv_cell(f"{place.step_number}. {place.step_id}" if place.step_number else place.step_id)
+    return csv_cell(place.label("en", within=place))
 
 
 def write_json(report: ClassReport) -> str:
@@ -384,8 +380,8 @@ def student_table(report: ClassReport, lang: str):
 def step_cells(row: StepRow, lang: str) -> list:
     from tutor.untrusted import text
 
-    step = f"{row.step_number}. {row.step_id}" if row.step_number else row.step_id
-    return [text(row.lesson_title.get(lang) or row.lesson_id), text(step), text(f"{row.first_try_right}/{row.students}"),
+    return [text(row.lesson_title.get(lang) or row.lesson_id), text(row.label(lang, within=row)),
+            text(f"{row.first_try_right}/{row.students}"),
             text(f"{row.first_try_rate:.0%}"), text(f"{row.right_eventually}/{row.students}"),
             text(", ".join(row.unsolved), "red" if row.unsolved else "")]
 
