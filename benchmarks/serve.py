@@ -19,9 +19,15 @@ terminal like a page does (no browser competing for this machine's two cores); t
 what each student sees while the whole class starts at once. A last line gives the server's share
 alone (every student a WebSocket client).
 
-The issue's targets: < 3 s to the course view and < 150 MB per student.
+A class at work (`--lessons-only` runs just this): every student a WebSocket client (browsers on their
+own computers), all at once: from the course view, opening the first lesson (Enter -> its first step
+drawn), then leaving (the page closed) and coming back (the page opened again -> the tutor resumed on
+that step: the old tutor must end first, one tutor per student).
 
-    .venv/bin/python benchmarks/serve.py [--students 1 10] [--settle 8]
+The targets (issues #19, #26): < 3 s to the course view, < 1 s to open a lesson and to come back for a
+class of 10 on 2 cores (server side), <= 110 MB PSS per student.
+
+    .venv/bin/python benchmarks/serve.py [--students 1 10] [--settle 8] [--lessons-only]
 """
 from __future__ import annotations
 
@@ -36,24 +42,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from tutor.classroom.server import process_children, process_tree  # noqa: E402
 from tests.serve.serve_browser import CHROMIUM_ARGS, TERMINAL_TEXT, ServedClass, chromium_path, why_no_browser  # noqa: E402
 
 
 def descendants(pid: int) -> list[int]:
-    children: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            except (OSError, ValueError, IndexError):
-                continue
-            children.setdefault(parent, []).append(int(entry.name))
-    found, todo = [], [pid]
-    while todo:
-        current = todo.pop()
-        found.append(current)
-        todo.extend(children.get(current, []))
-    return found
+    return process_tree(pid, process_children())
 
 
 def memory_kb(pid: int, *, started: bool = True) -> tuple[int, int]:
@@ -93,6 +87,9 @@ async def open_student(browser, url: str, name: str) -> tuple[object, float]:
     await page.goto(url + "/?lang=en")
     await page.fill("#name", name)
     await page.click("#start-button")  # joins, then the tutor page opens: the clock starts with it
+    await page.wait_for_load_state("domcontentloaded")
+    if await page.query_selector("#personal-code") is not None:  # a new student's personal code, shown once
+        await page.click("#continue")
     start = time.monotonic()
     await page.wait_for_url("**/tutor")
     while "Trying autograd" not in await page.evaluate("() => window.__tutorText || ''"):
@@ -156,6 +153,78 @@ async def websocket_student(url: str, name: str) -> float:
                 elif message.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED):
                     raise RuntimeError(f"{name}: closed before the course view")
             return time.monotonic() - start
+
+
+async def read_terminal(socket, text: str, seconds: float = 120.0) -> None:
+    import re
+
+    import aiohttp
+
+    seen, deadline = "", time.monotonic() + seconds
+    while text not in seen:
+        message = await socket.receive(timeout=max(0.1, deadline - time.monotonic()))
+        if isinstance(message.data, bytes):
+            seen += re.sub(r"\x1b\[[0-9;?<>=]*[ -/]*[@-~]", "", message.data.decode("utf-8", "replace"))
+        elif message.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED):
+            raise RuntimeError(f"closed before {text!r}")
+
+
+async def lesson_student(url: str, name: str, start: asyncio.Event) -> tuple[float, float]:
+    """(seconds to open the first lesson from the course view, seconds to come back to it after leaving)."""
+    import aiohttp
+
+    async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as session:
+        await session.post(url + "/join", data={"name": name, "lang": "en"})
+        terminal = url.replace("http", "ws") + "/ws?width=110&height=32"
+        async with session.ws_connect(terminal) as socket:
+            await read_terminal(socket, "Trying autograd")
+            await start.wait()  # the whole class at once
+            began = time.monotonic()
+            await socket.send_json(["stdin", "\r"])
+            await read_terminal(socket, "Step 1 of")
+            opened = time.monotonic() - began
+        began = time.monotonic()  # the page closed; now opened again
+        async with session.ws_connect(terminal) as socket:
+            await read_terminal(socket, "Step 1 of")
+            back = time.monotonic() - began
+        return opened, back
+
+
+async def lesson_round(server: ServedClass, count: int, offset: int, settle: float) -> tuple[list[float], list[float]]:
+    start = asyncio.Event()
+    tasks = [asyncio.create_task(lesson_student(server.url, f"lesson student {offset + i}", start)) for i in range(count)]
+    while len(server.student_pids()) < count:  # every course view drawn, the tutors idle
+        await asyncio.sleep(0.1)
+    await asyncio.sleep(settle)
+    start.set()
+    results = await asyncio.gather(*tasks)
+    for _ in range(200):
+        if not server.student_pids():
+            break
+        await asyncio.sleep(0.1)
+    return [opened for opened, _ in results], [back for _, back in results]
+
+
+async def lessons_main(counts: list[int], settle: float, rounds: int = 3) -> None:
+    import os
+
+    print(f"{os.cpu_count()} CPUs, load average before: {os.getloadavg()[0]:.1f}", flush=True)
+    with tempfile.TemporaryDirectory() as folder:
+        server = ServedClass(Path(folder) / "class", "--max-students", str(max(counts) + 5))
+        try:
+            await lesson_round(server, 1, 9000, 1.0)  # warm-up
+            for count in counts:
+                opened, back = [], []
+                for index in range(rounds):
+                    o, b = await lesson_round(server, count, 100 * count + 10 * index, settle)
+                    opened.append(statistics.median(o))
+                    back.append(statistics.median(b))
+                print(f"{count:>2} student(s) at once (WebSocket clients; medians of {rounds} rounds, each a median "
+                      f"over the class): open a lesson {statistics.median(opened):.2f} s "
+                      f"({', '.join(f'{t:.2f}' for t in opened)}), come back after leaving "
+                      f"{statistics.median(back):.2f} s ({', '.join(f'{t:.2f}' for t in back)})", flush=True)
+        finally:
+            server.stop()
 
 
 async def server_round(server: ServedClass, count: int, offset: int) -> list[float]:
@@ -239,7 +308,11 @@ def main() -> None:
     parser.add_argument("--students", type=int, nargs="+", default=[1, 10])
     parser.add_argument("--settle", type=float, default=8.0,
                         help="seconds to wait before measuring memory (the sandbox worker starts 3 s after the course view)")
+    parser.add_argument("--lessons-only", action="store_true", help="only the class at work: open a lesson, come back")
     args = parser.parse_args()
+    if args.lessons_only:
+        asyncio.run(lessons_main(args.students, args.settle))
+        return
     reason = why_no_browser()
     if reason:
         sys.exit(f"cannot run: {reason}")

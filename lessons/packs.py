@@ -44,7 +44,7 @@ _END_RECORD_REACH = 22 + 65_535  # the end record and the longest archive commen
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _VERSION = re.compile(r"^\d+(\.\d+){0,2}([-+][0-9A-Za-z.-]+)?$")
 PACK_KEYS = ["format_version", "name", "version", "title", "description", "authors", "languages", "licence",
-             "lessons", "glossary"]
+             "license", "lessons", "glossary"]  # licence or license: either spelling, as pyproject and SPDX write it
 _ARCHIVE_TIME = (1980, 1, 1, 0, 0, 0)
 
 
@@ -99,7 +99,9 @@ def read_pack(folder: str | os.PathLike[str]) -> tuple[Pack | None, list[LessonE
             problems.add(f"languages[{i}]", f"'{lang}' is not a language the tutor has: use {' or '.join(LANGUAGES)}")
     if languages and "en" not in languages:
         top.error("languages", "English is required: every text has `en` (list \"en\", and \"ja\" if translated)")
-    licence = top.string("licence", required=True)
+    if "licence" in data and "license" in data:
+        top.error("license", "give the licence once: `licence` or `license`, not both")
+    licence = top.string("license") if "license" in data else top.string("licence", required=True)
     lessons = _strings(top, "lessons", "an array of lesson files in course order, like [\"first.toml\"]")
     if "lessons" in data and not lessons and isinstance(data["lessons"], list):
         top.error("lessons", "list at least one lesson file")

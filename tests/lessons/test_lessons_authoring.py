@@ -273,13 +273,13 @@ def test_the_schema_rejects_what_the_loader_rejects(old, new):
     assert jsonschema.Draft7Validator(json_schema()).is_valid(tomllib.loads(GOOD))
 
 
-def test_new_points_editors_at_the_schema(cli, tmp_path):
+def test_new_points_editors_at_the_schema_beside_the_lesson(cli, tmp_path):
+    """Relative, with the schema written beside it: no path of the author's machine in a shared lesson."""
     assert cli("new", "schema-ref", "--dir", tmp_path).exit_code == 0
-    first = (tmp_path / "schema-ref.toml").read_text("utf-8").splitlines()[0]
-    assert first.startswith("#:schema file://")
-    from urllib.parse import unquote, urlparse
-
-    target = Path(unquote(urlparse(first.split(" ", 1)[1]).path))
+    text = (tmp_path / "schema-ref.toml").read_text("utf-8")
+    first = text.splitlines()[0]
+    assert first == "#:schema ./lesson.schema.json" and "file://" not in text
+    target = tmp_path / first.split(" ", 1)[1]
     assert target.is_file() and json.loads(target.read_text("utf-8"))["title"] == "autograd-tutor lesson"
 
 

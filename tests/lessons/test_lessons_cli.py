@@ -80,15 +80,15 @@ def test_duplicate_lesson_ids_across_files(cli, tmp_path):
 
 
 def test_new_writes_a_template_that_passes_check_and_refuses_to_overwrite(cli, tmp_path):
-    result = cli("new", "My First Lesson", "--dir", tmp_path)
+    result = cli("new", "My First Lesson!", "--dir", tmp_path)
     assert result.exit_code == 0
-    path = tmp_path / "My First Lesson.toml"
+    path = tmp_path / "my-first-lesson.toml"  # named after its id: no space or punctuation in a file name
     text = path.read_text(encoding="utf-8")
     assert 'id = "my-first-lesson"' in text and "ja =" in text and "#" in text
     check = cli("check", path)
     assert check.exit_code == 0, check.output
     assert check.output.strip() == "1 lesson checked, 0 problems"
-    again = cli("new", "My First Lesson", "--dir", tmp_path)
+    again = cli("new", "my first lesson", "--dir", tmp_path)
     assert again.exit_code == 1 and "already exists" in again.output
     assert path.read_text(encoding="utf-8") == text
 

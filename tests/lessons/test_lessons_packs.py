@@ -76,9 +76,18 @@ def test_pack_lessons_are_namespaced_so_ids_cannot_collide(cli, pack_dir, tmp_pa
     assert result.exit_code == 0, result.output
 
 
+def test_pack_toml_takes_license_spelled_either_way(cli, pack_dir):
+    from lessons.packs import read_pack
+
+    (pack_dir / "pack.toml").write_text(PACK_TOML.replace("licence", "license"), "utf-8")
+    pack, problems = read_pack(pack_dir)
+    assert problems == [] and pack.licence == "CC-BY-4.0"
+
+
 @pytest.mark.parametrize("edit, expected", [
     (lambda t: t.replace('licence = "CC-BY-4.0"\n', ""), "pack.toml: missing required key 'licence'"),
-    (lambda t: t.replace('licence', 'license'), "pack.toml:5: license: unknown key 'license' — did you mean 'licence'?"),
+    (lambda t: t.replace('licence = "CC-BY-4.0"\n', 'licence = "CC-BY-4.0"\nlicense = "MIT"\n'),
+     "pack.toml:6: license: give the licence once: `licence` or `license`, not both"),
     (lambda t: t.replace('"ja"]', '"jp"]'), "pack.toml:4: languages[1]: 'jp' is not a language the tutor has"),
     (lambda t: t.replace('"1.0.0"', '"one"'), "pack.toml:2: version: 'one' is not a version"),
     (lambda t: t.replace('"second.toml"]', '"third.toml"]'), "pack.toml:6: lessons[1]: 'third.toml' is listed but there is no such file"),

@@ -189,6 +189,11 @@ def join(page, url: str, name: str, *, code: str | None = None, lang: str = "en"
         page.screenshot(path=screenshot)
     page.click("#start-button")
     page.wait_for_load_state("domcontentloaded")
+    if page.query_selector("#personal-code") is not None:  # a new student: their personal code, shown once
+        if screenshot is not None:
+            page.screenshot(path=Path(screenshot).with_name(Path(screenshot).stem + "-welcome.png"))
+        page.click("#continue")
+        page.wait_for_load_state("domcontentloaded")
 
 
 def press(page, *keys: str) -> None:

@@ -92,6 +92,17 @@ def test_a_class_in_the_browser(tmp_path, shots):
             alice.screenshot(path=shots / "alice-resumed-en.png")
             assert server.student_pids()["alice"] != before
 
+            # A second tab of Alice says her tutor is open elsewhere (not "session ended"), and kicks nobody.
+            tab = alice.context.new_page()
+            tab.goto(server.url + "/tutor")
+            tab.wait_for_selector("body.-closed", timeout=30_000)
+            assert "open in another tab" in tab.inner_text("#ended")
+            assert tab.is_visible("#take-over") and not tab.is_visible("#reconnect")
+            tab.screenshot(path=shots / "second-tab-en.png")
+            tab.close()
+            press(alice, "n")
+            wait_for_text(alice, "Step 3 of 9")  # Alice's first tab goes on
+
             # A third student while two are connected (the cap is 2): the class is full.
             carol = student("en")
             join(carol, server.url, "Carol", code=CODE)

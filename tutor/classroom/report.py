@@ -39,8 +39,11 @@ class Place:
     step_id: str
     step_number: int | None  # 1-based position in the lesson (None: no longer in the course)
 
-    def label(self, lang: str) -> str:
+    def label(self, lang: str, *, within: Place | None = None) -> str:
+        """`Lesson title › 3. step-id`; just the step within the lesson of `within`."""
         step = f"{self.step_number}. {self.step_id}" if self.step_number else self.step_id
+        if within is not None and within.lesson_id == self.lesson_id:
+            return step
         return f"{self.lesson_title.get(lang) or self.lesson_id} › {step}"
 
 
@@ -71,11 +74,7 @@ class StudentRow:
 
 
 @dataclass(frozen=True)
-class StepRow:
-    lesson_id: str
-    lesson_title: dict[str, str]  # {"en": …, "ja": …}
-    step_id: str
-    step_number: int | None  # 1-based position in the lesson (None: no longer in the course)
+class StepRow(Place):
     students: int  # students who answered it
     first_try_right: int  # … and got it right on their first attempt
     right_eventually: int  # … and got it right at some point
@@ -306,7 +305,7 @@ def write_csv(report: ClassReport, path: Path, lang: str = "en") -> tuple[Path, 
 
 
 def _step_label(place: Place) -> str:
-    return csv_cell(f"{place.step_number}. {place.step_id}" if place.step_number else place.step_id)
+    return csv_cell(place.label("en", within=place))
 
 
 def write_json(report: ClassReport) -> str:
@@ -349,7 +348,8 @@ def student_cells(row: StudentRow, now: datetime, lang: str) -> list:
         return [name, *(text("—") for _ in STUDENT_HEADINGS[1:-1]), text(t("class_unreadable", lang, reason=row.problem))]
     failed = "—"
     if row.most_failed is not None:
-        failed = t("class_failed_times", lang, n=row.most_failed_wrong, step=row.most_failed.label(lang))
+        failed = t("class_failed_times", lang, n=row.most_failed_wrong,
+                   step=row.most_failed.label(lang, within=row.current))
     return [name, text(row.current.label(lang) if row.current else "—"), text(failed, "red" if row.stuck else ""),
             text(t("class_hints_shown", lang, hints=row.hints, shown=row.answers_shown)),
             text("—" if row.last_answer is None else last_seen_label(row.last_answer, now, lang)),
@@ -373,8 +373,8 @@ def student_table(report: ClassReport, lang: str):
 
 
 def step_cells(row: StepRow, lang: str) -> list:
-    step = f"{row.step_number}. {row.step_id}" if row.step_number else row.step_id
-    return [text(row.lesson_title.get(lang) or row.lesson_id), text(step), text(f"{row.first_try_right}/{row.students}"),
+    return [text(row.lesson_title.get(lang) or row.lesson_id), text(row.label(lang, within=row)),
+            text(f"{row.first_try_right}/{row.students}"),
             text(f"{row.first_try_rate:.0%}"), text(f"{row.right_eventually}/{row.students}"),
             text(", ".join(row.unsolved), "red" if row.unsolved else "")]
 

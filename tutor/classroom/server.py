@@ -557,11 +557,10 @@ class ClassroomServer(Server):
         takeover = request.path.endswith("/takeover")
         previous = self._connections.get(key)
         if previous is not None and not takeover:  # a reload: the old page's socket closes just before
-            await previous.wait_ended(RELOAD_GRACE_SECONDS)
-            previous = self._connections.get(key)
-        if previous is not None and not takeover:
-            await websocket.close(code=CLOSE_ELSEWHERE, message=b"open in another tab")
-            return websocket
+            if not await previous.wait_closed(RELOAD_GRACE_SECONDS):
+                await websocket.close(code=CLOSE_ELSEWHERE, message=b"open in another tab")
+                return websocket
+            previous = self._connections.get(key)  # its tutor may still be ending: waited for below
         if self._full(session):
             await websocket.close(code=CLOSE_FULL, message=b"the class is full")
             return websocket
@@ -595,14 +594,14 @@ class ClassroomServer(Server):
         except Exception as error:  # one student's trouble never reaches the others
             log.exception(error)
         finally:
-            if self._connections.get(key) is me:
-                del self._connections[key]
             try:
                 if service is not None:
                     await service.stop()
                 if not websocket.closed:
                     await websocket.close()
             finally:
+                if self._connections.get(key) is me:  # only now: until its tutor has ended, it is the student's
+                    del self._connections[key]
                 me.ended.set()
         return websocket
 
@@ -724,6 +723,15 @@ class Connection:
     name: str = ""
     service: StudentService | None = None
     ended: asyncio.Event = field(default_factory=asyncio.Event)
+
+    async def wait_closed(self, seconds: float) -> bool:
+        """Whether the page's socket closes (or the handler ends) within `seconds`."""
+        deadline = time.monotonic() + seconds
+        while not (self.websocket.closed or self.ended.is_set()):
+            if time.monotonic() > deadline:
+                return False
+            await asyncio.sleep(0.05)
+        return True
 
     async def wait_ended(self, seconds: float) -> bool:
         try:

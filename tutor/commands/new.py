@@ -1,7 +1,11 @@
 """`autograd-tutor new NAME`: write a commented template lesson that passes `check --strict` as is.
 
-It refuses a name whose id the bundled course or the learner's lesson folder already uses (the tutor
-would not load a second lesson with that id) and suggests a free one.
+The file is named after the lesson id (`new "Layer Norm!"` writes `layer-norm.toml`: no space or
+punctuation for a shell or another file system to trip on). It points editors at the lesson schema
+by a relative path, `#:schema ./lesson.schema.json`, and puts that schema beside it: a shared lesson
+carries no path of the author's machine and works in the reader's editor. It refuses a name whose id
+the bundled course or the learner's lesson folder already uses (the tutor would not load a second
+lesson with that id) and suggests a free one.
 """
 from __future__ import annotations
 
@@ -121,8 +125,7 @@ def slug(name: str) -> str:
 @click.pass_context
 def command(ctx: click.Context, name: str, folder: Path | None) -> None:
     """Write NAME.toml, a commented template lesson that passes `check` as is."""
-    stem = name.removesuffix(".toml")
-    lesson_id = slug(Path(stem).name)
+    lesson_id = slug(Path(name.removesuffix(".toml")).name)
     if not lesson_id:
         raise click.UsageError(f"cannot make a lesson id from {name!r}: use letters or digits, like 'chain-rule'")
     from tutor.paths import lessons_dir
@@ -130,7 +133,7 @@ def command(ctx: click.Context, name: str, folder: Path | None) -> None:
     user_dir = lessons_dir(ctx.parent.params.get("data_dir") if ctx.parent is not None else None)
     if folder is None:
         folder = user_dir
-    path = folder / f"{stem}.toml"
+    path = folder / f"{lesson_id}.toml"
     from lessons.ids import free_id, taken_ids
 
     taken = taken_ids(user_dir)
@@ -147,11 +150,17 @@ def command(ctx: click.Context, name: str, folder: Path | None) -> None:
         sys.exit(1)
     from lessons.spec import SCHEMA_PATH
 
-    text = TEMPLATE.replace("__SCHEMA__", SCHEMA_PATH.resolve().as_uri()).replace("__ID__", lesson_id).replace("__TITLE__", lesson_id.replace("-", " ").capitalize())
+    text = TEMPLATE.replace("__SCHEMA__", f"./{SCHEMA_PATH.name}").replace("__ID__", lesson_id).replace(
+        "__TITLE__", lesson_id.replace("-", " ").capitalize())
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with open(path, "x", encoding="utf-8") as file:
             file.write(text.replace("__FILE__", str(path)))
+        schema = path.parent / SCHEMA_PATH.name
+        if not schema.exists() or schema.read_bytes() != SCHEMA_PATH.read_bytes():
+            from lessons.atomic_file import write_atomically
+
+            write_atomically(schema, SCHEMA_PATH.read_text(encoding="utf-8"))
     except OSError as error:
         echo(f"cannot write {path}: {error.strerror or error}", err=True)
         sys.exit(1)

@@ -111,6 +111,8 @@ class ClassScreen(Screen[None]):
             cells = student_cells(row, report.generated_at, lang)
             if not row.problem:
                 cells[accuracy_column] = accuracy_bar(row.accuracy)
+            for cell in cells[1:3]:  # where they are, what they failed: a lesson title can be long
+                cell.truncate(40, overflow="ellipsis")
             students.add_row(*cells, key=row.folder)
         for key in STEP_HEADINGS:
             steps.add_column(t(key, lang), key=key)

@@ -29,6 +29,10 @@ class _Choice:
         return f"{self.mark.plain} {self.label.plain}"
 
 
+# Each mark on its own background, so it reads on the highlighted (blue) row as on a plain one.
+MARK_STYLES = {"✓": "bold #ffffff on #2e7d32", "✗": "bold #ffffff on #c62828"}
+
+
 class ChoiceList(OptionList):
     """Options (shown in any order; `ids` are the step's own indices) marked after a check:
     ✓ the correct one (once the step is over), ✗ each wrong one chosen."""
@@ -43,7 +47,7 @@ class ChoiceList(OptionList):
         options = []
         for option_id, label in zip(self._ids, self._labels):
             mark = marks.get(option_id, " ")
-            style = {"✓": "bold green", "✗": "bold red"}.get(mark, "")
+            style = MARK_STYLES.get(mark, "")
             options.append(Option(_Choice(Text(mark, style=style), label), id=str(option_id)))
         return options
 

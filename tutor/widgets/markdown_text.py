@@ -8,7 +8,10 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from pygments.styles.monokai import MonokaiStyle
+from pygments.token import Error
 from rich.markdown import Heading, Markdown
+from rich.syntax import PygmentsSyntaxTheme
 from textual.widgets import Static
 
 from tutor.untrusted import plain
@@ -17,6 +20,16 @@ from tutor.widgets.japanese_wrap import join_japanese_lines
 
 class _LeftHeading(Heading):
     LEVEL_ALIGN: ClassVar[dict[str, str]] = dict.fromkeys(("h1", "h2", "h3", "h4", "h5", "h6"), "left")
+
+
+class _InlineCodeStyle(MonokaiStyle):
+    """Monokai without its red error marks: inline code is often maths (`d(x_i ** 2)/dx_i = 2 x_i`), which
+    the Python lexer does not know, and must not look like a mistake."""
+
+    styles = {**MonokaiStyle.styles, Error: ""}
+
+
+INLINE_CODE_THEME = PygmentsSyntaxTheme(_InlineCodeStyle)
 
 
 class _LessonMarkdown(Markdown):
@@ -35,4 +48,5 @@ class MarkdownText(Static):
         self.source = source
         # lesson text: cleaned, and links drawn as their text and address, never as terminal hyperlinks
         self.update(_LessonMarkdown(plain(join_japanese_lines(source)), code_theme="monokai",
-                                    inline_code_lexer="python", hyperlinks=False) if source else "")
+                                    inline_code_lexer="python", inline_code_theme=INLINE_CODE_THEME,
+                                    hyperlinks=False) if source else "")
