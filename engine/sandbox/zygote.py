@@ -170,17 +170,16 @@ def serve(profile: str = "full", confined: bool = True) -> None:
     selector.register(stdin, selectors.EVENT_READ, None)
     pending = b""
     jobs: list[_Job] = []
-    open_input = True
-    while open_input or jobs:
+    while True:
         now = time.monotonic()
         waits = [job.deadline - now for job in jobs] + [EXIT_POLL for job in jobs if job.polled and job.fd is None]
         for key, _ in selector.select(max(0.0, min(waits)) if waits else None):
             if key.data is None:
                 chunk = os.read(stdin.fileno(), 1 << 20)
-                if not chunk:
-                    open_input = False
-                    selector.unregister(stdin)
-                    continue
+                if not chunk:  # the tutor has gone: no answer will be read, so no job may outlive it
+                    for job in jobs:
+                        job.kill("the tutor closed")
+                    return
                 pending += chunk
                 while b"\n" in pending:
                     line, pending = pending.split(b"\n", 1)

@@ -45,3 +45,21 @@ def test_a_child_that_closes_its_pipe_is_stopped_at_its_deadline_while_others_ar
     assert by_id[2] == {"id": 2, "result": {"answer": 42}}
     assert by_id[1]["failure"] == {"type": "ResourceLimitExceeded",
                                    "message": "the snippet ran past its time limit and was stopped"}
+
+
+def test_a_closed_tutor_ends_its_running_jobs_at_once():
+    """Quitting the app closes the zygote's input: a job still running (an explanation being worked out)
+    is killed then, not run to its deadline while the tutor waits to exit."""
+    import time
+
+    process = subprocess.Popen([sys.executable, "-c", SCRIPT, str(ROOT)], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, text=True)
+    try:
+        assert json.loads(process.stdout.readline())["ready"]
+        process.stdin.write(json.dumps({"id": 1, "job": "hide", "args": {"seconds": 3600}, "seconds": 600.0}) + "\n")
+        process.stdin.flush()
+        time.sleep(0.5)  # the job is running
+        process.stdin.close()
+        assert process.wait(timeout=60) == 0  # its deadline was ten minutes away
+    finally:
+        process.kill()
