@@ -77,7 +77,7 @@ def read_pack(folder: str | os.PathLike[str]) -> tuple[Pack | None, list[LessonE
     except LessonError as error:
         return None, [error]
     except TomlError as error:
-        return None, [LessonError(path, "", error.line, error.message)]
+        return None, [LessonError(path, "", error.line, error.message, error.ja)]
     problems = Problems(str(path), build_line_map(text))
     top = Fields(data, "", problems, PACK_KEYS)
     version = top.integer("format_version")

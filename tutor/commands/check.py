@@ -53,12 +53,13 @@ def command(ctx: click.Context, paths: tuple[Path, ...], against_torch: bool, st
     from tutor.paths import lessons_dir
 
     user_dir = lessons_dir(ctx.parent.params.get("data_dir") if ctx.parent is not None else None)
+    lang = message_language(ctx)
 
     def once() -> int:
         with warnings.catch_warnings():  # engine warnings (PyTorch's own, like non-leaf .grad) are not problems
             warnings.simplefilter("ignore")
             report = check_paths(paths, against_torch=against_torch, require_lang=require_lang, user_dir=user_dir)
-        return print_report(report, strict)
+        return print_report(report, strict, lang)
 
     status = once()
     if watch:
@@ -66,11 +67,19 @@ def command(ctx: click.Context, paths: tuple[Path, ...], against_torch: bool, st
     sys.exit(status)
 
 
-def print_report(report: Report, strict: bool) -> int:
-    """Print the problems (and, when strict, the warnings) and the summary; the exit status."""
+def message_language(ctx: click.Context) -> str:
+    """The language of an author's messages: `autograd-tutor --lang`, else the locale's."""
+    from tutor.i18n import default_language
+
+    return (ctx.parent.params.get("lang") if ctx.parent is not None else None) or default_language()
+
+
+def print_report(report: Report, strict: bool, lang: str = "en") -> int:
+    """Print the problems (and, when strict, the warnings) and the summary; the exit status. A problem
+    with a Japanese message (`LessonError.ja`) is printed in Japanese when `lang` is "ja"."""
     shown = report.problems + (report.warnings if strict else [])
     for problem in sorted(shown, key=lambda p: (p.path, p.line or 0)):
-        click.echo(str(problem))
+        click.echo(problem.localized(lang))
     lessons = "lesson" if report.checked == 1 else "lessons"
     found = "problem" if len(report.problems) == 1 else "problems"
     summary = f"{report.checked} {lessons} checked, {len(report.problems)} {found}"
