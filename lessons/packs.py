@@ -179,6 +179,14 @@ def pack_of(folder: Path) -> Pack | None:
     return pack
 
 
+def pack_folders(folder: Path) -> list[Path]:
+    """`folder` and the folders under it that have a pack.toml (hidden folders skipped), in order."""
+    if not folder.is_dir():
+        return []
+    return sorted(path.parent for path in folder.rglob(PACK_FILE)
+                  if path.is_file() and not any(part.startswith(".") for part in path.relative_to(folder).parts))
+
+
 # --- archives -------------------------------------------------------------------------------
 
 

@@ -278,6 +278,7 @@ STRINGS: dict[str, dict[str, str]] = {
                                  "everything else is safe.",
         "progress_rows_skipped_one": "1 record in your progress file could not be read and was skipped; "
                                      "everything else is safe.",
+        "pack_shadowed": "{source} is used instead of the installed pack {name} ({installed}).",
     },
     "ja": {
         "course_title": "コース",
@@ -526,6 +527,7 @@ STRINGS: dict[str, dict[str, str]] = {
                              "壊れたファイルは {path} として残してあります。",
         "progress_rows_skipped": "進捗ファイルの記録のうち {count} 件が読めなかったため、飛ばしました。"
                                  "ほかの記録はすべて無事です。",
+        "pack_shadowed": "インストール済みのパック {name}（{installed}）の代わりに、{source} を使います。",
     },
 }
 

@@ -27,6 +27,7 @@ class Report:
     problems: list = field(default_factory=list)
     warnings: list = field(default_factory=list)
     checked: int = 0
+    notes: list = field(default_factory=list)  # what the author should know, neither a problem nor a warning
 
 
 @click.command("check")
@@ -77,6 +78,8 @@ def message_language(ctx: click.Context) -> str:
 def print_report(report: Report, strict: bool, lang: str = "en") -> int:
     """Print the problems (and, when strict, the warnings) and the summary; the exit status. A problem
     with a Japanese message (`LessonError.ja`) is printed in Japanese when `lang` is "ja"."""
+    for note in report.notes:
+        click.echo(f"note: {note}")
     shown = report.problems + (report.warnings if strict else [])
     for problem in sorted(shown, key=lambda p: (p.path, p.line or 0)):
         click.echo(problem.localized(lang))
@@ -93,10 +96,11 @@ def print_report(report: Report, strict: bool, lang: str = "en") -> int:
 def check_paths(paths: tuple[Path, ...], *, against_torch: bool = False, require_lang: tuple[str, ...] = (),
                 user_dir: Path | None = None) -> Report:
     """All problems and warnings in the lesson files under `paths`, and how many files were checked."""
+    from lessons.course import shadow_of
     from lessons.errors import LessonError
     from lessons.folders import PACK_FILE, lesson_files
     from lessons.ids import free_id, taken_ids
-    from lessons.packs import read_pack
+    from lessons.packs import pack_folders as packs_under, read_pack
 
     report = Report()
     files: list[Path] = []
@@ -108,7 +112,7 @@ def check_paths(paths: tuple[Path, ...], *, against_torch: bool = False, require
                 report.problems.append(LessonError(path, "", None, "no lesson files (*.toml) in this folder"))
             files.extend(found)
             report.warnings.extend(_skipped(path, set(found)))
-            pack_folders.extend(p.parent for p in sorted(path.rglob(PACK_FILE)) if not _hidden(p, path))
+            pack_folders.extend(packs_under(path))
         elif path.name == PACK_FILE:
             pack_folders.append(path.parent)
             pack, _ = read_pack(path.parent)
@@ -122,7 +126,11 @@ def check_paths(paths: tuple[Path, ...], *, against_torch: bool = False, require
         pack, found = read_pack(folder)
         report.problems.extend(found)
         packs[folder.resolve()] = pack
-    taken = taken_ids(user_dir, exclude={f.resolve() for f in files})
+    sources = {pack.name: folder for folder, pack in packs.items() if pack is not None}
+    if user_dir is not None:  # the installed copy of a pack checked from its source is not a collision
+        shadows = (shadow_of(folder, sources) for folder in packs_under(Path(user_dir)))
+        report.notes.extend(str(shadow) for shadow in shadows if shadow is not None)
+    taken = taken_ids(user_dir, exclude={f.resolve() for f in files}, sources=sources)
     first_with_id: dict[str, Path] = {}
     sound = []  # lessons without problems, for --against-torch
     for path in files:
