@@ -181,7 +181,8 @@ def _skipped(folder: Path, lessons: set[Path]) -> list:
         if path in lessons or path.name == PACK_FILE or _hidden(path, folder) or not path.is_file():
             continue
         try:
-            head = path.read_bytes()[:65_536]
+            with open(path, "rb") as file:
+                head = file.read(65_536)
         except OSError:
             continue
         if b"[[steps]]" in head:
