@@ -61,6 +61,7 @@ def main() -> None:
     from lessons.course import load_course
     from lessons.programs import ProgramBuilder
     from tutor.answer_input import parse_answer
+    from tutor.untrusted import plain
 
     worker_overhead()
     rows = []
@@ -77,7 +78,7 @@ def main() -> None:
                 typed = "None" if answer.kind == "none" else str(answer.value)
             check = best_of(lambda: compare(answer, parse_answer(typed, answer.kind, answer.shape, answer.run.evaluate)))
             source = builder.program(index).source
-            explain = best_of(lambda: explain_in_worker(source))
+            explain = best_of(lambda: explain_in_worker(source, clean=plain))
             inproc = best_of(lambda: explain_program(source))
             rows.append((f"{lesson.id}/{step.id}", shown, check, explain, inproc))
     width = max(len(name) for name, *_ in rows)

@@ -6,6 +6,7 @@ PyTorch's `<NameBackward>`.
 """
 from __future__ import annotations
 
+import contextlib
 import warnings
 from types import SimpleNamespace
 
@@ -15,7 +16,7 @@ import sys as _sys
 from engine import xp
 from engine.derivatives import Op
 from engine.graph import SECOND_BACKWARD, Node
-from engine.tensor import Tensor, guard_shape, no_grad
+from engine.tensor import Tensor, cat, guard_shape, no_grad
 
 
 class FunctionCtx:
@@ -23,6 +24,8 @@ class FunctionCtx:
 
     def __init__(self) -> None:
         self._saved = ()
+        self._saved_forward = ()  # save_for_forward's tensors: what saved_tensors gives inside jvp
+        self._in_jvp = False
         self._freed = False
         self.needs_input_grad = ()
         self._non_differentiable = ()
@@ -35,8 +38,18 @@ class FunctionCtx:
                                 f"{type(t).__name__}")
         self._saved = tensors
 
+    def save_for_forward(self, *tensors) -> None:
+        """Tensors for the Function's `jvp` (forward-mode AD), which reads them as `ctx.saved_tensors`."""
+        for t in tensors:
+            if t is not None and not isinstance(t, Tensor):
+                raise TypeError("save_for_forward expects all arguments to be tensors; but got "
+                                f"{type(t).__name__}")
+        self._saved_forward = tensors
+
     @property
     def saved_tensors(self) -> tuple:
+        if self._in_jvp:
+            return tuple(self._saved_forward)
         if self._freed:
             raise RuntimeError(SECOND_BACKWARD)
         return tuple(self._saved)
@@ -91,30 +104,92 @@ class Function:
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad and record for a in args)
         forward_ad = _sys.modules["engine.tensor"]._forward_ad  # the forward_ad module inside a dual level
         output = _forward(cls, ctx, args, kwargs, forward_ad)
-        if isinstance(output, (tuple, list)):
-            if any(ctx.needs_input_grad):
-                raise NotImplementedError("a custom autograd.Function with several outputs is not supported by "
-                                          "this engine")
-            return output
-        if not isinstance(output, Tensor):
-            return output
-        if any(a is output for a in args):  # a returned input is a new tensor on the graph (a view in PyTorch)
-            output = Tensor._make(output._data)
+        several = isinstance(output, (tuple, list))
+        # a returned input is a new tensor on the graph (a view in PyTorch)
+        outputs = tuple(Tensor._make(o._data) if isinstance(o, Tensor) and any(a is o for a in args) else o
+                        for o in (output if several else (output,)))
+        differentiable = [k for k, o in enumerate(outputs) if isinstance(o, Tensor) and o.is_floating_point()
+                          and not any(o is t for t in ctx._non_differentiable)]
+        if any(ctx.needs_input_grad) and differentiable:
+            _record(cls, ctx, args, kwargs, outputs, differentiable if several else None)
         if forward_ad is not None:
-            forward_ad.custom_jvp(cls, ctx, args, output)
-        if not any(ctx.needs_input_grad) or any(output is t for t in ctx._non_differentiable):
-            return output
-        parents = tuple(a._grad_fn or a._grad_edge() if need else None
-                        for a, need in zip(args, ctx.needs_input_grad))
-        arrays = tuple(a._data if isinstance(a, Tensor) else a for a in args)
-        name = f"{cls.__name__}Backward"
-        rules = tuple(_rule(cls, ctx, i, len(args), name) for i in range(len(args)))
-        op = Op(name, tuple(f"input{i}" for i in range(len(args))), _array_forward(cls, kwargs), rules,
-                tuple(f"{cls.__name__}.backward" for _ in args), saves=("ctx.saved_tensors",) if ctx._saved else (), custom=True)
-        node = Node(op, arrays, {}, output._data, parents)
-        output._grad_fn, output._requires_grad = node, True
-        ctx._node = node
-        return output
+            forward_ad.custom_jvp(cls, ctx, args, outputs if several else outputs[0])
+        return type(output)(outputs) if several else outputs[0]
+
+
+class _Layout:
+    """Where each differentiable output of a Function with several outputs lies in the one array its node holds
+    (flattened, one after another, in their common dtype): the node's gradient is one such array, the sum of
+    what reaches each output, and the learner's backward gets it back as one gradient per output."""
+
+    def __init__(self, outputs: tuple, differentiable: list[int]) -> None:
+        self.outputs = outputs
+        self.dtype = np.result_type(*(outputs[k]._data.dtype for k in differentiable))
+        self.places: dict[int, tuple[int, int]] = {}  # output index -> (offset, size)
+        offset = 0
+        for k in differentiable:
+            self.places[k] = (offset, outputs[k]._data.size)
+            offset += outputs[k]._data.size
+        self.total = offset
+
+    def pack(self, arrays) -> np.ndarray:
+        return np.concatenate([np.asarray(arrays[k], dtype=self.dtype).reshape(-1) for k in self.places])
+
+    def unpack(self, g: Tensor) -> tuple:
+        """One gradient per output from the packed gradient `g` (a Tensor; recording when create_graph is on):
+        zeros for a tensor output that is not differentiable, None for anything else, as PyTorch passes them."""
+        grads = []
+        for k, o in enumerate(self.outputs):
+            if k in self.places:
+                offset, size = self.places[k]
+                gk = g[offset:offset + size].reshape(o._data.shape)
+                grads.append(gk if gk._data.dtype == o._data.dtype else gk._convert(o._data.dtype))
+            else:
+                grads.append(Tensor._make(np.zeros_like(o._data)) if isinstance(o, Tensor) else None)
+        return tuple(grads)
+
+    def select_rule(self, k: int):
+        """The rule of output k's own node: its gradient put in its place of the packed gradient (zeros around
+        it), with any leading batch axes of a Jacobian's sweep kept."""
+        offset, size = self.places[k]
+
+        def rule(g, out, packed):
+            batch = np.shape(g)[:np.ndim(g) - np.ndim(out)]
+            if isinstance(g, Tensor):
+                zeros = [Tensor._make(np.zeros(batch + (n,), dtype=g._data.dtype))
+                         for n in (offset, self.total - offset - size)]
+                return cat([zeros[0], g.reshape(*batch, size), zeros[1]], dim=-1)
+            result = np.zeros(batch + (self.total,), dtype=np.result_type(g, packed))
+            result[..., offset:offset + size] = np.reshape(g, batch + (size,))
+            return result
+        return rule
+
+
+def _record(cls, ctx, args: tuple, kwargs: dict, outputs: tuple, differentiable: list[int] | None) -> None:
+    """Put the Function on the graph: one node whose rules run the learner's backward once per sweep. With several
+    outputs (`differentiable` given) that node holds them packed (`_Layout`) and each output's own node, named
+    as PyTorch names them (`MyFnBackward`), hands its gradient to it."""
+    parents = tuple(a._grad_fn or a._grad_edge() if need else None for a, need in zip(args, ctx.needs_input_grad))
+    arrays = tuple(a._data if isinstance(a, Tensor) else a for a in args)
+    name = f"{cls.__name__}Backward"
+    layout = None if differentiable is None else _Layout(outputs, differentiable)
+    rules = tuple(_rule(cls, ctx, i, len(args), name, layout) for i in range(len(args)))
+    op = Op(name, tuple(f"input{i}" for i in range(len(args))), _array_forward(cls, kwargs, layout), rules,
+            tuple(f"{cls.__name__}.backward" for _ in args), saves=("ctx.saved_tensors",) if ctx._saved else (),
+            custom=True)
+    if layout is None:
+        node = Node(op, arrays, {}, outputs[0]._data, parents)
+        outputs[0]._grad_fn, outputs[0]._requires_grad = node, True
+    else:
+        node = Node(op, arrays, {}, layout.pack([o._data if isinstance(o, Tensor) else None for o in outputs]),
+                    parents)
+        for k, (offset, size) in layout.places.items():
+            shape = outputs[k]._data.shape
+            select = Op(name, ("result",), lambda packed, a=offset, b=offset + size, s=shape: packed[a:b].reshape(s),
+                        (layout.select_rule(k),), (f"output {k} of {cls.__name__}.forward",), custom=True)
+            outputs[k]._grad_fn = Node(select, (node.out,), {}, outputs[k]._data, (node,))
+            outputs[k]._requires_grad = True
+    ctx._node = node
 
 
 def _forward(cls, ctx, args: tuple, kwargs: dict, forward_ad=None):
@@ -128,22 +203,25 @@ def _forward(cls, ctx, args: tuple, kwargs: dict, forward_ad=None):
         return cls.forward(ctx, *args, **kwargs)
 
 
-def _array_forward(cls, kwargs: dict):
+def _array_forward(cls, kwargs: dict, layout: _Layout | None):
     """The node's forward on arrays, for the explanation layer's replays (finite differences at other
-    values): the user's forward with a fresh ctx. Symbols cannot run through the learner's Python, so a
-    symbolic replay stops with a TypeError, which the explanation reports as "no symbolic form"."""
+    values): the user's forward with a fresh ctx (its outputs packed as the node holds them). Symbols cannot run
+    through the learner's Python, so a symbolic replay stops with a TypeError, which the explanation reports as
+    "no symbolic form"."""
     def forward(*arrays):
         if any(xp.symbolic(a) for a in arrays):
             raise TypeError(f"{cls.__name__} is a custom autograd.Function: its backward is code, not a formula")
         args = tuple(Tensor._make(a) if isinstance(a, np.ndarray) else a for a in arrays)
         output = _forward(cls, FunctionCtx(), args, kwargs)
+        if layout is not None:
+            return layout.pack([o._data if isinstance(o, Tensor) else o for o in output])
         return output._data if isinstance(output, Tensor) else np.asarray(output)
     return forward
 
 
-def _rule(cls, ctx, index: int, n: int, name: str):
-    """The rule for input `index`: runs the user's backward once per incoming gradient, then hands out the
-    gradient of each input. A batch of cotangents (leading axes: the Jacobian's one sweep) goes through
+def _rule(cls, ctx, index: int, n: int, name: str, layout: _Layout | None):
+    """The rule for input `index`: runs the user's backward once per incoming gradient (one per output, unpacked
+    by `layout`, when there are several), then hands out the gradient of each input. A batch of cotangents (leading axes: the Jacobian's one sweep) goes through
     the user's backward one row at a time, since the learner's code expects a gradient of `out`'s shape."""
     def rule(g, out, *arrays):
         extra = np.ndim(g) - np.ndim(out)
@@ -157,11 +235,8 @@ def _rule(cls, ctx, index: int, n: int, name: str):
         if cache is None or cache[0] is not g:
             tensor_mode = isinstance(g, Tensor)
             grad_output = g if tensor_mode else Tensor._make(g)
-            if tensor_mode:
-                grads = cls.backward(ctx, grad_output)
-            else:
-                with no_grad():
-                    grads = cls.backward(ctx, grad_output)
+            with contextlib.nullcontext() if tensor_mode else no_grad():
+                grads = cls.backward(ctx, *((grad_output,) if layout is None else layout.unpack(grad_output)))
             grads = grads if isinstance(grads, tuple) else (grads,)
             if len(grads) != n:
                 if len(grads) > n and all(g is None for g in grads[n:]):
@@ -237,12 +312,30 @@ def _analytical(func, inputs, i, out_index):
     return np.array(rows).T.reshape(x._data.size, flat.numel())
 
 
+def _forward_mode(func, inputs, i, out_index):
+    """The Jacobian as forward-mode AD gives it: one dual level per element of input `i`, with that element's
+    one-hot tangent (laid out as `_numerical`'s, input × output)."""
+    from engine import forward_ad
+
+    x = inputs[i]
+    columns = []
+    for k in range(x._data.size):
+        tangent = np.zeros_like(x._data)
+        tangent.reshape(-1)[k] = 1
+        with forward_ad.dual_level():
+            dual = forward_ad.make_dual(x, Tensor._make(tangent))
+            out = _as_tuple(func(*inputs[:i], dual, *inputs[i + 1:]))[out_index]
+            t = forward_ad.unpack_dual(out).tangent
+        columns.append(np.zeros(out.numel()) if t is None else t._data.astype(np.float64).reshape(-1))
+    return np.array(columns).reshape(x._data.size, -1)
+
+
 def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, nondet_tol=0.0,
               check_undefined_grad=True, check_grad_dtypes=False, check_batched_grad=False,
               check_batched_forward_grad=False, check_forward_ad=False, check_backward_ad=True,
               fast_mode=False, masked=None) -> bool:
-    """`torch.autograd.gradcheck`: compare the engine's gradients of `func` at `inputs` with central finite
-    differences (PyTorch's eps, atol, rtol and message)."""
+    """`torch.autograd.gradcheck`: compare the engine's gradients of `func` at `inputs` — reverse mode, and forward
+    mode with `check_forward_ad=True` — with central finite differences (PyTorch's eps, atol, rtol and messages)."""
     inputs = _as_tuple(inputs)
     for i, x in enumerate(inputs):
         if isinstance(x, Tensor) and x.requires_grad and x._data.dtype != np.float64:
@@ -257,14 +350,17 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
         for i, x in enumerate(inputs):
             if not (isinstance(x, Tensor) and x.requires_grad):
                 continue
-            guard_shape((x._data.size, out.numel()))  # both Jacobians are input × output, built in full
+            guard_shape((x._data.size, out.numel()))  # the Jacobians are input × output, built in full
             numerical = _numerical(func, inputs, i, j, eps)
-            analytical = _analytical(func, inputs, i, j)
-            if not np.allclose(analytical, numerical, rtol=rtol, atol=atol):
-                if not raise_exception:
-                    return False
-                raise GradcheckError(f"Jacobian mismatch for output {j} with respect to input {i},\n"
-                                     f"numerical:{_show(numerical)}\nanalytical:{_show(analytical)}\n")
+            modes = [("", _analytical)] if check_backward_ad else []
+            modes += [(" computed with forward mode", _forward_mode)] if check_forward_ad else []
+            for mode, jacobian in modes:
+                analytical = jacobian(func, inputs, i, j)
+                if not np.allclose(analytical, numerical, rtol=rtol, atol=atol):
+                    if not raise_exception:
+                        return False
+                    raise GradcheckError(f"Jacobian{mode} mismatch for output {j} with respect to input {i},\n"
+                                         f"numerical:{_show(numerical)}\nanalytical:{_show(analytical)}\n")
     return True
 
 

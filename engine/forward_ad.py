@@ -193,15 +193,25 @@ def propagate(op, inputs: tuple, attrs: dict, result: Tensor) -> None:
 
 
 def custom_jvp(cls, ctx, args: tuple, output: Tensor) -> None:
-    """A custom `autograd.Function` with dual inputs: the output's tangent is the Function's own `jvp` (PyTorch
-    passes zeros for tensor inputs without a tangent, None for other inputs)."""
+    """A custom `autograd.Function` with dual inputs: the output's tangent (each output's, when `output` is a
+    tuple) is the Function's own `jvp` (PyTorch passes zeros for tensor inputs without a tangent, None for other
+    inputs)."""
     tangents = [None if not isinstance(a, Tensor) else tangent_of(a) for a in args]
     if all(t is None for t in tangents):
         return
     tangents = [t if t is not None or not isinstance(a, Tensor) else Tensor._make(np.zeros_like(a._data))
                 for a, t in zip(args, tangents)]
-    with suspended(record=_tensor._grad_enabled):
-        tangent = cls.jvp(ctx, *tangents)
+    ctx._in_jvp = True  # ctx.saved_tensors are save_for_forward's
+    try:
+        with suspended(record=_tensor._grad_enabled):
+            tangent = cls.jvp(ctx, *tangents)
+    finally:
+        ctx._in_jvp = False
+    if isinstance(output, tuple):  # several outputs: one tangent each
+        for o, t in zip(output, tangent if isinstance(tangent, (tuple, list)) else (tangent,)):
+            if isinstance(o, Tensor):
+                _give(o, t)
+        return
     if isinstance(tangent, tuple) and len(tangent) == 1:
         tangent = tangent[0]
     _give(output, tangent)

@@ -1,14 +1,28 @@
 """`torch.func`: function transforms (grad, grad_and_value, vjp, jvp, jacrev, jacfwd, hessian).
 
-Built on the same reverse sweeps as `torch.autograd`: jvp and jacfwd use the double-VJP trick (the VJP of
-the linear map u ↦ Jᵀu is J·v), so forward mode needs no second set of rules. `vmap` is not provided.
+Each call of a transform is a *level*. Its inputs are fresh leaves, or, for a tensor that already requires
+grad (the input of an enclosing transform, a learner's parameter), a differentiable alias of it. The
+function runs in grad mode and is differentiated with the one backward (`engine.backward.run_backward`),
+recording the backward as a graph (`create_graph`) whenever the function's result reaches tensors from
+outside the level, so that an enclosing transform or `backward` can differentiate the result again:
+grad(grad(f)), jacrev(jacrev(f)), jacfwd(jacrev(f)), hessian. What a level returns keeps its graph only
+where that graph reaches outside tensors; the rest is detached, as PyTorch's levels unwrap their results
+(`has_aux` outputs included). Under an enclosing `no_grad` everything returned is detached.
+
+jvp and jacfwd use the double-VJP trick (the VJP of the linear map u ↦ Jᵀu is J·v), so forward mode needs
+no second set of rules. `vmap` is not provided.
 """
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
-from engine import autograd_extra as _af
-from engine.tensor import Tensor, guard_shape
+from engine.autograd import gradients
+from engine.autograd_extra import jacobian_rows, jvp_of
+from engine.functional import jacobian_of, pull
+from engine.graph import AccumulateGrad, topological
+from engine.tensor import Tensor, _apply, enable_grad, guard_shape, guard_work, is_grad_enabled
 
 __all__ = ["grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp", "vjp", "vmap"]
 
@@ -17,45 +31,102 @@ def _argnums_tuple(argnums):
     return (argnums,) if isinstance(argnums, int) else tuple(argnums)
 
 
-def _prepare(args, argnums):
-    args = list(args)
-    for i in _argnums_tuple(argnums):
-        if not isinstance(args[i], Tensor):
-            raise RuntimeError(f"Expected input at *args[{i}] to be a Tensor")
-        args[i] = args[i].detach().requires_grad_(True)
-    return args
+_finished: weakref.WeakSet = weakref.WeakSet()  # leaf edges of levels that have returned: no longer "outside"
+
+
+class _Level:
+    """One transform call: its inputs, and whether what it computes reaches outside tensors."""
+
+    def __init__(self, args, argnums) -> None:
+        self.outer = is_grad_enabled()  # made before the level switches grad mode on
+        self.local: set = set()         # the AccumulateGrad edges of the level's fresh leaves
+        self.args = list(args)
+        for i in argnums:
+            guard_work()  # argnums come from the caller: as many as it likes
+            x = self.args[i]
+            if not isinstance(x, Tensor):
+                raise RuntimeError(f"Expected input at *args[{i}] to be a Tensor")
+            self.args[i] = self._input(x)
+
+    def _input(self, x: Tensor) -> Tensor:
+        if self.outer and x._requires_grad:
+            return _apply("alias", (x,))
+        leaf = x.detach().requires_grad_(True)
+        self.local.add(leaf._grad_edge())
+        return leaf
+
+    def reaches_outside(self, *tensors) -> bool:
+        """Whether any of `tensors` depends on a tensor that requires grad outside this level."""
+        if not self.outer:
+            return False
+        for t in tensors:
+            if isinstance(t, Tensor) and t._requires_grad:
+                if any(type(node) is AccumulateGrad and node not in self.local and node not in _finished
+                       for node in topological(t._grad_edge())):
+                    return True
+        return False
+
+    def finish(self, value):
+        """`value` unwrapped; the level's leaves are then nobody's outside (an enclosing level that reaches
+        them through a closure is not differentiating for them)."""
+        value = self.unwrap(value)
+        _finished.update(self.local)
+        return value
+
+    def unwrap(self, value):
+        """A result as the level returns it: detached unless its graph reaches outside (tuples, lists and
+        dicts of tensors too, as `has_aux` outputs may be)."""
+        if isinstance(value, Tensor):
+            return value if self.reaches_outside(value) else value.detach()
+        if isinstance(value, (tuple, list)):
+            return type(value)(self.unwrap(v) for v in value)
+        if isinstance(value, dict):
+            return {k: self.unwrap(v) for k, v in value.items()}
+        return value
+
+
+def _split_aux(result, has_aux: bool, name: str):
+    if not has_aux:
+        return result, None
+    if not isinstance(result, tuple) or len(result) != 2:
+        raise RuntimeError(f"{name}(f)(*args): output of function f should be a tuple: (output, aux) if "
+                           "has_aux is True")
+    return result
 
 
 def grad_and_value(func, argnums=0, has_aux=False):
     """`torch.func.grad_and_value(func)(*args)`: (d func / d args[argnums], func(*args))."""
-    from engine.autograd import grad as autograd_grad
+    return _grad_and_value(func, argnums, has_aux, "func.grad_and_value")
+
+
+def _grad_and_value(func, argnums, has_aux, api):
+    nums = _argnums_tuple(argnums)
 
     def wrapper(*args, **kwargs):
-        args = _prepare(args, argnums)
-        result = func(*args, **kwargs)
-        output, aux = result if has_aux else (result, None)
-        if not isinstance(output, Tensor) or output.numel() != 1 or output.ndim != 0 and False:
-            raise RuntimeError("grad_and_value(f)(*args): Expected f(*args) to return a scalar Tensor, got "
-                               f"tensor with {getattr(output, 'ndim', 0)} dims. Maybe you wanted to use the vjp "
-                               "or jacrev APIs instead?")
-        if output.ndim != 0:
-            raise RuntimeError(f"grad_and_value(f)(*args): Expected f(*args) to return a scalar Tensor, got tensor "
-                               f"with {output.ndim} dims. Maybe you wanted to use the vjp or jacrev APIs instead?")
-        nums = _argnums_tuple(argnums)
-        inputs = [args[i] for i in nums]
-        if output.requires_grad:
-            grads = autograd_grad(output, inputs, allow_unused=True, materialize_grads=True)
-        else:
-            grads = tuple(Tensor._make(np.zeros_like(x._data)) for x in inputs)
+        level = _Level(args, nums)
+        with enable_grad():
+            output, aux = _split_aux(func(*level.args, **kwargs), has_aux, "grad_and_value")
+            if not isinstance(output, Tensor):
+                raise RuntimeError("grad_and_value(f)(*args): Expected f(*args) to return a Tensor, got "
+                                   f"{type(output).__name__}")
+            if output.ndim != 0:
+                raise RuntimeError(f"grad_and_value(f)(*args): Expected f(*args) to return a scalar Tensor, got "
+                                   f"tensor with {output.ndim} dims. Maybe you wanted to use the vjp or jacrev APIs "
+                                   "instead?")
+            inputs = [level.args[i] for i in nums]
+            if output.requires_grad:
+                grads = gradients(output, inputs, create_graph=level.reaches_outside(output), allow_unused=True,
+                                  materialize_grads=True, api=api)
+            else:
+                grads = tuple(Tensor._make(np.zeros_like(x._data)) for x in inputs)
         grads = grads[0] if isinstance(argnums, int) else tuple(grads)
-        value = output.detach()
-        return (grads, (value, aux)) if has_aux else (grads, value)
+        return level.finish((grads, (output, aux)) if has_aux else (grads, output))
     return wrapper
 
 
 def grad(func, argnums=0, has_aux=False):
     """`torch.func.grad(func)(*args)`: the gradient of a scalar function."""
-    inner = grad_and_value(func, argnums, has_aux)
+    inner = _grad_and_value(func, argnums, has_aux, "func.grad")
 
     def wrapper(*args, **kwargs):
         grads, value = inner(*args, **kwargs)
@@ -65,22 +136,30 @@ def grad(func, argnums=0, has_aux=False):
 
 def vjp(func, *primals, has_aux=False):
     """`torch.func.vjp(func, *primals)`: (func(*primals), vjp_fn) where vjp_fn(v) gives vᵀJ per primal."""
-    from engine.autograd import grad as autograd_grad
-
-    xs = _prepare(primals, tuple(range(len(primals))))
-    result = func(*xs)
-    output, aux = result if has_aux else (result, None)
+    level = _Level(primals, tuple(range(len(primals))))
+    with enable_grad():
+        output, aux = _split_aux(func(*level.args), has_aux, "vjp")
+    outs = output if isinstance(output, tuple) else (output,)
+    xs = level.args
 
     def vjp_fn(*cotangents):
-        outs = output if isinstance(output, tuple) else (output,)
-        cots = cotangents if isinstance(output, tuple) or len(cotangents) != 1 else cotangents
-        pairs = [(o, c) for o, c in zip(outs, cots) if o.requires_grad]
-        if not pairs:
-            return tuple(Tensor._make(np.zeros_like(x._data)) for x in xs)
-        return autograd_grad([o for o, _ in pairs], xs, [c for _, c in pairs], retain_graph=True,
-                             allow_unused=True, materialize_grads=True)
-    value = tuple(o.detach() for o in output) if isinstance(output, tuple) else output.detach()
-    return (value, vjp_fn, aux) if has_aux else (value, vjp_fn)
+        if isinstance(output, tuple) and len(cotangents) == 1 and isinstance(cotangents[0], (tuple, list)):
+            cotangents = tuple(cotangents[0])
+        if len(cotangents) != len(outs):
+            raise RuntimeError(f"Expected pytree structure of cotangents to be the same as pytree structure of "
+                               f"outputs to the function. cotangents: {len(cotangents)} tensors, primal "
+                               f"output: {len(outs)} tensors")
+        pairs = [(o, c) for o, c in zip(outs, cotangents) if o.requires_grad]
+        with enable_grad():
+            if not pairs:
+                return tuple(Tensor._make(np.zeros_like(x._data)) for x in xs)
+            differentiable = level.reaches_outside(*[o for o, _ in pairs], *[c for _, c in pairs])
+            grads = gradients([o for o, _ in pairs], xs, [c for _, c in pairs], retain_graph=True,
+                              create_graph=differentiable, allow_unused=True, materialize_grads=True,
+                              api="func.vjp")
+        return level.unwrap(tuple(grads))
+    value = level.unwrap(output)
+    return (value, vjp_fn, level.unwrap(aux)) if has_aux else (value, vjp_fn)
 
 
 def jvp(func, primals, tangents, *, strict=False, has_aux=False):
@@ -88,69 +167,75 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     if not isinstance(primals, tuple) or not isinstance(tangents, tuple):
         raise RuntimeError("jvp(f, primals, tangents): Expected primals to be a tuple. E.g. it should be valid "
                            "to call f(*primals).")
-    xs = _prepare(primals, tuple(range(len(primals))))
-    result = func(*xs)
-    output, aux = result if has_aux else (result, None)
-    outs = output if isinstance(output, tuple) else (output,)
-    tangents_out = tuple(_af._jvp_of(y, tuple(xs), tangents, False) for y in outs)
-    value = tuple(o.detach() for o in outs)
+    level = _Level(primals, tuple(range(len(primals))))
+    with enable_grad():
+        output, aux = _split_aux(func(*level.args), has_aux, "jvp")
+        outs = output if isinstance(output, tuple) else (output,)
+        differentiable = level.reaches_outside(*outs, *tangents)
+        tangents_out = tuple(jvp_of(y, tuple(level.args), tangents, differentiable, "func.jvp") for y in outs)
+    value, tangents_out, aux = level.finish((outs, tangents_out, aux))
     if not isinstance(output, tuple):
         value, tangents_out = value[0], tangents_out[0]
     return (value, tangents_out, aux) if has_aux else (value, tangents_out)
 
 
-def jacrev(func, argnums=0, *, has_aux=False):
-    """`torch.func.jacrev(func)(*args)`: the Jacobian by reverse mode (one batched sweep)."""
-    def wrapper(*args):
-        nums = _argnums_tuple(argnums)
-        args = _prepare(args, nums)
-        y = func(*args)
-        jac = tuple(_af._functional.jacobian_of(y, args[i], retain_graph=True) for i in nums)
-        return jac[0] if isinstance(argnums, int) else jac
+def _jacobian_transform(func, argnums, has_aux, api, forward: bool):
+    """jacrev (`forward` False) and jacfwd: the Jacobian of every output for every argnum."""
+    nums = _argnums_tuple(argnums)
+
+    def wrapper(*args, **kwargs):
+        level = _Level(args, nums)
+        with enable_grad():
+            output, aux = _split_aux(func(*level.args, **kwargs), has_aux, api.rsplit(".", 1)[-1])
+            outs = output if isinstance(output, tuple) else (output,)
+            for y in outs:
+                if not isinstance(y, Tensor):
+                    raise RuntimeError(f"{api.rsplit('.', 1)[-1]}(f, ...)(*args): expected f(*args) to return only "
+                                       f"tensors, got unsupported type {type(y).__name__}")
+            differentiable = level.reaches_outside(*outs)
+            jac = tuple(tuple(_jacobian(y, level.args[i], differentiable, forward, api) for i in nums)
+                        for y in outs)
+        jac = tuple(j[0] if isinstance(argnums, int) else j for j in jac)
+        jac = jac if isinstance(output, tuple) else jac[0]
+        return level.finish((jac, aux) if has_aux else jac)
     return wrapper
+
+
+def _jacobian(y: Tensor, x: Tensor, differentiable: bool, forward: bool, api: str) -> Tensor:
+    if forward:  # forward mode costs one JVP per input element: vetted as such before it is made
+        guard_shape((x._data.size,) + x._data.shape)
+    guard_shape(y._data.shape + x._data.shape)
+    if differentiable:
+        return jacobian_rows(y, x, api)
+    if not y.requires_grad:
+        return Tensor._make(np.zeros(y._data.shape + x._data.shape, dtype=y._data.dtype))
+    if not forward:
+        return jacobian_of(y, x, retain_graph=True, api=api)
+    u = Tensor._make(np.zeros_like(y._data), requires_grad=True)
+    (g,) = gradients(y, x, u, create_graph=True, allow_unused=True, materialize_grads=True, api=api)
+    n = x._data.size
+    seeds = np.eye(n, dtype=x._data.dtype).reshape((n,) + x._data.shape)
+    cols = pull(g, u, seeds, 1, api)  # (n,) + y.shape: column k is J e_k
+    jac = np.moveaxis(cols.reshape((n,) + y._data.shape), 0, -1).reshape(y._data.shape + x._data.shape)
+    return Tensor._make(np.array(jac, dtype=y._data.dtype))
+
+
+def jacrev(func, argnums=0, *, has_aux=False):
+    """`torch.func.jacrev(func)(*args)`: the Jacobian by reverse mode (batched sweeps of one-hot rows)."""
+    return _jacobian_transform(func, argnums, has_aux, "func.jacrev", forward=False)
 
 
 def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
     """`torch.func.jacfwd(func)(*args)`: the Jacobian by forward mode, one JVP per input element (the
     double-VJP trick: the same numbers as jacrev, cheaper in PyTorch when inputs are few)."""
-    def wrapper(*args):
-        nums = _argnums_tuple(argnums)
-        args = _prepare(args, nums)
-        y = func(*args)
-        results = []
-        for i in nums:
-            x = args[i]
-            u = Tensor._make(np.zeros_like(y._data), requires_grad=True)
-            from engine.autograd import grad as autograd_grad
-
-            if not y.requires_grad:
-                results.append(Tensor._make(np.zeros(y._data.shape + x._data.shape, dtype=y._data.dtype)))
-                continue
-            (g,) = autograd_grad(y, x, u, create_graph=True, allow_unused=True, materialize_grads=True)
-            n = x._data.size
-            guard_shape((n,) + x._data.shape)  # one seed per input element, then output × input: vetted first
-            guard_shape(y._data.shape + x._data.shape)
-            seeds = np.eye(n, dtype=x._data.dtype).reshape((n,) + x._data.shape)
-            cols = _af._pull(g, u, seeds, 1)  # (n,) + y.shape: column k is J e_k
-            jac = np.moveaxis(cols.reshape((n,) + y._data.shape), 0, -1).reshape(y._data.shape + x._data.shape)
-            results.append(Tensor._make(np.array(jac, dtype=y._data.dtype)))
-        return results[0] if isinstance(argnums, int) else tuple(results)
-    return wrapper
+    return _jacobian_transform(func, argnums, has_aux, "func.jacfwd", forward=True)
 
 
 def hessian(func, argnums=0):
-    """`torch.func.hessian(func)(*args)`: the Hessian (jacfwd of jacrev in PyTorch; here one create_graph
-    gradient and one batched sweep over it)."""
-    def wrapper(*args):
-        nums = _argnums_tuple(argnums)
-        if len(nums) != 1:
-            raise NotImplementedError("torch.func.hessian with several argnums is not supported by this engine")
-        i = nums[0]
-
-        def of_one(x):
-            return func(*args[:i], x, *args[i + 1:])
-        return _af.hessian(of_one, args[i])
-    return wrapper
+    """`torch.func.hessian(func)(*args)`: jacfwd(jacrev(func)) in PyTorch; here the Jacobian of jacrev's
+    (differentiable) gradient, taken in batched sweeps over its recorded graph — the same numbers."""
+    return _jacobian_transform(_jacobian_transform(func, argnums, False, "func.hessian", forward=False),
+                               argnums, False, "func.hessian", forward=False)
 
 
 def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.graph import as_grad, pullback
+from engine.backward import run_backward
+from engine.graph import as_grad
 from engine.tensor import Tensor, _as_operand, guard_shape
 
 
@@ -20,11 +21,14 @@ def _fresh_input(x: Tensor) -> Tensor:
     return x.detach().requires_grad_(True)
 
 
-def _pullback(y: Tensor, x: Tensor, cotangents: np.ndarray, nbatch: int, retain_graph: bool) -> np.ndarray:
-    """Sum of the cotangents pulled back to `x` (zeros where y does not depend on x)."""
-    if not y.requires_grad:
+def pull(y: Tensor, x: Tensor, cotangents: np.ndarray, nbatch: int, api: str, retain_graph: bool = True) -> np.ndarray:
+    """The cotangents (`nbatch` leading batch axes) pulled back from y to x by the one backward, as an array
+    (zeros where y does not depend on x)."""
+    if not y.requires_grad or not x.requires_grad:
         return np.zeros(cotangents.shape[:nbatch] + x._data.shape, dtype=x._data.dtype)
-    return pullback(y._grad_edge(), cotangents, [x._grad_edge()], nbatch=nbatch, retain_graph=retain_graph)[0]
+    (g,) = run_backward([y], [cotangents], inputs=[x], retain_graph=retain_graph, accumulate=False, nbatch=nbatch,
+                        api=api)
+    return np.zeros(cotangents.shape[:nbatch] + x._data.shape, dtype=x._data.dtype) if g is None else g._data
 
 
 CHUNK_BYTES = 1 << 20  # cotangent block per sweep: small enough for the allocator to reuse between blocks
@@ -37,10 +41,10 @@ def jacobian(func, inputs: Tensor) -> Tensor:
     of one per output element, and blocks small enough that their memory is recycled rather than faulted
     in afresh (fresh pages cost more than the arithmetic on them)."""
     x = _fresh_input(inputs)
-    return jacobian_of(_as_operand(func(x)), x)
+    return jacobian_of(_as_operand(func(x)), x, api="jacobian")
 
 
-def jacobian_of(y: Tensor, x: Tensor, retain_graph: bool = False) -> Tensor:
+def jacobian_of(y: Tensor, x: Tensor, retain_graph: bool = False, api: str = "jacobian") -> Tensor:
     """d y / d x for a recorded y, in blocks of batched sweeps (see `jacobian`)."""
     m, out_shape = y._data.size, y._data.shape
     guard_shape(out_shape + x._data.shape)  # the Jacobian is output × input: vetted before it is made
@@ -50,8 +54,8 @@ def jacobian_of(y: Tensor, x: Tensor, retain_graph: bool = False) -> Tensor:
         stop = min(m, start + rows)
         seeds = np.zeros((stop - start, m), dtype=y._data.dtype)
         seeds[np.arange(stop - start), np.arange(start, stop)] = 1
-        result[start:stop] = _pullback(y, x, seeds.reshape((stop - start,) + out_shape), nbatch=1,
-                                       retain_graph=retain_graph or stop < m)
+        result[start:stop] = pull(y, x, seeds.reshape((stop - start,) + out_shape), 1, api,
+                                  retain_graph=retain_graph or stop < m)
     return Tensor._make(result.reshape(out_shape + x._data.shape))
 
 
@@ -69,5 +73,5 @@ def vjp(func, inputs: Tensor, v: Tensor | None = None) -> tuple[Tensor, Tensor]:
         if seed.shape != y._data.shape:
             raise RuntimeError(f"Mismatch in shape: grad_output[0] has a shape of torch.Size({list(seed.shape)}) "
                                f"and output[0] has a shape of torch.Size({list(y._data.shape)}).")
-    g = _pullback(y, x, seed, nbatch=0, retain_graph=False)
+    g = pull(y, x, seed, 0, "vjp", retain_graph=False)
     return y.detach(), Tensor._make(as_grad(g, x._data))

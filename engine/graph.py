@@ -41,6 +41,14 @@ class Node:
     __slots__ = ("op", "arrays", "attrs", "out", "parents", "freed", "retained", "versions", "hooks",
                  "__weakref__")
 
+    def __new__(cls, op: Op, *_args: object) -> Node:
+        """Each op's nodes are of a class of its own named as PyTorch's (`type(y.grad_fn).__name__` is
+        `MulBackward0`), made once per name; they differ from Node in nothing else."""
+        kind = _NODE_CLASSES.get(op.grad_fn)
+        if kind is None:
+            kind = _NODE_CLASSES[op.grad_fn] = type(op.grad_fn, (Node,), {"__slots__": (), "__doc__": Node.__doc__})
+        return object.__new__(kind)
+
     def __init__(self, op: Op, arrays: tuple, attrs: dict, out: np.ndarray, parents: tuple) -> None:
         self.op = op
         self.arrays = arrays      # the inputs as arrays (or Python scalars), in the op's order
@@ -63,6 +71,9 @@ class Node:
 
     def __repr__(self) -> str:
         return f"<{self.op.grad_fn} object at {id(self):#x}>"
+
+
+_NODE_CLASSES: dict[str, type] = {}
 
 
 class AccumulateGrad:
@@ -129,10 +140,12 @@ def topological(root) -> list:
 size_guard: list = [None]  # engine.tensor.set_size_guard's hook: vets shapes before they are made
 
 
-def guard_shape(shape) -> None:
+def guard_shape(shape, work: int = 0) -> None:
+    """Report a shape about to be made (and, for a matrix product, its multiply-adds: one numpy call that nothing
+    interrupts) to the size guard, which may refuse it."""
     guard = size_guard[0]
     if guard is not None:
-        guard(tuple(shape))
+        guard(tuple(shape), work)
 
 
 class _Roots:
@@ -149,10 +162,13 @@ def sweep(root, cotangent, *, nbatch: int = 0, retain_graph: bool = False, on_no
     """Push `cotangent` from `root` to the leaves; return {AccumulateGrad: cotangent} for every leaf.
 
     `root` may be a list of edges, with a list of cotangents (several outputs at once). With
-    `create_graph` the cotangents are Tensors and every rule runs on Tensors, so the backward pass is
-    recorded as a graph of its own (higher-order gradients). Nodes in `capture` also have the
+    `create_graph` the cotangents are Tensors and every rule runs on Tensors in grad mode, so the backward
+    pass is recorded as a graph of its own (higher-order gradients); without it they are arrays, with
+    `nbatch` leading batch axes (many vector-Jacobian products at once). Nodes in `capture` also have the
     cotangent that reached them returned (the gradient of a non-leaf tensor: autograd.grad, inputs=).
     `on_node(node, g, contributions)` is called for each node visited (the explanation layer's trace).
+    This is the only loop over a graph's nodes; `engine.backward.run_backward` is the only caller that
+    differentiates for a program (the explanation layer replays copies through it).
     """
     if isinstance(root, list):
         grads: dict[Any, Any] = {}
@@ -162,14 +178,22 @@ def sweep(root, cotangent, *, nbatch: int = 0, retain_graph: bool = False, on_no
     else:
         order = topological(root)
         grads = {root: cotangent}
-    if create_graph:
-        return xp.tensors.create_graph_sweep(order, grads, retain_graph, capture, _check_node, _run_hooks)
+    if not create_graph:
+        return _sweep(order, grads, nbatch, retain_graph, on_node, capture, None)
+    with xp.tensors.enable_grad():
+        return _sweep(order, grads, 0, retain_graph, on_node, capture, xp.tensors)
+
+
+def _sweep(order, grads, nbatch, retain_graph, on_node, capture, tensors) -> dict:
+    """`sweep`'s loop: on arrays (`tensors` None) or, recorded, on Tensors (`tensors`: `engine.xp_tensor`)."""
     leaves = {}
     anomaly = _anomaly[0]
     for node in order:
         g = grads.pop(node, None)
         if g is None:
             continue
+        if tensors is not None:
+            g = tensors.as_tensor(g)
         if node.hooks is not None and nbatch == 0:
             g = _run_hooks(node, g)
         if type(node) is AccumulateGrad:
@@ -177,30 +201,38 @@ def sweep(root, cotangent, *, nbatch: int = 0, retain_graph: bool = False, on_no
             continue
         if capture is not None and node in capture:
             leaves[node] = g
-        op = node.op
-        if node.freed and op.saves:
+        if node.freed and node.op.saves:
             raise RuntimeError(SECOND_BACKWARD)
         if node.versions:
             check_versions(node)
         if node.retained is not None and nbatch == 0:
             node.retained._accumulate(g)
-        arrays, out, attrs, vjp = node.arrays, node.out, node.attrs, op.vjp
+        arrays, attrs, vjp = node.arrays, node.attrs, node.op.vjp
+        if tensors is None:
+            out, inputs = node.out, arrays
+        else:  # the rules read Tensors: the saved values, as edges of the graph they came from
+            out, inputs = tensors.node_values(node)
         contributions = [] if on_node is not None else None
         for i, parent in enumerate(node.parents):
             if parent is None:
                 continue
             if size_guard[0] is not None:  # a batch of cotangents can outgrow every tensor
-                size_guard[0](np.shape(g)[:nbatch] + np.shape(arrays[i]))
-            gi = vjp[i](g, out, *arrays, **attrs)
+                size_guard[0](tuple(g.shape[:nbatch]) + np.shape(arrays[i]))
+            gi = vjp[i](g, out, *inputs, **attrs)
             if gi is None:  # an undefined gradient (PyTorch's norm with p=0): nothing flows
                 continue
             array = arrays[i]
-            if (gi.shape[nbatch:] if nbatch else gi.shape) != array.shape:
-                gi = sum_to(gi, array.shape, nbatch)
-            if gi.dtype is not array.dtype and gi.dtype != array.dtype and gi.dtype != object:  # its input's dtype
-                gi = gi.astype(array.dtype)
-            if anomaly and gi.dtype != object and np.isnan(gi).any():
-                anomaly_error(node, i)
+            if tensors is not None:
+                gi = tensors.fit(gi, array)
+                if anomaly and np.isnan(gi._data).any():
+                    anomaly_error(node, i)
+            else:
+                if (gi.shape[nbatch:] if nbatch else gi.shape) != array.shape:
+                    gi = sum_to(gi, array.shape, nbatch)
+                if gi.dtype is not array.dtype and gi.dtype != array.dtype and gi.dtype != object:  # input's dtype
+                    gi = gi.astype(array.dtype)
+                if anomaly and gi.dtype != object and np.isnan(gi).any():
+                    anomaly_error(node, i)
             previous = grads.get(parent)
             grads[parent] = gi if previous is None else previous + gi
             if contributions is not None:
@@ -210,13 +242,6 @@ def sweep(root, cotangent, *, nbatch: int = 0, retain_graph: bool = False, on_no
         if not retain_graph:
             node.freed = True
     return leaves
-
-
-def _check_node(node) -> None:
-    """Before a node's rules run: refuse a freed graph and tensors changed in place since saved."""
-    if node.freed and node.op.saves:
-        raise RuntimeError(SECOND_BACKWARD)
-    check_versions(node)
 
 
 def _run_hooks(node, g):
@@ -291,15 +316,43 @@ def pullback(root, cotangents, edges, *, nbatch: int = 0, retain_graph: bool = F
 # --- recording backward calls for the explanation layer ------------------------------------------
 @dataclass
 class BackwardCall:
-    """One `Tensor.backward` call: what was differentiated, with which `gradient`, and what it changed."""
+    """One differentiation a program asked for, recorded by `engine.backward.run_backward` before its sweep.
 
-    output: Any                       # the Tensor backward was called on
-    gradient: np.ndarray | None       # the `gradient` argument (None: implicit 1 for a scalar)
-    seed: np.ndarray                  # the cotangent actually used (ones for a scalar)
-    leaves: list = field(default_factory=list)         # leaf Tensors that received a gradient
-    grads_before: list = field(default_factory=list)   # their .grad arrays before (None if unset)
-    grads_after: list = field(default_factory=list)    # and after
-    nodes: list = field(default_factory=list)          # the graph, root first (topological order)
+    `api` names the entry point: "Tensor.backward", "autograd.backward", "autograd.grad", "func.grad",
+    "func.grad_and_value", "func.vjp", "func.jvp", "func.jacrev", "func.jacfwd", "func.hessian",
+    "autograd.functional.jacobian" (…hessian, vjp, jvp, vhp, hvp). One transform may make several calls (a
+    Jacobian in blocks of rows, a jvp's two sweeps).
+
+    - `output`: the first root (the Tensor `backward` was called on); `roots`: every output differentiated.
+    - `gradient` / `gradients`: the `gradient` (grad_outputs) argument of the first / of each root, as an
+      array, None where implicit (a one-element root).
+    - `seed` / `seeds`: the cotangent actually used for the first / each root (ones where implicit); with
+      leading batch axes for a batched sweep (a Jacobian's one-hot rows).
+    - `inputs`: the `inputs` differentiated for (autograd.grad, backward(inputs=…)), None for every leaf.
+    - `create_graph`: whether the backward was recorded as a graph (higher-order derivatives).
+    - `leaves`, `grads_before`, `grads_after`: for calls that accumulate into `.grad`, the tensors that received
+      a gradient and their `.grad` arrays before (None if unset) and after.
+    - `results`: for calls that return gradients (autograd.grad, transforms), what was returned per input
+      (an array, None for an input the graph does not reach).
+    - `nodes`: the graph, root first (topological order). `finished`: False while the sweep runs, and for
+      good when it raised.
+    """
+
+    output: Any
+    gradient: np.ndarray | None
+    seed: np.ndarray
+    leaves: list = field(default_factory=list)
+    grads_before: list = field(default_factory=list)
+    grads_after: list = field(default_factory=list)
+    nodes: list = field(default_factory=list)
+    api: str = "Tensor.backward"
+    roots: list = field(default_factory=list)
+    gradients: list = field(default_factory=list)
+    seeds: list = field(default_factory=list)
+    inputs: list | None = None
+    create_graph: bool = False
+    results: list = field(default_factory=list)
+    finished: bool = False
 
 
 _recorders: contextvars.ContextVar[tuple] = contextvars.ContextVar("backward_recorders", default=())

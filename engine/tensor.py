@@ -16,8 +16,7 @@ import numpy as np
 
 from engine import dtypes
 from engine.derivatives import OPS, saved_tensors, variadic
-from engine.graph import (AccumulateGrad, BackwardCall, Node, _anomaly, accumulate, active_recorders, as_grad,
-                          guard_shape, record_trace, size_guard, sweep, topological)
+from engine.graph import AccumulateGrad, Node, _anomaly, accumulate, as_grad, guard_shape, record_trace, size_guard
 from engine.printing import format_tensor
 
 _FLOAT32 = np.dtype(np.float32)
@@ -27,8 +26,9 @@ _forward_ad = None  # `engine.forward_ad` while a dual level is open: ops then g
 
 
 def set_size_guard(guard) -> None:
-    """Install `guard(shape)` to vet every tensor shape before it is allocated (None removes it); it is also
-    called at each node of a backward sweep and each module call (`guard_work`), where it may stop the work."""
+    """Install `guard(shape, work=0)` to vet every tensor shape before it is allocated, with the multiply-adds of
+    every matrix product (None removes it); it is also called at each node of a backward sweep and each module
+    call (`guard_work`), where it may stop the work."""
     size_guard[0] = guard
 
 
@@ -446,51 +446,11 @@ class Tensor:
             accumulate(self._grad._data, g)
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None) -> None:
-        """Compute the gradient of this tensor w.r.t. the graph leaves, adding into their `.grad`."""
+        """Compute the gradient of this tensor w.r.t. the graph leaves (or `inputs`), adding into their `.grad`."""
         if inputs is not None:
-            from engine.autograd import backward as autograd_backward
-            autograd_backward(self, gradient, retain_graph, create_graph, inputs=inputs)
-            return
-        if not self._requires_grad:
-            raise RuntimeError("element 0 of tensors does not require grad and does not have a grad_fn")
-        if gradient is None:
-            if self._data.size != 1:
-                raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            seed = np.ones(self._data.shape, dtype=self._data.dtype)
-        else:
-            gradient = gradient if isinstance(gradient, Tensor) else tensor(gradient)
-            if gradient._data.shape != self._data.shape:
-                raise RuntimeError(
-                    f"Mismatch in shape: grad_output[0] has a shape of {dtypes.Size(gradient._data.shape)!r} and "
-                    f"output[0] has a shape of {dtypes.Size(self._data.shape)!r}.")
-            seed = gradient._data.astype(self._data.dtype, copy=False)
-        if create_graph:
-            warnings.warn(CREATE_GRAPH_CYCLE, UserWarning, stacklevel=2)
-            seed = Tensor._make(seed) if gradient is None else gradient._convert(self._data.dtype)
-            leaves = sweep(self._grad_edge(), seed, retain_graph=retain_graph is not False, create_graph=True)
-            for acc, g in leaves.items():
-                acc.variable._accumulate(g)
-                _post_accumulate(acc)
-            return
-        recorders = active_recorders()
-        call = None
-        if recorders:
-            edge = self._grad_edge()
-            call = BackwardCall(self, None if gradient is None else gradient._data.copy(), seed,
-                                nodes=topological(edge))
-            for recorder in recorders:
-                recorder.append(call)
-        leaves = sweep(self._grad_edge(), seed, retain_graph=bool(retain_graph))
-        for acc, g in leaves.items():
-            leaf = acc.variable
-            if call is not None:
-                call.leaves.append(leaf)
-                call.grads_before.append(None if leaf._grad is None else leaf._grad._data.copy())
-            leaf._accumulate(g)
-            if acc.post_hooks:
-                _post_accumulate(acc)
-            if call is not None:
-                call.grads_after.append(leaf._grad._data.copy())
+            inputs = _input_list(inputs)
+        _backward.run_backward([self], [gradient], inputs=inputs, retain_graph=retain_graph,
+                               create_graph=create_graph, api="Tensor.backward")
 
     def register_hook(self, hook) -> RemovableHandle:
         """Run `hook(grad)` on this tensor's gradient each time it is computed; a hook that returns a Tensor
@@ -1057,6 +1017,7 @@ class Tensor:
                                    f"{_SCALAR_TYPE_NAMES[t._data.dtype.name]} and "
                                    f"{_SCALAR_TYPE_NAMES[mat2._data.dtype.name]}")
         Tensor._make(self._data).expand(n, p)  # PyTorch's message when input does not broadcast to the result
+        guard_shape((n, p), work=n * k * p)
         if self._data.dtype.kind in "iu":  # integer tensors take integral factors
             beta, alpha = int(beta), int(alpha)
         return _apply("addmm", (self, mat1, mat2), beta=beta, alpha=alpha)
@@ -1086,7 +1047,7 @@ class Tensor:
         if self._data.dtype != mat2._data.dtype:
             raise RuntimeError(f"expected scalar type {_SCALAR_TYPE_NAMES[self._data.dtype.name]} but found "
                                f"{_SCALAR_TYPE_NAMES[mat2._data.dtype.name]}")
-        guard_shape((sa[0], sa[1], sb[2]))
+        guard_shape((sa[0], sa[1], sb[2]), work=sa[0] * sa[1] * sa[2] * sb[2])
         return _apply("bmm3", (self, mat2))
 
     # --- shapes -------------------------------------------------------------------------------
@@ -1349,18 +1310,6 @@ class Tensor:
     __itruediv__ = div_
 
 
-CREATE_GRAPH_CYCLE = (
-    "Using backward() with create_graph=True will create a reference cycle between the parameter and its gradient "
-    "which can cause a memory leak. We recommend using autograd.grad when creating the graph to avoid this. If you "
-    "have to use this function, make sure to reset the .grad fields of your parameters to None after use to break "
-    "the cycle and avoid the leak.")
-
-
-def _post_accumulate(acc) -> None:
-    for hook in list((acc.post_hooks or {}).values()):
-        hook(acc.variable)
-
-
 _TENSOR_TYPES = {Tensor}  # Tensor and its subclasses the engine makes (nn.Parameter adds itself)
 
 
@@ -1566,7 +1515,7 @@ def matmul(a, b) -> Tensor:
     if na == 2 and nb == 2:
         if sa[1] != sb[0]:
             raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({sa[0]}x{sa[1]} and {sb[0]}x{sb[1]})")
-        guard_shape((sa[0], sb[1]))
+        guard_shape((sa[0], sb[1]), work=sa[0] * sa[1] * sb[1])
         return _apply("mm", (a, b))
     if na == 1:  # folded into a batched matmul, whose result PyTorch views back
         out = matmul(a.unsqueeze(0), b)
@@ -1577,7 +1526,8 @@ def matmul(a, b) -> Tensor:
     if sa[-1] != sb[-2]:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{sb[0] if nb > 2 else 1}, {sa[-1]}] but got: [{sb[0] if nb > 2 else 1}, {sb[-2]}].")
-    guard_shape(np.broadcast_shapes(sa[:-2], sb[:-2]) + (sa[-2], sb[-1]))
+    shape = np.broadcast_shapes(sa[:-2], sb[:-2]) + (sa[-2], sb[-1])
+    guard_shape(shape, work=math.prod(shape) * sa[-1])
     return _apply("bmm", (a, b))
 
 
@@ -1654,4 +1604,16 @@ def tensor(data, dtype=None, requires_grad=False, device=None) -> Tensor:
     return t
 
 
+def _input_list(inputs) -> list:
+    """`inputs=` of backward: a Tensor or a non-empty sequence of Tensors that require grad."""
+    inputs = [inputs] if isinstance(inputs, Tensor) else list(inputs)
+    if not inputs:
+        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+    for x in inputs:
+        if not x.requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+    return inputs
+
+
 from engine import xp_tensor as _xp_tensor  # noqa: E402,F401 - registers the Tensor namespace of engine.xp
+from engine import backward as _backward  # noqa: E402 - the one backward, a layer above Tensor

@@ -12,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from engine import xp
-from engine.tensor import Tensor, _run, where as _where
+from engine.graph import AccumulateGrad
+from engine.tensor import Tensor, _run, enable_grad, where as _where  # noqa: F401 - enable_grad: graph.sweep's
 from engine.derivatives import OPS
 
 
@@ -123,80 +124,43 @@ def prod_others(a: Tensor, axis: int):
     return a.prod(axis, keepdim=True) / a
 
 
-# --- the recorded backward pass ---------------------------------------------------------------------------
+# --- what `graph.sweep` needs to run the rules on Tensors (create_graph=True) ----------------------------
 def _input_tensor(array, parent):
     """An input of a node as the Tensor it was: its value, and the edge its gradient flows to."""
     if parent is None:
         return Tensor._make(array) if type(array) is np.ndarray else array
-    if type(parent).__name__ == "AccumulateGrad":
+    if type(parent) is AccumulateGrad:
         return parent.variable
     t = Tensor._make(array)
     t._requires_grad, t._grad_fn = True, parent
     return t
 
 
-def _as_tensor(g):
+def as_tensor(g) -> Tensor:
     return g if isinstance(g, Tensor) else Tensor._make(np.asarray(g))
 
 
-def create_graph_sweep(order, grads, retain_graph, capture, check_node, run_hooks) -> dict:
-    """`graph.sweep` with create_graph=True: cotangents are Tensors, every rule of the table runs on
-    Tensors with recording on, so the gradients come back with a graph of their own."""
-    import sys
+def node_values(node) -> tuple:
+    """(output, inputs) of a node as Tensors whose edges are the node and its parents, so a rule run on them
+    records the backward pass as a graph reaching the same leaves."""
+    out = Tensor._make(node.out)
+    out._requires_grad, out._grad_fn = True, node
+    parents, arrays = node.parents, node.arrays
+    inputs = [_input_tensor(a, p) for a, p in zip(arrays, parents)] + list(arrays[len(parents):])
+    return out, inputs
 
-    from engine import graph
-    tensor_module = sys.modules["engine.tensor"]
 
-    previous_mode = tensor_module._grad_enabled
-    tensor_module._grad_enabled = True
-    anomaly = graph.anomaly_enabled()
-    leaves = {}
-    try:
-        for node in order:
-            g = grads.pop(node, None)
-            if g is None:
-                continue
-            g = _as_tensor(g)
-            if node.hooks is not None:
-                g = run_hooks(node, g)
-            if type(node) is graph.AccumulateGrad:
-                leaves[node] = g
-                continue
-            if capture is not None and node in capture:
-                leaves[node] = g
-            check_node(node)
-            if node.retained is not None:
-                node.retained._accumulate(g)
-            out = Tensor._make(node.out)
-            out._requires_grad, out._grad_fn = True, node
-            parents = node.parents
-            arrays = node.arrays
-            inputs = [_input_tensor(a, p) for a, p in zip(arrays, parents)] + list(arrays[len(parents):])
-            vjp, attrs = node.op.vjp, node.attrs
-            for i, parent in enumerate(parents):
-                if parent is None:
-                    continue
-                gi = vjp[i](g, out, *inputs, **attrs)
-                if gi is None:
-                    continue
-                gi = _as_tensor(gi)
-                array = arrays[i]
-                if tuple(gi.shape) != array.shape:
-                    if gi.ndim >= array.ndim:
-                        gi = sum_to(gi, array.shape)
-                    if tuple(gi.shape) != array.shape:
-                        gi = gi.expand(*array.shape)
-                if gi._data.dtype != array.dtype:
-                    gi = gi._convert(array.dtype)
-                if anomaly and np.isnan(gi._data).any():
-                    graph.anomaly_error(node, i)
-                previous = grads.get(parent)
-                grads[parent] = gi if previous is None else previous + gi
-            if not retain_graph:
-                node.freed = True
-    finally:
-        tensor_module._grad_enabled = previous_mode
-    return leaves
+def fit(gi, array: np.ndarray) -> Tensor:
+    """A rule's Tensor cotangent shaped and typed as the input it is for (broadcasting undone)."""
+    gi = as_tensor(gi)
+    if tuple(gi.shape) != array.shape:
+        if gi.ndim >= array.ndim:
+            gi = sum_to(gi, array.shape)
+        if tuple(gi.shape) != array.shape:
+            gi = gi.expand(*array.shape)
+    if gi._data.dtype != array.dtype:
+        gi = gi._convert(array.dtype)
+    return gi
 
 
 xp.use_tensor_namespace(Tensor, __import__(__name__, fromlist=["_"]))

@@ -1,53 +1,70 @@
 """`check --against-torch`: the same programs, run with real PyTorch, must give the same answers.
 
 Each lesson's predict and error steps (and a few quiz variants) are computed
-with the engine, then their programs run in a child Python with the real
-`torch` (`lessons.torch_worker`); any difference in a value (beyond the
-step's tolerance), an answer kind, or an error step's outcome is a problem.
+with the engine, then their programs run with the real `torch` in the sandbox
+worker's "torch" profile (`engine.sandbox.torch_jobs`): a zygote that imports
+PyTorch and forks one child per program, confined like every other child (a
+lesson is a stranger's code, and real PyTorch has no language layer in front of
+it). Any difference in a value (beyond the step's tolerance), an answer kind, or
+an error step's outcome is a problem.
 """
 from __future__ import annotations
 
 import importlib.util
-import json
-import subprocess
-import sys
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 
 from engine.runner.errors import SnippetError
+from engine.sandbox.client import WORKER_UNAVAILABLE, SandboxError, call, decode_value, worker
 from lessons.answers import Answer, AnswerError, compute_answer, error_matches, predict_answer, quiz_program
 from lessons.errors import LessonError
 from lessons.model import ErrorStep, Lesson, PredictStep
 from lessons.programs import ProgramBuilder
 from lessons.quiztemplate import instantiate
 from lessons.validate import QUIZ_SEEDS
-from lessons.values import describe, from_json, same
+from lessons.values import UnsupportedValue, classify, describe, same
 
-TIMEOUT_SECONDS = 300
+SECONDS = 30.0      # one program's wall-clock limit with PyTorch (CPU seconds too, in the child)
+PARALLEL = 2        # programs run at once (each in its own child of the one zygote)
+
+
+@dataclass
+class TorchComparison:
+    problems: list[LessonError] = field(default_factory=list)
+    version: str | None = None     # the PyTorch that ran the programs (None: it could not be run)
 
 
 def torch_available() -> bool:
     return importlib.util.find_spec("torch") is not None
 
 
-def compare_with_torch(lessons: Iterable[Lesson]) -> list[LessonError]:
+def compare_with_torch(lessons: Iterable[Lesson]) -> TorchComparison:
     """Differences between the engine's answers and PyTorch's (steps that fail to compute with the engine
-    are skipped: `validate_lesson` reports them). One child process runs every program, since importing
-    torch is the slow part."""
+    are skipped: `validate_lesson` reports them), and which PyTorch said so."""
     checks = [check for lesson in lessons for check in _checks(lesson)]
     if not checks:
-        return []
-    jobs = [{"program": program, "expression": None if isinstance(step, ErrorStep) else step.expression}
-            for _, _, step, _, program in checks]
+        return TorchComparison()
+    target = worker("torch")
     try:
-        outcomes = _run_worker(jobs)
-    except RuntimeError as error:
-        return [LessonError("--against-torch", "", None, str(error))]
-    problems = []
+        version = str(target.start().get("torch", "?"))
+    except (SandboxError, OSError) as error:
+        return TorchComparison([LessonError("--against-torch", "", None, f"PyTorch could not be run: {error}")])
+    jobs = [{"source": program, "expression": None if isinstance(step, ErrorStep) else step.expression}
+            for _, _, step, _, program in checks]
+    with ThreadPoolExecutor(PARALLEL) as pool:
+        outcomes = list(pool.map(lambda job: call(target, "torch", SECONDS, **job), jobs))
+    comparison = TorchComparison(version=version)
     for (lesson, key_path, step, answer, _), outcome in zip(checks, outcomes):
-        message = _difference(step, answer, outcome)
+        failure = outcome.get("failure")
+        if failure is not None and failure.get("type") == WORKER_UNAVAILABLE:
+            return TorchComparison([LessonError("--against-torch", "", None,
+                                                f"PyTorch could not be run: {failure.get('message')}")])
+        message = _difference(step, answer, {"error": failure} if failure is not None else outcome)
         if message:
-            problems.append(LessonError(lesson.path, key_path, lesson.line_of(key_path.split(" ")[0]), message))
-    return problems
+            comparison.problems.append(LessonError(lesson.path, key_path, lesson.line_of(key_path.split(" ")[0]),
+                                                   message))
+    return comparison
 
 
 def _checks(lesson: Lesson) -> list[tuple]:
@@ -74,21 +91,6 @@ def _checks(lesson: Lesson) -> list[tuple]:
     return checks
 
 
-def _run_worker(jobs: list[dict]) -> list[dict]:
-    try:
-        done = subprocess.run([sys.executable, "-m", "lessons.torch_worker"], input=json.dumps(jobs),
-                              capture_output=True, text=True, timeout=TIMEOUT_SECONDS)
-    except subprocess.TimeoutExpired:
-        raise RuntimeError(f"PyTorch did not finish the programs within {TIMEOUT_SECONDS} s") from None
-    if done.returncode != 0:
-        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
-        raise RuntimeError(f"running the programs with PyTorch failed: {last}")
-    try:
-        return json.loads(done.stdout)
-    except ValueError:
-        raise RuntimeError("running the programs with PyTorch gave no readable result") from None
-
-
 def _difference(step, answer: Answer, outcome: dict) -> str | None:
     torch_error = outcome.get("error")
     if isinstance(step, ErrorStep):
@@ -100,7 +102,10 @@ def _difference(step, answer: Answer, outcome: dict) -> str | None:
         return f"the engine gives {engine}, PyTorch gives {said}"
     if torch_error:
         return f"PyTorch fails where the engine does not: {torch_error['type']}: {torch_error['message']}"
-    theirs = from_json(outcome["value"])
+    try:
+        theirs = classify(decode_value(outcome["value"]))
+    except UnsupportedValue as error:
+        return f"`{step.expression}`: PyTorch's value cannot be compared: {error}"
     if same(answer.plain, theirs, answer.tolerance.rtol, answer.tolerance.atol)[0]:
         return None
     return f"`{step.expression}`: the engine computes {describe(answer.plain)}, PyTorch computes {describe(theirs)}"

@@ -13,11 +13,12 @@ from typing import Any
 
 import numpy as np
 
+from engine.sandbox.client import WORKER_UNAVAILABLE
 from lessons.model import (
     ChoiceStep, ErrorChoice, ErrorStep, Lesson, PredictStep, QuizTemplate, Step, Tolerance,
 )
 from lessons.programs import Program, ProgramBuilder, join
-from lessons.values import Plain, UnsupportedValue, classify, same
+from lessons.values import Plain, UnsupportedValue, classify, isclose, same
 
 # runner outcomes that mean the program itself is unusable, not a PyTorch error to predict
 REFUSALS = frozenset({"SnippetRejected", "ResourceLimitExceeded", "SnippetStopped",
@@ -37,6 +38,13 @@ class AnswerError(Exception):
         self.key = key
         self.message = message
         self.file_line = file_line
+
+
+class WorkerUnavailable(AnswerError):
+    """The tutor's own snippet worker could not run the program: the tutor's fault, never the lesson's."""
+
+    def __init__(self, index: int | None, message: str):
+        super().__init__(index, "", message)
 
 
 @dataclass(frozen=True)
@@ -126,6 +134,8 @@ def run_program(program: Program | None, index: int | None, run, expressions: tu
 
 
 def _failure(program: Program, error, index: int | None, lead: str = "the program fails") -> AnswerError:
+    if error.type == WORKER_UNAVAILABLE:
+        return WorkerUnavailable(index, error.message)
     part, file_line = program.locate(error.line)
     where = part.step_index if part is not None else index
     if error.type in REFUSALS:
@@ -138,7 +148,7 @@ def _error_answer(step: ErrorStep, index: int, program: Program, run) -> Answer:
     error = result.error
     if error is not None:
         part, _ = program.locate(error.line)
-        if error.type in REFUSALS or (part is not None and part.step_index != index):
+        if error.type in REFUSALS | {WORKER_UNAVAILABLE} or (part is not None and part.step_index != index):
             raise _failure(program, error, index)
     matching = [i for i, choice in enumerate(step.choices) if error_matches(choice, error)]
     outcome = f"{error.type}: {error.message}" if error else "it runs without error"
@@ -186,7 +196,7 @@ def compare(answer: Answer, prediction: Any, half_unit: Any = None, decimals: An
         return Comparison(False, cells)
     half = np.broadcast_to(np.asarray(half_unit, dtype=np.float64), got.shape)
     typed = np.broadcast_to(np.asarray(decimals, dtype=np.int64), got.shape)
-    exact = np.isclose(got, want, rtol=answer.tolerance.rtol, atol=answer.tolerance.atol, equal_nan=True)
+    exact = isclose(got, want, answer.tolerance.rtol, answer.tolerance.atol)
     with np.errstate(invalid="ignore", over="ignore"):
         agrees = np.abs(got - want) <= half * (1 + 1e-9) + 1e-300
     precise = exact | (agrees & (typed >= PRINTOUT_DECIMALS))

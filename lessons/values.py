@@ -1,8 +1,8 @@
 """Turning a value a program computed into a plain answer, and comparing two of them.
 
-Shared by the engine side (`lessons.answers`) and the PyTorch side
-(`lessons.torch_worker`), so both classify `x.grad`, `x.requires_grad` or
-`y.grad_fn.name()` the same way and differences are real differences.
+Shared by the engine side (`lessons.answers`) and the PyTorch side (`check --against-torch`,
+whose values come back from `engine.sandbox.torch_jobs` as tagged data), so both classify `x.grad`,
+`x.requires_grad` or `y.grad_fn.name()` the same way and differences are real differences.
 """
 from __future__ import annotations
 
@@ -53,6 +53,25 @@ def classify(value: object) -> Plain:
                            "predict a tensor, a number, a bool, None or a text such as `y.grad_fn.name()`")
 
 
+# Below this, an answer's largest magnitude is taken for float32 rounding of an exact 0 (softmax gradients
+# summing to 3e-08, say), which the authored absolute tolerance absorbs as before.
+ROUNDING_SCALE = 1e-6
+
+
+def scaled_atol(want: np.ndarray, atol: float) -> float:
+    """`atol` shrunk to the answer's scale (its largest finite magnitude, when between `ROUNDING_SCALE` and 1):
+    a gradient of [1e-05, 1e-05] is not [0, 0]. Never widened: a large answer is held by the relative
+    tolerance, and a rounding-sized one keeps the authored `atol`."""
+    finite = np.abs(want[np.isfinite(want)])
+    scale = float(finite.max()) if finite.size else 0.0
+    return atol * scale if ROUNDING_SCALE <= scale < 1 else atol
+
+
+def isclose(got: np.ndarray, want: np.ndarray, rtol: float, atol: float) -> np.ndarray:
+    """Per-cell agreement of `got` with the answer `want`, at the answer's scale (see `scaled_atol`)."""
+    return np.isclose(got, want, rtol=rtol, atol=scaled_atol(want, atol), equal_nan=True)
+
+
 def same(answer: Plain, other: Plain, rtol: float, atol: float) -> tuple[bool, np.ndarray | None]:
     """Whether `other` equals `answer` (numbers within tolerance), and the per-cell verdict for tensors."""
     numeric = ("tensor", "number")
@@ -61,7 +80,7 @@ def same(answer: Plain, other: Plain, rtol: float, atol: float) -> tuple[bool, n
         got = np.asarray(other.value, dtype=np.float64)
         if want.shape != got.shape:
             return False, None
-        cells = np.isclose(got, want, rtol=rtol, atol=atol, equal_nan=True)
+        cells = isclose(got, want, rtol, atol)
         return bool(cells.all()), cells if answer.kind == "tensor" else None
     return answer.kind == other.kind and answer.value == other.value, None
 

@@ -29,6 +29,7 @@ _FORBIDDEN_ATTRIBUTES = frozenset(
     {"grad", "backward", "retain_grad", "register_hook", "autograd", "jacobian", "vjp", "hessian"}
 )
 _PRINTOUT = re.compile(r"^\s*tensor\s*\((?P<body>.*)\)\s*$", re.DOTALL)
+_PARAMETER = re.compile(r"^\s*Parameter containing:\s*")  # how PyTorch prints an nn.Parameter
 _SPECIAL_NAMES = {"inf": math.inf, "nan": math.nan}
 MAX_LENGTH = 20_000  # characters; a longer answer is refused before it is parsed
 # What NFKC leaves alone but a learner means as ASCII: the minus sign, ×, ÷, the ideographic comma.
@@ -39,6 +40,12 @@ _CLOSING = {"(": ")", "[": "]", "{": "}"}
 def normalise(text: str) -> str:
     """Full-width digits, brackets and slashes (`７／６`) as ASCII (NFKC), and the usual look-alikes."""
     return unicodedata.normalize("NFKC", text).translate(_ASCII)
+
+
+def one_line(text: str) -> str:
+    """A pasted printout as one line: PyTorch prints a 2-D tensor over several lines, and an answer field
+    holds one."""
+    return " ".join(text.split())
 
 
 def _check_text(text: str) -> None:
@@ -316,7 +323,9 @@ def read_answer(
     `names`, the names the snippet defines, makes an unknown name in a formula a clear message.
     Anything that cannot be read raises `AnswerFormatError`, and nothing else.
     """
-    text = normalise(text).strip()
+    if len(text) > 4 * MAX_LENGTH:  # before any work on it: a printout's indentation is allowed for, no more
+        raise AnswerFormatError("answer_too_long", limit=MAX_LENGTH)
+    text = _PARAMETER.sub("", one_line(normalise(text)), count=1)
     if not text:
         raise AnswerFormatError("answer_empty")
     if len(text) > MAX_LENGTH:

@@ -23,6 +23,7 @@ from textual.screen import Screen
 
 from tutor.i18n import default_language, t
 from tutor.paths import cache_dir, lessons_dir
+from tutor.untrusted import TerminalWall, plain
 
 STYLES = Path(__file__).parent / "styles"
 THEMES = {"dark": "textual-dark", "light": "textual-light"}
@@ -97,6 +98,23 @@ class TutorApp(App[None]):
         self._lesson_files: dict[Path, int] = {}
         self._ids_by_path: dict[Path, str] = {}  # the id each lesson file had when it last loaded
         self.open_at = open_at  # `--open LESSON[:STEP]`: (lesson id, step id or None), checked by the CLI
+        self._wall = TerminalWall()
+
+    # ------------------------------------------------------------------ the terminal boundary (tutor.untrusted)
+
+    def get_line_filters(self):
+        """Textual's filters, then the last wall: no control character or hyperlink leaves a rendered line."""
+        return [*super().get_line_filters(), self._wall]
+
+    def notify(self, message: str, *, title: str = "", severity="information", timeout: float | None = None,
+               markup: bool = False) -> None:
+        """Every notification (screens and widgets call this one) as plain text: messages carry lesson titles,
+        file names and error messages, so none is parsed as markup (`markup` is accepted and ignored)."""
+        super().notify(plain(message), title=plain(title), severity=severity, timeout=timeout, markup=False)
+
+    def format_title(self, title: str, sub_title: str):
+        """The header's title and subtitle (a lesson's title, a step's expression), cleaned."""
+        return super().format_title(plain(title), plain(sub_title))
 
     # ------------------------------------------------------------------ start-up
 
@@ -143,7 +161,10 @@ class TutorApp(App[None]):
         from engine.sandbox import worker
 
         confinement = worker().confinement()
-        if not confinement.confined and not self.trust_lessons:
+        if not confinement.started:  # the tutor's own problem: no lesson is at fault, no sandbox to skip
+            self.call_from_thread(self.notify, t("worker_failed", self.lang, reason=confinement.reason),
+                                  severity="error", timeout=30)
+        elif not confinement.confined and not self.trust_lessons:
             self.call_from_thread(self._restrict_to_bundled, confinement.reason)
         self.confinement = confinement
 
@@ -311,9 +332,26 @@ class TutorApp(App[None]):
             self.open_quiz()
 
     def _resume(self) -> None:
+        target = self.resume_target()
+        if target is not None:
+            self.open_lesson(*target)
+
+    def resume_target(self) -> tuple[str, str | None] | None:
+        """Where `c` (and a returning student) continues: the last lesson at its step or, that lesson being
+        done, the next lesson of the course not done yet, where it was left (None: nothing to resume)."""
         position = self.last_position()
-        if position is not None:
-            self.open_lesson(position.lesson_id, position.step_id)
+        if position is None:
+            return None
+        if not self._is_done(self.lesson(position.lesson_id)):
+            return position.lesson_id, position.step_id
+        order = [lesson.id for lesson in self.course.lessons]
+        start = order.index(position.lesson_id) + 1 if position.lesson_id in order else 0
+        following = (self.lesson(lesson_id) for lesson_id in order[start:] + order[:start])
+        return next(((lesson.id, None) for lesson in following if not self._is_done(lesson)), None)
+
+    def _is_done(self, lesson) -> bool:
+        progress = self.lesson_progress(lesson)
+        return progress is not None and str(progress.status) == "done"
 
     def open_class(self) -> None:
         """The teacher's Class screen (only when the app was opened on a class folder)."""

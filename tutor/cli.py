@@ -14,6 +14,7 @@ SUBCOMMANDS: dict[str, str] = {
     "check": "check",
     "class": "class_report",
     "explain": "explain",
+    "grade": "grade",
     "install": "install",
     "new": "new",
     "pack": "pack",
@@ -76,12 +77,13 @@ def _open_at(target: str, lesson_dirs: tuple[str, ...], data_dir: str | None) ->
     from lessons.course import load_course
     from tutor.commands.open_target import OpenError, resolve
     from tutor.paths import cache_dir, lessons_dir
+    from tutor.untrusted import echo
 
     course = load_course(lesson_dirs, user_dir=lessons_dir(data_dir), cache_path=cache_dir(data_dir) / "lessons.json")
     for shadow in course.shadowed:  # an author previewing a pack's source: say which copy opens
-        click.echo(f"autograd-tutor: note: {shadow}", err=True)
+        echo(f"autograd-tutor: note: {shadow}", err=True)
     try:
         return resolve(target, course)
     except OpenError as error:
-        click.echo(f"autograd-tutor: --open {target}: {error}", err=True)
+        echo(f"autograd-tutor: --open {target}: {error}", err=True)
         raise SystemExit(error.status) from None

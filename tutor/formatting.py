@@ -4,7 +4,11 @@ from __future__ import annotations
 
 
 def format_cell(value: float) -> str:
-    """A compact number for a cell: up to four decimals, no trailing zeros."""
+    """A compact number for a cell: up to four decimals, no trailing zeros; a number that four decimals
+    would show as 0 in scientific notation (`1e-05`), so a tiny gradient never reads as zero."""
+    if value != 0 and abs(value) < 5e-5:
+        mantissa, exponent = f"{value:.4e}".split("e")
+        return mantissa.rstrip("0").rstrip(".") + "e" + exponent
     text = f"{value:.4f}".rstrip("0").rstrip(".")
     return "0" if text == "-0" else text
 

@@ -91,13 +91,14 @@ class LessonPractice:
             self._builder = ProgramBuilder(self.lesson)
         return self._builder
 
-    def answer(self, index: int) -> tuple[Any, str | None]:
+    def answer(self, index: int) -> tuple[Any, Any]:
         """The step's answer (None for a read step), or, when it cannot be computed, where its lesson
-        file is at fault (`squares.toml:27`: a learner is told where, the author sees why in `check`)."""
+        file is at fault (`squares.toml:27`: a learner is told where, the author sees why in `check`),
+        or a `WorkerProblem` when the tutor's own worker could not run it (no lesson is blamed)."""
         step = self.lesson.steps[index]
         if step.kind not in GRADED:
             return None, None
-        from lessons.answers import AnswerError, compute_answer
+        from lessons.answers import AnswerError, WorkerUnavailable, compute_answer
 
         if step.id not in self._answers:
             try:
@@ -105,6 +106,10 @@ class LessonPractice:
             except AnswerError as error:
                 self._answers[step.id] = error
         answer = self._answers[step.id]
+        if isinstance(answer, WorkerUnavailable):  # the tutor's fault, said so: no lesson line is blamed
+            from tutor.problems import WorkerProblem
+
+            return None, WorkerProblem(answer.message)
         if isinstance(answer, AnswerError):
             from tutor.problems import where
 

@@ -7,9 +7,17 @@ at fault, not them, and whom to tell.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 from tutor.i18n import t
+
+
+@dataclass(frozen=True)
+class WorkerProblem:
+    """The tutor's snippet worker could not run a step's program: the tutor's problem, not the lesson's."""
+
+    reason: str
 
 
 def where(path: str | os.PathLike[str] | None, line: int | None) -> str:

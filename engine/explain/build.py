@@ -12,7 +12,7 @@ import numpy as np
 
 from engine.explain.fdcheck import central_differences
 from engine.explain.graph import describe_graph
-from engine.explain.jacobian import close, numeric_jacobians, structure
+from engine.explain.jacobian import batched_pullback, close, numeric_jacobians, one_hot_seeds, structure
 from engine.explain.model import CallExplanation, Explanation, LeafExplanation
 from engine.explain.record import Names, record_program
 from engine.explain.symbolic import MAX_ENTRIES, SymbolicJacobian, SymbolicLimit, substitute, symbolic_jacobian
@@ -24,15 +24,21 @@ def explain_program(source: str, *, max_symbolic: int = MAX_ENTRIES, limits=None
     """Run `source` with the snippet runner and explain every backward call it made (numbers only)."""
     recording = record_program(source, limits)
     run = recording.run
-    names = Names(run.namespace if run.ok or run.namespace else {})
-    for captured in recording.captured:
+    final = run.namespace if run.ok or run.namespace else {}
+    calls = []
+    for k, captured in enumerate(recording.captured):
+        names = Names(captured.bound, final)  # the names bound at the call first, then at the end
         names.add_origin(captured.origin)
-    calls = [explain_call(k, captured, names) for k, captured in enumerate(recording.captured)]
+        calls.append(explain_call(k, captured, names))
     return Explanation(run.ok, run.error, run.stdout, calls, source, max_symbolic, run)
 
 
 def explain_call(index: int, captured, names: Names) -> CallExplanation:
-    """One backward call, from what was captured when it was made (`record.Captured`)."""
+    """One derivative call, from what was captured when it was made (`record.Captured`).
+
+    A call that accumulates (`backward`) is checked against what it added to each leaf's `.grad`; one that
+    returns its gradients (`autograd.grad`, `torch.func`) against what it returned. A batched call (a
+    Jacobian's one-hot rows pushed back at once: `jacrev`, `autograd.functional.jacobian`) returned J itself."""
     call = captured.call
     nodes = captured.nodes
     values = captured.leaf_values
@@ -40,20 +46,31 @@ def explain_call(index: int, captured, names: Names) -> CallExplanation:
     out_data = np.asarray(root.out) if type(root) is not AccumulateGrad else values[root]
     output_name = captured.expression or names.tensor(call.output) or names.node(root) or _fresh(names)
     graph = describe_graph(nodes, names)
-    edges = [n for n in nodes if type(n) is AccumulateGrad]
+    batched = np.ndim(call.seed) > out_data.ndim
+    wanted = None if call.inputs is None else {id(x) for x in call.inputs}
+    edges = [n for n in nodes if type(n) is AccumulateGrad and (wanted is None or id(n.variable) in wanted)]
     explained = CallExplanation(index, output_name, out_data.shape, out_data.copy(), call.gradient, call.seed,
                                 [], graph, [], nodes, names, error=captured.error, line=captured.line,
-                                leaf_values=values, hooked=any(getattr(n, "hooks", None) for n in nodes))
+                                leaf_values=values, weight=captured.weight,
+                                hooked=any(getattr(n, "hooks", None) for n in nodes),
+                                api=call.api, returns=not call.leaves and bool(call.results), batched=batched,
+                                derivative_of=captured.derivative_of)
     if captured.error is not None:  # backward raised: no gradient was produced, so there is nothing to check
         return explained
-    frozen = _Frozen(call, nodes)
-    jacobians = numeric_jacobians(nodes, out_data.shape, call.seed.dtype, edges)
-    fds = central_differences(nodes, edges, call.seed, values)
-    v = call.seed.astype(np.float64).reshape(-1)
+    if len(call.roots) > 1:  # several outputs at once: explained as numbers only would mislead; said plainly
+        explained.several = len(call.roots)
+        return explained
+    jacobians = numeric_jacobians(nodes, out_data.shape, out_data.dtype, edges)
+    if batched:
+        fds = [None] * len(edges)
+    else:
+        fds = central_differences(nodes, edges, call.seed, values)
+    v = explained.sweep_seed.astype(np.float64).reshape(-1)
     for edge, J, fd in zip(edges, jacobians, fds):
-        explained.leaves.append(_leaf(call, edge, names, J, fd, v, values[edge]))
+        explained.leaves.append(_leaf(call, edge, names, J, fd, v, values[edge], batched))
     labels = [f"{g.name} ({g.tensor})" if g.tensor else g.name for g in graph]
-    explained.trace = trace_backward(frozen, names, labels)
+    if not batched:
+        explained.trace = trace_backward(_Frozen(call, nodes), names, labels)
     return explained
 
 
@@ -70,16 +87,20 @@ def _fresh(names: Names) -> str:
     return next(n for n in ("y", "out", "f", "output") if n not in used)
 
 
-def _leaf(call, edge, names, J, fd, v, value) -> LeafExplanation:
+def _leaf(call, edge, names, J, fd, v, value, batched: bool) -> LeafExplanation:
     leaf = edge.variable
     shape = value.shape
     before, after = None, None
     for tensor, b, a in zip(call.leaves, call.grads_before, call.grads_after):
         if tensor is leaf:
             before, after = b, a
-    vjp = (v @ J.astype(np.float64)).reshape(shape)
+    for tensor, result in zip(call.inputs or (), call.results):  # autograd.grad, torch.func: what it returned
+        if tensor is leaf and result is not None:
+            after = result
+    vjp = J.astype(np.float64).reshape(J.shape[:1] + shape) if batched else (v @ J.astype(np.float64)).reshape(shape)
     if after is None:  # not reached by this backward (cannot happen for a leaf of its graph; kept safe)
-        after = np.zeros(shape)
+        after = np.zeros(vjp.shape)
+    after = np.asarray(after).reshape(vjp.shape)
     contribution = after.astype(np.float64) - (0 if before is None else before.astype(np.float64))
     loose = leaf._data.dtype != np.float64
     rtol, atol = (1e-4, 1e-5) if loose else (1e-9, 1e-12)
@@ -97,24 +118,25 @@ def explain_symbolic(explanation, call_index: int = 0, timeout: float = 2.0) -> 
 
     Accepts an `Explanation` (with call_index) or a `CallExplanation`. Never raises for a
     program's content: a graph too large or too slow gives `ok=False` and a note. Each symbolic
-    Jacobian and vᵀJ is compared at the call's values with the numbers backward produced
-    (`SymbolicLeaf.verified`); the chain rule checks its own formulas (`engine.explain.chain`).
+    Jacobian and vᵀJ is compared with the engine's numbers at the call's values and at nearby points
+    (`SymbolicLeaf.verified`); the chain rule checks its own formulas the same way (`engine.explain.chain`).
     """
     import sympy  # noqa: F401 - imported before the clock starts: a cold import is not the graph's cost
 
-    from engine.explain.chain import Chain, chain_rule
+    from engine.explain.chain import Chain, chain_rule, nearby
 
     call = explanation if isinstance(explanation, CallExplanation) else explanation.calls[call_index]
     max_entries = getattr(explanation, "max_symbolic", MAX_ENTRIES)
     started = time.perf_counter()
     if call.error is not None:
         return SymbolicJacobian(False, "raised")
-    edges = [n for n in call.nodes if type(n) is AccumulateGrad]
-    result = symbolic_jacobian(call.nodes, call.names, call.output_shape, call.seed, edges,
+    explained = {leaf.name for leaf in call.leaves}
+    edges = [n for n in call.nodes if type(n) is AccumulateGrad and call.names.leaf(n) in explained]
+    result = symbolic_jacobian(call.nodes, call.names, call.output_shape, call.sweep_seed, edges,
                                timeout=timeout, max_entries=max_entries, leaf_values=call.leaf_values)
-    for sym, leaf in zip(result.leaves, call.leaves):
-        sym.verified = close(sym.substituted, leaf.jacobian) and close(
-            substitute(sym.vjp.reshape(-1), result.values), leaf.contribution.reshape(-1))
+    points = nearby(call)
+    if result.ok:
+        _verify_symbolic(result, call, edges, points)
     stop = time.perf_counter() + max(timeout, 0.5)   # the chain rule has its own budget
 
     def check():
@@ -125,10 +147,35 @@ def explain_symbolic(explanation, call_index: int = 0, timeout: float = 2.0) -> 
         leaf_name = call.names.leaf(edge)
         sym = next((s for s in result.leaves if s.name == leaf_name and s.verified), None) if result.ok else None
         try:
-            result.chains.append(chain_rule(call, edge, check=check, symbolic=(sym, result.values)))
+            result.chains.append(chain_rule(call, edge, check=check, symbolic=(sym, result.values), points=points))
         except SymbolicLimit:
             result.chains.append(Chain(leaf_name, call.output_name, False, "timeout"))
     result.seconds = time.perf_counter() - started
     return result
 
 
+
+
+def _verify_symbolic(result: SymbolicJacobian, call, edges: list, points: list) -> None:
+    """Each leaf's symbolic J and vᵀJ against the engine's numbers at every point (the call's values and the
+    nearby ones: every leaf's element symbols take the point's values, named constants keep theirs).
+    A form that holds at the call's values only (a branch decided there: relu at 0, a tie in max) is
+    marked `point_only` and never shown."""
+    seeds = one_hot_seeds(call.output_shape, np.float64)
+    for p, point in enumerate(points):
+        jacobians = batched_pullback(call.nodes, point.copies, seeds, edges)
+        values = dict(result.values)
+        for sym, edge in zip(result.leaves, edges):
+            values.update(zip(sym.symbols.flat, (float(v) for v in point.leaves[edge].flat)))
+        for sym, edge, J in zip(result.leaves, edges, jacobians):
+            if p and not sym.verified:
+                continue
+            holds = close(substitute(sym.jacobian, values), J) and close(
+                substitute(sym.vjp.reshape(-1), values), point.grad(edge).reshape(-1))
+            if p == 0:
+                sym.verified = holds
+            elif not holds:
+                sym.verified, sym.point_only = False, True
+    if not points:
+        for sym in result.leaves:
+            sym.verified = False

@@ -26,6 +26,7 @@ from engine.graph import AccumulateGrad, Node
 
 MAX_PATHS = 8
 MAX_ELEMENTS = 12          # per-element lines shown when there is no tensor formula
+LINE = 76                  # a total longer than one panel line is written with the program's named results
 
 
 @dataclass
@@ -65,6 +66,10 @@ class Chain:
     elements: list[tuple[str, str]] = field(default_factory=list)   # per-element form: (element, formula)
     more_elements: int = 0
     verified: bool = False      # the total (or each element) equals backward's gradient at the call's values
+                                # and at nearby points (`replay.points`)
+    named: list[str] = field(default_factory=list)    # the program's intermediate results the total is written in
+    constants: list[tuple[str, np.ndarray]] = field(default_factory=list)  # c₁ = …: constants the formulas use
+    hook_changed: bool = False  # hooks changed x.grad: the formula is the function's gradient, vᵀJ
 
     def lhs(self) -> str:
         output = self.output if self.output.isidentifier() else f"({self.output})"
@@ -119,17 +124,23 @@ def paths_to(root, edge) -> list[list[tuple]]:
         for i, parent in enumerate(node.parents):
             if parent is edge:
                 found.append(trail + [(node, i)])
-            elif type(parent) is Node:
+            elif isinstance(parent, Node):
                 walk(parent, trail + [(node, i)])
 
-    if type(root) is Node:
+    if isinstance(root, Node):
         walk(root, [])
     return found
 
 
 # --- symbols for the program's tensors ------------------------------------------------------------
+_SUBSCRIPT = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+
+
 class Symbols:
-    """Tensor symbols named as the program names them, with the values they had at the backward call."""
+    """Tensor symbols named as the program names them — by identity, never by value — with the values
+    they had at the backward call. A constant the program did not name is written by its value when it
+    is short, else as c₁, c₂ … (never a program name: `c₁` is no Python identifier), defined beside the
+    formula (`constants`)."""
 
     def __init__(self, call, names, leaf_values: dict) -> None:
         self.names = names
@@ -139,136 +150,226 @@ class Symbols:
             symbol = sympy.Symbol(names.leaf(edge), real=True)
             self.edges[edge] = symbol
             self.values[symbol] = np.asarray(value, dtype=np.float64)
-        self._literal = 0
+        self.taken = {str(s) for s in self.edges.values()} | {
+            name for node in call.nodes if (name := names.node(node)) is not None}
+        self._unnamed: dict[int, object] = {}
+        self._keep: list = []
+        self.constants: list[tuple[str, np.ndarray]] = []   # (c₁, its value), in the order they appear
 
-    def constant(self, array):
-        name = self.names.array(array) or self.names.equal_tensor(array)
+    def constant(self, array, elementwise: bool = False):
+        """The program's name for this very array, else its value: a number when it has one entry (or, used
+        element by element, when its entries are all equal: the 1/3 of a mean in a backward graph), a short
+        list, or c₁ defined beside the formula."""
+        name = self.names.array(array)
         if name is not None:
             return sympy.Symbol(name, real=True)
-        if np.ndim(array) == 2 and self.names.equal_tensor(array.T):  # a frozen weight's W.T in nn.Linear
-            return notation.mT(sympy.Symbol(self.names.equal_tensor(array.T), real=True))
-        if array.size == 1:
+        name = self.names.transposed(array)
+        if name is not None:  # a frozen weight's W.T in nn.Linear
+            return notation.mT(sympy.Symbol(name, real=True))
+        flat = np.asarray(array, dtype=np.float64)
+        if flat.size == 1 or (elementwise and flat.size and np.all(flat == flat.reshape(-1)[0])):
             from engine.explain.symbolic import number
 
-            return number(array.reshape(-1)[0])
-        flat = np.asarray(array, dtype=np.float64)
+            return number(flat.reshape(-1)[0])
         if flat.size <= 4 and flat.ndim == 1:
             from engine.explain.render import number
 
             return sympy.Symbol("[" + ", ".join(number(v) for v in flat) + "]", real=True)
-        self._literal += 1
-        return sympy.Symbol(f"c{'' if self._literal == 1 else self._literal}", real=True)
+        key = id(self.names._origin.get(id(array), array))
+        if key not in self._unnamed:
+            self._keep.append(array)
+            symbol = sympy.Symbol("c" + str(len(self._unnamed) + 1).translate(_SUBSCRIPT), real=True)
+            self._unnamed[key] = symbol
+            self.constants.append((str(symbol), flat.copy()))
+        return self._unnamed[key]
 
     def seed(self, call, used: set) -> tuple[Value, str]:
-        """The cotangent backward started from, as a notation value, and how the formula calls it."""
-        seed = np.asarray(call.seed, dtype=np.float64)
+        """The cotangent backward started from, as a notation value, and how the formula calls it: the name
+        the program passed (`v` in `s.backward(v)`), else v (when that name is free)."""
+        seed = np.asarray(call.sweep_seed, dtype=np.float64)
         shape = seed.shape
         if seed.size and np.all(seed == seed.reshape(-1)[0]):
             from engine.explain.symbolic import number
 
             value = number(seed.reshape(-1)[0])
             return Value(value, shape), ("" if value == 1 else str(value))
-        name = self.names.equal_tensor(call.gradient) if call.gradient is not None else None
-        if name is None or not name.isidentifier():
+        name = getattr(call, "weight", None)
+        if name is None or name in self.taken or not all(part.isidentifier() for part in name.split(".")):
             name = next(n for n in ("v", "v_", "v__", "vv") if n not in used)
         symbol = sympy.Symbol(name, real=True)
         self.values[symbol] = seed
         return Value(symbol, shape), name
 
 
-def chain_rule(call, edge, *, check=None, symbolic=None) -> Chain:
-    """The chain rule for the gradient of the call's output w.r.t. the leaf behind `edge`, verified."""
+class Where:
+    """Where a formula is checked: the call's values and the nearby points (`replay.points`), the leaves'
+    symbols taking each point's values, named intermediates (`cut`) the values replayed there."""
+
+    def __init__(self, points: list, edges: dict) -> None:
+        self.points, self.edges = points, edges
+
+    def envs(self, env: dict, cut: dict | None = None) -> list[dict]:
+        found = []
+        for point in self.points:
+            here = dict(env)
+            here.update({symbol: point.leaves[edge] for edge, symbol in self.edges.items()})
+            here.update({symbol: np.asarray(point.out(node), dtype=np.float64) for node, symbol in (cut or {}).items()})
+            found.append(here)
+        return found
+
+    def agrees(self, formula, env: dict, expected: list, cut: dict | None = None) -> bool:
+        """True when the formula gives `expected[k]` at point k, for every point (and there are points)."""
+        return bool(self.points) and all(notation.agrees(formula, here, want)
+                                         for here, want in zip(self.envs(env, cut), expected, strict=True))
+
+
+def nearby(call) -> list:
+    """The call's graph replayed at its values and at nearby points; [] when it cannot be replayed (then no
+    formula is shown)."""
+    from engine.explain.replay import points
+
+    try:
+        return points(call.nodes, call.leaf_values, call.sweep_seed)
+    except Exception:  # noqa: BLE001 - a custom Function's forward is the learner's code: any error means no check
+        return []
+
+
+def chain_rule(call, edge, *, check=None, symbolic=None, points=None) -> Chain:
+    """The chain rule for the gradient of the call's output w.r.t. the leaf behind `edge`, verified at the
+    call's values and at nearby points (`points`, from `nearby(call)` when not given)."""
     names = call.names
     nodes = call.nodes
     leaf_name = names.leaf(edge)
     output = call.output_name
     root = nodes[0]
     leaf = next(le for le in call.leaves if le.name == leaf_name)
+    if call.batched:  # the call returned J itself: the Jacobian tab explains and checks it
+        return Chain(leaf_name, output, False, "jacobian")
+    points = nearby(call) if points is None else points
     paths = paths_to(root, edge)
     if root is edge:
-        return _itself(call, edge, leaf)
-    if not paths:
+        chain = _itself(call, edge, leaf, points)
+    elif not paths:
         return Chain(leaf_name, output, False, "no_dependence")
-    chain = Chain(leaf_name, output, True)
-    try:
-        _derive(chain, call, edge, paths, leaf.contribution, check)
-    except (NotationError, ValueError, TypeError, ZeroDivisionError, AttributeError, KeyError, IndexError,
-            RecursionError, NotImplementedError):
-        chain.total, chain.paths, chain.steps = "", [], []
-    if not chain.total:
-        _per_element(chain, symbolic, leaf)
-    if not chain.total and not chain.elements:
-        chain.ok, chain.note = False, "no_formula"
+    else:
+        chain = Chain(leaf_name, output, True)
+        try:
+            _derive(chain, call, edge, paths, points, check)
+        except (NotationError, ValueError, TypeError, ZeroDivisionError, AttributeError, KeyError, IndexError,
+                RecursionError, NotImplementedError):
+            chain.total, chain.paths, chain.steps, chain.named, chain.constants = "", [], [], [], []
+        if not chain.total:
+            _per_element(chain, symbolic, leaf)
+        if not chain.total and not chain.elements:
+            chain.ok, chain.note = False, "no_formula"
+    if chain.verified and points and call.hooked:
+        chain.hook_changed = not notation.close(points[0].grad(edge), leaf.contribution)
     return chain
 
 
-def _itself(call, edge, leaf) -> Chain:
+def _itself(call, edge, leaf, points) -> Chain:
     """backward on the leaf itself: ∂x/∂x is the identity, so the gradient is v."""
     chain = Chain(leaf.name, call.output_name, True)
     symbols = Symbols(call, call.names, call.leaf_values)
     seed, chain.weight = symbols.seed(call, set(call.names.used()))
-    if notation.agrees(seed.expr, symbols.values, leaf.contribution):
+    if Where(points, symbols.edges).agrees(seed.expr, symbols.values, [p.grad(edge) for p in points]):
         chain.total, chain.verified = notation._PRINTER.doprint(seed.expr), True
     else:
         chain.ok, chain.note = False, "no_formula"
     return chain
 
 
-def _derive(chain: Chain, call, edge, paths, gradient, check) -> None:
+def _named(call, edge, paths) -> dict:
+    """{node: Symbol} for the nodes on the paths whose result the program named (`g` in `g = 2*x**3`)."""
+    leaf_name = call.names.leaf(edge)
+    root = call.nodes[0]
+    cut = {}
+    for node in {node for path in paths for node, _ in path}:
+        name = call.names.node(node)
+        if node is not root and name not in (None, leaf_name, call.output_name) and name.isidentifier():
+            cut[node] = sympy.Symbol(name, real=True)
+    return cut
+
+
+def _derive(chain: Chain, call, edge, paths, points, check) -> None:
     nodes, names = call.nodes, call.names
     root = nodes[0]
-    leaf_values = {e: v for e, v in call.leaf_values.items()}
-    symbols = Symbols(call, names, leaf_values)
+    symbols = Symbols(call, names, call.leaf_values)
     used = set(names.used()) | {str(s) for s in symbols.values}
     seed, chain.weight = symbols.seed(call, used)
+    where = Where(points, symbols.edges)
+    grads = [p.grad(edge) for p in points]
     full = Sweep(nodes, symbols.edges, symbols.values, symbols.constant)
     arrived = full.backward(root, seed, check=check)
     total = notation.drop_matmul_reshapes(notation.tidy(arrived[edge].expr), full.env)
-    total_1d = notation.softmax_form(total) if len(np.shape(gradient)) == 1 else total
-    if notation.agrees(total_1d, full.env, gradient):
-        total = total_1d
-    if not notation.agrees(total, full.env, gradient):
+    if len(np.shape(grads[0]) if grads else ()) == 1:
+        total_1d = notation.softmax_form(total)
+        if where.agrees(total_1d, full.env, grads):
+            total = total_1d
+    if not where.agrees(total, full.env, grads):
         return  # never shown: the per-element form is used instead
+    sweep, cut = full, {}
+    named_cut = _named(call, edge, paths)
+    if named_cut and len(notation.text(total)) > LINE:  # long in the leaves: try the program's own names
+        named = Sweep(nodes, symbols.edges, symbols.values, symbols.constant, cut=named_cut)
+        named_arrived = named.backward(root, seed, check=check)
+        short = notation.drop_matmul_reshapes(notation.tidy(named_arrived[edge].expr), named.env)
+        if len(notation.text(short)) < len(notation.text(total)) and where.agrees(short, named.env, grads, named_cut):
+            total, sweep, arrived, cut = short, named, named_arrived, named_cut
+            chain.named = sorted(str(s) for s in cut.values() if s in total.free_symbols)
     chain.total = notation._PRINTER.doprint(total)
     chain.verified = True
-    chain.paths = _multiplicative_paths(call, edge, paths, symbols, seed, full, gradient, check)
+    chain.paths = _multiplicative_paths(call, edge, paths, symbols, seed, full, where, check)
     if not chain.paths:
-        chain.steps = _steps(call, edge, paths, full, arrived)
+        chain.steps = _steps(call, edge, paths, sweep, arrived, where, cut)
+    shown = chain.text() + "\n".join(step.formula for step in chain.steps)
+    chain.constants = [(name, value) for name, value in symbols.constants if name in shown]
 
 
-def _steps(call, edge, paths, full: Sweep, arrived: dict) -> list[Step]:
-    """The cotangent arriving at each node on the way to the leaf, checked against the engine's trace."""
+def _steps(call, edge, paths, sweep: Sweep, arrived: dict, where: Where, cut: dict) -> list[Step]:
+    """The cotangent arriving at each node on the way to the leaf, checked against the engine's sweep at
+    every point."""
     on_path = {node for path in paths for node, _ in path} | {edge}
     index = {node: k for k, node in enumerate(call.nodes)}
-    incoming = {step.node: step.incoming for step in call.trace}
     steps = []
     for node in call.nodes:
         if node not in on_path or node not in arrived:
             continue
         k = index[node]
-        expr = notation.drop_matmul_reshapes(notation.tidy(arrived[node].expr), full.env)
-        if k not in incoming or not notation.agrees(expr, full.env, incoming[k]):
+        expr = notation.drop_matmul_reshapes(notation.tidy(arrived[node].expr), sweep.env)
+        shape = np.shape(where.points[0].out(node))
+        if any(node not in p.arrived for p in where.points):
+            return []
+        expected = [np.broadcast_to(np.asarray(p.arrived[node], dtype=np.float64), shape) for p in where.points]
+        if not where.agrees(expr, sweep.env, expected, cut):
             return []
         label = call.graph[k].name + (f" ({call.graph[k].tensor})" if call.graph[k].tensor else "")
         steps.append(Step(k, label, notation._PRINTER.doprint(expr)))
     return steps
 
 
-def _multiplicative_paths(call, edge, paths, symbols, seed, full: Sweep, gradient, check) -> list[ChainPath]:
+def _local(point, node, i: int) -> np.ndarray:
+    """The node's local derivative for input i at a point, by the engine's own rule (a cotangent of ones)."""
+    copy = point.copies[node]
+    with np.errstate(all="ignore"):
+        g = copy.op.vjp[i](np.ones(np.shape(copy.out)), copy.out, *copy.arrays, **copy.attrs)
+    if g is None:
+        raise ValueError("no gradient flows here")
+    return np.broadcast_to(np.asarray(g, dtype=np.float64), np.shape(copy.arrays[i]))
+
+
+def _multiplicative_paths(call, edge, paths, symbols, seed, full: Sweep, where: Where, check) -> list[ChainPath]:
     """Per path, the product of local factors (each node's rule is g·factor), segmented at named tensors;
-    [] when some node on some path is not element-wise. The paths' totals must add up to the gradient."""
+    [] when some node on some path is not element-wise. Every local factor, every segment's product and
+    every path's share is checked at every point against the engine's rules, and the shares must add up
+    to the gradient."""
     names = call.names
     leaf_name = names.leaf(edge)
-    root = call.nodes[0]
-    on_path = {node for path in paths for node, _ in path}
-    cut = {}
-    for node in on_path:
-        name = names.node(node)
-        if node is not root and name not in (None, leaf_name, call.output_name) and name.isidentifier():
-            cut[node] = sympy.Symbol(name, real=True)
+    cut = _named(call, edge, paths)
     named = Sweep(call.nodes, symbols.edges, symbols.values, symbols.constant, cut=cut)
     placeholder = sympy.Dummy("g", real=True)
     back = {symbol: full.forward[node].expr for node, symbol in cut.items()}
+    seed_values = [np.asarray(notation.evaluate(seed.expr, here)) for here in where.envs(full.env)]
     result, totals = [], []
     for path in paths:
         factors = []
@@ -285,25 +386,40 @@ def _multiplicative_paths(call, edge, paths, symbols, seed, full: Sweep, gradien
             factor = sympy.cancel(value.expr / placeholder)
             if factor.has(placeholder):
                 return []
-            factors.append((node, notation.tidy(factor)))
-        segments, current, product = [], Segment(call.output_name, ""), sympy.Integer(1)
-        for (node, i), (_, factor) in zip(path, factors):
+            factor = notation.tidy(factor)
+            local = [_local(p, node, i) for p in where.points]
+            if not where.agrees(factor, named.env, local, cut):
+                return []
+            factors.append((node, factor, local))
+        segments, current, product, numbers = [], Segment(call.output_name, ""), sympy.Integer(1), None
+        for (node, i), (_, factor, local) in zip(path, factors):
             current.factors.append((node.name(), notation._PRINTER.doprint(factor)))
             product *= factor
+            numbers = local if numbers is None else [a * b for a, b in zip(numbers, local)]
             below = node.parents[i]
             name = leaf_name if below is edge else (str(cut[below]) if below in cut else None)
             if name is not None:
-                current.bottom, current.factor = name, notation._PRINTER.doprint(notation.tidy(product))
+                product = notation.tidy(product)
+                if not where.agrees(product, named.env, numbers, cut):
+                    return []
+                current.bottom, current.factor = name, notation._PRINTER.doprint(product)
                 segments.append(current)
-                current, product = Segment(name, ""), sympy.Integer(1)
+                current, product, numbers = Segment(name, ""), sympy.Integer(1), None
         path_total = seed.expr
-        for _, factor in factors:
+        for _, factor, _ in factors:
             path_total *= factor
         for _ in range(len(back) + 1):
             path_total = path_total.xreplace(back)
-        totals.append(notation.tidy(path_total))
-        result.append(ChainPath([n.name() for n, _ in path], segments, notation._PRINTER.doprint(totals[-1])))
-    if not notation.agrees(sympy.Add(*totals), full.env, gradient):
+        path_total = notation.tidy(path_total)
+        share = [v for v in seed_values]
+        for _, _, local in factors:
+            share = [a * b for a, b in zip(share, local)]
+        shape = tuple(np.shape(where.points[0].leaves[edge]))
+        if not where.agrees(path_total, full.env, [np.broadcast_to(a, shape) for a in share]):
+            return []
+        totals.append(path_total)
+        result.append(ChainPath([n.name() for n, _ in path], segments, notation._PRINTER.doprint(path_total)))
+    if not where.agrees(sympy.Add(*totals), full.env, [p.grad(edge) for p in where.points]):
         return []
     if any(not path.segments or not all(s.factor for s in path.segments) for path in result):
         return []
@@ -311,20 +427,14 @@ def _multiplicative_paths(call, edge, paths, symbols, seed, full: Sweep, gradien
 
 
 def _per_element(chain: Chain, symbolic, leaf) -> None:
-    """∂y/∂x₁ = … from the symbolic vᵀJ, each element checked against backward's gradient."""
-    symbolic_leaf, values = symbolic or (None, None)
-    if symbolic_leaf is None:
+    """∂y/∂x₁ = … from the symbolic vᵀJ, whose every element was checked at the call's values and at the
+    nearby points (`SymbolicLeaf.verified`)."""
+    symbolic_leaf, _ = symbolic or (None, None)
+    if symbolic_leaf is None or not symbolic_leaf.verified:
         return
-    from engine.explain.symbolic import element_name, substitute
+    from engine.explain.symbolic import element_name
 
     exprs = np.asarray(symbolic_leaf.vjp, dtype=object)
-    try:
-        values = substitute(exprs.reshape(-1), values)
-    except (TypeError, ValueError, ZeroDivisionError):
-        return
-    expected = np.asarray(leaf.contribution, dtype=np.float64).reshape(-1)
-    if not notation.close(values, expected):
-        return
     lhs_base = f"∂{chain.output}/∂" if not chain.weight else f"{chain.weight}ᵀ·∂{chain.output}/∂"
     shape = tuple(np.shape(leaf.contribution))
     for k, index in enumerate(np.ndindex(*shape) if shape else [()]):

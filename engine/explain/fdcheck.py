@@ -11,19 +11,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.explain.replay import ops_of, replay, root_of
+from engine.explain.replay import as64, ops_of, replay, root_of
 from engine.graph import AccumulateGrad
-
-
-def _as64(a):
-    return a.astype(np.float64) if isinstance(a, np.ndarray) and a.dtype.kind in "fc" else a
 
 
 def _output(nodes, values) -> np.ndarray:
     root = root_of(nodes)
     if type(root) is AccumulateGrad:
         return values[root]
-    return replay(nodes, values, constant=_as64, fix_dtype=_as64)[root].out
+    return replay(nodes, values, constant=as64, fix_dtype=as64)[root].out
 
 
 def central_differences(nodes: list, edges: list, seed: np.ndarray, values: dict | None = None, *,
@@ -32,9 +28,10 @@ def central_differences(nodes: list, edges: list, seed: np.ndarray, values: dict
 
     `values`: {edge: the leaf's array when backward was called} (as captured at the call)."""
     values = values or {}
-    base = {edge: np.asarray(values[edge] if edge in values else edge_value(nodes, edge)).astype(np.float64)
-            for edge in edges}
-    if sum(v.size for v in base.values()) > max_elements:
+    base = {edge: np.asarray(value).astype(np.float64) for edge, value in values.items()}  # every leaf: replayed
+    base.update({edge: np.asarray(values[edge] if edge in values else edge_value(nodes, edge)).astype(np.float64)
+                 for edge in edges})
+    if sum(base[edge].size for edge in edges) > max_elements:
         return [None] * len(edges)
     v = seed.astype(np.float64)
     # a custom Function's forward is the learner's code: its own constants (torch.ones(3)) keep it in

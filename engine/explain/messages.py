@@ -19,6 +19,21 @@ MESSAGES: dict[str, dict[str, str]] = {
                    "ja": "{y} はスカラーなので、backward() は暗黙の勾配 v = 1 から始まります"},
     "v_given": {"en": "v is the gradient argument passed to {y}.backward(…)",
                 "ja": "v は {y}.backward(…) に渡した gradient 引数です"},
+    "v_given_api": {"en": "v is the gradient given to {api}(…)", "ja": "v は {api}(…) に渡した勾配です"},
+    "v_batched": {"en": "{api} pushes every one-hot row v = eᵢ back at once: what it returns is the Jacobian itself",
+                  "ja": "{api} は one-hot の行 v = eᵢ をすべてまとめて逆に流します。返す値はヤコビ行列そのものです"},
+    "call_api": {"en": "call", "ja": "呼び出し"},
+    "api_accumulates": {"en": "{api}: adds each gradient into .grad", "ja": "{api}: 勾配を .grad に足し込みます"},
+    "api_returns": {"en": "{api}: returns the gradient; .grad is not changed",
+                    "ja": "{api}: 勾配を返します。.grad は変わりません"},
+    "api_forward": {"en": "{api} is forward mode (J·t); this engine computes it with backward sweeps (the double-vjp "
+                          "trick), each explained as it ran",
+                    "ja": "{api} はフォワードモード（J·t）です。このエンジンは逆伝播（double-vjp の方法）で計算するので、"
+                          "実行した逆伝播をひとつずつ説明します"},
+    "several_outputs": {"en": "{count} outputs were differentiated at once; this call is not explained here",
+                        "ja": "{count} 個の出力をまとめて微分した呼び出しなので、ここでは説明しません"},
+    "returned": {"en": "{name}: the gradient is returned ({name}.grad is not changed)",
+                 "ja": "{name}: 勾配は返り値になります（{name}.grad は変わりません）"},
     "leaf": {"en": "leaf {name}", "ja": "葉テンソル {name}"},
     "grad_held": {"en": "{name}.grad already held a gradient; this call adds to it",
                   "ja": "{name}.grad にはすでに勾配があり、この呼び出しはそこに足し込みます"},
@@ -42,9 +57,13 @@ MESSAGES: dict[str, dict[str, str]] = {
                        "ja": "記号で（入力の各要素を記号として）:"},
     # every symbol takes its value at the call: the leaf's, and those of the named constants in the formula
     "substituted": {"en": "with every symbol's value at this call substituted:", "ja": "この呼び出し時の値を各記号に代入すると:"},
-    "symbolic_note": {"en": "symbolic form: {note}", "ja": "記号形式: {note}"},
+    "symbolic_note": {"en": "numbers only: {note}", "ja": "数値のみ表示します: {note}"},
     "symbolic_unverified": {"en": "symbolic form not shown: it did not match the engine's numbers at these values",
                             "ja": "記号形式は表示しません: この値でエンジンの数値と一致しませんでした"},
+    "symbolic_point_only": {"en": "symbolic form not shown: it holds at these exact values only (a kink such as relu "
+                                  "or abs at 0, or a tie in max), not at values nearby",
+                            "ja": "記号形式は表示しません: ちょうどこの値でしか成り立たず（0 での relu や abs の折れ目、"
+                                  "max の同点など）、近くの値では成り立ちません"},
     "kind_zero": {"en": "all zero here: changing {x} slightly does not change {y} at these values",
                   "ja": "すべて 0: この値では {x} を少し変えても {y} は変わりません"},
     "kind_undefined": {"en": "some entries are nan or infinite: backward gives no finite number here (the derivative "
@@ -76,15 +95,15 @@ MESSAGES: dict[str, dict[str, str]] = {
                     "ja": "行列がこの幅に収まらないので、0 でない成分の位置を示します:"},
     # VJP
     "vjp_head": {"en": "vᵀJ for {x}: the row vector v times the Jacobian",
-                 "ja": "{x} のベクトル・ヤコビ行列積 (VJP) vᵀJ: 行ベクトル v にヤコビ行列を左から掛けます"},
+                 "ja": "{x} のベクトル・ヤコビ行列積 (VJP) vᵀJ: 行ベクトル vᵀ にヤコビ行列を右から掛けます"},
     "vjp_v": {"en": "v (flattened, read row by row) =", "ja": "v（平らにして行ごとに）="},
     "vjp_v_plain": {"en": "vᵀ =", "ja": "vᵀ ="},
     "vjp_times_j": {"en": "· J (the Jacobian above) =", "ja": "· J（上のヤコビ行列）="},
     "vjp_symbolic": {"en": "vᵀJ symbolically =", "ja": "記号で vᵀJ ="},
     "vjp_result": {"en": "vᵀJ (flattened, read row by row) =", "ja": "vᵀJ（平らにして行ごとに）="},
     "vjp_result_plain": {"en": "vᵀJ =", "ja": "vᵀJ ="},
-    "vjp_by_row": {"en": "row by row: element j of vᵀJ is Σᵢ vᵢ·Jᵢⱼ",
-                   "ja": "成分ごとに: vᵀJ の j 番目は Σᵢ vᵢ·Jᵢⱼ"},
+    "vjp_by_row": {"en": "element by element: element j of vᵀJ is Σᵢ vᵢ·Jᵢⱼ, v against column j of J",
+                   "ja": "成分ごとに: vᵀJ の j 番目は Σᵢ vᵢ·Jᵢⱼ（v と J の j 列目の積の和）"},
     "vjp_reshaped": {"en": "reshaped to {x}'s shape {shape}:", "ja": "{x} の形状 {shape} に戻すと:"},
     "vjp_accumulated": {"en": "{x}.grad already held a gradient from an earlier backward call; gradients accumulate, "
                               "so {x}.grad = before + vᵀJ:",
@@ -95,6 +114,14 @@ MESSAGES: dict[str, dict[str, str]] = {
     "vjp_check_accumulated_bad": {"en": "{mark} before + vᵀJ differs from {x}.grad after this call",
                                   "ja": "{mark} 前の値 + vᵀJ はこの呼び出し後の {x}.grad と一致しません"},
     "vjp_check": {"en": "{mark} vᵀJ equals {x}.grad", "ja": "{mark} vᵀJ は {x}.grad と一致します"},
+    "vjp_check_returned": {"en": "{mark} vᵀJ equals the gradient {api} returned for {x}",
+                           "ja": "{mark} vᵀJ は {api} が {x} について返した勾配と一致します"},
+    "vjp_check_returned_bad": {"en": "{mark} vᵀJ differs from the gradient {api} returned for {x}",
+                               "ja": "{mark} vᵀJ は {api} が {x} について返した勾配と一致しません"},
+    "vjp_batched": {"en": "{mark} J equals what {api} returned for {x}: one vᵀJ per one-hot row v = eᵢ",
+                    "ja": "{mark} J は {api} が {x} について返した値と一致します（one-hot の行 v = eᵢ ごとの vᵀJ）"},
+    "vjp_batched_bad": {"en": "{mark} J differs from what {api} returned for {x}",
+                        "ja": "{mark} J は {api} が {x} について返した値と一致しません"},
     "vjp_check_bad": {"en": "{mark} vᵀJ differs from {x}.grad", "ja": "{mark} vᵀJ は {x}.grad と一致しません"},
     "hooks_changed": {"en": "hooks (register_hook) changed the gradient during backward: vᵀJ is the function's own, "
                             "{x}.grad is what the hooks made of it (the Backprop tab shows where)",
@@ -103,13 +130,19 @@ MESSAGES: dict[str, dict[str, str]] = {
     # chain rule
     "chain_pending": {"en": "{y} → {x}: {path} (working out the symbolic factors…)",
                       "ja": "{y} → {x}: {path}（記号の因子を計算中…）"},
-    "chain_unavailable": {"en": "{y} → {x}: {path} (no symbolic form: {note})",
-                          "ja": "{y} → {x}: {path}（記号形式なし: {note}）"},
+    "chain_unavailable": {"en": "{y} → {x}: {path} — {note}",
+                          "ja": "{y} → {x}: {path} — {note}"},
     "chain_no_dependence": {"en": "∂{y}/∂{x}: {y} does not depend on {x}", "ja": "∂{y}/∂{x}: {y} は {x} に依存しません"},
     "chain_no_formula": {"en": "∂{y}/∂{x}: no formula could be checked against backward's gradient, so none is "
                                "shown; the Jacobian tab has the numbers",
                          "ja": "∂{y}/∂{x}: backward の勾配と一致を確かめられる式がないため表示しません。"
                                "数値はヤコビ行列タブにあります"},
+    "chain_jacobian": {"en": "∂{y}/∂{x}: {api} returned the whole Jacobian; the Jacobian tab shows it, checked",
+                       "ja": "∂{y}/∂{x}: {api} はヤコビ行列全体を返しました。ヤコビ行列タブで確かめて表示しています"},
+    "chain_second": {"en": "{dy} is ∂{y}/∂{x} (autograd.grad with create_graph=True), so this is the second "
+                           "derivative d²{y}/d{x}² = ∂{dy}/∂{x}:",
+                     "ja": "{dy} は ∂{y}/∂{x}（create_graph=True の autograd.grad）なので、これは 2 階微分 "
+                           "d²{y}/d{x}² = ∂{dy}/∂{x} です:"},
     "chain_timeout": {"en": "∂{y}/∂{x}: the chain rule took too long; numbers only",
                       "ja": "∂{y}/∂{x}: 連鎖律の計算に時間がかかりすぎました。数値のみ表示します"},
     "chain_weighted": {"en": "backward was given the weight {v}, so the formula is {v}ᵀ·∂{y}/∂{x}; · multiplies "
@@ -123,9 +156,19 @@ MESSAGES: dict[str, dict[str, str]] = {
                     "ja": "各ノードに流れてくる勾配（∂{y}/∂ そのノードの結果）、出力から順に:"},
     "chain_per_element": {"en": "no tensor formula fits; element by element:",
                           "ja": "テンソルの式が当てはまらないので、要素ごとに:"},
+    "chain_constant": {"en": "where {name} is a constant of the program (no name of its own):",
+                       "ja": "ここで {name} はプログラムの定数です（名前のないテンソル）:"},
+    "chain_named": {"en": "written with the program's own intermediate results {names} (as computed in the program)",
+                    "ja": "プログラム自身の中間結果 {names}（プログラムで計算したもの）を使って書いています"},
     "chain_more_elements": {"en": "… {count} more elements", "ja": "… ほか {count} 要素"},
-    "chain_verified": {"en": "✓ evaluated at the values of this call, the formula equals {x}.grad from backward",
-                       "ja": "✓ この呼び出し時の値で計算すると、式は backward による {x}.grad と一致します"},
+    "chain_verified": {"en": "✓ evaluated at the values of this call, the formula equals {x}.grad from backward; "
+                             "it also gives backward's gradient with {x} moved slightly",
+                       "ja": "✓ この呼び出し時の値で計算すると、式は backward による {x}.grad と一致します。"
+                             "{x} を少し動かした値でも backward の勾配と一致します"},
+    "chain_verified_hooked": {"en": "✓ the formula is the function's own gradient vᵀJ: it equals backward's numbers "
+                                    "without hooks, at the values of this call and with {x} moved slightly",
+                              "ja": "✓ 式は関数そのものの勾配 vᵀJ です。フックなしの backward の数値と、この呼び出し時の"
+                                    "値でも {x} を少し動かした値でも一致します"},
     "chain_path": {"en": "path {k}", "ja": "経路 {k}"},
     "chain_paths_add": {"en": "{x} reaches {y} along {count} paths; their contributions add:",
                         "ja": "{x} から {y} への経路は {count} 本あり、それぞれの寄与を足します:"},
@@ -154,9 +197,9 @@ MESSAGES: dict[str, dict[str, str]] = {
     "trace_grad_empty": {"en": ".grad was empty: it becomes this gradient", "ja": ".grad は空でした: この勾配がそのまま入ります"},
     "trace_grad_sum": {"en": ".grad accumulates: before + this gradient =", "ja": ".grad に足し込まれます: 前の値 + この勾配 ="},
     # finite differences
-    "fd_title": {"en": "finite-difference check for {x}", "ja": "{x} の数値微分（差分）による確認"},
+    "fd_title": {"en": "finite-difference check for {x}", "ja": "{x} の有限差分による確認"},
     "fd_too_large": {"en": "{x}: too many elements for a finite-difference check",
-                     "ja": "{x}: 要素が多すぎるため差分による確認は省きます"},
+                     "ja": "{x}: 要素が多すぎるため有限差分による確認は省きます"},
     "fd_engine": {"en": "engine (this call)", "ja": "エンジン（この呼び出し）"},
     "fd_central": {"en": "central differences (float64)", "ja": "中心差分（float64）"},
     "fd_at_values": {"en": "at the values {x} had when this backward call ran",
@@ -168,30 +211,43 @@ MESSAGES: dict[str, dict[str, str]] = {
                         "differences see only the function",
                   "ja": "最大の差 {diff} — 不一致: backward の途中でフックが勾配を変えました。有限差分が見るのは関数そのものです"},
     "fd_nonfinite": {"en": "the gradient has nan or infinite entries, so differences cannot confirm it",
-                     "ja": "勾配に nan や無限大が含まれるため、差分では確認できません"},
+                     "ja": "勾配に nan や無限大が含まれるため、有限差分では確認できません"},
     # the whole report (CLI)
     "panel_jacobian": {"en": "Jacobian", "ja": "ヤコビ行列"},
     "panel_vjp": {"en": "vector-Jacobian product (VJP)", "ja": "ベクトル・ヤコビ行列積 (VJP)"},
     "panel_chain": {"en": "chain rule", "ja": "連鎖律"},
     "panel_graph": {"en": "computation graph (output → leaves)", "ja": "計算グラフ（出力 → 葉テンソル）"},
     "panel_trace": {"en": "backward, node by node", "ja": "逆伝播をノードごとに"},
-    "panel_fd": {"en": "finite-difference check", "ja": "差分による確認"},
+    "panel_fd": {"en": "finite-difference check", "ja": "有限差分による確認"},
     "printed": {"en": "what the program printed", "ja": "プログラムの出力"},
     "no_backward": {"en": "The program made no backward call, so there is no gradient to explain.",
                     "ja": "このプログラムは backward を呼ばないので、説明する勾配はありません。"},
     "program_failed": {"en": "The program failed:", "ja": "プログラムはエラーで終了しました:"},
     # symbolic limits
-    "limit_nodes": {"en": "the graph has {count} nodes (symbolic limit {limit}); numbers only",
-                    "ja": "計算グラフのノードが {count} 個あります（記号計算の上限 {limit}）。数値のみ表示します"},
-    "limit_entries": {"en": "the Jacobian has {count} entries (symbolic limit {limit}); numbers only",
-                      "ja": "ヤコビ行列の成分が {count} 個あります（記号計算の上限 {limit}）。数値のみ表示します"},
-    "limit_time": {"en": "the symbolic form took longer than {seconds} s; numbers only",
-                   "ja": "記号形式の計算が {seconds} 秒を超えました。数値のみ表示します"},
-    "limit_custom": {"en": "{node} is a custom autograd.Function, whose backward is code, not a formula; numbers only",
-                     "ja": "{node} はカスタム autograd.Function です。backward が式ではなくコードなので、数値のみ表示します"},
-    "limit_unsupported": {"en": "no symbolic form ({reason}); numbers only",
-                          "ja": "記号形式はありません（{reason}）。数値のみ表示します"},
+    # symbolic limits: the reason why there is no symbolic form (shown after "numbers only:")
+    "limit_nodes": {"en": "the graph has {count} nodes, more than the {limit} the symbolic form handles",
+                    "ja": "計算グラフのノードが {count} 個あり、記号計算で扱える {limit} 個を超えています"},
+    "limit_entries": {"en": "the Jacobian has {count} entries, more than the {limit} the symbolic form handles",
+                      "ja": "ヤコビ行列の成分が {count} 個あり、記号計算で扱える {limit} 個を超えています"},
+    "limit_time": {"en": "the symbolic form took longer than {seconds} s",
+                   "ja": "記号での計算が {seconds} 秒を超えました"},
+    "limit_custom": {"en": "{node} is a custom autograd.Function, whose backward is code, not a formula",
+                     "ja": "{node} はカスタム autograd.Function で、backward が式ではなくコードです"},
+    "limit_unsupported": {"en": "{op} has no symbolic form", "ja": "{op} には記号の式がありません"},
+    "limit_unsupported_detail": {"en": "{op} has no symbolic form ({detail})",
+                                 "ja": "{op} には記号の式がありません（{detail}）"},
+    "limit_unsupported_other": {"en": "an operation of this graph has no symbolic form",
+                                "ja": "この計算グラフには記号の式で書けない演算があります"},
+    # why an op has no symbolic form (the detail of limit_unsupported_detail)
+    "op_detail_indices": {"en": "its target holds class indices, which pick entries rather than enter a formula",
+                          "ja": "target がクラス番号で、式に入るのではなく成分を選ぶためです"},
+    "op_detail_condition": {"en": "it picks entries by a condition decided at these values",
+                            "ja": "この値で決まる条件で成分を選ぶ演算だからです"},
 }
+
+# ops whose symbolic form fails for a reason a learner can be told (op key -> op_detail_* key)
+OP_DETAILS = {"nll_loss": "indices", "cross_entropy": "indices", "gather": "indices", "index": "indices",
+              "where": "condition", "masked_fill": "condition"}
 
 
 def t(key: str, lang: str = "en", **params: object) -> str:

@@ -52,6 +52,17 @@ class CallExplanation:
     line: int | None = None          # the program line of the call
     leaf_values: dict = field(repr=False, default_factory=dict)   # {AccumulateGrad: value at the call}
     hooked: bool = False             # tensor hooks (register_hook) ran in this backward and may change gradients
+    weight: str | None = None        # the program's name for the gradient it passed (`v` in y.backward(v))
+    api: str = "Tensor.backward"     # the entry point: autograd.grad, func.grad, … (graph.BackwardCall.api)
+    returns: bool = False            # it returned its gradients (autograd.grad, torch.func) instead of adding to .grad
+    batched: bool = False            # a Jacobian's one-hot rows pushed back at once: it returned J itself
+    derivative_of: tuple | None = None   # (y, x) when the output is the program's ∂y/∂x: this is a second derivative
+    several: int = 0                 # outputs differentiated at once (autograd.backward([y1, y2])): not explained
+
+    @property
+    def sweep_seed(self) -> np.ndarray:
+        """The cotangent one sweep starts from: v, or for a batched call a seed of ones (its J is the point)."""
+        return np.ones(self.output_shape, dtype=np.asarray(self.seed).dtype) if self.batched else self.seed
 
     @property
     def v_words(self) -> str:

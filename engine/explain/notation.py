@@ -453,15 +453,15 @@ class Sweep:
     """Forward expressions of every node of a recorded graph, and the reverse sweep in the notation."""
 
     def __init__(self, nodes: list, env_symbols: dict, leaf_values: dict, constant_symbol, cut: dict | None = None):
-        """env_symbols: {AccumulateGrad: Symbol}; leaf_values: {Symbol: array}; constant_symbol(array) ->
-        sympy expression for a constant input; cut: {Node: Symbol} (named intermediates)."""
+        """env_symbols: {AccumulateGrad: Symbol}; leaf_values: {Symbol: array}; constant_symbol(array,
+        elementwise) -> sympy expression for a constant input; cut: {Node: Symbol} (named intermediates)."""
         self.env = dict(leaf_values)
         self.cache: dict = {}
         self.forward: dict = {}
         self.constant_symbol = constant_symbol
         for edge, symbol in env_symbols.items():
             self.forward[edge] = Value(symbol, np.shape(leaf_values[symbol]))
-        for node in reversed([n for n in nodes if type(n) is Node]):
+        for node in reversed([n for n in nodes if isinstance(n, Node)]):
             inputs = self._inputs(node)
             if cut and node in cut:
                 self.env[cut[node]] = np.asarray(node.out, dtype=np.float64)
@@ -469,9 +469,10 @@ class Sweep:
             else:
                 self.forward[node] = Value(forward_expr(node, inputs, self.constant), np.shape(node.out))
 
-    def constant(self, array):
-        """A constant tensor the graph used (an input without grad, a mask), as a symbol with its value."""
-        symbol = self.constant_symbol(array)
+    def constant(self, array, elementwise: bool = False):
+        """A constant tensor the graph used (an input without grad, a mask), as a symbol with its value;
+        `elementwise`: the node uses it element by element, so equal entries may be written as one number."""
+        symbol = self.constant_symbol(array, elementwise)
         if symbol.is_Symbol and symbol not in self.env:
             self.env[symbol] = np.asarray(array, dtype=np.float64)
         elif symbol.func is mT and symbol.args[0] not in self.env:  # W.T: W's value is the transpose
@@ -483,12 +484,13 @@ class Sweep:
 
     def _inputs(self, node) -> list:
         values = []
+        elementwise = op_key(node) in _REUSED
         for i, array in enumerate(node.arrays):
             parent = node.parents[i] if i < len(node.parents) else None
             if parent is not None:
                 values.append(self.forward[parent])
             elif isinstance(array, np.ndarray):
-                values.append(Value(self.constant(array), array.shape))
+                values.append(Value(self.constant(array, elementwise), array.shape))
             else:
                 values.append(array)  # a Python number or an attribute-like value
         return values

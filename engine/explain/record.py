@@ -7,8 +7,12 @@ call's line and the program's expression for the output (`out`, `(t1*t2).mean()`
 the snippet's frame, and a call whose sweep raised is marked with the program's error.
 
 The explanation speaks of the snippet's own variables (`inp`, `tensor2`, `g`), so `Names` maps
-the recorded objects back to the names the program bound: leaf tensors and constant tensors by
-the identity of their arrays, intermediate results by the identity of their `grad_fn`. Unnamed
+the recorded objects back to the names the program bound — by identity, never by value: a leaf by
+the Tensor object, a constant by the array it holds (the storage of a tensor that needs no grad, or
+its `.T` view), an intermediate result by its `grad_fn`. Names bound when the call was made come
+first (a loop rebinds `x`), then those bound at the end. A constant with no name stays a constant
+(the formula shows its value), and the weight `v` of `backward(v)` is called what the program's
+call passed (`s.backward(v)`), never the first tensor that happens to hold equal numbers. Unnamed
 leaves are called x, x_2, … (never a name the program uses).
 """
 from __future__ import annotations
@@ -38,6 +42,9 @@ class Captured:
     origin: dict                      # {frozen node: recorded node}, {id(array copy): recorded array}
     line: int | None = None
     expression: str | None = None     # the program's expression for the output, e.g. "out", "(a*b).mean()"
+    weight: str | None = None         # the program's name for the `gradient` it passed (`v` in y.backward(v))
+    derivative_of: tuple | None = None   # (y, x) when the output is the program's ∂y/∂x (a second derivative)
+    bound: dict = field(default_factory=dict)   # the snippet's names as they were bound at the call
     error: object = None              # the program's error when this call raised
 
 
@@ -59,27 +66,35 @@ class _Recorder(list):
 
     def append(self, call) -> None:  # noqa: D102 - called by Tensor.backward before its sweep
         super().append(call)
-        line, column = _snippet_position()
+        frame, line, column = _snippet_position()
         captured = freeze(call)
         captured.line = line
-        captured.expression = self._expression(line, column)
+        if frame is not None:
+            captured.bound = {**frame.f_globals, **frame.f_locals}
+        tree = self._parsed() if line is not None else None
+        api = getattr(call, "api", "Tensor.backward")
+        found = backward_call(tree, line, column, api) if tree else None
+        if found is None and tree and "." in api and api.split(".")[0] in ("func", "autograd"):
+            captured.expression = transform_output(tree, self.source, line, api.rsplit(".", 1)[-1])
+        if found is not None:
+            node, target, weight = found
+            captured.expression = _text(self.source, target)
+            captured.weight = _dotted(weight)
+            if isinstance(target, ast.Name):
+                captured.derivative_of = derivative_of(tree, self.source, target.id, node)
         self.captured.append(captured)
 
-    def _expression(self, line, column) -> str | None:
-        if line is None:
-            return None
+    def _parsed(self):
         if self._tree is None:
             try:
                 self._tree = ast.parse(self.source)
             except (SyntaxError, ValueError, RecursionError, MemoryError):
                 self._tree = False
-        if not self._tree:
-            return None
-        return backward_receiver(self._tree, self.source, line, column)
+        return self._tree
 
 
-def _snippet_position() -> tuple[int | None, int | None]:
-    """The line and column of the innermost snippet frame (the backward call)."""
+def _snippet_position():
+    """The innermost snippet frame (the backward call), its line and column."""
     frame = sys._getframe(2)
     while frame is not None:
         if frame.f_code.co_filename == SNIPPET_FILE:
@@ -88,32 +103,130 @@ def _snippet_position() -> tuple[int | None, int | None]:
                 if index == frame.f_lasti // 2:
                     column = position[2]
                     break
-            return frame.f_lineno, column
+            return frame, frame.f_lineno, column
         frame = frame.f_back
-    return None, None
+    return None, None, None
 
 
-def backward_receiver(tree, source: str, line: int, column: int | None) -> str | None:
-    """The program's text for the tensor a `.backward(…)` (or `torch.autograd.backward(t, …)`) on
-    `line` was called on; the call nearest `column` when the line has several."""
+# where each API takes the tensor it differentiates and the gradient it starts from: (position, keyword)
+_ARGUMENTS = {"backward": ((0, None), (0, "gradient")), "autograd.backward": ((0, "tensors"), (1, "grad_tensors")),
+              "autograd.grad": ((0, "outputs"), (2, "grad_outputs"))}
+
+
+def backward_call(tree, line: int, column: int | None, api: str = "Tensor.backward"):
+    """(the call node, the node of the tensor it differentiates, the node of the gradient it was given or
+    None) for the call of `api` on `line`, the one nearest `column` when the line has several; None when
+    the line has no such call (a transform differentiates a function's output, which has no text)."""
     found = []
     for node in ast.walk(tree):
-        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+        if not isinstance(node, ast.Call) or not (node.lineno <= line <= (node.end_lineno or node.lineno)):
             continue
-        if node.func.attr != "backward" or not (node.lineno <= line <= (node.end_lineno or node.lineno)):
+        kind = _kind(node.func)
+        if kind is None or (kind == "autograd.grad") != (api == "autograd.grad"):
             continue
-        target = node.func.value
-        if _is_autograd(target):
-            if not node.args:
-                continue
-            target = node.args[0]
-        found.append((node, target))
+        (at, name), (weight_at, weight_name) = _ARGUMENTS[kind]
+        target = node.func.value if kind == "backward" else _argument(node, at, name)
+        if target is None:
+            continue
+        weight = _argument(node, weight_at, weight_name)
+        if isinstance(weight, (ast.List, ast.Tuple)) and len(weight.elts) == 1:
+            weight = weight.elts[0]
+        if isinstance(target, (ast.List, ast.Tuple)) and len(target.elts) == 1:
+            target = target.elts[0]
+        found.append((node, target, weight))
     if not found:
         return None
     if len(found) > 1 and column is not None:
-        found.sort(key=lambda pair: abs(pair[0].col_offset - column))
-    text = ast.get_source_segment(source, found[0][1])
+        found.sort(key=lambda item: abs(item[0].col_offset - column))
+    return found[0]
+
+
+def _kind(func) -> str | None:
+    """Which differentiating call this is: `t.backward(…)`, `torch.autograd.backward(…)`, `torch.autograd.grad(…)`."""
+    if not isinstance(func, ast.Attribute):
+        return None
+    if func.attr == "backward":
+        return "autograd.backward" if _is_autograd(func.value) else "backward"
+    if func.attr == "grad" and _is_autograd(func.value):
+        return "autograd.grad"
+    return None
+
+
+def _argument(call: ast.Call, position: int, keyword: str | None):
+    if len(call.args) > position:
+        return call.args[position]
+    return next((k.value for k in call.keywords if keyword is not None and k.arg == keyword), None)
+
+
+def backward_receiver(tree, source: str, line: int, column: int | None) -> str | None:
+    """The program's text for the tensor the backward call on `line` differentiates."""
+    found = backward_call(tree, line, column)
+    return None if found is None else _text(source, found[1])
+
+
+def transform_output(tree, source: str, line: int, name: str) -> str | None:
+    """`f(x)` for the function a transform differentiates on `line` (`grad(f)(x)`, `jvp(f, (x,), (t,))`,
+    `torch.autograd.functional.hvp(f, x, v)`): the program's text for the output it never bound."""
+    parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call) or not node.args or not (node.lineno <= line <= (node.end_lineno or
+                                                                                              node.lineno)):
+            continue
+        func = node.func
+        if (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)) != name:
+            continue
+        outer = parents.get(node)
+        if isinstance(outer, ast.Call) and outer.func is node:   # grad(f)(x)
+            primals = outer.args
+        elif len(node.args) > 1:                                   # jvp(f, (x,), …), vjp(f, x), hvp(f, x, v)
+            primals = node.args[1].elts if isinstance(node.args[1], ast.Tuple) else [node.args[1]]
+        else:
+            continue
+        texts = [_text(source, a) for a in [node.args[0], *primals]]
+        if None not in texts:
+            return f"{texts[0]}({', '.join(texts[1:])})"
+    return None
+
+
+def derivative_of(tree, source: str, name: str, before) -> tuple[str, str] | None:
+    """(y, x) when the program bound `name` to ∂y/∂x, the result of `torch.autograd.grad(y, x, …)` made before
+    the call `before` (`(dy,) = torch.autograd.grad(y, x, create_graph=True)`): read from the program's text."""
+    found = None
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Assign) or len(node.targets) != 1 or node.lineno >= before.lineno:
+            continue
+        if not isinstance(node.value, ast.Call) or _kind(node.value.func) != "autograd.grad":
+            continue
+        target, index = node.targets[0], 0
+        if isinstance(target, (ast.Tuple, ast.List)):
+            index = next((k for k, t in enumerate(target.elts) if isinstance(t, ast.Name) and t.id == name), None)
+            if index is None:
+                continue
+        elif not (isinstance(target, ast.Name) and target.id == name):
+            continue
+        outputs, inputs = _argument(node.value, 0, "outputs"), _argument(node.value, 1, "inputs")
+        if isinstance(inputs, (ast.Tuple, ast.List)):
+            inputs = inputs.elts[index] if index < len(inputs.elts) else None
+        elif index:
+            inputs = None
+        if outputs is not None and inputs is not None and (found is None or node.lineno > found[0]):
+            found = (node.lineno, _text(source, outputs), _text(source, inputs))
+    return None if found is None or None in found else found[1:]
+
+
+def _text(source: str, node) -> str | None:
+    text = ast.get_source_segment(source, node)
     return None if text is None else " ".join(text.split())
+
+
+def _dotted(node) -> str | None:
+    """`v` or `self.v` (names and attributes only: reading them runs no program code)."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = _dotted(node.value)
+        return None if base is None else f"{base}.{node.attr}"
+    return None
 
 
 def _is_autograd(node) -> bool:
@@ -126,7 +239,7 @@ def freeze(call: BackwardCall) -> Captured:
     copies: dict = {}
     origin: dict = {}
     for node in reversed(call.nodes):
-        if type(node) is not Node:
+        if not isinstance(node, Node):
             continue
         arrays = tuple(_copy(a, origin) for a in node.arrays)
         parents = tuple(copies.get(p, p) for p in node.parents)
@@ -168,8 +281,7 @@ def record_program(source: str, limits=None) -> Recording:
         result = run_snippet(source, limits=limits) if limits is not None else run_snippet(source)
     captured = recorder.captured
     for k, item in enumerate(captured):
-        reached = any(type(n) is AccumulateGrad for n in item.nodes)
-        if reached and not item.call.grads_after:  # its sweep raised: the program stopped there
+        if not item.call.finished:  # its sweep raised: the program stopped there (or caught the error)
             item.error = result.error if k == len(captured) - 1 else "backward raised"
     return Recording(result, list(recorder), captured)
 
@@ -185,56 +297,83 @@ def _tensors(namespace: dict):
 
 
 class Names:
-    """What the program called each tensor, array and graph node."""
+    """What the program called each tensor, array and graph node — by identity, never by value.
 
-    def __init__(self, namespace: dict | None) -> None:
+    `namespaces`: the snippet's bindings, most authoritative first (at the call, then at the end)."""
+
+    def __init__(self, *namespaces: dict | None) -> None:
         self._tensor: dict[int, str] = {}
-        self._array: dict[int, str] = {}
+        self._array: dict[int, str] = {}     # the storage of tensors that need no grad: constants
+        self._views: list = []               # (array, name) of those constants, for their `.T` views
+        self._storage: dict[int, str] = {}   # the storage of every bound tensor: a transform's copy of x
+        self._leaves: dict[str, int] = {}    # leaf name -> id of the leaf tensor it names
         self._node: dict[int, str] = {}
-        self._used: set[str] = set(k for k in (namespace or {}) if not k.startswith("_"))
+        self._used: set[str] = set()
         self._keep: list = []  # keep named objects alive so their ids stay theirs
         self._origin: dict = {}
-        for name, value in _tensors(namespace or {}):
-            self._keep.append(value)
-            self._tensor.setdefault(id(value), name)
-            self._array.setdefault(id(value._data), name)
-            if value.grad_fn is not None:
-                self._node.setdefault(id(value.grad_fn), name)
+        given: set[str] = set()
+        for namespace in namespaces:
+            namespace = namespace or {}
+            self._used |= {k for k in namespace if not k.startswith("_")}
+            for name, value in _tensors(namespace):
+                if id(value) in self._tensor or name in given:  # one name, one object: the first binding
+                    continue
+                given.add(name)
+                self._keep.append(value)
+                self._tensor[id(value)] = name
+                self._storage.setdefault(id(value._data), name)
+                if not value.requires_grad and id(value._data) not in self._array:
+                    self._array[id(value._data)] = name
+                    self._views.append((value._data, name))
+                if value.grad_fn is not None:
+                    self._node.setdefault(id(value.grad_fn), name)
 
     def add_origin(self, origin: dict) -> None:
         """Frozen copies answer to the names of the nodes and arrays they were copied from."""
         self._origin.update(origin)
         self._keep.append(origin)
 
-    def equal_tensor(self, array) -> str | None:
-        """The name of a tensor the program bound that holds exactly these values (the `v` it passed)."""
-        array = np.asarray(array)
-        for value in self._keep:
-            if isinstance(value, Tensor) and value._data.shape == array.shape and np.array_equal(value._data, array):
-                return self._tensor.get(id(value))
-        return None
-
     def used(self) -> set[str]:
         return set(self._used)
 
     def leaf(self, edge: AccumulateGrad) -> str:
-        """The name of a leaf that requires grad (a fresh x, x_2, … when the program did not bind one)."""
+        """The name of a leaf that requires grad: the program's name for that very tensor; for a leaf the
+        program did not bind that holds a bound tensor's very storage (`torch.func.grad(f)(x)` differentiates
+        `x.detach().requires_grad_()`), that tensor's name; else a fresh x, x_2, …"""
         tensor = edge.variable
-        name = self._tensor.get(id(tensor)) or self._array.get(id(tensor._data))
+        name = self._tensor.get(id(tensor))
         if name is None:
-            name = next(n for n in ("x", *(f"x_{k}" for k in range(2, 10_000))) if n not in self._used)
+            shared = self._storage.get(id(tensor._data))
+            if shared is not None and self._leaves.get(shared, id(tensor)) == id(tensor):
+                name = shared
+            else:
+                name = next(n for n in ("x", *(f"x_{k}" for k in range(2, 10_000))) if n not in self._used)
             self._used.add(name)
             self._keep.append(tensor)
             self._tensor[id(tensor)] = name
+        self._leaves.setdefault(name, id(tensor))
         return name
 
     def tensor(self, tensor) -> str | None:
         return self._tensor.get(id(tensor))
 
     def array(self, array) -> str | None:
-        """The name of a constant tensor whose array a node used, if the program bound one."""
+        """The name of the tensor (needing no grad) whose very array a node used as a constant, if any."""
         original = self._origin.get(id(array), array)
         return self._array.get(id(original))
+
+    def transposed(self, array) -> str | None:
+        """The name of a constant whose `.T` this array is (nn.Linear's frozen `weight.t()`): the same
+        memory, read with the axes swapped — a view of that very tensor, not equal numbers."""
+        original = self._origin.get(id(array), array)
+        if not isinstance(original, np.ndarray) or original.ndim != 2 or original.base is None:
+            return None
+        address = original.__array_interface__["data"][0]
+        for data, name in self._views:
+            if (data.ndim == 2 and data.__array_interface__["data"][0] == address and data.dtype == original.dtype
+                    and original.shape == data.shape[::-1] and original.strides == data.strides[::-1]):
+                return name
+        return None
 
     def node(self, node) -> str | None:
         """The name of the tensor a grad_fn node produced, if the program bound one."""

@@ -23,6 +23,8 @@ from engine.explain.chain import path_mark
 from engine.explain.messages import t
 from engine.explain.notation import one_line
 
+cell_len("x₁²")  # rich reads its Unicode width table on first use: with this module, not in a confined child
+
 FULL_LIMIT = 12          # show every entry of a Jacobian up to this many rows and columns
 BLOCKS_SHOWN = 3
 MAP_WIDTH = 60
@@ -99,7 +101,10 @@ def _leaf_symbolic(symbolic, name):
 
 def _note(symbolic, lang: str) -> str:
     if symbolic.note_key:
-        return t(symbolic.note_key, lang, **symbolic.note_params)
+        params = dict(symbolic.note_params)
+        if "detail_key" in params:  # the reason's own words, in the panel's language
+            params["detail"] = t(params.pop("detail_key"), lang)
+        return t(symbolic.note_key, lang, **params)
     return symbolic.note
 
 
@@ -122,18 +127,39 @@ def render_summary(call, *, lang: str = "en", width: int = WIDTH) -> RenderableT
     lines.add_column(style="bold", no_wrap=True)
     lines.add_column(overflow="fold")  # Japanese has no spaces to wrap at: fold, never cut with …
     y = call.output_name
+    api = api_name(call)
     lines.add_row(t("output", lang), f"{y}  ({shape_text(call.output_shape, lang)})")
-    lines.add_row("v", t("v_implicit", lang, y=y) if call.gradient is None else t("v_given", lang, y=y))
+    if call.api != "Tensor.backward":
+        key = ("api_forward" if call.api in _FORWARD else "api_returns" if call.returns or call.batched
+               else "api_accumulates")
+        lines.add_row(t("call_api", lang), t(key, lang, api=api))
+    if call.batched:
+        lines.add_row("v", t("v_batched", lang, api=api))
+    elif call.gradient is None:
+        lines.add_row("v", t("v_implicit", lang, y=y))
+    else:
+        lines.add_row("v", t("v_given", lang, y=y) if call.api == "Tensor.backward" else t("v_given_api", lang, api=api))
     for leaf in call.leaves:
-        state = t("grad_held", lang, name=leaf.name) if leaf.accumulated else t("grad_empty", lang, name=leaf.name)
+        state = (t("returned", lang, name=leaf.name) if call.returns or call.batched else
+                 t("grad_held", lang, name=leaf.name) if leaf.accumulated else t("grad_empty", lang, name=leaf.name))
         lines.add_row(t("leaf", lang, name=leaf.name), f"{shape_text(leaf.shape, lang)} — {state}")
     parts = [lines]
     if call.error is not None:
         parts.append(_raised(call, lang))
+    if call.several:
+        parts.append(Text(t("several_outputs", lang, count=call.several), style="yellow"))
     parts += [Text(t("equals", lang, name=y)), _fitted(call.output_value, width - 4, lang)]
-    if call.gradient is not None:
+    if call.gradient is not None and not call.batched:
         parts += [Text("v ="), _fitted(call.seed, width - 4, lang)]
     return Panel(Group(*parts), title=_call_title(call, lang), box=box.ROUNDED)
+
+
+_FORWARD = {"func.jvp", "func.jacfwd", "autograd.functional.jvp"}
+
+
+def api_name(call) -> str:
+    """How the program wrote the call: y.backward, torch.autograd.grad, torch.func.jvp …"""
+    return f"{call.output_name}.backward" if call.api == "Tensor.backward" else f"torch.{call.api}"
 
 
 def _fitted(a, width: int, lang: str) -> RenderableType:
@@ -162,7 +188,8 @@ def render_jacobian(call, symbolic=None, *, lang: str = "en", width: int = WIDTH
             parts.append(_symbolic_layout(sym.jacobian, s, leaf.shape, width, lang))
             parts.append(Text(t("substituted", lang)))
         elif sym is not None:
-            parts.append(Text(t("symbolic_unverified", lang), style="yellow"))
+            key = "symbolic_point_only" if sym.point_only else "symbolic_unverified"
+            parts.append(Text(t(key, lang), style="yellow"))
         elif symbolic is not None and not symbolic.ok:
             parts.append(Text(t("symbolic_note", lang, note=_note(symbolic, lang)), style="yellow"))
         parts.append(_layout(leaf.jacobian, s, leaf.shape, width, lang))
@@ -226,7 +253,7 @@ def render_vjp(call, symbolic=None, *, lang: str = "en", width: int = WIDTH) -> 
     parts = []
     for leaf in call.leaves:
         sym = _leaf_symbolic(symbolic, leaf.name)
-        sym = sym if sym is not None and sym.verified else None
+        sym = sym if sym is not None and sym.verified and not call.batched else None
         m, n = leaf.jacobian.shape
         parts.append(Text(t("vjp_head", lang, x=leaf.name), style="bold"))
         flat = len(call.output_shape) > 1 or len(leaf.shape) > 1
@@ -248,6 +275,10 @@ def render_vjp(call, symbolic=None, *, lang: str = "en", width: int = WIDTH) -> 
                       _fitted(leaf.vjp, width, lang)]
         mark = "✓" if leaf.vjp_matches else "✗"
         style = "green" if leaf.vjp_matches else "red"
+        if call.batched or call.returns:
+            key = ("vjp_batched" if call.batched else "vjp_check_returned") + ("" if leaf.vjp_matches else "_bad")
+            parts.append(Text(t(key, lang, mark=mark, x=leaf.name, api=api_name(call)), style=style))
+            continue
         if leaf.accumulated:
             parts.append(Text(t("vjp_accumulated", lang, x=leaf.name)))
             parts += _sum_rows(leaf.grad_before, leaf.vjp, leaf.grad_after, width, lang)
@@ -296,12 +327,20 @@ def render_chain(call, symbolic=None, *, lang: str = "en", width: int = WIDTH) -
                 parts.append(Text(t("chain_unavailable", lang, y=y, x=x, path=path, note=_note(symbolic, lang))))
             continue
         if not chain.ok or not chain.verified:
-            key = {"no_dependence": "chain_no_dependence", "timeout": "chain_timeout"}.get(chain.note,
-                                                                                         "chain_no_formula")
-            parts.append(Text(t(key, lang, y=y, x=x), style="yellow"))
+            key = {"no_dependence": "chain_no_dependence", "timeout": "chain_timeout",
+                   "jacobian": "chain_jacobian"}.get(chain.note, "chain_no_formula")
+            parts.append(Text(t(key, lang, y=y, x=x, api=api_name(call)), style="yellow"))
             continue
+        if call.derivative_of is not None and call.derivative_of[1] == x:
+            parts.append(Text(t("chain_second", lang, dy=y, y=call.derivative_of[0], x=x)))
+        if chain.elements:  # the intro comes before the lines it introduces
+            parts.append(Text(t("chain_per_element", lang), style="dim"))
         parts.append(Text(one_line(chain.text()), style="bold"))
-        if chain.weight and chain.weight.isidentifier():
+        for name, value in chain.constants:
+            parts += [Text(t("chain_constant", lang, name=name)), _fitted(value, width - 4, lang)]
+        if chain.named:
+            parts.append(Text(t("chain_named", lang, names=", ".join(chain.named)), style="dim"))
+        if chain.weight and all(part.isidentifier() for part in chain.weight.split(".")):
             parts.append(Text(t("chain_weighted", lang, v=chain.weight, y=y, x=x), style="dim"))
         if chain.paths:
             parts.append(Text(t("chain_elementwise", lang), style="dim"))
@@ -324,11 +363,13 @@ def render_chain(call, symbolic=None, *, lang: str = "en", width: int = WIDTH) -
             parts.append(Text(t("chain_steps", lang, y=y)))
             for step in chain.steps:
                 parts.append(Text(f"  {step.label}: {one_line(step.formula)}"))
-        elif chain.elements:
-            parts.append(Text(t("chain_per_element", lang), style="dim"))
-            if chain.more_elements:
-                parts.append(Text(t("chain_more_elements", lang, count=chain.more_elements), style="dim"))
-        parts.append(Text(t("chain_verified", lang, x=x), style="green"))
+        elif chain.elements and chain.more_elements:
+            parts.append(Text(t("chain_more_elements", lang, count=chain.more_elements), style="dim"))
+        if chain.hook_changed:
+            parts.append(Text(t("chain_verified_hooked", lang, x=x), style="green"))
+            parts.append(Text(t("hooks_changed", lang, x=x), style="magenta"))
+        else:
+            parts.append(Text(t("chain_verified", lang, x=x), style="green"))
     return Group(*parts)
 
 
@@ -345,11 +386,12 @@ def render_graph(call, *, lang: str = "en", width: int = WIDTH) -> RenderableTyp
         if node.saved_items:
             constants = {edge.input: edge for edge in node.inputs if getattr(edge, "constant", None)}
 
-            def shown(name, tensor):  # a constant in the panel's language; a tensor by its name
-                return f" = {_edge_label(constants[name], lang)}" if name in constants else f" = {tensor}" if tensor else ""
+            def shown(name, tensor, shape):  # a constant in the panel's language (it gives its shape); a tensor
+                if name in constants:        # by its name, then its shape
+                    return f" = {_edge_label(constants[name], lang)}"
+                return (f" = {tensor}" if tensor else "") + (f" ({shape_text(shape, lang)})" if shape is not None else "")
 
-            items = [name + shown(name, tensor) + (f" ({shape_text(shape, lang)})" if shape is not None else "")
-                     for name, tensor, shape in node.saved_items]
+            items = [name + shown(name, tensor, shape) for name, tensor, shape in node.saved_items]
             text.append("  " + t("saved", lang, items=", ".join(items)), style="magenta")
         return text
 

@@ -110,7 +110,8 @@ class SymbolicLeaf:
     jacobian: np.ndarray         # (m, n) object array of simplified entries
     substituted: np.ndarray      # (m, n) float64: the entries at the recorded values
     vjp: np.ndarray              # vᵀJ as expressions, shaped like the leaf
-    verified: bool = False       # J at the values equals the numeric Jacobian, vᵀJ the gradient backward made
+    verified: bool = False       # J and vᵀJ equal the engine's numbers at the call's values and nearby points
+    point_only: bool = False     # it holds at the call's values only (a branch decided there): not shown
 
 
 @dataclass
@@ -187,16 +188,12 @@ def symbolic_jacobian(nodes: list, names, out_shape: tuple, seed: np.ndarray, ed
     count = len(ops_of(nodes))
     entries = sum(m * e.variable._data.size for e in edges)
     if count > max_nodes:
-        return SymbolicJacobian(False, f"the graph has {count} nodes (symbolic limit {max_nodes}); numbers only",
-                                note_key="limit_nodes", note_params={"count": count, "limit": max_nodes})
+        return _limit("limit_nodes", count=count, limit=max_nodes)
     if entries > max_entries:
-        return SymbolicJacobian(False, f"the Jacobian has {entries} entries (symbolic limit {max_entries}); "
-                                       "numbers only", note_key="limit_entries",
-                                note_params={"count": entries, "limit": max_entries})
+        return _limit("limit_entries", count=entries, limit=max_entries)
     custom = next((n.op.grad_fn for n in ops_of(nodes) if n.op.custom), None)
     if custom is not None:
-        return SymbolicJacobian(False, f"{custom} is a custom autograd.Function, whose backward is code, not a "
-                                       "formula; numbers only", note_key="limit_custom", note_params={"node": custom})
+        return _limit("limit_custom", node=custom)
     check = _deadline(timeout)
     try:
         rep = Replay(nodes, names, deadline=check, leaf_values=leaf_values)
@@ -223,14 +220,50 @@ def symbolic_jacobian(nodes: list, names, out_shape: tuple, seed: np.ndarray, ed
             leaves.append(SymbolicLeaf(names.leaf(edge), shape, rep.leaf_symbols[edge], J,
                                        substitute(J, rep.values), vjp))
         output = np.vectorize(simplify, otypes=[object])(np.asarray(output, dtype=object))
-    except SymbolicLimit as limit:
-        return SymbolicJacobian(False, f"{limit}; numbers only", seconds=time.perf_counter() - started,
-                                note_key="limit_time", note_params={"seconds": f"{timeout:g}"})
+    except SymbolicLimit:
+        return _limit("limit_time", started, seconds=f"{timeout:g}")
     except (TypeError, ValueError, ZeroDivisionError, AttributeError) as error:  # an op sympy cannot express
-        return SymbolicJacobian(False, f"no symbolic form ({type(error).__name__}: {error}); numbers only",
-                                seconds=time.perf_counter() - started, note_key="limit_unsupported",
-                                note_params={"reason": f"{type(error).__name__}: {error}"})
+        node = _failed_at(error)
+        if node is None:
+            return _limit("limit_unsupported_other", started)
+        from engine.explain.messages import OP_DETAILS, t
+
+        key = _op_key(node)
+        if key not in OP_DETAILS:
+            return _limit("limit_unsupported", started, op=key)
+        detail = f"op_detail_{OP_DETAILS[key]}"
+        return _limit("limit_unsupported_detail", started, op=key, detail=t(detail), detail_key=detail)
     return SymbolicJacobian(True, "", output, leaves, rep.values, time.perf_counter() - started)
+
+
+def _limit(key: str, started: float | None = None, **params) -> SymbolicJacobian:
+    """No symbolic form, and why, as a message key (the panels word it in their language; `note` is English)."""
+    from engine.explain.messages import t
+
+    seconds = 0.0 if started is None else time.perf_counter() - started
+    shown = {k: v for k, v in params.items() if k != "detail_key"}
+    return SymbolicJacobian(False, t(key, "en", **shown) + "; numbers only", seconds=seconds, note_key=key,
+                            note_params=params)
+
+
+def _failed_at(error: BaseException):
+    """The graph node whose forward or rule raised (the innermost frame holding a `node`), or None."""
+    from engine.graph import Node
+
+    found, tb = None, error.__traceback__
+    while tb is not None:
+        node = tb.tb_frame.f_locals.get("node")
+        if type(node) is Node:
+            found = node
+        tb = tb.tb_next
+    return found
+
+
+def _op_key(node) -> str:
+    """The op's name as a learner writes it (nll_loss, where), from the engine's table."""
+    from engine.derivatives import OPS
+
+    return next((key for key, op in OPS.items() if op is node.op), node.name())
 
 
 def substitute(exprs: np.ndarray, values: dict) -> np.ndarray:

@@ -138,6 +138,16 @@ class Module:
         for _, m in self.named_modules():
             yield m
 
+    def apply(self, fn):
+        """Call `fn` on every submodule, children first, then on this module, and return self (PyTorch's weight
+        initialisation: `model.apply(init_weights)`). Like PyTorch, a module shared by several parents is visited
+        under each: each visit counts as work for the caller's guard."""
+        for module in self.children():
+            module.apply(fn)
+        guard_work()
+        fn(self)
+        return self
+
     def zero_grad(self, set_to_none: bool = True) -> None:
         for p in self.parameters():
             if p._grad is not None:

@@ -59,3 +59,19 @@ class ResourceLimitExceeded(_Stop):
     """The snippet used more time, steps, depth, elements or memory than `Limits` allows."""
 
     kind = "ResourceLimitExceeded"
+
+
+def stop_within(exc: BaseException | None) -> BaseException | None:
+    """The stop that `exc` is or carries in its `__cause__`/`__context__` chain — a runner stop (a limit, a
+    refusal), RecursionError, MemoryError or another non-`Exception` — else None. An error raised while a stop was
+    on its way out (by a `__exit__`, such as `dual_level`'s, or engine cleanup) must not let the run go on."""
+    pending, seen = [exc], set()
+    while pending:
+        current = pending.pop()
+        if current is None or id(current) in seen:
+            continue
+        seen.add(id(current))
+        if not isinstance(current, Exception) or isinstance(current, (RecursionError, MemoryError)):
+            return current
+        pending += [current.__context__, current.__cause__]
+    return None

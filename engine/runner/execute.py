@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .errors import ResourceLimitExceeded, SnippetError, SnippetFailure, _Stop
+from .errors import ResourceLimitExceeded, SnippetError, SnippetFailure, _Stop, stop_within
 from .guards import Guards
 from .limits import Limits
 from .policy import parse_checked
@@ -78,7 +78,7 @@ class _Sandbox:
     def __init__(self, filename: str, limits: Limits) -> None:
         self.filename = filename
         self.limits = limits
-        self.globals: dict[str, object] = {"__name__": "__snippet__"}
+        self.globals: dict[str, object] = {"__name__": "__main__"}  # run as a script: `if __name__ == "__main__":`
         self.codes: set[types.CodeType] = set()
 
     def execute(self, tree: ast.AST, limits: Limits, *, output: list[str]) -> tuple[object, SnippetError | None]:
@@ -95,13 +95,19 @@ class _Sandbox:
         try:
             with _engine_state(guards, output):
                 return eval(code, self.globals), None  # noqa: S307 - checked and guarded above
-        except _Stop as exc:
-            return None, self._error(exc.kind, str(exc), exc)
-        except RecursionError as exc:
-            return None, self._error(ResourceLimitExceeded.kind, "the calls went too deep (endless recursion?)", exc)
-        except MemoryError as exc:
-            return None, self._error(ResourceLimitExceeded.kind, "the snippet ran out of memory", exc)
-        except Exception as exc:  # the snippet's (or the engine's) error, reported as PyTorch would
+        except (_Stop, Exception) as raised:
+            # a stop is reported as itself, also when another error raised on its way out carries it
+            exc = stop_within(raised) or raised
+            if isinstance(exc, _Stop):
+                return None, self._error(exc.kind, str(exc), exc)
+            if isinstance(exc, RecursionError):
+                return None, self._error(ResourceLimitExceeded.kind, "the calls went too deep (endless recursion?)",
+                                         exc)
+            if isinstance(exc, MemoryError):
+                return None, self._error(ResourceLimitExceeded.kind, "the snippet ran out of memory", exc)
+            if not isinstance(exc, Exception):
+                raise exc
+            # the snippet's (or the engine's) error, reported as PyTorch would
             return None, self._error(type(exc).__name__, _message(exc), exc)
 
     def _error(self, kind: str, message: str, exc: BaseException) -> SnippetError:
@@ -180,11 +186,12 @@ def _code_objects(code: types.CodeType) -> Iterator[types.CodeType]:
 _ACTIVE = threading.local()  # the Guards of the run going on in each thread
 
 
-def _size_hook(shape: tuple[int, ...]) -> None:
-    """The engine's allocation hook: vets shapes for the run in this thread; others pass freely."""
+def _size_hook(shape: tuple[int, ...], work: int = 0) -> None:
+    """The engine's allocation hook: vets shapes (and matrix products' work) for the run in this thread; others
+    pass freely."""
     guards = getattr(_ACTIVE, "guards", None)
     if guards is not None:
-        guards.size_guard(shape)
+        guards.size_guard(shape, work)
 
 
 @contextlib.contextmanager

@@ -21,17 +21,18 @@ import numpy as np
 
 from engine.custom_function import FunctionCtx
 from engine.dtypes import dtype as EngineDtype
+from engine.graph import AccumulateGrad, Node
 from engine.printing import set_printoptions
 from engine.tensor import Tensor
 
 from . import sizes
-from .errors import ResourceLimitExceeded, SnippetRejected
+from .errors import ResourceLimitExceeded, SnippetRejected, stop_within
 from .limits import Budget, Limits, broadcast_elements, itemsize_of, shape_of
 from .policy import import_engine_module
 from .rewrite import guard_name
 from .surface import (
     BUILTIN_METHODS, CLASS_BASES, MATH_NAMES, NDARRAY_ATTRS, NDARRAY_KEYWORDS, NDARRAY_POSITIONAL, NUMERIC_KINDS,
-    OVERRIDABLE, SAFE_BUILTINS, attribute_refusal, dtype_refusal, engine_member, is_engine_module_name,
+    NODE_MODULE, OVERRIDABLE, SAFE_BUILTINS, attribute_refusal, dtype_refusal, engine_member, is_engine_module_name,
     is_engine_object, is_engine_type, is_snippet_class, is_snippet_object, is_tensor, public_engine_types,
     register_snippet_class, requested_dtype_refusal, type_text, value_refusal,
 )
@@ -61,7 +62,9 @@ _BUILTIN_METHOD_TYPES = (types.BuiltinMethodType, types.MethodWrapperType)
 # builtins that are the runner's own guards: `print`, and `__build_class__`, which a `class` statement calls
 _OWN_BUILTINS = {"print": "print", "__build_class__": "build_class"}
 _BUILTIN_NAMES = frozenset(SAFE_BUILTINS) | set(_OWN_BUILTINS)
-_LITERALS = (int, float, complex, str, bytes, bool, type(None))
+# what Python calls on a class attribute by itself (binding, assignment, class creation): only the snippet's own
+# functions may be such values
+_CLASS_HOOKS = ("__get__", "__set__", "__delete__", "__set_name__")
 _CTX_OWN = frozenset(name for name in dir(FunctionCtx()) if not name.startswith("_"))  # `ctx.constant = c` is fine
 
 
@@ -80,11 +83,15 @@ class Guards:
         self.builtins["__build_class__"] = self.build_class  # not a callable builtin: only `class` reaches it
         self._trusted_builtins: dict[int, dict] = {}  # earlier runs' builtins, checked once per run
 
-    def size_guard(self, shape: tuple[int, ...]) -> None:
+    def size_guard(self, shape: tuple[int, ...], work: int = 0) -> None:
         """Vet a shape the engine is about to allocate, and check the clock: the engine calls this at every
         tensor it makes, sweep node and module call (see `execute._size_hook`), so work the snippet started in
-        one call (a Jacobian, a gradcheck, a module tree called in full) stops at the deadline like a loop."""
+        one call (a Jacobian, a gradcheck, a module tree called in full) stops at the deadline like a loop. Every
+        matrix product reports its multiply-adds here, however it was reached (`@`, `F.linear`, `addmm`, a
+        Linear module inside a Sequential)."""
         self.budget.elements(math.prod(shape))
+        if work:
+            self.budget.product_work(work, "the matrix product")
         self.budget.clock()
 
     def names(self) -> dict[str, object]:
@@ -93,7 +100,7 @@ class Guards:
             guard_name(name): getattr(self, name)
             for name in ("tick", "attr", "settarget", "item", "store", "slice", "call", "binop", "iop",
                          "cmp", "chain", "fmt", "ctx", "import_", "decorator", "unpack", "call_unpacked", "caught",
-                         "raise_", "key", "super_", "static")
+                         "raise_", "key", "super_", "static", "ticking")
         }
 
     # --- steps -----------------------------------------------------------------------------------
@@ -107,6 +114,10 @@ class Guards:
             self.budget.tick()
             yield item
 
+    def ticking(self, iterable: object) -> Iterator[object]:
+        """`yield from xs`: each element handed on ticks, as a loop of the snippet's would."""
+        return self._ticked(iterable)
+
     def _bounded(self, value: object) -> object:
         """A materialised container as is; anything lazy drained with a tick per element."""
         if isinstance(value, _MATERIALISED):
@@ -118,17 +129,23 @@ class Guards:
     # --- attributes, items, imports --------------------------------------------------------------
 
     def attr(self, obj: object, name: str) -> object:
+        if name == "__name__":
+            return _name_of(obj)
         reason = attribute_refusal(obj, name)
         if reason is not None:
             if not name.startswith("_") and not _has_static(obj, name):
                 _lookup(obj, name)  # an attribute the object lacks: Python's own AttributeError
             raise SnippetRejected(reason)
-        return self._fetched(getattr(obj, name))
+        value = getattr(obj, name)
+        if isinstance(obj, Exception) and type(value) is tuple:  # `e.args`: what was raised, vetted one by one
+            for element in value:
+                self._fetched(element)
+        return self._fetched(value)
 
     def _fetched(self, value: object) -> object:
         """A value read through an attribute: the snippet's own functions, or what the surface lets out."""
-        if self._is_own(value):
-            return value
+        if self._is_own(value) or isinstance(value, types.GeneratorType) and value.gi_code in self.codes:
+            return value  # the snippet's own functions and generators (`self.batches = batches(x, 4)`)
         reason = value_refusal(value) or dtype_refusal(value)
         if reason is not None:
             raise SnippetRejected(reason)
@@ -247,10 +264,11 @@ class Guards:
 
     def caught(self) -> bool:
         """First statement of every `except` and `finally` body: the runner's stops (limits, refusals) and
-        Python's RecursionError/MemoryError pass through, so no handler or finally block runs for them."""
-        exc = sys.exc_info()[1]
-        if exc is not None and (not isinstance(exc, Exception) or isinstance(exc, (RecursionError, MemoryError))):
-            raise exc
+        Python's RecursionError/MemoryError pass through, so no handler or finally block runs for them, also when
+        they arrive as the `__context__` or `__cause__` of another error."""
+        stop = stop_within(sys.exc_info()[1])  # also one that an error raised on its way out carries
+        if stop is not None:
+            raise stop
         return True
 
     def raise_(self, exc: object) -> object:
@@ -267,21 +285,24 @@ class Guards:
         Module or a class the snippet built here; the namespace may hold only the snippet's own methods, which do
         not replace torch's own ones except the documented extension points, and literal constants."""
         self.budget.tick()
-        if keywords or len(bases) != 1 or not self._is_own(body):
+        if keywords or len(bases) > 1 or not self._is_own(body):
             raise SnippetRejected("this class statement is outside what snippets support")
-        base = bases[0]
-        if not (any(base is allowed for allowed in CLASS_BASES) or is_snippet_class(base)):
+        base = bases[0] if bases else object  # `class Config:` holds settings; object's hooks are all no-ops
+        if not (base is object or any(base is allowed for allowed in CLASS_BASES) or is_snippet_class(base)):
             raise SnippetRejected(f"a class in a snippet derives from torch.autograd.Function, torch.nn.Module or a "
-                                  f"class the snippet defined earlier, not from {type_text(base) or _describe(base)}")
+                                  f"class the snippet defined earlier (or nothing), not from "
+                                  f"{type_text(base) or _describe(base)}")
         cls = builtins.__build_class__(body, name, base)
         for member, value in vars(cls).items():
-            if member in ("__module__", "__qualname__", "__doc__"):  # made by Python from the class statement
+            if member in ("__module__", "__qualname__", "__doc__", "__annotations__", "__dict__", "__weakref__"):
+                # made by Python from the statement (a plain class also gets its instances' __dict__ and __weakref__)
                 continue
             function = value.__func__ if type(value) is staticmethod else value
             if self._is_own(function):
                 self._check_function_builtins(function)
-            elif type(value) not in _LITERALS or member.startswith("_"):
-                raise SnippetRejected(f"'{name}.{member}' is not a method or a literal constant of the snippet")
+            elif member.startswith("_") or any(hasattr(type(value), hook) for hook in _CLASS_HOOKS):
+                raise SnippetRejected(f"'{name}.{member}' is a value that Python would call from the class (a "
+                                      "descriptor); a class attribute in a snippet is a method or a plain value")
             if member not in OVERRIDABLE and engine_member(base, member):
                 raise SnippetRejected(f"'{name}.{member}' would replace torch's own '{member}' of "
                                       f"{CLASS_BASES.get(base, base.__name__)}; a class in a snippet may define "
@@ -326,6 +347,8 @@ class Guards:
             return self.print(*args, **kwargs)
         if id(fn) in self._builtin_ids:
             return self._after(self._call_builtin(fn, args, kwargs))
+        if isinstance(fn, type) and fn.__module__ == NODE_MODULE:  # `type(y.grad_fn)(...)`: PyTorch's own refusal
+            raise TypeError(f"cannot create '{fn.__name__}' instances")
         if _is_engine_callable(fn):
             if fn is EngineDtype:  # torch.dtype('x', 'U1000000') would make huge elements
                 raise SnippetRejected("new dtypes cannot be made in snippets; use torch.float32, torch.float64, ...")
@@ -384,6 +407,7 @@ class Guards:
         (`len`), or another builtin the snippet may call, wrapped so that every call goes through the call
         guard: a wrapper must not run `sum`, `str` or `sorted` where no guard sees their arguments."""
         def vet(value: object) -> object:
+            self.budget.clock()  # `f(*[x] * 10**6)`: a million arguments are vetted one by one
             if type(value) is _Guarded:  # vetted already (`map`'s function, then `map`'s own arguments)
                 return value
             _check_dtypes(value)
@@ -413,6 +437,8 @@ class Guards:
             return self._type(args[0])
         if fn is hasattr and len(args) == 2 and not kwargs:
             return self._hasattr(*args)
+        if fn is iter and len(args) == 2:  # iter(f, sentinel) calls f from C
+            args = (self._through_guard(self._callable_arguments(fn, args[:1], {})[0][0]), args[1])
         if fn in (map, filter) and args and not (fn is filter and args[0] is None):
             args = (self._through_guard(self._callable_arguments(fn, args[:1], {})[0][0]), *args[1:])
         if fn in (sorted, min, max) and kwargs.get("key") is not None:
@@ -487,12 +513,11 @@ class Guards:
 
     def _type(self, value: object) -> type:
         kind = type(value)
+        if isinstance(value, (Node, AccumulateGrad)):  # `type(y.grad_fn)`: MulBackward0, as PyTorch's
+            return kind
         if is_engine_type(kind) and kind not in public_engine_types():
             raise SnippetRejected(f"type() of a {kind.__name__} object is an engine internal and refused for safety")
-        if is_snippet_class(kind):  # the class is reachable by its name; not through its instances
-            raise SnippetRejected(f"type() of an instance of the snippet's class {kind.__name__} is refused for "
-                                  f"safety (use isinstance(x, {kind.__name__}))")
-        return kind
+        return kind  # also a snippet class (`type(model).__name__`): it is reachable by its name anyway
 
     def _hasattr(self, obj: object, name: object) -> bool:
         """Python's answer, except for attributes the snippet may not touch: those are refused as `obj.name` is."""
@@ -649,7 +674,11 @@ class _SnippetFormatter(string.Formatter):
 
     def convert_field(self, value: object, conversion: str | None) -> object:
         text = type_text(value) if conversion in ("r", "s", "a") else None  # an engine class as PyTorch shows it
-        return text if text is not None else super().convert_field(value, conversion)
+        if text is not None:
+            return text
+        if conversion is not None:  # `{!r}` builds the text before format_field sees it: judged first
+            self.guards.budget.text(value, "this str.format field")
+        return super().convert_field(value, conversion)
 
     def format_field(self, value: object, format_spec: str) -> str:
         self.guards.budget.format_spec_text(format_spec)
@@ -690,7 +719,7 @@ def _is_own_guard(name: str, value: object) -> bool:
 
 
 def _function_str(fn: object, snippet_print: object) -> str:
-    """How Python names a function in its call errors (`print()`, `list.append()`, `__snippet__.f()`)."""
+    """How Python names a function in its call errors (`print()`, `list.append()`, `__main__.f()`)."""
     if fn == snippet_print:
         return "print()"
     qualname = getattr(fn, "__qualname__", None)
@@ -698,6 +727,16 @@ def _function_str(fn: object, snippet_print: object) -> str:
         return str(fn)
     module = getattr(fn, "__module__", None)
     return f"{module}.{qualname}()" if isinstance(module, str) and module != "builtins" else f"{qualname}()"
+
+
+def _name_of(obj: object) -> str:
+    """`obj.__name__` for a class or a function (`type(y.grad_fn).__name__`, `fn.__name__`), Python's
+    AttributeError for anything else: the one dunder attribute a snippet may read, a plain str."""
+    if isinstance(obj, (type, types.FunctionType, types.MethodType, *_BUILTIN_METHOD_TYPES)):
+        name = getattr(obj, "__name__", None)
+        if type(name) is str:
+            return name
+    raise AttributeError(f"'{type(obj).__name__}' object has no attribute '__name__'")
 
 
 def _has_static(obj: object, name: str) -> bool:

@@ -92,9 +92,10 @@ def nested_elements(value: object, _depth: int = 0) -> int:
 
 
 def broadcast_elements(shapes: list[tuple[int, ...]]) -> int | None:
-    """Elements of the broadcast of `shapes`, or None when they do not broadcast (the op will say so)."""
+    """Elements of the broadcast of `shapes`, or None when they do not broadcast (the op will say so). Each
+    distinct shape counts once (a million arguments of one shape is one shape for numpy's broadcast)."""
     try:
-        return math.prod(np.broadcast_shapes(*shapes))
+        return math.prod(np.broadcast_shapes(*dict.fromkeys(map(tuple, shapes))))
     except ValueError:
         return None
 
@@ -164,7 +165,9 @@ class Budget:
         """A matrix product: its result's size, and the work of computing it in one uninterruptible call."""
         count = matmul_elements(a, b) or 0
         self.elements(count, what)
-        work = count * (a[-1] if a else 0)
+        self.product_work(count * (a[-1] if a else 0), what)
+
+    def product_work(self, work: int, what: str) -> None:
         if work > self.limits.max_product_work:
             raise ResourceLimitExceeded(
                 f"{what} would take {work} multiply-adds; the limit is {self.limits.max_product_work}"

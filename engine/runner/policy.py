@@ -1,6 +1,6 @@
 """The static allow-list: which syntax a snippet may use, checked before any of it runs.
 
-Every node type of the parsed tree must be on the allow-list below; anything else (generators,
+Every node type of the parsed tree must be on the allow-list below; anything else (async code, `match`,
 imports other than torch and math, dunder names, ...) is refused with its line,
 column (1-based) and a plain-language reason.  This is the first wall; `guards` is the second, at run
 time, because a static check cannot know what `x` is in `x.something`.
@@ -22,9 +22,11 @@ _ALLOWED = {
     ast.Break, ast.Continue, ast.Pass, ast.FunctionDef, ast.Return, ast.With, ast.Assert,
     ast.Import, ast.ImportFrom, ast.Delete, ast.ClassDef,  # classes: only the shape `check_ClassDef` allows
     ast.AnnAssign, ast.Try, ast.ExceptHandler, ast.Raise, ast.Starred,  # learners' Python (guarded in rewrite)
+    ast.Global, ast.Nonlocal,  # bind names like any assignment (check_Global)
     # expressions
     ast.BoolOp, ast.BinOp, ast.UnaryOp, ast.Lambda, ast.IfExp, ast.Dict, ast.Set, ast.ListComp,
     ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.Compare, ast.Call, ast.FormattedValue,
+    ast.Yield, ast.YieldFrom,  # the snippet's own generators (a batch loader); `yield from` ticks per element
     ast.JoinedStr, ast.Constant, ast.Attribute, ast.Subscript, ast.Name, ast.List, ast.Tuple, ast.Slice,
     # pieces
     ast.Load, ast.Store, ast.Del, ast.comprehension, ast.arguments, ast.arg, ast.keyword, ast.alias,
@@ -36,10 +38,6 @@ _ALLOWED = {
 
 _REASONS = {
     "TryStar": "try/except is not supported in snippets",
-    "Global": "global is not supported in snippets",
-    "Nonlocal": "nonlocal is not supported in snippets",
-    "Yield": "generators (yield) are not supported in snippets",
-    "YieldFrom": "generators (yield from) are not supported in snippets",
     "Await": "async code is not supported in snippets",
     "AsyncFunctionDef": "async code is not supported in snippets",
     "AsyncFor": "async code is not supported in snippets",
@@ -140,7 +138,7 @@ class _Checker(ast.NodeVisitor):
             return
         if node.id == "super":
             self.refuse(node, _SUPER)
-        elif node.id.startswith("__"):
+        elif node.id.startswith("__") and not (node.id in READABLE_DUNDERS and isinstance(node.ctx, ast.Load)):
             self.refuse(node, f"'{node.id}': names starting with '__' are internals and not available in snippets")
         elif isinstance(node.ctx, ast.Load) and node.id in FORBIDDEN_BUILTINS and node.id not in self.bound:
             self.refuse(node, f"'{node.id}' is not available in snippets")
@@ -148,7 +146,8 @@ class _Checker(ast.NodeVisitor):
     def check_Attribute(self, node: ast.Attribute) -> None:
         if _calls_super(node.value) and id(node) not in self.approved:
             return  # `super(C, self).__init__`, `super().__class__`: the refusal of `super` says what is supported
-        if node.attr.startswith("_") and id(node) not in self.approved:
+        if node.attr.startswith("_") and id(node) not in self.approved and not (
+                node.attr in READABLE_DUNDERS and isinstance(node.ctx, ast.Load)):
             self.refuse(node, f"'.{node.attr}': names starting with '_' are internals and not available in snippets")
 
     def check_Constant(self, node: ast.Constant) -> None:
@@ -180,7 +179,7 @@ class _Checker(ast.NodeVisitor):
         for alias in node.names:
             if alias.name in ("torch", "math"):
                 continue
-            if alias.name.startswith("torch.") and alias.asname and engine_submodule_exists(alias.name):
+            if engine_submodule_exists(alias.name):  # `import torch.nn` binds torch, `... as nn` binds nn
                 continue
             self.refuse(node, f"only `import torch` and `import math` are available in snippets, "
                               f"not `import {alias.name}`")
@@ -207,11 +206,11 @@ class _Checker(ast.NodeVisitor):
         if node.name.startswith("__") and id(node) not in self.approved:
             self.refuse(node, f"'{node.name}': names starting with '__' are not available in snippets")
 
-    def check_arguments(self, node: ast.arguments) -> None:
-        # *args, keyword-only and **kwargs parameters are ast.arg nodes: their names are checked there
-        for default in [*node.defaults, *(d for d in node.kw_defaults if d is not None)]:
-            if not _is_literal(default):
-                self.refuse(default, "parameter defaults must be plain literals such as 1, 0.5, None or 'text'")
+    def check_Global(self, node: ast.Global | ast.Nonlocal) -> None:
+        for name in node.names:
+            self.check_bound_name(node, name, f"a {type(node).__name__.lower()} name")
+
+    check_Nonlocal = check_Global
 
     def check_arg(self, node: ast.arg) -> None:
         if node.arg.startswith("__"):
@@ -231,20 +230,24 @@ class _Checker(ast.NodeVisitor):
             self.refuse(node.decorator_list[0], "decorators on a class are not supported in snippets")
         if node.keywords:
             self.refuse(node.keywords[0], "class keywords such as metaclass= are not supported in snippets")
-        if len(node.bases) != 1 or not _is_dotted_name(node.bases[0]):
-            self.refuse(node.bases[0] if node.bases else node, CLASS_BASES_RULE)
+        if len(node.bases) > 1 or node.bases and not _is_dotted_name(node.bases[0]):
+            self.refuse(node.bases[1] if len(node.bases) > 1 else node.bases[0], CLASS_BASES_RULE)
+        elif node.bases and isinstance(node.bases[0], ast.Name) and node.bases[0].id == "object":
+            self.approved.add(id(node.bases[0]))  # `class Config(object):`, a plain class like `class Config:`
         for statement in node.body:
             if isinstance(statement, ast.FunctionDef):
                 self._check_method(statement)
-            elif isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(
-                    statement.targets[0], ast.Name) and _is_literal(statement.value):
-                if statement.targets[0].id.startswith("_"):
-                    self.refuse(statement, f"'{statement.targets[0].id}': class constants starting with '_' are not "
-                                           "available in snippets")
+            elif isinstance(statement, (ast.Assign, ast.AnnAssign)):  # `lr = 0.1`, `name: str = "tiny"`
+                for target in statement.targets if isinstance(statement, ast.Assign) else [statement.target]:
+                    if not isinstance(target, ast.Name):
+                        self.refuse(target, "a class attribute in a snippet is set as `name = value`")
+                    elif target.id.startswith("_"):
+                        self.refuse(statement, f"'{target.id}': class attributes starting with '_' are not "
+                                               "available in snippets")
             elif not (isinstance(statement, ast.Pass) or isinstance(statement, ast.Expr) and isinstance(
                     statement.value, ast.Constant) and isinstance(statement.value.value, str)):
                 self.refuse(statement, "a class body in a snippet holds only methods (def), a docstring and "
-                                       "constants such as `hidden = 4`")
+                                       "attributes such as `hidden = 4`")
 
     def _check_method(self, method: ast.FunctionDef) -> None:
         if method.name == "__init__":
@@ -257,10 +260,11 @@ class _Checker(ast.NodeVisitor):
                 self.approved.add(id(decorator))
             else:
                 self.refuse(decorator, "the only decorator a method may have in a snippet is @staticmethod")
-        if method.args.posonlyargs or method.args.args:  # zero-argument super() needs the instance
-            for node in _own_nodes(method.body):
-                if is_super_attribute(node) and (node.attr == "__init__" or not node.attr.startswith("_")):
-                    self.approved.update({id(node), id(node.value.func)})
+        explicit_only = not (method.args.posonlyargs or method.args.args)  # zero-argument super() needs the instance
+        for node in _own_nodes(method.body):
+            if is_super_attribute(node) and (node.attr == "__init__" or not node.attr.startswith("_")) and (
+                    node.value.args or not explicit_only):
+                self.approved.update({id(node), id(node.value.func)})
 
     # --- shapes of targets and calls -------------------------------------------------------------
 
@@ -292,18 +296,23 @@ class _Checker(ast.NodeVisitor):
             self.refuse(target, f"the variable of {where} must be a plain name (or a tuple of names)")
 
 
-CLASS_BASES_RULE = ("a class in a snippet derives from exactly one of torch.autograd.Function, torch.nn.Module or "
-                    "a class defined earlier in the snippet, named plainly (`class Net(nn.Module):`)")
-_SUPER = ("super() is supported as `super().__init__(...)` or `super().method(...)` directly in a method of a "
-          "class (no arguments, no nested function)")
+CLASS_BASES_RULE = ("a class in a snippet has at most one base, torch.autograd.Function, torch.nn.Module or a class "
+                    "defined earlier in the snippet, named plainly (`class Net(nn.Module):`, `class Config:`)")
+_SUPER = ("super() is supported as `super().__init__(...)`, `super().method(...)` or `super(Net, self).method(...)` "
+          "directly in a method of a class (not in a nested function)")
+# the dunder names a snippet may read: a module's, class's or function's `__name__` (`if __name__ == "__main__":`,
+# `type(y.grad_fn).__name__`); never bound, and as an attribute answered by the attribute guard
+READABLE_DUNDERS = frozenset({"__name__"})
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.ListComp, ast.SetComp, ast.DictComp,
            ast.GeneratorExp)
 
 
 def is_super_attribute(node: ast.AST) -> bool:
-    """`super().name` read (the one use of super a method may make; `rewrite` gives it the method's class and self)."""
+    """`super().name` or `super(Class, obj).name` read, both names plain (the uses of super a method may make;
+    `rewrite` gives the first the method's class and self)."""
     return (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and _calls_super(node.value)
-            and not node.value.args and not node.value.keywords)
+            and len(node.value.args) in (0, 2) and all(isinstance(a, ast.Name) for a in node.value.args)
+            and not node.value.keywords)
 
 
 def _calls_super(node: ast.AST) -> bool:
@@ -327,24 +336,19 @@ def _is_dotted_name(node: ast.AST) -> bool:
     return isinstance(node, ast.Name)
 
 
-def _is_literal(node: ast.AST) -> bool:
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
-        node = node.operand
-    return isinstance(node, ast.Constant)
-
-
 def engine_submodule_exists(dotted: str) -> bool:
     """`torch.a.b` is importable when each part is a module the engine lists in its `__all__`."""
     return dotted.startswith("torch.") and import_engine_module(dotted) is not None
 
 
-def import_engine_module(dotted: str) -> types.ModuleType | None:
-    """The engine module a `torch...` import name stands for, reached through public names only."""
+def import_engine_module(dotted: str) -> types.ModuleType | types.SimpleNamespace | None:
+    """The engine module a `torch...` import name stands for, reached through public names only (a namespace
+    such as `torch.autograd.functional` stands for a module of PyTorch's and is imported like one)."""
     module = engine_module()
     for part in dotted.split(".")[1:]:
         if part not in public_names(module):
             return None
         module = getattr(module, part, None)
-        if not isinstance(module, types.ModuleType):
+        if not isinstance(module, (types.ModuleType, types.SimpleNamespace)):
             return None
     return module

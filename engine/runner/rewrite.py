@@ -67,10 +67,14 @@ class _Rewriter(ast.NodeTransformer):
     # --- expressions -----------------------------------------------------------------------------
 
     def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
-        if is_super_attribute(node) and self._self is not None:
+        if is_super_attribute(node) and (node.value.args or self._self is not None):
             # `super().name` (policy allows it directly in a method only) becomes the `super_` guard called with
-            # `__class__`, which gives the method Python's own class cell, the method's first parameter and "name"
-            cell, instance = ast.Name("__class__", ast.Load()), ast.Name(self._self, ast.Load())
+            # `__class__`, which gives the method Python's own class cell, the method's first parameter and "name";
+            # `super(Net, self).name`, with the two names it was given
+            if node.value.args:
+                cell, instance = node.value.args
+            else:
+                cell, instance = ast.Name("__class__", ast.Load()), ast.Name(self._self, ast.Load())
             return _guard("super_", ast.copy_location(cell, node), ast.copy_location(instance, node),
                           _const(node.attr, node), node=node)
         value = self.visit(node.value)
@@ -231,10 +235,20 @@ class _Rewriter(ast.NodeTransformer):
     def visit_Import(self, node: ast.Import) -> list[ast.stmt]:
         out = []
         for alias in node.names:
-            # `import torch` binds torch; `import torch.nn.functional as F` binds F (policy requires `as`)
+            # `import torch.nn.functional as F` binds F; `import torch.nn` imports torch.nn and binds torch, as Python
             module = _guard("import_", _const(alias.name, node), node=node)
-            out.append(_assign(alias.asname or alias.name, module, node))
+            if alias.asname is None and "." in alias.name:
+                out.append(ast.copy_location(ast.Expr(module), node))
+                top = alias.name.split(".")[0]
+                module = _guard("import_", _const(top, node), node=node)
+            out.append(_assign(alias.asname or alias.name.split(".")[0], module, node))
         return out
+
+    def visit_YieldFrom(self, node: ast.YieldFrom) -> ast.AST:
+        # `yield from xs` hands on each element without a loop of the snippet's: every element ticks
+        self.generic_visit(node)
+        node.value = _guard("ticking", node.value, node=node.value)
+        return node
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> list[ast.stmt]:
         module = _guard("import_", _const(node.module, node), node=node)

@@ -209,6 +209,9 @@ def nested_cost(value: object, limit: int, *, text: bool = False) -> int:
                         raise _Over
             memo[key] = total
             return total
+        if isinstance(item, slice) or text and isinstance(item, BaseException):  # their text shows what they hold
+            parts = item.args if isinstance(item, BaseException) else (item.start, item.stop, item.step)
+            return cost(parts, depth + 1) + len(type(item).__name__) + 2
         if text and isinstance(item, (Module, Optimizer)):  # their reprs show what the snippet put in them
             total = (module_text(item, lambda v: cost(v, depth + 1), {}, budget[0])[0] if isinstance(item, Module)
                      else cost(item.param_groups, depth + 1) + 20)

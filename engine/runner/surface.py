@@ -31,6 +31,8 @@ SAFE_BUILTINS = (
 # calling through the call guard: see guards) and the exceptions a snippet may raise and catch; never
 # BaseException, MemoryError or RecursionError (the runner's limits must not be caught)
 SAFE_BUILTINS += ("filter", "hasattr", "map", "type")
+# iterating by hand (`next(iter(loader))`, `next(gen, None)`); iter's callable form calls through the call guard
+SAFE_BUILTINS += ("iter", "next")
 EXCEPTIONS = (
     "ArithmeticError", "AssertionError", "AttributeError", "Exception", "FloatingPointError", "IndexError",
     "KeyError", "LookupError", "NameError", "NotImplementedError", "OverflowError", "RuntimeError",
@@ -88,11 +90,14 @@ def engine_module() -> types.ModuleType:
     return engine
 
 
-def public_names(module: types.ModuleType) -> frozenset[str]:
+def public_names(module: types.ModuleType | types.SimpleNamespace) -> frozenset[str]:
     """A module's public API: its `__all__`; without one, only what the module itself defines
-    (or re-exports from the top-level API), never what it merely imports (`np`, internal helpers)."""
+    (or re-exports from the top-level API), never what it merely imports (`np`, internal helpers).
+    A namespace standing for a module (`torch.autograd.functional`) is all public."""
     names = getattr(module, "__all__", None)
-    if names is None:
+    if isinstance(module, types.SimpleNamespace):
+        names = list(vars(module))
+    elif names is None:
         top = engine_module()
         exported = {id(getattr(top, n)) for n in public_names(top)} if module is not top else set()
         names = [
@@ -120,7 +125,7 @@ def is_engine_object(value: object) -> bool:
 # the bases a snippet's `class` statement may name (besides its own classes), as PyTorch's docs spell them
 CLASS_BASES = {Function: "torch.autograd.Function", Module: "torch.nn.Module"}
 # the engine methods a snippet class may replace: the extension points PyTorch documents for these bases
-OVERRIDABLE = frozenset({"__init__", "forward", "backward", "setup_context", "extra_repr"})
+OVERRIDABLE = frozenset({"__init__", "forward", "backward", "setup_context", "jvp", "extra_repr"})
 # every class the runner's `class` statement built (after vetting it); weak, so they die with the snippet
 _SNIPPET_CLASSES: weakref.WeakSet[type] = weakref.WeakSet()
 
@@ -159,6 +164,8 @@ def attribute_refusal(obj: object, name: str) -> str | None:
             return None
         return f"'{name}' is not part of the torch API this tutor provides{API_REFERENCE}"
     if isinstance(obj, type):
+        if obj.__module__ == NODE_MODULE:  # `type(y.grad_fn)`: a node's class shows the node API only
+            return None if name in NODE_ATTRS else f"'.{name}' of a graph node's class is not available in snippets"
         if is_engine_type(obj) or is_snippet_class(obj):
             return None if _class_member(obj, name) else f"'.{name}' of a class is not available in snippets"
         return f"attributes of the type {obj.__name__!r} are not available in snippets"
@@ -171,6 +178,8 @@ def attribute_refusal(obj: object, name: str) -> str | None:
         return None if name in NDARRAY_ATTRS else f"numpy's '.{name}' is not available in snippets"
     if isinstance(obj, np.dtype):
         return None if name in NUMPY_DTYPE_ATTRS else f"numpy's '.{name}' is not available in snippets"
+    if isinstance(obj, Exception) and name == "args":  # `except ValueError as e: e.args` (elements vetted)
+        return None
     allowed = BUILTIN_METHODS.get(type(obj))
     if allowed is not None and name in allowed:
         return None
@@ -256,4 +265,6 @@ def type_text(value: object) -> str | None:
         name = public_engine_types().get(value)
         if name is not None:
             return f"<class '{name}'>"
+        if value.__module__ == NODE_MODULE:  # a graph node's class: `<class 'MulBackward0'>`
+            return f"<class '{value.__name__}'>"
     return None

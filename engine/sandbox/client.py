@@ -7,6 +7,7 @@ again on the next call. Where there is no `fork` (Windows) jobs run in this proc
 from __future__ import annotations
 
 import atexit
+import collections
 import itertools
 import json
 import os
@@ -19,10 +20,49 @@ from typing import Any
 from engine.runner.errors import SnippetError, SnippetFailure
 
 STARTUP_SECONDS = 120.0   # importing numpy, sympy and the engine and warming up, on a slow machine
+# The zygote is started isolated (`python -I`, by its file's path): no current folder, PYTHONPATH or
+# PYTHON* variable, no user site unless the tutor itself uses one (`import_path`). Not -S: `site`
+# also defines builtins (`exit`, `help`) whose refusal the language layer reports as it does in-process.
+ZYGOTE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "zygote.py")
+THREADS = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}  # a child is one thread
+WORKER_UNAVAILABLE = "WorkerUnavailable"   # the failure type of a job the worker could not run at all
 
 
 class SandboxError(RuntimeError):
-    """The worker could not run a job at all (it could not start, or died answering)."""
+    """The worker could not run a job at all (it could not start, or died answering): the tutor's fault."""
+
+
+def import_path() -> list[str]:
+    """What the worker adds to its import path after the interpreter's own (standard library, site
+    folders): the folder holding `engine`, and the user site when the tutor itself was installed there."""
+    import site
+
+    folders = [os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))]
+    if site.ENABLE_USER_SITE and os.path.isdir(site.getusersitepackages()):
+        folders.append(site.getusersitepackages())
+    return folders
+
+
+def worker_environment() -> dict[str, str]:
+    """The worker's whole environment: nothing of the user's or a server's, only what it needs."""
+    return {**THREADS, "LC_ALL": "C.UTF-8", "PATH": os.defpath}
+
+
+def _drain(stream, said: collections.deque) -> None:
+    """Keep the last lines the zygote wrote to stderr (its children write nowhere): the cause if it fails."""
+    for line in stream:
+        said.append(line.decode("utf-8", "replace").rstrip())
+
+
+def _cause(said: collections.deque, process: subprocess.Popen) -> str:
+    lines = [line for line in said if line.strip()]
+    if lines:
+        return lines[-1][:300]
+    if process.returncode is not None and process.returncode < 0:
+        return f"it was stopped by signal {-process.returncode}"
+    if process.returncode:
+        return f"it exited with status {process.returncode} without saying why"
+    return f"it did not get ready within {STARTUP_SECONDS:.0f} s"
 
 
 @dataclass
@@ -31,6 +71,7 @@ class Confinement:
 
     confined: bool
     reason: str = ""
+    started: bool = True     # False: the worker itself could not start (the tutor's problem, not the system's)
 
 
 class Worker:
@@ -52,16 +93,23 @@ class Worker:
     def _start_locked(self) -> dict:
         if self._process is not None and self._process.poll() is None and self._ready is not None:
             return self._ready
-        env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1",
-                   PYTHONUNBUFFERED="1")
-        self._process = subprocess.Popen([sys.executable, "-m", "engine.sandbox.zygote", self.profile], stdin=subprocess.PIPE,
-                                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
-                                         start_new_session=True)
-        ready_event, box = threading.Event(), []
+        command = [sys.executable, "-I", ZYGOTE, json.dumps(import_path()), self.profile]
+        if os.environ.get("AUTOGRAD_TUTOR_UNCONFINED") == "1":  # tests: behave as a system without seccomp
+            command.append("--unconfined")
+        try:
+            self._process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                             stderr=subprocess.PIPE, env=worker_environment(),
+                                             cwd=os.path.abspath(os.sep), start_new_session=True)
+        except OSError as error:
+            raise SandboxError(f"the tutor's snippet worker could not start: {sys.executable} cannot be run "
+                               f"({error.strerror or error})") from None
+        ready_event, box, said = threading.Event(), [], collections.deque(maxlen=20)
         threading.Thread(target=self._read, args=(self._process, ready_event, box), daemon=True).start()
+        threading.Thread(target=_drain, args=(self._process.stderr, said), daemon=True).start()
         if not ready_event.wait(STARTUP_SECONDS) or not box:
             self._process.kill()
-            raise SandboxError("the snippet worker did not start")
+            self._process.wait()
+            raise SandboxError(f"the tutor's snippet worker could not start: {_cause(said, self._process)}")
         self._ready = box[0]
         return self._ready
 
@@ -121,13 +169,13 @@ class Worker:
                 self._ready = None  # the zygote died or hung: start a new one
                 if self._process is not None:
                     self._process.kill()
-        raise SandboxError("the snippet worker stopped answering")
+        raise SandboxError("the tutor's snippet worker stopped answering")
 
     def confinement(self) -> Confinement:
         try:
             ready = self.start()
         except (SandboxError, OSError) as error:
-            return Confinement(False, f"the snippet worker could not start: {error}")
+            return Confinement(False, str(error), started=False)
         if ready.get("confined"):
             return Confinement(True)
         return Confinement(False, "this system does not offer seccomp confinement (Linux on x86_64 or aarch64)")
@@ -196,7 +244,7 @@ def call(target: Worker, job: str, seconds: float, **args: Any) -> dict:
     try:
         return target.call(job, seconds, **args)
     except (SandboxError, OSError) as error:
-        return {"failure": {"type": "SandboxError", "message": str(error)}}
+        return {"failure": {"type": WORKER_UNAVAILABLE, "message": str(error)}}
 
 
 def _snippet_error(data: dict | None) -> SnippetError | None:

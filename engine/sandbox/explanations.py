@@ -6,6 +6,7 @@ what comes back is the explanation's JSON form and its panels as renderable data
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,13 +46,15 @@ class WorkerExplanation:
 
 def explain_in_worker(source: str, *, symbolic: bool = False, timeout: float = 2.0,
                       want: tuple[str, ...] = ("panels",), lang: str = "en", width: int = 100,
-                      expressions: tuple[str, ...] = ()) -> WorkerExplanation:
+                      expressions: tuple[str, ...] = (), clean: Callable[[str], str]) -> WorkerExplanation:
     """Explain every backward call of `source` in a confined child (never raises for the program's fault).
 
     `want`: "panels" (per call, for the app), "report" (one renderable per call, for the CLI),
     "json" (`Explanation.to_json`). With `symbolic`, sympy's forms are included, each call bounded by
     `timeout` seconds inside the child; the child as a whole by the OS layer's wall clock. The panels are
-    worded in `lang` and laid out for `width` cells; `expressions` are evaluated after the program.
+    worded in `lang` and laid out for `width` cells; `expressions` are evaluated after the program. `clean`
+    is the caller's terminal boundary for the program's text in the panels (see `renderables.from_data`);
+    `stdout`, the error and the JSON are returned as the program made them, for the caller to clean.
     """
     seconds = RUN_SECONDS + (timeout * 8 + 10 if symbolic else 6)
     answer = call(worker(), "explain", seconds, source=source, symbolic=symbolic, timeout=timeout, want=list(want),
@@ -61,7 +64,7 @@ def explain_in_worker(source: str, *, symbolic: bool = False, timeout: float = 2
         return WorkerExplanation(False, error, "", json={"ok": False, "error": error.to_json(), "stdout": "",
                                                          "calls": []})
     try:
-        return _rebuild(answer)
+        return _rebuild(answer, clean)
     except (ValueError, KeyError, TypeError, IndexError):  # the child sent something that is no explanation
         error = SnippetError("SandboxError", "the explanation could not be read back from the sandbox")
         return WorkerExplanation(False, error, "")
@@ -71,10 +74,10 @@ def _line(value) -> int | None:
     return None if value is None else int(value)
 
 
-def _rebuild(answer: dict) -> WorkerExplanation:
-    panels = [CallPanels(int(call["index"]), *(from_data(call[name]) for name in PANELS),
-                         trace=[from_data(step) for step in call["trace"]], line=_line(call.get("line")))
+def _rebuild(answer: dict, clean: Callable[[str], str]) -> WorkerExplanation:
+    panels = [CallPanels(int(call["index"]), *(from_data(call[name], clean) for name in PANELS),
+                         trace=[from_data(step, clean) for step in call["trace"]], line=_line(call.get("line")))
               for call in answer.get("panels", [])]
     return WorkerExplanation(bool(answer["ok"]), _snippet_error(answer["error"]), str(answer["stdout"]),
                              int(answer["calls"]), answer.get("json"), panels,
-                             [from_data(item) for item in answer.get("report", [])], answer.get("values"))
+                             [from_data(item, clean) for item in answer.get("report", [])], answer.get("values"))

@@ -3,12 +3,16 @@
 The explanation layer builds its panels from five rich types (Text, Table, Panel, Group, Tree); the
 child turns them into nested dicts of strings and numbers (`to_data`), the parent rebuilds them
 (`from_data`). The parent still lays them out at whatever width its terminal has. Nothing from the
-child is ever evaluated: styles are parsed by rich's style grammar, boxes looked up by name, and any
-other shape of data is refused with `ValueError`.
+child is ever evaluated: styles are parsed by rich's style grammar (a terminal hyperlink is refused),
+boxes looked up by name, and any other shape of data is refused with `ValueError`. The child's text is
+the program's (exception messages, `extra_repr`, source lines), so every string is passed through the
+caller's `clean` (the app's terminal boundary, `tutor.untrusted.plain`) and becomes a `Text`: none is
+ever read as markup.
 """
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from rich import box as boxes
@@ -60,8 +64,9 @@ def to_data(renderable: Any, _depth: int = 0) -> Any:
     raise TypeError(f"cannot send a {type(renderable).__name__} across the sandbox pipe")
 
 
-def from_data(data: Any, _depth: int = 0) -> Any:
-    """The renderable `to_data` described (raises ValueError for anything else)."""
+def from_data(data: Any, clean: Callable[[str], str], _depth: int = 0) -> Any:
+    """The renderable `to_data` described, its text passed through `clean` (which must give one character for
+    each: Rich's spans point into the text); raises ValueError for anything else."""
     if _depth > _MAX_DEPTH:
         raise ValueError("renderable nested too deeply")
     d = _depth + 1
@@ -71,38 +76,40 @@ def from_data(data: Any, _depth: int = 0) -> Any:
         raise ValueError("a renderable is described by a dict")
     kind = data.get("t")
     if kind == "str":
-        return _str(data["s"])
+        return Text(_clean(data["s"], clean))
     if kind == "text":
-        text = Text(_str(data["plain"]), style=_parse(data["style"]), justify=_choice(data["justify"]),
-                    overflow=_choice(data["overflow"]), no_wrap=_maybe_flag(data["no_wrap"]), end=_str(data["end"]))
-        text.spans = [Span(int(start), int(end), _parse(style)) for start, end, style in data["spans"]]
+        plain = _clean(data["plain"], clean)
+        text = Text(plain, style=_parse(data["style"]), justify=_choice(data["justify"]),
+                    overflow=_choice(data["overflow"]), no_wrap=_maybe_flag(data["no_wrap"]),
+                    end=_clean(data["end"], clean))
+        text.spans = [_span(start, end, style, len(plain)) for start, end, style in data["spans"]]
         return text
     if kind == "group":
-        return Group(*(from_data(item, d) for item in data["items"]), fit=_flag(data["fit"]))
+        return Group(*(from_data(item, clean, d) for item in data["items"]), fit=_flag(data["fit"]))
     if kind == "panel":
-        return Panel(from_data(data["body"], d), title=from_data(data["title"], d), box=_BOXES[data["box"]],
+        return Panel(from_data(data["body"], clean, d), title=from_data(data["title"], clean, d), box=_BOXES[data["box"]],
                      expand=_flag(data["expand"]), padding=tuple(int(p) for p in data["padding"]))
     if kind == "tree":
-        tree = Tree(from_data(data["label"], d), guide_style=_parse(data["guide_style"]))
-        tree.children = [from_data(child, d) for child in data["children"]]
+        tree = Tree(from_data(data["label"], clean, d), guide_style=_parse(data["guide_style"]))
+        tree.children = [from_data(child, clean, d) for child in data["children"]]
         if not all(isinstance(child, Tree) for child in tree.children):
             raise ValueError("a tree's children are trees")
         return tree
     if kind == "table":
-        table = Table(box=_BOXES[data["box"]] if data["box"] is not None else None, title=from_data(data["title"], d),
+        table = Table(box=_BOXES[data["box"]] if data["box"] is not None else None, title=from_data(data["title"], clean, d),
                       show_header=_flag(data["show_header"]), show_lines=_flag(data["show_lines"]),
                       show_edge=_flag(data["show_edge"]), pad_edge=_flag(data["pad_edge"]),
                       expand=_flag(data["expand"]), padding=tuple(int(p) for p in data["padding"]),
                       collapse_padding=_flag(data["collapse_padding"]))
         columns = data["columns"]
         for column in columns:
-            table.add_column(from_data(column["header"], d) or "", justify=_choice(column["justify"]) or "left",
+            table.add_column(from_data(column["header"], clean, d) or "", justify=_choice(column["justify"]) or "left",
                              vertical=_choice(column["vertical"]) or "top", style=_parse(column["style"]),
                              no_wrap=_maybe_flag(column["no_wrap"]),
                              overflow=_choice(column.get("overflow")) or "ellipsis")
         rows = max((len(column["cells"]) for column in columns), default=0)
         for row in range(rows):
-            table.add_row(*(from_data(c["cells"][row], d) if row < len(c["cells"]) else "" for c in columns))
+            table.add_row(*(from_data(c["cells"][row], clean, d) if row < len(c["cells"]) else "" for c in columns))
         return table
     raise ValueError(f"unknown renderable kind {kind!r}")
 
@@ -121,19 +128,37 @@ def _box(box: Any) -> str | None:
 
 
 def _parse(style: Any) -> Style | str:
-    """A style definition ("bold red") or the name of a theme style ("tree.line", resolved by the console)."""
+    """A style definition ("bold red") or the name of a theme style ("tree.line", resolved by the console);
+    never a terminal hyperlink (`link …`) or meta data (Textual's `@click` actions)."""
     text = _str(style)
     if not text or text == "none":
         return ""
     try:
-        return Style.parse(text)
+        parsed = Style.parse(text)
     except StyleSyntaxError:
         if _STYLE_NAME.fullmatch(text):
             return text
         raise ValueError(f"not a style: {text[:40]!r}") from None
+    if parsed.link or parsed.meta:
+        raise ValueError("a style with a link or actions")
+    return parsed
 
 
 _STYLE_NAME = re.compile(r"[a-z][a-z0-9_.-]{0,60}")
+
+
+def _span(start: Any, end: Any, style: Any, length: int) -> Span:
+    start, end = int(start), int(end)
+    if not 0 <= start <= end <= length:
+        raise ValueError("a span outside its text")
+    return Span(start, end, _parse(style))
+
+
+def _clean(value: Any, clean: Callable[[str], str]) -> str:
+    cleaned = clean(_str(value))
+    if len(cleaned) != len(value):
+        raise ValueError("`clean` must replace each character by one")
+    return cleaned
 
 
 def _str(value: Any) -> str:

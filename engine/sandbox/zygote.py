@@ -1,6 +1,6 @@
 """The warm parent: imports everything once, then forks one confined child per job.
 
-    python -m engine.sandbox.zygote [run|full]
+    python -I .../engine/sandbox/zygote.py IMPORT_PATH [run|full|torch] [--unconfined]   (`client.Worker`)
 
 Protocol (one JSON object per line): the client writes requests
 `{"id": 7, "job": "run", "args": {...}, "seconds": 5.0}` on stdin; the zygote answers each with
@@ -11,7 +11,12 @@ Each child closes every inherited descriptor but its result pipe, confines itsel
 (`confine.confine`), runs the job, writes JSON to the pipe and exits. The zygote reads at most
 MAX_RESULT bytes, kills the child at its deadline (SIGKILL: a confined child cannot ignore it),
 and reports a child that died, overran or wrote something that is not a JSON object as a failure.
-Jobs run concurrently; the zygote itself never runs snippet code.
+A job is done when its pipe is closed *and* its process has ended (a pidfd says so), so a child
+that closes its pipe and carries on is still killed at its deadline; the zygote never waits on a
+child that is running. Jobs run concurrently; the zygote itself never runs snippet code.
+
+Profiles: "full" (the engine's snippets and explanations), "run" (snippets only: no sympy, for a
+quick `autograd-tutor run`), "torch" (lesson programs on the real PyTorch, `torch_jobs`).
 """
 from __future__ import annotations
 
@@ -52,25 +57,34 @@ with torch.no_grad():
 """
 
 
-def _preload(profile: str) -> frozenset[str]:
+def _preload(profile: str) -> dict:
     """Import and exercise everything a job may touch: a confined child cannot open a module file.
-    The "run" profile (for `autograd-tutor run`) leaves out the explanation layer and sympy; the
-    jobs it can serve are returned."""
+    Returns the jobs this profile serves (name -> function)."""
+    import unicodedata  # noqa: F401 - non-ASCII identifiers need it, and it is a file of its own
+
+    if profile == "torch":
+        from engine.sandbox.torch_jobs import preload
+
+        return preload()
     import engine.sandbox.jobs as jobs
 
     jobs.run(WARM_UP, expressions=["x.grad", "x.grad.shape", "y.requires_grad"], report=True)
     if profile == "run":
-        return frozenset({"run"})
+        return {"run": jobs.run}
     import engine.sandbox.renderables  # noqa: F401
 
+    from rich.cells import cell_len
+
+    cell_len("あ∂")  # rich loads its table of character widths on first use
     jobs.explain(WARM_UP, want=("panels", "json", "report"))
-    jobs.explain(WARM_UP_SYMBOLIC, symbolic=True, want=("panels", "json", "report"), lang="ja", width=76,
-                 expressions=["x.grad"])  # narrow layouts, Japanese words, every chain-rule notation
+    # sympy's own limit is generous here: on a loaded machine a 2 s limit would skip what it warms up
+    jobs.explain(WARM_UP_SYMBOLIC, symbolic=True, timeout=60, want=("panels", "json", "report"), lang="ja",
+                 width=76, expressions=["x.grad"])  # narrow layouts, Japanese words, every chain-rule notation
     jobs.explain(WARM_UP_SYMBOLIC, want=("panels",), lang="en", width=116)  # wide layouts
-    return frozenset(jobs.JOBS)
+    return dict(jobs.JOBS)
 
 
-def _child(job: str, args: dict, seconds: float, write_fd: int, confined: bool) -> None:
+def _child(function, args: dict, seconds: float, write_fd: int, confined: bool) -> None:
     """Runs in the forked child; never returns."""
     status = 0
     try:
@@ -78,10 +92,8 @@ def _child(job: str, args: dict, seconds: float, write_fd: int, confined: bool) 
             from engine.sandbox.confine import confine
 
             confine(cpu_seconds=int(seconds) + 1, memory_bytes=MEMORY, keep_fds=(write_fd,))
-        from engine.sandbox.jobs import JOBS
-
         try:
-            answer = {"result": JOBS[job](**args)}
+            answer = {"result": function(**args)}
         except MemoryError:
             answer = {"failure": {"type": "ResourceLimitExceeded", "message": "the snippet ran out of memory"}}
         except Exception as error:  # an engine fault: reported, never a traceback
@@ -96,33 +108,72 @@ def _child(job: str, args: dict, seconds: float, write_fd: int, confined: bool) 
 
 
 class _Job:
+    """One forked child: its answer pipe, its exit (a pidfd where the kernel has one) and deadline."""
+
     def __init__(self, request_id, pid: int, fd: int, deadline: float) -> None:
-        self.id, self.pid, self.fd, self.deadline = request_id, pid, fd, deadline
+        self.id, self.pid, self.deadline = request_id, pid, deadline
+        self.fd: int | None = fd                      # the answer pipe, until end of file
+        self.exit_fd: int | None = _pidfd(pid)        # readable once the child has ended
+        self.polled = self.exit_fd is None            # no pidfd: look with WNOHANG every EXIT_POLL
+        self.status: int | None = None                # its wait status, once reaped
         self.chunks: list[bytes] = []
         self.size = 0
         self.killed: str | None = None
 
+    def reap(self) -> None:
+        """Collect the child's status if it has ended (never waits for a running child)."""
+        if self.status is None:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                self.status = status
 
-def serve(profile: str = "full") -> None:
+    def kill(self, reason: str) -> None:
+        """SIGKILL (a confined child cannot ignore it) and collect it: it is dying, not running."""
+        self.killed = self.killed or reason
+        if self.status is None:
+            _kill(self.pid)
+            self.status = os.waitpid(self.pid, 0)[1]
+
+    @property
+    def done(self) -> bool:
+        return self.fd is None and self.status is not None
+
+
+EXIT_POLL = 0.02   # seconds between looks at a child whose pipe closed, where there is no pidfd
+
+
+def _pidfd(pid: int) -> int | None:
+    try:
+        return os.pidfd_open(pid)
+    except (AttributeError, OSError):  # not Linux ≥ 5.3
+        return None
+
+
+def serve(profile: str = "full", confined: bool = True) -> None:
     from engine.sandbox.confine import available
 
-    confined = available() and os.environ.get("AUTOGRAD_TUTOR_UNCONFINED") != "1"
+    confined = confined and available()
     served = _preload(profile)
     out = sys.stdout.buffer
     # UTF-8 with lone surrogates replaced: whatever a child printed, the client gets text it can show
     send = lambda message: (out.write(json.dumps(message, ensure_ascii=False).encode("utf-8", "replace") + b"\n"),  # noqa: E731
                             out.flush())
-    send({"ready": True, "confined": confined, "pid": os.getpid()})
+    ready = {"ready": True, "confined": confined, "pid": os.getpid()}
+    if profile == "torch":
+        import torch
+
+        ready["torch"] = torch.__version__
+    send(ready)
     selector = selectors.DefaultSelector()
     stdin = sys.stdin.buffer.raw
     selector.register(stdin, selectors.EVENT_READ, None)
     pending = b""
-    jobs: dict[int, _Job] = {}
+    jobs: list[_Job] = []
     open_input = True
     while open_input or jobs:
         now = time.monotonic()
-        timeout = min((job.deadline - now for job in jobs.values()), default=None)
-        for key, _ in selector.select(None if timeout is None else max(0.0, timeout)):
+        waits = [job.deadline - now for job in jobs] + [EXIT_POLL for job in jobs if job.polled and job.fd is None]
+        for key, _ in selector.select(max(0.0, min(waits)) if waits else None):
             if key.data is None:
                 chunk = os.read(stdin.fileno(), 1 << 20)
                 if not chunk:
@@ -134,29 +185,46 @@ def serve(profile: str = "full") -> None:
                     line, pending = pending.split(b"\n", 1)
                     job = _start(line, confined, served, send)
                     if job is not None:
-                        jobs[job.fd] = job
-                        selector.register(job.fd, selectors.EVENT_READ, job)
-            else:
-                job = key.data
-                chunk = os.read(job.fd, 1 << 20)
-                if chunk and job.size + len(chunk) <= MAX_RESULT:
-                    job.chunks.append(chunk)
-                    job.size += len(chunk)
-                    continue
-                if chunk:
-                    job.killed = f"the answer was larger than {MAX_RESULT // 2**20} MB"
-                selector.unregister(job.fd)
-                del jobs[job.fd]
-                send(_finish(job))
+                        jobs.append(job)
+                        selector.register(job.fd, selectors.EVENT_READ, (job, "answer"))
+                        if job.exit_fd is not None:
+                            selector.register(job.exit_fd, selectors.EVENT_READ, (job, "exit"))
+                continue
+            job, what = key.data
+            if what == "exit":
+                _close(selector, job.exit_fd)
+                job.exit_fd = None
+                job.reap()
+                continue
+            chunk = os.read(job.fd, 1 << 20)
+            if chunk and job.size + len(chunk) <= MAX_RESULT:
+                job.chunks.append(chunk)
+                job.size += len(chunk)
+                continue
+            _close(selector, job.fd)
+            job.fd = None
+            if chunk:
+                job.kill(f"the answer was larger than {MAX_RESULT // 2**20} MB")
         now = time.monotonic()
-        for job in [job for job in jobs.values() if job.deadline <= now]:
-            job.killed = "the snippet ran past its time limit and was stopped"
-            selector.unregister(job.fd)
-            del jobs[job.fd]
-            send(_finish(job))
+        for job in list(jobs):
+            if job.polled and job.fd is None:
+                job.reap()
+            if not job.done and job.deadline <= now:
+                job.kill("the snippet ran past its time limit and was stopped")
+            if job.done or job.killed:
+                for fd in (job.fd, job.exit_fd):
+                    if fd is not None:
+                        _close(selector, fd)
+                jobs.remove(job)
+                send(_finish(job))
 
 
-def _start(line: bytes, confined: bool, served: frozenset[str], send) -> _Job | None:
+def _close(selector, fd: int) -> None:
+    selector.unregister(fd)
+    os.close(fd)
+
+
+def _start(line: bytes, confined: bool, served: dict, send) -> _Job | None:
     try:
         request = json.loads(line)
         request_id, job, args, seconds = request["id"], request["job"], request["args"], float(request["seconds"])
@@ -169,19 +237,16 @@ def _start(line: bytes, confined: bool, served: frozenset[str], send) -> _Job | 
     pid = os.fork()
     if pid == 0:
         os.close(read_fd)
-        _child(job, args, seconds, write_fd, confined)
+        _child(served[job], args, seconds, write_fd, confined)
     os.close(write_fd)
     return _Job(request_id, pid, read_fd, time.monotonic() + seconds)
 
 
 def _finish(job: _Job) -> dict:
-    """Reap the child and say what it did."""
-    if job.killed:
-        _kill(job.pid)
-    os.close(job.fd)
-    _, status = os.waitpid(job.pid, 0)
+    """What the (reaped) child did."""
     if job.killed:
         return {"id": job.id, "failure": {"type": "ResourceLimitExceeded", "message": job.killed}}
+    status = job.status
     if os.WIFSIGNALED(status):
         signum = os.WTERMSIG(status)
         reason = {signal.SIGXCPU: "the snippet used more processor time than allowed",
@@ -207,8 +272,16 @@ def _kill(pid: int) -> None:
         pass
 
 
-if __name__ == "__main__":  # the client sets OPENBLAS_NUM_THREADS=1 etc.: `engine` has imported numpy by now
+def main(argv: list[str]) -> None:
+    """`argv`: [profile] [--unconfined]. The client sets OPENBLAS_NUM_THREADS=1 etc. in the environment
+    it builds: `engine` has imported numpy by the time this runs."""
+    profile = next((arg for arg in argv if arg in ("run", "full", "torch")), "full")
     try:
-        serve(sys.argv[1] if len(sys.argv) > 1 and sys.argv[1] in ("run", "full") else "full")
+        serve(profile, confined="--unconfined" not in argv)
     except (KeyboardInterrupt, BrokenPipeError):
         pass
+
+
+if __name__ == "__main__":  # run by path, isolated: the client names the folders to import from (JSON)
+    sys.path += json.loads(sys.argv[1])
+    main(sys.argv[2:])

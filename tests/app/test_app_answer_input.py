@@ -153,3 +153,21 @@ def test_i18n_tables_agree_and_locale_default():
     assert default_language({"LANG": "ja_JP.UTF-8"}) == "ja"
     assert default_language({"LC_ALL": "C.UTF-8", "LANG": "ja_JP.UTF-8"}) == "en"
     assert default_language({}) == "en"
+
+
+def test_a_parameter_printout_is_read_as_its_tensor():
+    text = "Parameter containing:\ntensor([[ 0.5000, -1.0000],\n        [ 2.0000,  0.2500]], requires_grad=True)"
+    np.testing.assert_allclose(parse_answer(text, "tensor", (2, 2)), [[0.5, -1], [2, 0.25]])
+    np.testing.assert_allclose(parse_answer("Parameter containing:\ntensor([1.], requires_grad=True)", "tensor", (1,)), [1])
+
+
+def test_a_parameter_printout_is_what_pytorch_prints():
+    torch = pytest.importorskip("torch")
+    parameter = torch.nn.Parameter(torch.tensor([[0.5, -1.0], [2.0, 0.25]]))
+    np.testing.assert_allclose(parse_answer(str(parameter), "tensor", (2, 2)), [[0.5, -1], [2, 0.25]])
+
+
+def test_a_huge_paste_is_refused_before_it_is_read():
+    with pytest.raises(AnswerFormatError) as info:
+        parse_answer(" " * 200_000 + "1", "number")
+    assert info.value.key == "answer_too_long"

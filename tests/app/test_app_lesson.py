@@ -86,7 +86,7 @@ async def test_show_answer_after_a_wrong_try_is_recorded_as_shown(make_app, data
         await pilot.press("s")
         feedback = text_of(app, "#feedback")
         assert "The answer is shown" in feedback and "tensor([[2., 4.],\n        [6., 8.]])" in feedback
-        assert [line.split() for line in str(screen.query_one("#grid").render()).splitlines()][2] == ["✗", "6"]
+        assert [line.split() for line in str(screen.query_one("#grid").render()).splitlines()][2] == ["→", "6"]
         await pilot.press("enter")
         assert screen.step.id == "predict-flag"
     assert [o[1] for o in outcomes(data_dir)] == ["wrong", "revealed"]
@@ -363,3 +363,30 @@ async def test_nan_and_inf_are_typed_in_a_cell(make_app, data_dir):
         assert app.focused is grid and grid.texts == [["nan", "-inf"]]
         await pilot.press("backspace", "backspace", "backspace", "backspace", *"inp")  # not a number: a formula
         assert screen.query_one("#whole", Input).value == "inp" and grid.texts == [["nan", ""]]
+
+
+async def test_a_multi_line_printout_pasted_into_the_field_or_the_grid_is_read_whole(make_app, data_dir):
+    from textual import events
+
+    printout = "Parameter containing:\ntensor([[2., 4.],\n        [6., 8.]], requires_grad=True)"
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_step(pilot, 2)  # x.grad = 2x for x = [[1, 2], [3, 4]]
+        whole = screen.query_one("#whole", Input)
+        whole.focus()
+        whole.post_message(events.Paste(printout))
+        await pilot.pause()
+        assert "\n" not in whole.value and whole.value.endswith("requires_grad=True)")
+        await pilot.press("enter")
+        assert "Correct!" in text_of(app, "#feedback")
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_step(pilot, 2)
+        grid = screen.query_one("#grid")
+        grid.focus()
+        grid.post_message(events.Paste(printout.replace("2.", "3.")))
+        await pilot.pause()
+        whole = screen.query_one("#whole", Input)
+        assert app.focused is whole and "\n" not in whole.value
+        await pilot.press("enter")
+        assert "Not quite." in text_of(app, "#feedback")

@@ -48,7 +48,7 @@ async def test_full_quiz_session_is_marked_summarised_and_recorded(make_app, dat
         assert "Correct!" in feedback(screen)
         grid = screen.query_one("#grid", AnswerGrid)
         assert np.array(grid.marks).size == question.answer.value.size and np.all(grid.marks)
-        assert "✗" not in str(grid.render())
+        assert "→" not in str(grid.render())
         await pilot.press("enter")  # Enter again: the next question
         await pilot.pause()
 
@@ -62,7 +62,7 @@ async def test_full_quiz_session_is_marked_summarised_and_recorded(make_app, dat
         grid = screen.query_one("#grid", AnswerGrid)
         assert not np.any(grid.marks)
         drawn = str(grid.render())  # each wrong cell has the correct value under it
-        assert "✗" not in drawn  # the values stay hidden: the learner may try again
+        assert "→" not in drawn  # the values stay hidden: the learner may try again
         assert "The answer is" not in feedback(screen)
 
         # 3: revealed (the answer shown at once) from outside the editor

@@ -62,3 +62,57 @@ def test_roster(tmp_path):
                                          encoding="utf-8")
     assert ClassFolder(tmp_path).roster() == ["Alice", "bob", "田中 太郎"]
     assert ClassFolder(tmp_path / "none").roster() == []
+
+
+@pytest.mark.parametrize("spelling", ["ＡＬＩＣＥ", "\u0410lice", "A1ice", "ａｌｉｃｅ", "𝐀𝐥𝐢𝐜𝐞", "Al\u0456ce"])
+def test_look_alikes_are_one_student(spelling, tmp_path):
+    """NFKC and Unicode's confusables (UTS #39): full-width, Cyrillic А and і, mathematical bold…"""
+    from tutor.classroom.names import skeleton
+
+    assert skeleton(spelling) == skeleton("alice")
+    folder = ClassFolder(tmp_path)
+    alice = folder.student("Alice", create=True)
+    assert folder.student(spelling, create=True) == alice and len(folder.students()) == 1
+
+
+def test_different_names_stay_different():
+    from tutor.classroom.names import skeleton
+
+    names = ["alice", "alicia", "bob", "b0b", "田中 太郎", "田中 次郎", "chloé", "chloe", "ann", "anne"]
+    assert len({skeleton(name) for name in names}) == len(names)
+
+
+@pytest.mark.parametrize("name, code", [
+    ("\u3164", "U+3164"), ("a\u3164b", "U+3164"), ("\u115f", "U+115F"), ("\u115fAlice", "U+115F"), ("\u2800", "U+2800"),
+    ("Al\u034fice", "U+034F"), ("Al\u200dice", "U+200D"), ("Alice\ufe0f", "U+FE0F"), ("\u00adAlice", "U+00AD"),
+    ("\u0301", "U+0301"), ("Ali\U000e0041ce", "U+E0041"), ("\uffa0", "U+FFA0"),
+])
+def test_invisible_characters_are_refused(name, code):
+    with pytest.raises(InvalidName) as caught:
+        student_key(name)
+    assert caught.value.reason == "name_bad_character" and caught.value.params["code"] == code
+
+
+def test_a_students_secret(tmp_path):
+    folder = ClassFolder(tmp_path)
+    alice = folder.student("Alice", create=True)
+    assert not folder.has_secret(alice) and not folder.check_secret(alice, token="x", code="y")
+    token, code = folder.new_secret(alice)
+    assert len(code) == 9 and code[4] == "-" and token not in (tmp_path / "students" / "alice" / "student.json").read_text()
+    assert folder.check_secret(alice, token=token) and folder.check_secret(alice, code=code.lower().replace("-", " "))
+    assert not folder.check_secret(alice, token=token[:-1] + "x") and not folder.check_secret(alice, code="")
+    assert folder.reset_secret(alice) and not folder.has_secret(alice) and not folder.check_secret(alice, token=token)
+
+
+def test_reset_student_command(tmp_path):
+    from click.testing import CliRunner
+
+    from tutor.cli import main
+
+    folder = ClassFolder(tmp_path)
+    alice = folder.student("Alice", create=True)
+    folder.new_secret(alice)
+    result = CliRunner().invoke(main, ["class", "reset-student", "--class-dir", str(tmp_path), "ＡＬＩＣＥ", "--lang", "en"])
+    assert result.exit_code == 0 and "Alice can join again" in result.output and not folder.has_secret(alice)
+    result = CliRunner().invoke(main, ["class", "reset-student", "--class-dir", str(tmp_path), "Bob", "--lang", "ja"])
+    assert result.exit_code == 2 and "Bob という生徒はいません" in result.output and "Alice" in result.output

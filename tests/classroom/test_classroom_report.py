@@ -27,6 +27,43 @@ def test_students_and_steps(class_dir):
     assert report.steps[0].step_number == 5 and report.steps[0].lesson_title["en"] == "Squares and their gradients"
     (lesson,) = report.lessons
     assert (lesson.lesson_id, lesson.attempts, lesson.correct, lesson.students_done) == (LESSON, 9, 7, 1)
+    assert [row.unsolved for row in report.steps] == [("Bob",), (), (), (), ()]
+
+
+def test_who_is_stuck_where(class_dir):
+    """Dan is on step 4 after 3 wrong answers and 2 hints there, and asked to see another step's answer:
+    he needs help, comes first, and every output names the step."""
+    from datetime import timedelta
+
+    from class_data import START
+    from tutor.classroom.folder import ClassFolder
+    from tutor.classroom.report import needing_help_first, student_cells
+    from tutor.progress import ProgressStore
+
+    dan = ClassFolder(class_dir).student("Dan", create=True)
+    with ProgressStore(dan.database, now=lambda: START + timedelta(minutes=30)) as store:
+        store.record_attempt(lesson_id=LESSON, step_id="predict-grad", concepts=[], answer="1", outcome="revealed",
+                             hints_used=1, at=START)
+        for minute, hints in ((1, 0), (2, 1), (3, 2)):
+            store.record_attempt(lesson_id=LESSON, step_id="predict-flag", concepts=[], answer="1", outcome="wrong",
+                                 hints_used=hints, at=START + timedelta(minutes=minute))
+        store.save_position(LESSON, "predict-flag")
+    report = build_report(class_dir, [COURSE], include_bundled=False, now=START + timedelta(minutes=10, seconds=5))
+    row = next(row for row in report.students if row.name == "Dan")
+    assert row.stuck and (row.current.step_id, row.current.step_number) == ("predict-flag", 4)
+    assert (row.most_failed.step_id, row.most_failed_wrong, row.hints, row.answers_shown) == ("predict-flag", 3, 3, 1)
+    assert row.minutes_since_answer(report.generated_at) == 7
+    bob = next(row for row in report.students if row.name == "Bob")
+    assert not bob.stuck and bob.most_failed.step_id == "predict-flag" and bob.answers_shown == 1  # solved later
+    assert [row.name for row in needing_help_first(report.students)] == ["Dan", "Alice", "Bob", "Chloé"]
+    flag = next(step for step in report.steps if step.step_id == "predict-flag")
+    assert flag.unsolved == ("Dan",)
+    cells = [cell.plain for cell in student_cells(row, report.generated_at, "en")]
+    assert cells[:5] == ["Dan  needs help", "Squares and their gradients › 4. predict-flag",
+                         "3× Squares and their gradients › 4. predict-flag", "3 / 1", "7 min ago"]
+    document = report.to_json()
+    dan_json = next(student for student in document["students"] if student["name"] == "Dan")
+    assert dan_json["stuck"] and dan_json["minutes_since_answer"] == 7 and dan_json["current"]["step_number"] == 4
 
 
 def test_unreadable_database_is_one_row_not_a_crash(class_dir):
@@ -48,7 +85,7 @@ def test_report_never_writes(class_dir):
 
 
 def test_cli_tables_json_and_csv(class_dir, tmp_path):
-    runner = CliRunner()
+    runner = CliRunner(env={"COLUMNS": "200"})
     result = runner.invoke(main, ["class", "report", "--class-dir", str(class_dir), "--lessons", str(COURSE)])
     assert result.exit_code == 0, result.output
     assert "Alice" in result.output and "Chloé" in result.output and "Right first try" in result.output
@@ -59,12 +96,16 @@ def test_cli_tables_json_and_csv(class_dir, tmp_path):
     assert document["format"] == "autograd-tutor-class-report"
     assert [s["name"] for s in document["students"]] == ["Alice", "Bob", "Chloé"]
     assert document["students"][1]["accuracy"] == 0.5 and document["steps"][0]["step_id"] == "nonscalar"
-    with open(tmp_path / "class.csv", encoding="utf-8") as handle:
+    assert (tmp_path / "class.csv").read_bytes().startswith(b"\xef\xbb\xbfname,")  # Excel reads UTF-8 by its BOM
+    assert (tmp_path / "class-steps.csv").read_bytes().startswith(b"\xef\xbb\xbflesson_id,")
+    with open(tmp_path / "class.csv", encoding="utf-8-sig") as handle:
         students = list(csv.DictReader(handle))
-    with open(tmp_path / "class-steps.csv", encoding="utf-8") as handle:
+    with open(tmp_path / "class-steps.csv", encoding="utf-8-sig") as handle:
         steps = list(csv.DictReader(handle))
     assert [row["name"] for row in students] == ["Alice", "Bob", "Chloé"] and students[0]["accuracy"] == "1.000"
-    assert steps[0]["step_id"] == "nonscalar" and steps[0]["first_try_rate"] == "0.500"
+    assert steps[0]["step_id"] == "nonscalar" and steps[0]["first_try_rate"] == "0.500" and steps[0]["unsolved"] == "Bob"
+    assert steps[0]["lesson_title"] == "二乗とその勾配"  # --lang ja
+    assert students[1]["current_lesson"] == "" and students[1]["most_failed_step"] == "4. predict-flag"
     result = runner.invoke(main, ["class", "report", "--class-dir", str(class_dir), "--lessons", str(COURSE),
                                   "--lang", "ja"])
     assert "生徒" in result.output and "1 回目で正解" in result.output
@@ -82,8 +123,11 @@ async def test_class_screen_table_plot_and_language(class_dir, data_dir):
     from tutor.app import TutorApp
     from tutor.screens.class_screen import ClassScreen
 
-    app = TutorApp(lang="en", extra_dirs=[COURSE], data_dir=data_dir, include_bundled=False, start="class")
+    from lessons.course import load_course
+
+    app = TutorApp(lang="en", data_dir=data_dir, start="class")  # the app's own course is the bundled one …
     app.class_dir = class_dir
+    app.class_course = load_course([COURSE], user_dir=None, include_bundled=False)  # … the class's is not
     async with app.run_test(size=(100, 40)) as pilot:
         for _ in range(50):
             await pilot.pause(0.05)
@@ -92,9 +136,10 @@ async def test_class_screen_table_plot_and_language(class_dir, data_dir):
         screen = app.screen
         assert isinstance(screen, ClassScreen)
         students = screen.query_one("#class-students", DataTable)
-        assert [students.get_row_at(i)[0] for i in range(students.row_count)] == ["Alice", "Bob", "Chloé"]
+        assert [str(students.get_row_at(i)[0]) for i in range(students.row_count)] == ["Alice", "Bob", "Chloé"]
+        assert str(students.get_row_at(0)[5]) == "1/1"  # the class's one lesson, not the app's bundled course
         steps = screen.query_one("#class-steps", DataTable)
-        assert steps.get_row_at(0)[1] == "5. nonscalar"
+        assert str(steps.get_row_at(0)[1]) == "5. nonscalar" and str(steps.get_row_at(0)[5]) == "Bob"
         assert "3 students, 9 answers, 78% right" in str(screen.query_one("#class-summary").render())
         assert screen.query_one("#class-plot").display
         await pilot.press("f2")
@@ -120,3 +165,34 @@ async def test_student_app_resumes_where_the_student_left(tmp_path):
         assert isinstance(app.screen, LessonScreen)
         assert app.screen.step.id == "predict-flag" and app.lang == "ja"
         assert app.title == "autograd-tutor — Alice"
+
+
+async def test_class_view_reads_the_course_serve_recorded(class_dir, data_dir):
+    """`class view` with no --lessons: the lessons of class.json (as `serve` wrote them), those who need help
+    first, and a name that is markup shown as it is typed."""
+    from class_data import answer
+    from tutor.classroom.folder import ClassFolder
+    from tutor.screens.class_screen import ClassScreen
+
+    folder = ClassFolder(class_dir)
+    folder.save_settings(lessons=[str(COURSE)], bundled=False)
+    answer(folder, "[b]Zoë[/b]", [("predict-matrix", "wrong"), ("predict-matrix", "wrong")])
+    result = CliRunner(env={"COLUMNS": "200"}).invoke(main, ["class", "report", "--class-dir", str(class_dir),
+                                                             "--json"])
+    rows = {row["name"]: row for row in json.loads(result.stdout)["students"]}
+    assert rows["[b]Zoë[/b]"]["stuck"] and rows["Alice"]["lessons_total"] == 1
+    from tutor.app import TutorApp
+
+    app = TutorApp(lang="en", data_dir=data_dir, start="class")
+    app.class_dir = class_dir
+    async with app.run_test(size=(120, 40)) as pilot:
+        for _ in range(100):
+            await pilot.pause(0.05)
+            if isinstance(app.screen, ClassScreen) and app.screen.report is not None:
+                break
+        students = app.screen.query_one("#class-students", DataTable)
+        first = students.get_row_at(0)
+        assert str(first[0]) == "[b]Zoë[/b]  needs help" and str(first[5]) == "0/1"
+        assert "2× Squares and their gradients › 3. predict-matrix" == str(first[2])
+        assert [str(students.get_row_at(i)[0]) for i in range(1, 4)] == ["Alice", "Bob", "Chloé"]
+        assert "1 need help" in str(app.screen.query_one("#class-summary").render())

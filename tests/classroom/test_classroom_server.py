@@ -13,7 +13,8 @@ import pytest
 from aiohttp.test_utils import TestClient, TestServer
 from click.testing import CliRunner
 
-from tutor.classroom.server import COOKIE, ClassroomServer, generate_code, is_local, normalise_code
+from tutor.classroom.server import (CLOSE_ELSEWHERE, CLOSE_REPLACED, COOKIE, ClassroomServer, generate_code, is_local,
+                                    normalise_code)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -72,9 +73,12 @@ async def test_join_page_code_and_cookie(tmp_path):
         assert (await client.get("/tutor", allow_redirects=False)).status == 303  # no session: back to the join page
         joined = await client.post("/join", data={"name": "  alice ", "code": "k7q x3m", "lang": "en"},
                                    allow_redirects=False)
-        assert joined.status == 303 and joined.headers["Location"] == "/tutor"
+        assert joined.status == 303 and joined.headers["Location"] == "/welcome"  # a new student: their code first
         cookie = joined.cookies[COOKIE]
         assert cookie["httponly"] and cookie["samesite"] == "Strict"
+        welcome = await (await client.get("/welcome")).text()
+        assert re.search(r'id="personal-code"[^>]*>[A-Z2-9]{4}-[A-Z2-9]{4}<', welcome)
+        assert (await client.get("/welcome", allow_redirects=False)).headers["Location"] == "/tutor"  # shown once
         tutor = await client.get("/tutor")
         text = await tutor.text()
         assert tutor.status == 200 and "alice — autograd-tutor" in text and "/static/js/textual.js" in text
@@ -86,18 +90,41 @@ async def test_join_page_code_and_cookie(tmp_path):
         await client.close()
 
 
-async def test_wrong_codes_are_throttled(tmp_path):
-    client = await client_for(make_server(tmp_path, class_code="K7QX3M"))
-    try:
-        from tutor.classroom.server import FAILURES_ALLOWED
+async def test_wrong_codes_slow_down_but_never_lock_out_the_right_code(tmp_path):
+    """A class behind one NAT address: a flood of wrong codes is answered ever more slowly (then 429), yet a
+    classmate with the right code gets in at once."""
+    from tutor.classroom.limits import Backoff
 
-        statuses = [(await client.post("/join", data={"name": "Eve", "code": f"BAD{i}"})).status
-                    for i in range(FAILURES_ALLOWED + 2)]
-        assert statuses[:FAILURES_ALLOWED] == [403] * FAILURES_ALLOWED and statuses[FAILURES_ALLOWED:] == [429, 429]
-        right = await client.post("/join", data={"name": "Eve", "code": "K7QX3M"}, allow_redirects=False)
-        assert right.status == 429  # even the right code waits out the minute
+    server = make_server(tmp_path, class_code="K7QX3M")
+    server._backoff = Backoff(free=3, first_delay=0.2, max_delay=0.2)
+    client = await client_for(server)
+    try:
+        statuses = [(await client.post("/join", data={"name": "Eve", "code": f"BAD{i}"})).status for i in range(5)]
+        assert statuses == [403] * 5
+        assert server._backoff.failures("address:127.0.0.1") == 5
+        flood = [asyncio.create_task(client.post("/join", data={"name": "Eve", "code": f"X{i}"})) for i in range(20)]
+        await asyncio.sleep(0.05)
+        right = await client.post("/join", data={"name": "Ann", "code": "K7QX3M"}, allow_redirects=False)
+        assert right.status == 303  # while the flood waits out its backoff
+        statuses = sorted([(await task).status for task in flood])
+        assert 403 in statuses and 429 in statuses  # those past MAX_PENDING_REFUSALS are refused at once
     finally:
         await client.close()
+
+
+def test_backoff_and_rate():
+    from tutor.classroom.limits import Backoff, Rate
+
+    clock = [0.0]
+    backoff = Backoff(free=2, first_delay=1.0, max_delay=8.0, quiet=60.0, now=lambda: clock[0])
+    assert [backoff.failed("a") for _ in range(7)] == [0, 0, 1.0, 2.0, 4.0, 8.0, 8.0]
+    assert backoff.failed("b") == 0  # per key
+    clock[0] = 61.0
+    assert backoff.failed("a") == 0  # a quiet minute forgets
+    rate = Rate(3, now=lambda: clock[0])
+    assert [rate.allow() for _ in range(4)] == [True, True, True, False]
+    clock[0] += 60
+    assert rate.allow()
 
 
 async def test_names_and_roster(tmp_path):
@@ -147,16 +174,19 @@ async def test_websocket_needs_a_session_and_the_same_origin(tmp_path):
 
 async def test_each_student_gets_their_own_tutor_process(tmp_path, monkeypatch):
     """Two students connect over WebSocket (as the page's script does): each gets the course, in their
-    own process and data folder; a student connecting again replaces their earlier connection."""
+    own process and data folder. Alice's second tab is told her tutor is open elsewhere (and kicks nobody);
+    taking over closes the first tab with its reason, and her new tutor starts only once the old one ended.
+    Her name from another computer needs her personal code."""
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
     server = make_server(tmp_path)
     clients = [await client_for(server) for _ in range(2)]
-    clients.append(TestClient(clients[0].server))  # Alice's second tab, same server
+    clients.append(TestClient(clients[0].server))  # Alice on another computer, same server
     await clients[2].start_server()
     try:
         sockets = []
-        for client, name, lang in zip(clients, ("Alice", "Bob", "Alice"), ("en", "ja", "en")):
-            await client.post("/join", data={"name": name, "lang": lang})
+        for client, name, lang in zip(clients, ("Alice", "Bob"), ("en", "ja")):
+            await client.post("/join", data={"name": name, "lang": lang}, allow_redirects=False)
+        code = re.search(r'id="personal-code"[^>]*>([A-Z2-9-]+)<', await (await clients[0].get("/welcome")).text())[1]
         for client, expected in zip(clients[:2], ("Trying autograd", "Autograd を試す")):
             socket = await client.ws_connect("/ws?width=100&height=30")
             sockets.append(socket)
@@ -164,15 +194,23 @@ async def test_each_student_gets_their_own_tutor_process(tmp_path, monkeypatch):
         pids = server.student_pids()
         assert len(pids) == 2 and len(set(pids.values())) == 2
         assert str(tmp_path / "class" / "students" / "alice" / "progress.sqlite3") in open_files(pids["alice"])
-        third = await clients[2].ws_connect("/ws?width=100&height=30")
-        await read_until(sockets[0], "another tab")  # the first tab is told, then closed
+
+        taken = await clients[2].post("/join", data={"name": "ALICE", "lang": "en"}, allow_redirects=False)
+        assert taken.status == 403 and "personal code" in await taken.text()
+        wrong = await clients[2].post("/join", data={"name": "Аlice", "personal": "AAAA-AAAA"}, allow_redirects=False)
+        assert wrong.status == 403 and "not right" in await wrong.text()  # Cyrillic А: still Alice's name
+        joined = await clients[2].post("/join", data={"name": "alice", "personal": code.lower()}, allow_redirects=False)
+        assert joined.status == 303 and joined.headers["Location"] == "/tutor"
+
+        second = await clients[2].ws_connect("/ws?width=100&height=30")
+        await read_until(second, None)
+        assert second.close_code == CLOSE_ELSEWHERE and server.student_pids()["alice"] == pids["alice"]
+        third = await clients[2].ws_connect("/ws/takeover?width=100&height=30")
+        await read_until(sockets[0], None)  # the first tab is closed, saying why
+        assert sockets[0].close_code == CLOSE_REPLACED
         await read_until(third, "Trying autograd")
+        assert not process_alive(pids["alice"])  # one tutor per student: the old one ended before
         assert len(server.student_pids()) == 2 and server.student_pids()["alice"] != pids["alice"]
-        for _ in range(100):
-            if not process_alive(pids["alice"]):
-                break
-            await asyncio.sleep(0.1)
-        assert not process_alive(pids["alice"])
         os.kill(pids["bob"], 9)  # Bob's tutor dies: his page is closed; Alice goes on
         await read_until(sockets[1], None)
         assert "bob" not in server.student_pids() and "alice" in server.student_pids()
@@ -253,7 +291,8 @@ async def connect(first: TestClient, name: str, lang: str = "en"):
 
 async def leave(server: ClassroomServer, first: TestClient, clients) -> None:
     """Every student closes their page and their tutor quits, then the server stops."""
-    processes = [*server.student_pids().values(), *(service._process.pid for _ws, service in server._connections.values())]
+    processes = [*server.student_pids().values(),
+                 *(c.service._process.pid for c in server._connections.values() if c.service and c.service._process)]
     for _client, socket in clients:
         await socket.close()
     for pid in processes:
@@ -264,7 +303,7 @@ async def leave(server: ClassroomServer, first: TestClient, clients) -> None:
 
 
 def launcher_pid(server: ClassroomServer, key: str) -> int:
-    return server._connections[key][1]._process.pid
+    return server._connections[key].service._process.pid
 
 
 async def test_tutors_are_forked_from_the_zygote(tmp_path, monkeypatch):

@@ -12,6 +12,7 @@ from engine.sandbox.explanations import explain_in_worker
 from lessons.course import load_course
 from lessons.model import ReadStep
 from lessons.programs import ProgramBuilder
+from tutor.untrusted import plain
 
 WIDTH = 75  # an 80-column terminal less the tab's padding and the scroll bar (RevealScreen._panel_width)
 
@@ -36,7 +37,7 @@ def text_of(renderable) -> str:
 @pytest.mark.parametrize("lang", LANGUAGES)
 @pytest.mark.parametrize("source", list(bundled_programs()))
 def test_bundled_step_panels(source, lang):
-    explanation = explain_in_worker(source, symbolic=True, lang=lang, width=WIDTH)
+    explanation = explain_in_worker(source, symbolic=True, lang=lang, width=WIDTH, clean=plain)
     for call in explanation.panels:
         for name in ("summary", "jacobian", "vjp", "chain", "graph", "fd"):
             text = text_of(getattr(call, name))
@@ -57,3 +58,40 @@ def test_every_message_has_english_and_japanese():
 def test_the_leaf_tensor_has_one_japanese_name():
     japanese = " ".join(entry["ja"] for entry in MESSAGES.values())
     assert "葉テンソル" in japanese and "リーフ" not in japanese
+
+
+DERIVATIVE_APIS = ("autograd.grad", "autograd.functional", "torch.func", "jvp(", "vjp(", "jacrev", "jacfwd",
+                   "hessian", ".backward(")
+
+
+def derivative_steps():
+    """Bundled steps whose program computes a derivative through any API (lessons 130 and 150 above all)."""
+    for param in bundled_programs():
+        source = param.values[0]
+        if any(api in source for api in DERIVATIVE_APIS) and not any(
+                api in source for api in (".backward(",)) or param.id.split("/")[0] in (
+                "autograd-grad-higher-order", "forward-vs-reverse-mode"):
+            yield param
+
+
+@pytest.mark.parametrize("source", list(derivative_steps()))
+def test_every_derivative_call_has_every_tab(source):
+    """No step that computes a derivative says "no backward call"; every call that ran has its leaves, its
+    Jacobian, vᵀJ (checked against what the call produced), chain rule, graph and backprop tabs."""
+    from engine.explain import explain_program, explain_symbolic
+    from engine.explain.render import render_chain, render_graph, render_jacobian, render_summary, render_vjp
+
+    explanation = explain_program(source)
+    assert explanation.calls, source
+    for call in explanation.calls:
+        if call.error is not None or call.several:
+            continue
+        sym = explain_symbolic(call, timeout=5)
+        assert call.leaves and all(leaf.vjp_matches for leaf in call.leaves), (source, call.index)
+        assert call.trace or call.batched
+        for lang in LANGUAGES:
+            text = "".join(text_of(render(call, sym, lang=lang)) for render in (render_jacobian, render_vjp, render_chain))
+            text += text_of(render_summary(call, lang=lang)) + text_of(render_graph(call, lang=lang))
+            assert MESSAGES["no_backward"][lang] not in text and "✗" not in text, (source, text)
+        for chain in sym.chains:
+            assert chain.verified or chain.note in ("jacobian", "no_dependence", "no_formula"), (source, chain)

@@ -3,6 +3,8 @@
 The formulas are checked here independently of the explanation's own check: the displayed text is
 evaluated with PyTorch itself (float64), at the values the program's tensors had at the backward call.
 """
+import re
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -53,27 +55,23 @@ def programs(draw):
     return source
 
 
-def torch_value(formula: str, namespace: dict):
-    """The displayed formula evaluated by PyTorch (the notation is written as PyTorch code reads)."""
+def torch_value(formula: str, namespace: dict, constants=()):
+    """The displayed formula evaluated by PyTorch (the notation is written as PyTorch code reads): a short
+    constant written as its values ([1, 0, 1]) becomes a tensor, c₁ … take the values shown beside it."""
     env = dict(namespace)
     env.update(torch=torch, exp=torch.exp, log=torch.log, sin=torch.sin, cos=torch.cos, tanh=torch.tanh,
                sign=torch.sign, abs=torch.abs, sqrt=torch.sqrt, cosh=torch.cosh,
                softmax=lambda a, dim: torch.softmax(a, dim=dim))
+    for k, (name, value) in enumerate(constants):
+        formula = formula.replace(name, f"_c{k}")
+        env[f"_c{k}"] = torch.tensor(np.asarray(value, dtype=np.float64))
+    formula = re.sub(r"(?<![\w)\]])\[([^\[\]]*)\]", r"torch.tensor([\1])", formula)
     default = torch.get_default_dtype()
     torch.set_default_dtype(torch.float64)
     try:
         return torch.as_tensor(eval(formula, {}, env), dtype=torch.float64)  # noqa: S307
     finally:
         torch.set_default_dtype(default)
-
-
-def namespace_at_call(call):
-    env = {}
-    for edge, value in call.leaf_values.items():
-        env[call.names.leaf(edge)] = torch.tensor(np.asarray(value, dtype=np.float64))
-    for name in ("c", "w", "m", "b"):
-        value = call.names._keep  # noqa: F841 - names bound by the program, constants unchanged
-    return env
 
 
 @settings(max_examples=80, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
@@ -91,14 +89,14 @@ def test_every_chain_formula_is_the_gradient(source):
         assert chain.ok and chain.verified, (source, chain.note)
         assert chain.total, (source, "no tensor formula")  # element-wise, reductions, matmul, softmax
         expected = torch.tensor(leaf.contribution, dtype=torch.float64)
-        got = torch_value(chain.total, ns).expand_as(expected)
+        got = torch_value(chain.total, ns, chain.constants).expand_as(expected)
         torch.testing.assert_close(got, expected, rtol=1e-4, atol=1e-5, equal_nan=True, msg=lambda m: f"{source}\n{chain.total}\n{m}")
         if chain.paths:
-            summed = sum(torch_value(p.total, ns).expand_as(expected) for p in chain.paths)
+            summed = sum(torch_value(p.total, ns, chain.constants).expand_as(expected) for p in chain.paths)
             torch.testing.assert_close(summed, expected, rtol=1e-4, atol=1e-5, equal_nan=True)
         for step in chain.steps:
             trace = next(s for s in call.trace if s.node == step.node)
-            value = torch_value(step.formula, ns)
+            value = torch_value(step.formula, ns, chain.constants)
             torch.testing.assert_close(value.expand(trace.incoming.shape),
                                        torch.tensor(trace.incoming, dtype=torch.float64), rtol=1e-4, atol=1e-5,
                                        equal_nan=True)
@@ -146,9 +144,8 @@ def test_course_ops_in_tensor_notation(source, total):
     chain = explain_symbolic(exp, 0).chains[0]
     assert chain.verified and chain.total == total, chain.total
     namespace = {"x": torch.tensor([3., -2., 3.], dtype=torch.float64), "t": torch.ones(3, dtype=torch.float64)}
-    if "[1, 0, 1]" not in total:  # a literal mask is shown as a list; the rest is PyTorch code
-        torch.testing.assert_close(torch_value(total, namespace).expand(3),
-                                   torch.tensor(exp.calls[0].leaves[0].contribution, dtype=torch.float64))
+    torch.testing.assert_close(torch_value(total, namespace).expand(3),
+                               torch.tensor(exp.calls[0].leaves[0].contribution, dtype=torch.float64))
 
 
 def test_linear_layers_are_named_by_their_parameters():

@@ -5,10 +5,10 @@ from pathlib import Path
 
 import pytest
 
+from engine.sandbox.jobs import encode_value
 from lessons.against_torch import _difference
 from lessons.answers import compute_answer
 from lessons.loader import parse_lesson
-from lessons.values import Plain, to_json
 
 pytest.importorskip("torch")
 
@@ -58,9 +58,8 @@ def test_a_different_value_or_outcome_is_reported():
     lesson, _ = parse_lesson(LESSON, "diff.toml")
     predict, error = lesson.steps
     answer = compute_answer(lesson, predict)
-    assert _difference(predict, answer, {"error": None, "value": to_json(answer.plain)}) is None
-    other = Plain("tensor", answer.value + [0, 1], (2,))
-    message = _difference(predict, answer, {"error": None, "value": to_json(other)})
+    assert _difference(predict, answer, {"error": None, "value": encode_value(answer.value)}) is None
+    message = _difference(predict, answer, {"error": None, "value": encode_value(answer.value + [0, 1])})
     assert message.startswith("`x.grad`: the engine computes tensor [2., 4.]") and "PyTorch computes tensor [2., 5.]" in message
     failed = _difference(predict, answer, {"error": {"type": "TypeError", "message": "nope"}})
     assert failed == "PyTorch fails where the engine does not: TypeError: nope"

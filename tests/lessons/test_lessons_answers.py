@@ -198,6 +198,21 @@ def test_compare_judges_cell_by_cell_within_tolerance():
     assert compare(grad_fn, "<MulBackward0>").correct and not compare(grad_fn, "PowBackward0").correct
 
 
+def test_tolerance_follows_the_answers_scale():
+    from lessons.answers import Answer
+    from lessons.model import DEFAULT_TOLERANCE
+    from tutor.formatting import format_cell
+
+    tiny = Answer("tensor", np.array([1e-5, 1e-5]), (2,), DEFAULT_TOLERANCE)
+    assert not compare(tiny, [0.0, 0.0]).correct  # absolute 1e-5 would have called this right
+    assert compare(tiny, [1e-5, 1.00001e-5]).correct
+    assert format_cell(1e-5) == "1e-05" and format_cell(-2.5e-7) == "-2.5e-07" and format_cell(0.25) == "0.25"
+    ordinary = Answer("tensor", np.array([1.0, 0.0]), (2,), DEFAULT_TOLERANCE)
+    assert compare(ordinary, [1.0, 4e-6]).correct  # float32 noise on a zero cell, at the answer's scale
+    large = Answer("number", 5000.0, (), DEFAULT_TOLERANCE)
+    assert compare(large, 5000.3).correct and not compare(large, 5001.0).correct  # never widened
+
+
 def test_a_broken_step_raises_answer_error_with_its_place():
     lesson = lesson_of(ARTICLE_3.replace('expression = "x.grad"', 'expression = "x.grad.foo"'))
     with pytest.raises(AnswerError) as caught:

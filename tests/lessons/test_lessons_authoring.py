@@ -346,6 +346,29 @@ def test_no_term_pattern_matches_its_own_term_and_the_app_speaks_the_course_term
     assert {key: term_variants(text) for key, text in catalogue.items() if term_variants(text)} == {}
 
 
+def test_the_bundled_course_uses_none_of_the_variants_the_term_list_avoids():
+    """Every Japanese text of every bundled lesson (title to quiz hint) speaks the course's terms:
+    集約 for a reduction (縮約 is a contraction), 有限差分 (not 差分 alone or 数値微分), and
+    `requires_grad=True` の… rather than 勾配を必要とする."""
+    from lessons.folders import bundled_dir
+    from lessons.glossary import term_variants, terms
+    from lessons.lint import texts
+    from lessons.loader import load_lesson
+
+    ja = {term.en.split(" (")[0]: term.ja for term in terms()}
+    assert (ja["reduction"], ja["finite differences"], ja["requires grad"]) == ("集約", "有限差分", "`requires_grad=True` の")
+    assert [variant for variant, _ in term_variants("縮約した次元、数値微分と差分、勾配を必要とするテンソル")] == \
+        ["縮約", "数値微分", "差分", "勾配を必要と"]
+    found = {}
+    for path in sorted(bundled_dir().glob("*.toml")):
+        lesson = load_lesson(path)
+        for key_path, text in texts(lesson):
+            variants = [variant for variant, _ in term_variants(text.ja or "")]
+            if variants:
+                found[f"{path.name} {key_path}"] = variants
+    assert found == {}
+
+
 def test_a_step_may_declare_its_own_concepts_checked_like_the_lessons(cli, tmp_path):
     lesson = (LINT / "thin.toml").read_text(encoding="utf-8")
     path = tmp_path / "steps.toml"

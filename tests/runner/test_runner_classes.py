@@ -221,9 +221,9 @@ def test_methods_and_instances_stay_usable_after_the_run() -> None:
     ("import torch.nn as nn\nclass N(nn.Module):\n    def __repr__(self):\n        return ''", "only __init__"),
     ("import torch.nn as nn\nclass N(nn.Module):\n    def parameters(self):\n        return []",
      "torch's own 'parameters' of torch.nn.Module"),
-    ("import torch.nn as nn\nclass N(nn.Module):\n    def __init__(self):\n        super(N, self).__init__()",
+    ("import torch.nn as nn\nclass N(nn.Module):\n    def __init__(self):\n        super(N, self).__class__",
      "super().__init__(...)"),
-    ("import torch.nn as nn\nclass N(nn.Module):\n    pass\nk = type(N())", "isinstance(x, N)"),
+    ("import torch\nclass N(torch.nn.Module):\n    act = torch.relu", "descriptor"),
 ])
 def test_refusals_say_what_a_class_may_do(source: str, words: str) -> None:
     result = run_snippet(source)

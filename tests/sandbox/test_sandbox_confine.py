@@ -3,8 +3,11 @@
 Each test forks, confines the child exactly as the worker does, calls the forbidden thing directly
 (no snippet, no guards) and reports what happened over a pipe.
 """
+import ctypes
+import errno
 import json
 import os
+import platform
 import signal
 import socket
 import subprocess
@@ -106,3 +109,59 @@ def test_cpu_limit_kills_a_runaway_numpy_loop():
 def test_numpy_still_computes():
     outcome, status = in_confined_child(lambda: float((np.arange(10.0) * np.arange(10.0)).sum()))
     assert status == 0 and outcome == {"returned": "285.0"}
+
+
+# --- the allow-list: calls the old deny-list forgot, made directly -------------------------------
+
+_FIRST_ARCH = 0 if platform.machine() == "x86_64" else 1   # (x86_64, aarch64) numbers below
+SELF = object()   # an argument that is the confined child's own pid (known only after the fork)
+
+
+def _syscall(number, *args):
+    """`syscall(number, *args)` through libc: (return value, errno)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    ctypes.set_errno(0)
+    result = libc.syscall(ctypes.c_long(number), *args)
+    return result, ctypes.get_errno()
+
+
+def _denied_cases(folder):
+    """name -> (numbers, arguments): each would succeed (or fail otherwise than EPERM) unconfined."""
+    target = folder / "target.txt"
+    target.write_text("x")
+    path = ctypes.c_char_p(str(target).encode())
+    mask = ctypes.c_ulong(1 << sorted(os.sched_getaffinity(0))[0])
+    info = (ctypes.c_int * 32)(0, 0, -1)                     # siginfo: si_code SI_QUEUE
+    return {
+        "fchmodat2": ((452, 452), (-100, path, 0o600, 0)),    # AT_FDCWD
+        "utimensat": ((280, 88), (-100, path, None, 0)),
+        "setxattr": ((188, 5), (path, b"user.autograd", b"1", 1, 0)),
+        "setpriority": ((141, 140), (0, 0, os.getpriority(os.PRIO_PROCESS, 0))),
+        "sched_setaffinity": ((203, 122), (0, ctypes.sizeof(mask), ctypes.byref(mask))),
+        "shmget": ((29, 194), (0, 4096, 0o1600)),              # IPC_PRIVATE, IPC_CREAT | 0600
+        "rt_sigqueueinfo": ((129, 138), (SELF, 0, ctypes.byref(info))),
+        "pidfd_send_signal": ((424, 424), (-1, 0, None, 0)),
+        "pidfd_open": ((434, 434), (os.getpid(), 0)),
+        "process_madvise": ((440, 440), (-1, None, 0, 0, 0)),
+    }
+
+
+@pytest.mark.parametrize("name", ["fchmodat2", "utimensat", "setxattr", "setpriority", "sched_setaffinity",
+                                  "shmget", "rt_sigqueueinfo", "pidfd_send_signal", "pidfd_open", "process_madvise"])
+def test_system_calls_outside_the_allow_list_fail_with_eperm(name, tmp_path):
+    numbers, arguments = _denied_cases(tmp_path)[name]          # made before the fork: the child cannot
+    before = (tmp_path / "target.txt").stat()
+    outcome, status = in_confined_child(
+        lambda: _syscall(numbers[_FIRST_ARCH], *(os.getpid() if a is SELF else a for a in arguments)))
+    assert status == 0 and "returned" in outcome, outcome
+    assert outcome["returned"] == f"(-1, {errno.EPERM})", f"{name} was not refused: {outcome}"
+    after = (tmp_path / "target.txt").stat()
+    assert (after.st_mode, after.st_mtime_ns) == (before.st_mode, before.st_mtime_ns)
+
+
+def test_the_allow_list_names_real_system_calls_of_both_architectures():
+    """Every allowed name has a number on x86_64 and aarch64, and no two names share one."""
+    for arch, (_, numbers) in confine._ARCHES.items():
+        assert set(numbers) == set(confine._ALLOWED), arch
+        assert len(set(numbers.values())) == len(numbers), arch

@@ -136,9 +136,25 @@ def test_a_worker_that_cannot_start_is_reported_not_raised(monkeypatch):
     broken = Worker()
     monkeypatch.setattr(client.sys, "executable", "/nonexistent/python3")
     answer = client.call(broken, "run", 5, source="print(1)")
-    assert answer["failure"]["type"] == "SandboxError"
+    assert answer["failure"]["type"] == "WorkerUnavailable"
+    assert "the tutor's snippet worker could not start: /nonexistent/python3 cannot be run" in answer["failure"]["message"]
     confinement = broken.confinement()
-    assert not confinement.confined and "could not start" in confinement.reason
+    assert not confinement.confined and not confinement.started and "could not start" in confinement.reason
+
+
+def test_a_worker_that_fails_as_it_starts_names_the_cause(monkeypatch, tmp_path):
+    """The zygote's own last words on stderr are the cause given (here a stand-in that cannot import)."""
+    from engine.sandbox import client
+
+    stand_in = tmp_path / "zygote.py"
+    stand_in.write_text("import sys\nprint('importing numpy', file=sys.stderr)\n"
+                        "raise ImportError('numpy.core.multiarray failed to import')\n")
+    broken = Worker()
+    monkeypatch.setattr(client, "ZYGOTE", str(stand_in))
+    answer = client.call(broken, "run", 5, source="print(1)")
+    assert answer["failure"]["type"] == "WorkerUnavailable"
+    assert answer["failure"]["message"] == ("the tutor's snippet worker could not start: "
+                                            "ImportError: numpy.core.multiarray failed to import")
 
 
 def test_anomaly_trace_shows_the_programs_own_line_as_pytorch_does():

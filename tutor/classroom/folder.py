@@ -4,25 +4,35 @@
 CLASS/
   class.json                      lesson folders the server used (the report reads them)
   roster.txt                      optional: one student name per line (# comments); students pick from it
-  students/<folder>/student.json  {"name": "Alice", "key": "alice", "joined": "…", "seen": "…"}
+  students/<folder>/student.json  {"name": "Alice", "key": "alice", "skeleton": "…", "joined": "…", "seen": "…",
+                                   "secret": {"cookie": "<sha-256>", "code": "<sha-256>"}}
   students/<folder>/progress.sqlite3   the store `autograd-tutor` uses (crash-safe, one per student)
 ```
+
+A student is a person, not a name: on first join the server gives them a secret (`new_secret`: a token
+kept in their browser's cookie and a short personal code, for another computer); only hashes are kept
+here. `reset_secret` (the teacher's `class reset-student`) lets the next to join under that name claim it.
 """
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import os
+import secrets
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
 from lessons.atomic_file import write_atomically
-from tutor.classroom.names import InvalidName, display_name, folder_name, student_key
+from tutor.classroom.names import InvalidName, display_name, folder_name, skeleton, student_key
 
 ROSTER = "roster.txt"
 SETTINGS = "class.json"
 STUDENTS = "students"
 STUDENT_FILE = "student.json"
+CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I
+PERSONAL_CODE_LENGTH = 8  # 32**8: guessing one is hopeless
 
 
 @dataclass(frozen=True)
@@ -66,18 +76,67 @@ class ClassFolder:
     def student(self, name: str, *, create: bool = False) -> Student:
         """The student called `name` (raises `InvalidName`); with `create`, make their folder.
 
-        The first spelling is kept: "alice" joining after "Alice" is Alice.
+        The first spelling is kept: "alice" or "Аlice" (Cyrillic А) joining after "Alice" is Alice.
         """
         key, folder = student_key(name), self.students_dir / folder_name(name)
         record = _read_record(folder)
         if record is not None and record.get("key") == key:
             return Student(str(record.get("name") or display_name(name)), key, folder)
+        same = self._by_skeleton(skeleton(name))
+        if same is not None:
+            return same
         student = Student(display_name(name), key, folder)
         if create:
             folder.mkdir(parents=True, exist_ok=True)
-            _write_record(folder, {"name": student.name, "key": key,
+            _write_record(folder, {"name": student.name, "key": key, "skeleton": skeleton(name),
                                    "joined": datetime.now(timezone.utc).isoformat(timespec="seconds")})
         return student
+
+    def exists(self, student: Student) -> bool:
+        return _read_record(student.folder) is not None
+
+    def _by_skeleton(self, wanted: str) -> Student | None:
+        for student in self.students():
+            try:
+                if skeleton(student.name) == wanted:
+                    return student
+            except InvalidName:  # a record written by hand
+                continue
+        return None
+
+    # ---------------------------------------------------------------- secrets
+
+    def has_secret(self, student: Student) -> bool:
+        return isinstance((_read_record(student.folder) or {}).get("secret"), dict)
+
+    def new_secret(self, student: Student) -> tuple[str, str]:
+        """Give the student a new secret: (browser token, personal code); only their hashes are kept."""
+        token = secrets.token_urlsafe(32)
+        code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(PERSONAL_CODE_LENGTH))
+        record = _read_record(student.folder) or {"name": student.name, "key": student.key}
+        record["secret"] = {"cookie": _hash(token), "code": _hash(normalise_personal_code(code))}
+        _write_record(student.folder, record)
+        return token, f"{code[:4]}-{code[4:]}"
+
+    def check_secret(self, student: Student, *, token: str = "", code: str = "") -> bool:
+        """Whether `token` (the browser's) or `code` (typed) is this student's secret (constant time)."""
+        secret = (_read_record(student.folder) or {}).get("secret")
+        if not isinstance(secret, dict):
+            return False
+        right = False
+        for given, kept in ((token, secret.get("cookie")), (normalise_personal_code(code), secret.get("code"))):
+            if given and isinstance(kept, str):
+                right |= hmac.compare_digest(_hash(given), kept)
+        return right
+
+    def reset_secret(self, student: Student) -> bool:
+        """Forget the student's secret (their progress stays): whoever joins next under the name claims it."""
+        record = _read_record(student.folder)
+        if record is None or "secret" not in record:
+            return False
+        del record["secret"]
+        _write_record(student.folder, record)
+        return True
 
     def mark_seen(self, student: Student) -> None:
         """Note that the student connected now (the report's "last seen" before any answer)."""
@@ -116,6 +175,14 @@ class ClassFolder:
     def save_settings(self, **settings: object) -> None:
         self.path.mkdir(parents=True, exist_ok=True)
         write_atomically(self.path / SETTINGS, json.dumps(settings, ensure_ascii=False, indent=2) + "\n")
+
+
+def normalise_personal_code(code: str) -> str:
+    return "".join(char for char in code.upper() if char.isalnum())
+
+
+def _hash(value: str) -> str:
+    return hashlib.sha256(value.encode("utf-8", "replace")).hexdigest()
 
 
 def _read_record(folder: Path) -> dict | None:

@@ -1,4 +1,9 @@
-"""The teacher's numbers: per student, per step (hardest first) and per lesson.
+"""The teacher's numbers: who is stuck where — per student, per step (hardest first) and per lesson.
+
+Per student: where they are (the lesson and step they were last on), the step they failed most, the
+hints they used and the answers they had shown, and how long ago they last answered; a student *needs
+help* when a step they have not solved yet has `STUCK_AFTER` wrong answers or more. Per step: who tried it
+and has not solved it yet.
 
 Each student's database is opened read-only (a report never migrates, repairs or locks a file a
 student's tutor is writing). Only lesson attempts count here; quiz attempts are a student's own
@@ -8,19 +13,35 @@ step answered correctly at least once (a lesson without any: visited).
 from __future__ import annotations
 
 import csv
-import json
 import sqlite3
 from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
+
 from tutor.classroom.folder import ClassFolder, Student
 from tutor.progress.model import QUIZ_LESSON, from_iso
 from tutor.progress.schema import LATEST_VERSION
 from tutor.progress.store import gradable_step_ids
+from tutor.untrusted import csv_cell, json_dumps, text
 
 FORMAT = "autograd-tutor-class-report"
+STUCK_AFTER = 2  # wrong answers on a step not solved yet: the student needs help
+
+
+@dataclass(frozen=True)
+class Place:
+    """A step of a lesson, as the teacher reads it."""
+
+    lesson_id: str
+    lesson_title: dict[str, str]  # {"en": …, "ja": …}
+    step_id: str
+    step_number: int | None  # 1-based position in the lesson (None: no longer in the course)
+
+    def label(self, lang: str) -> str:
+        step = f"{self.step_number}. {self.step_id}" if self.step_number else self.step_id
+        return f"{self.lesson_title.get(lang) or self.lesson_id} › {step}"
 
 
 @dataclass(frozen=True)
@@ -33,10 +54,20 @@ class StudentRow:
     correct: int
     last_seen: datetime | None
     problem: str | None = None  # the database could not be read
+    current: Place | None = None  # the step the student was last on
+    most_failed: Place | None = None  # the step with the most wrong answers (None: no wrong answer)
+    most_failed_wrong: int = 0
+    stuck: bool = False  # `most_failed` is not solved yet and has STUCK_AFTER wrong answers or more
+    hints: int = 0  # hints shown, over the lesson steps
+    answers_shown: int = 0  # answers the student asked to see
+    last_answer: datetime | None = None
 
     @property
     def accuracy(self) -> float | None:
         return self.correct / self.attempts if self.attempts else None
+
+    def minutes_since_answer(self, now: datetime) -> int | None:
+        return None if self.last_answer is None else max(0, int((now - self.last_answer).total_seconds() // 60))
 
 
 @dataclass(frozen=True)
@@ -48,6 +79,7 @@ class StepRow:
     students: int  # students who answered it
     first_try_right: int  # … and got it right on their first attempt
     right_eventually: int  # … and got it right at some point
+    unsolved: tuple[str, ...] = ()  # the names of those who answered it and have not got it right yet
 
     @property
     def first_try_rate(self) -> float:
@@ -78,42 +110,62 @@ class ClassReport:
     def to_json(self) -> dict:
         def student(row: StudentRow) -> dict:
             data = asdict(row)
-            data["last_seen"] = row.last_seen.isoformat(timespec="seconds") if row.last_seen else None
+            data["last_seen"] = _iso(row.last_seen)
+            data["last_answer"] = _iso(row.last_answer)
+            data["minutes_since_answer"] = row.minutes_since_answer(self.generated_at)
             data["accuracy"] = row.accuracy
             return data
 
         return {
-            "format": FORMAT, "version": 1,
+            "format": FORMAT, "version": 2,
             "class_dir": str(self.class_dir),
             "generated_at": self.generated_at.isoformat(timespec="seconds"),
             "students": [student(row) for row in self.students],
-            "steps": [{**asdict(row), "first_try_rate": row.first_try_rate} for row in self.steps],
+            "steps": [{**asdict(row), "unsolved": list(row.unsolved), "first_try_rate": row.first_try_rate}
+                      for row in self.steps],
             "lessons": [{**asdict(row), "accuracy": row.accuracy} for row in self.lessons],
         }
 
 
 @dataclass
 class _Record:
-    attempts: list[tuple[str, str, str]]  # (lesson, step, outcome) in order, lessons only
-    visited: set[str]  # lessons with a saved position
+    attempts: list[tuple[str, str, str, int]]  # (lesson, step, outcome, hints used) in order, lessons only
+    visited: dict[str, str]  # lesson -> the step the student was last on, most recent last
     last_seen: datetime | None
+    last_answer: datetime | None
+
+
+def class_course(folder: ClassFolder):
+    """The course the class was served, as `serve` recorded it in class.json (`offer.Offer.settings`):
+    its lesson folders that still exist, with or without the bundled course."""
+    from lessons.course import load_course
+
+    settings = folder.settings()
+    lesson_dirs = [d for d in settings.get("lessons", []) if isinstance(d, str) and Path(d).is_dir()]
+    return load_course(lesson_dirs, user_dir=None, include_bundled=settings.get("bundled", True) is not False)
 
 
 def build_report(class_dir, lesson_dirs=None, *, include_bundled: bool = True, course=None,
                  now: datetime | None = None) -> ClassReport:
-    """The report for a class folder. The course is the bundled one plus `lesson_dirs`, which default to
-    the folders the server recorded in class.json; the app passes the course it has loaded instead."""
+    """The report for a class folder, on `course`; without one, on the bundled course (`include_bundled`)
+    plus `lesson_dirs`, or, when those are None too, on the course recorded in class.json."""
     folder = ClassFolder(class_dir)
-    if course is None:
+    if course is None and lesson_dirs is None:
+        course = class_course(folder)
+    elif course is None:
         from lessons.course import load_course
 
-        if lesson_dirs is None:
-            lesson_dirs = [d for d in folder.settings().get("lessons", []) if isinstance(d, str) and Path(d).is_dir()]
-        course = load_course(lesson_dirs, user_dir=folder.path / ".no-user-lessons", include_bundled=include_bundled)
+        course = load_course(lesson_dirs, user_dir=None, include_bundled=include_bundled)
     lessons = {lesson.id: lesson for lesson in course.lessons}
     report = ClassReport(folder.path, now or datetime.now(timezone.utc))
 
+    def place(lesson_id: str, step_id: str) -> Place:
+        lesson = lessons.get(lesson_id)
+        number = next((i + 1 for i, step in enumerate(lesson.steps) if step.id == step_id), None) if lesson else None
+        return Place(lesson_id, _title(lesson, lesson_id), step_id, number)
+
     per_step: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0, 0])
+    unsolved_by: dict[tuple[str, str], list[str]] = defaultdict(list)
     per_lesson: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
     for student in folder.students():
         try:
@@ -123,9 +175,16 @@ def build_report(class_dir, lesson_dirs=None, *, include_bundled: bool = True, c
             continue
         first: dict[tuple[str, str], str] = {}
         solved: dict[tuple[str, str], bool] = {}
-        for lesson_id, step_id, outcome in record.attempts:
-            first.setdefault((lesson_id, step_id), outcome)
-            solved[(lesson_id, step_id)] = solved.get((lesson_id, step_id), False) or outcome == "correct"
+        wrong: dict[tuple[str, str], int] = defaultdict(int)
+        hints: dict[tuple[str, str], int] = defaultdict(int)
+        latest: dict[tuple[str, str], int] = {}
+        for index, (lesson_id, step_id, outcome, hints_used) in enumerate(record.attempts):
+            key = (lesson_id, step_id)
+            latest[key] = index
+            first.setdefault(key, outcome)
+            solved[key] = solved.get(key, False) or outcome == "correct"
+            wrong[key] += outcome == "wrong"
+            hints[key] = max(hints[key], hints_used)  # hints shown so far on the step, at each attempt
             tally = per_lesson[lesson_id]
             tally[0] += 1
             tally[1] += outcome == "correct"
@@ -134,6 +193,11 @@ def build_report(class_dir, lesson_dirs=None, *, include_bundled: bool = True, c
             tally[0] += 1
             tally[1] += outcome == "correct"
             tally[2] += solved[key]
+            if not solved[key]:
+                unsolved_by[key].append(student.name)
+        # the step failed most: most wrong answers, an unsolved one before a solved one, the latest on a tie
+        failed = max((key for key in wrong if wrong[key]), default=None,
+                     key=lambda key: (wrong[key], not solved[key], latest[key]))
         done = 0
         for lesson in course.lessons:
             gradable = gradable_step_ids(lesson.steps)
@@ -142,14 +206,20 @@ def build_report(class_dir, lesson_dirs=None, *, include_bundled: bool = True, c
                 done += 1
                 per_lesson[lesson.id][2] += 1
         seen = [moment for moment in (record.last_seen, folder.last_connected(student)) if moment is not None]
+        current = next(reversed(record.visited.items()), None)
         report.students.append(StudentRow(
             student.name, student.folder.name, done, len(lessons), len(record.attempts),
-            sum(outcome == "correct" for _, _, outcome in record.attempts), max(seen, default=None)))
+            sum(outcome == "correct" for _, _, outcome, _ in record.attempts), max(seen, default=None),
+            current=place(*current) if current else None,
+            most_failed=place(*failed) if failed else None, most_failed_wrong=wrong[failed] if failed else 0,
+            stuck=failed is not None and not solved[failed] and wrong[failed] >= STUCK_AFTER,
+            hints=sum(hints.values()), answers_shown=sum(outcome == "revealed" for _, _, outcome, _ in record.attempts),
+            last_answer=record.last_answer))
 
     for (lesson_id, step_id), (students, right_first, right) in per_step.items():
-        lesson = lessons.get(lesson_id)
-        number = next((i + 1 for i, step in enumerate(lesson.steps) if step.id == step_id), None) if lesson else None
-        report.steps.append(StepRow(lesson_id, _title(lesson, lesson_id), step_id, number, students, right_first, right))
+        where = place(lesson_id, step_id)
+        report.steps.append(StepRow(lesson_id, where.lesson_title, step_id, where.step_number, students, right_first,
+                                    right, tuple(unsolved_by[(lesson_id, step_id)])))
     order = {lesson.id: index for index, lesson in enumerate(course.lessons)}
     report.steps.sort(key=lambda row: (row.first_try_rate, row.right_eventually / row.students, -row.students, order.get(row.lesson_id, len(order)),
                                        row.lesson_id, row.step_number or 0, row.step_id))
@@ -158,6 +228,10 @@ def build_report(class_dir, lesson_dirs=None, *, include_bundled: bool = True, c
         if attempts or done:
             report.lessons.append(LessonRow(lesson_id, _title(lessons.get(lesson_id), lesson_id), attempts, correct, done))
     return report
+
+
+def _iso(moment: datetime | None) -> str | None:
+    return moment.isoformat(timespec="seconds") if moment else None
 
 
 def _title(lesson, lesson_id: str) -> dict[str, str]:
@@ -169,50 +243,74 @@ def _title(lesson, lesson_id: str) -> dict[str, str]:
 def _read(student: Student) -> _Record:
     """A student's attempts and last activity, read-only (a missing database: nothing yet)."""
     if not student.database.exists():
-        return _Record([], set(), None)
+        return _Record([], {}, None, None)
     conn = sqlite3.connect(f"{student.database.resolve().as_uri()}?mode=ro", uri=True, timeout=10)
     try:
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         if version > LATEST_VERSION:
             raise ValueError(f"written by a newer autograd-tutor (schema {version})")
         if version == 0:
-            return _Record([], set(), None)
-        rows = conn.execute("SELECT lesson_id, step_id, outcome, at FROM attempts ORDER BY at, id").fetchall()
-        positions = conn.execute("SELECT lesson_id, updated_at FROM positions").fetchall()
+            return _Record([], {}, None, None)
+        rows = conn.execute("SELECT lesson_id, step_id, outcome, hints_used, at FROM attempts ORDER BY at, id").fetchall()
+        positions = conn.execute("SELECT lesson_id, step_id, updated_at FROM positions ORDER BY updated_at").fetchall()
     finally:
         conn.close()
-    moments = [from_iso(at) for *_, at in rows] + [from_iso(updated) for _, updated in positions]
-    attempts = [(lesson, step, outcome) for lesson, step, outcome, _ in rows if lesson != QUIZ_LESSON]
-    return _Record(attempts, {lesson for lesson, _ in positions}, max(moments, default=None))
+    answered = [from_iso(at) for *_, at in rows]
+    moments = answered + [from_iso(updated) for *_, updated in positions]
+    attempts = [(lesson, step, outcome, int(hints or 0)) for lesson, step, outcome, hints, _ in rows
+                if lesson != QUIZ_LESSON]
+    return _Record(attempts, {lesson: step for lesson, step, _ in positions}, max(moments, default=None),
+                   max(answered, default=None))
 
 
 # ---------------------------------------------------------------------- output
 
-STUDENT_COLUMNS = ("name", "lessons_done", "lessons_total", "accuracy", "attempts", "correct", "last_seen", "problem")
-STEP_COLUMNS = ("lesson_id", "step_number", "step_id", "students", "first_try_right", "first_try_rate", "right_eventually")
+STUDENT_COLUMNS = ("name", "needs_help", "current_lesson", "current_step", "most_failed_lesson", "most_failed_step",
+                   "most_failed_wrong", "hints", "answers_shown", "minutes_since_answer", "lessons_done",
+                   "lessons_total", "accuracy", "attempts", "correct", "last_seen", "problem")
+STEP_COLUMNS = ("lesson_id", "lesson_title", "step_number", "step_id", "students", "first_try_right", "first_try_rate",
+                "right_eventually", "unsolved")
 
 
-def write_csv(report: ClassReport, path: Path) -> tuple[Path, Path]:
-    """Two files: `path` (one row per student) and `<stem>-steps<suffix>` (one row per step, hardest first)."""
-    steps_path = path.with_name(f"{path.stem}-steps{path.suffix or '.csv'}")
-    with open(path, "w", encoding="utf-8", newline="") as handle:
+def steps_csv_path(path: Path) -> Path:
+    """The second CSV file beside `path`: `report.csv` -> `report-steps.csv`."""
+    return path.with_name(f"{path.stem}-steps{path.suffix or '.csv'}")
+
+
+def write_csv(report: ClassReport, path: Path, lang: str = "en") -> tuple[Path, Path]:
+    """Two files a spreadsheet opens as they are (UTF-8 with a byte-order mark, so Excel reads 山田 花子;
+    every text cell through `csv_cell`): `path`, one row per student, and `steps_csv_path(path)`, one row
+    per step, hardest first. Lesson titles in `lang`."""
+    def where(place: Place | None) -> list[str]:
+        return ["", ""] if place is None else [csv_cell(place.lesson_id), _step_label(place)]
+
+    with open(path, "w", encoding="utf-8-sig", newline="") as handle:
         writer = csv.writer(handle)
         writer.writerow(STUDENT_COLUMNS)
         for row in report.students:
-            writer.writerow([row.name, row.lessons_done, row.lessons_total,
+            minutes = row.minutes_since_answer(report.generated_at)
+            writer.writerow([csv_cell(row.name), "yes" if row.stuck else "", *where(row.current), *where(row.most_failed),
+                             row.most_failed_wrong, row.hints, row.answers_shown, "" if minutes is None else minutes,
+                             row.lessons_done, row.lessons_total,
                              "" if row.accuracy is None else f"{row.accuracy:.3f}", row.attempts, row.correct,
-                             row.last_seen.isoformat(timespec="seconds") if row.last_seen else "", row.problem or ""])
-    with open(steps_path, "w", encoding="utf-8", newline="") as handle:
+                             _iso(row.last_seen) or "", csv_cell(row.problem or "")])
+    steps_path = steps_csv_path(path)
+    with open(steps_path, "w", encoding="utf-8-sig", newline="") as handle:
         writer = csv.writer(handle)
         writer.writerow(STEP_COLUMNS)
         for row in report.steps:
-            writer.writerow([row.lesson_id, row.step_number or "", row.step_id, row.students, row.first_try_right,
-                             f"{row.first_try_rate:.3f}", row.right_eventually])
+            writer.writerow([csv_cell(row.lesson_id), csv_cell(row.lesson_title.get(lang) or row.lesson_id),
+                             row.step_number or "", csv_cell(row.step_id), row.students, row.first_try_right,
+                             f"{row.first_try_rate:.3f}", row.right_eventually, csv_cell("; ".join(row.unsolved))])
     return path, steps_path
 
 
+def _step_label(place: Place) -> str:
+    return csv_cell(f"{place.step_number}. {place.step_id}" if place.step_number else place.step_id)
+
+
 def write_json(report: ClassReport) -> str:
-    return json.dumps(report.to_json(), ensure_ascii=False, indent=2)
+    return json_dumps(report.to_json(), indent=2)
 
 
 def last_seen_label(moment: datetime | None, now: datetime, lang: str) -> str:
@@ -230,35 +328,55 @@ def last_seen_label(moment: datetime | None, now: datetime, lang: str) -> str:
     return moment.astimezone().strftime("%Y-%m-%d")
 
 
+def needing_help_first(rows: list[StudentRow]) -> list[StudentRow]:
+    """Students who need help first (most wrong answers first), then the others by name."""
+    return sorted(rows, key=lambda row: (not row.stuck, -row.most_failed_wrong if row.stuck else 0))
+
+
+STUDENT_HEADINGS = ("class_col_student", "class_col_now_on", "class_col_failed_most", "class_col_hints",
+                    "class_col_last_answer", "class_col_lessons", "col_accuracy", "class_col_last_seen")
+STEP_HEADINGS = ("class_col_lesson", "class_col_step", "class_col_first_try", "class_col_first_try_rate",
+                 "class_col_eventually", "class_col_unsolved")
+
+
+def student_cells(row: StudentRow, now: datetime, lang: str) -> list:
+    """One student's cells, as `Text` (names and titles are untrusted: never parsed as markup)."""
+    from tutor.i18n import t
+    name = text(row.name, "bold red" if row.stuck else "")
+    if row.stuck:
+        name.append(f"  {t('class_needs_help', lang)}", style="red")
+    if row.problem:
+        return [name, *(text("—") for _ in STUDENT_HEADINGS[1:-1]), text(t("class_unreadable", lang, reason=row.problem))]
+    failed = "—"
+    if row.most_failed is not None:
+        failed = t("class_failed_times", lang, n=row.most_failed_wrong, step=row.most_failed.label(lang))
+    return [name, text(row.current.label(lang) if row.current else "—"), text(failed, "red" if row.stuck else ""),
+            text(t("class_hints_shown", lang, hints=row.hints, shown=row.answers_shown)),
+            text("—" if row.last_answer is None else last_seen_label(row.last_answer, now, lang)),
+            text(f"{row.lessons_done}/{row.lessons_total}"),
+            text("—" if row.accuracy is None else f"{row.accuracy:.0%}"),
+            text(last_seen_label(row.last_seen, now, lang))]
+
+
 def student_table(report: ClassReport, lang: str):
-    """The per-student table as rich renderables (the CLI prints it; the Class screen has its own DataTable)."""
+    """The per-student table as a rich renderable (the CLI prints it; the Class screen has its own DataTable)."""
     from rich.table import Table
 
     from tutor.i18n import t
 
     table = Table(title=t("class_students_title", lang), title_justify="left")
-    for key, justify in (("class_col_student", "left"), ("class_col_lessons", "right"), ("col_accuracy", "right"),
-                         ("col_attempts", "right"), ("class_col_last_seen", "left")):
-        table.add_column(t(key, lang), justify=justify)
-    for row in report.students:
+    for key in STUDENT_HEADINGS:
+        table.add_column(t(key, lang))
+    for row in needing_help_first(report.students):
         table.add_row(*student_cells(row, report.generated_at, lang))
     return table
 
 
-def student_cells(row: StudentRow, now: datetime, lang: str) -> list[str]:
-    from tutor.i18n import t
-
-    if row.problem:
-        return [row.name, "—", "—", "—", t("class_unreadable", lang, reason=row.problem)]
-    return [row.name, f"{row.lessons_done}/{row.lessons_total}",
-            "—" if row.accuracy is None else f"{row.accuracy:.0%}", str(row.attempts),
-            last_seen_label(row.last_seen, now, lang)]
-
-
-def step_cells(row: StepRow, lang: str) -> list[str]:
+def step_cells(row: StepRow, lang: str) -> list:
     step = f"{row.step_number}. {row.step_id}" if row.step_number else row.step_id
-    return [row.lesson_title.get(lang) or row.lesson_id, step, f"{row.first_try_right}/{row.students}",
-            f"{row.first_try_rate:.0%}", f"{row.right_eventually}/{row.students}"]
+    return [text(row.lesson_title.get(lang) or row.lesson_id), text(step), text(f"{row.first_try_right}/{row.students}"),
+            text(f"{row.first_try_rate:.0%}"), text(f"{row.right_eventually}/{row.students}"),
+            text(", ".join(row.unsolved), "red" if row.unsolved else "")]
 
 
 def step_table(report: ClassReport, lang: str):
@@ -267,9 +385,8 @@ def step_table(report: ClassReport, lang: str):
     from tutor.i18n import t
 
     table = Table(title=t("class_steps_title", lang), title_justify="left")
-    for key, justify in (("class_col_lesson", "left"), ("class_col_step", "left"), ("class_col_first_try", "right"),
-                         ("class_col_first_try_rate", "right"), ("class_col_eventually", "right")):
-        table.add_column(t(key, lang), justify=justify)
+    for key in STEP_HEADINGS:
+        table.add_column(t(key, lang))
     for row in report.steps:
         table.add_row(*step_cells(row, lang))
     return table

@@ -16,17 +16,20 @@ Built on textual-serve (the Textual team's server), with what a classroom needs 
 from __future__ import annotations
 
 import asyncio
+import errno
 import hmac
 import ipaddress
+import json
 import logging
 import os
 import secrets
+import resource
 import shlex
+import signal
 import socket
 import sys
 import time
-from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import jinja2
@@ -34,21 +37,42 @@ from aiohttp import WSMsgType, web
 from textual_serve.app_service import AppService
 from textual_serve.server import Server
 
-from tutor.classroom.folder import ClassFolder, Student
+from tutor.classroom.folder import CODE_ALPHABET, ClassFolder, Student
 from tutor.classroom.launcher import PID_LINE
-from tutor.classroom.names import InvalidName, student_key
+from tutor.classroom.limits import Backoff, Rate
+from tutor.classroom.names import MAX_LENGTH, InvalidName, skeleton
+from tutor.classroom.offer import Offer, make_offer
 from tutor.classroom.zygote import Zygote
 from tutor.i18n import t
+from tutor.untrusted import plain
 
 log = logging.getLogger("autograd-tutor.serve")
 
 TEMPLATES = Path(__file__).parent / "templates"
 COOKIE = "autograd_tutor_session"
-CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I
+STUDENT_COOKIE = "autograd_tutor_student"  # the student's secret in this browser (see `folder`)
+STUDENT_COOKIE_SECONDS = 365 * 24 * 3600
+ADMITTED_COOKIE = "autograd_tutor_admitted"  # this browser gave the class code
 CODE_LENGTH = 6
-FAILURES_ALLOWED = 20  # wrong class codes per address … (students behind one NAT share an address)
-FAILURE_WINDOW = 60.0  # … per this many seconds
+MAX_PENDING_REFUSALS = 8  # wrong codes from one address waiting out their backoff; more get HTTP 429 at once
+MAX_SESSIONS = 5_000
+SESSIONS_PER_STUDENT = 4
 STOP_SECONDS = 8.0  # a student's process gets this long to quit before it is killed
+DRAIN_SECONDS = 2.0  # a tutor that reads no input for this long gets no more (its page's keys are dropped)
+MAX_PENDING_INPUT = 256 * 1024  # bytes waiting in a tutor's stdin pipe; past that, input is dropped
+RELOAD_GRACE_SECONDS = 2.0  # a reloaded page's new socket waits this long for the old one to go
+MAX_MESSAGE_BYTES = 64 * 1024
+INPUT_BYTES_PER_SECOND = 16 * 1024  # keys and pastes of one page, on average …
+INPUT_BURST_BYTES = 128 * 1024  # … and at once
+MIN_MESSAGE_COST = 64  # bytes a message counts for, however small (a flood of pings or resizes)
+MIN_COLUMNS, MAX_COLUMNS, MIN_ROWS, MAX_ROWS = 10, 400, 5, 200
+IDLE_SECONDS = 15.0  # a connection that sends no request for this long is closed (a page's WebSocket pings)
+FDS_PER_STUDENT = 6  # the server's end of a tutor's pipes and socket
+MEMORY_PER_STUDENT = 600 * 1024 * 1024  # RSS of a tutor and its sandbox worker (PSS is about 110 MB idle)
+MEMORY_CHECK_SECONDS = 2.0
+PAGE_BYTES = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+# WebSocket close codes the terminal page explains (tutor.html)
+CLOSE_REPLACED, CLOSE_ELSEWHERE, CLOSE_FULL, CLOSE_MEMORY = 4001, 4002, 4003, 4004
 SECURITY_HEADERS = {
     "X-Frame-Options": "DENY",
     "X-Content-Type-Options": "nosniff",
@@ -101,6 +125,7 @@ def preferred_language(request: web.Request, fallback: str) -> str:
 class Session:
     student: Student
     lang: str
+    personal_code: str | None = None  # a new student's, until the welcome page has shown it
 
 
 class StudentService(AppService):
@@ -139,26 +164,63 @@ class StudentService(AppService):
         await super().run()
         await self.remote_close()  # the process ended (quit, crash, killed): the page says "session ended"
 
-    async def stop(self) -> None:
+    async def send_bytes(self, data: bytes) -> bool:
+        return await self._send(self.encode_packet(b"D", data))
+
+    async def send_meta(self, data: dict) -> bool:
+        return await self._send(self.encode_packet(b"M", json.dumps(data).encode("utf-8")))
+
+    async def _send(self, packet: bytes) -> bool:
+        """Write to the tutor's stdin, never waiting long: a tutor that does not read (busy, stuck, flooded)
+        gets its input dropped past `MAX_PENDING_INPUT`, so neither the server's memory nor the page's
+        handler (which must notice the page closing) waits on it."""
+        if self._process is None or self._process.stdin is None:
+            return False
         try:
-            await asyncio.wait_for(super().stop(), STOP_SECONDS)
-        except (TimeoutError, asyncio.TimeoutError):
-            log.warning("a student's tutor did not quit in %s s; killing it", STOP_SECONDS)
+            stdin = self._process.stdin
+            if stdin.transport.get_write_buffer_size() > MAX_PENDING_INPUT:
+                return False
+            stdin.write(packet)
+            await asyncio.wait_for(stdin.drain(), DRAIN_SECONDS)
+        except (RuntimeError, OSError, TimeoutError, asyncio.TimeoutError):
+            return False
+        return True
+
+    async def stop(self) -> None:
+        """Ask the tutor to quit; kill it (through its launcher) if it has not within STOP_SECONDS. Bounded
+        whatever the tutor or the page do: a new tutor for the student waits for this."""
         process = self._process
-        if process is not None and process.returncode is None:
+        if process is None:
+            return
+        if process.returncode is None:
+            await self.send_meta({"type": "quit"})
+            try:
+                await asyncio.wait_for(process.wait(), STOP_SECONDS)
+            except (TimeoutError, asyncio.TimeoutError):
+                log.warning("a student's tutor did not quit in %s s; killing it", STOP_SECONDS)
+        if process.returncode is None:
             process.kill()
-        if process is not None:
             await process.wait()
+        task, self._task = self._task, None
+        if task is not None:  # its last output, read to the end of the pipe
+            try:
+                await asyncio.wait_for(task, 2.0)
+            except (TimeoutError, asyncio.TimeoutError, asyncio.CancelledError):
+                pass
 
 
 class ClassroomServer(Server):
     def __init__(self, class_dir: str | os.PathLike[str], *, host: str = "127.0.0.1", port: int = 8000,
-                 class_code: str | None = None, max_students: int = 40, lesson_dirs=(), lang: str = "en",
-                 command: str | None = None) -> None:
+                 class_code: str | None = None, max_students: int = 40, offer: Offer | None = None,
+                 lang: str = "en", command: str | None = None, memory_per_student: int = MEMORY_PER_STUDENT) -> None:
         # `exec`: textual-serve starts the command through a shell; the pid it holds is then the tutor itself
         # (the launcher's, while the zygote runs)
-        self.zygote = Zygote() if command is None and hasattr(socket, "send_fds") and hasattr(os, "fork") else None
+        self.offer = offer if offer is not None else make_offer(None)
+        self.zygote = Zygote(self.offer.environment()) if command is None and hasattr(socket, "send_fds") and hasattr(os, "fork") else None
         self._told_alone = False
+        self._last_fd_warning = 0.0
+        self.memory_per_student = memory_per_student
+        self._watch: asyncio.Task | None = None
         command = command or f"exec {shlex.quote(sys.executable)} -m tutor.classroom.student_app"
         super().__init__(command, host=host, port=port, title="autograd-tutor")
         import textual_serve
@@ -167,30 +229,109 @@ class ClassroomServer(Server):
         self.folder = ClassFolder(class_dir)
         self.class_code = normalise_code(class_code) if class_code else None
         self.max_students = max_students
-        self.lesson_dirs = [str(Path(d).resolve()) for d in lesson_dirs]
         self.lang = lang
         self.templates = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True)
         self._sessions: dict[str, Session] = {}
-        self._connections: dict[str, tuple[web.WebSocketResponse, StudentService]] = {}  # by student key
-        self._failures: dict[str, deque[float]] = {}
+        self._connections: dict[str, Connection] = {}  # by student key
+        self._backoff = Backoff()
+        self._pending: dict[str, int] = {}  # address -> wrong codes waiting out their backoff
+        self._new_students = Rate(max(30, 2 * max_students))  # new students per minute
+        self._admissions: dict[str, None] = {}
 
     # ------------------------------------------------------------------ set-up
 
     def initialize_logging(self) -> None:
-        """textual-serve's log, without local variables in tracebacks (they hold students' session tokens)."""
+        """textual-serve's log, with plain tracebacks: no local variables (they hold students' session tokens),
+        and nothing imported at the first error (out of file descriptors, an import fails, and so did the
+        server)."""
         from rich.logging import RichHandler
 
         logging.basicConfig(level="DEBUG" if self.debug else "INFO", format="%(message)s", datefmt="[%X]",
-                            handlers=[RichHandler(show_path=False, show_time=False, rich_tracebacks=True,
-                                                  tracebacks_show_locals=False, console=self.console)])
+                            handlers=[RichHandler(show_path=False, show_time=True, rich_tracebacks=False,
+                                                  console=self.console)])
+
+    def serve(self, debug: bool = False) -> None:
+        """Run until Ctrl+C or SIGTERM, holding against a class's load and one client's tricks: at most
+        `max_connections` open connections (more are closed at once), idle ones closed after `IDLE_SECONDS`,
+        running out of file descriptors survived and said in the log, each tutor's memory watched."""
+        self.debug = debug
+        self.initialize_logging()
+        loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(loop)
+        stopping = asyncio.Event()
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            try:
+                loop.add_signal_handler(signum, stopping.set)
+            except NotImplementedError:
+                pass
+        loop.set_exception_handler(self._loop_error)
+        try:
+            loop.run_until_complete(self._run(stopping))
+        finally:
+            loop.close()
+
+    async def _run(self, stopping: asyncio.Event) -> None:
+        runner = web.AppRunner(await self._make_app(), handle_signals=False, keepalive_timeout=IDLE_SECONDS)
+        await runner.setup()
+        cap_connections(runner.server, lambda: self.max_connections)
+        site = web.TCPSite(runner, self.host, self.port, backlog=128)
+        await site.start()
+        try:
+            await stopping.wait()
+        finally:
+            await runner.cleanup()
+
+    def _loop_error(self, loop: asyncio.AbstractEventLoop, context: dict) -> None:
+        """Out of file descriptors (EMFILE, ENFILE): asyncio pauses accepting for a second and retries; say so
+        once a minute, in one line, rather than a traceback per try."""
+        error = context.get("exception")
+        if isinstance(error, OSError) and error.errno in (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM):
+            now = time.monotonic()
+            if now - self._last_fd_warning > 60:
+                self._last_fd_warning = now
+                log.warning("out of file descriptors (%s) with %d connections open: new connections wait; "
+                            "raise `ulimit -n` or lower --max-students", errno.errorcode.get(error.errno, error.errno),
+                            len(self._connections))
+            return
+        loop.default_exception_handler(context)
+
+    @property
+    def max_connections(self) -> int:
+        """Open connections at once: enough for every student's page and a few reloads, and always below the
+        file descriptor limit (each connected student's tutor also takes a few)."""
+        soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        wanted = 4 * self.max_students + 32
+        if soft == resource.RLIM_INFINITY:
+            return wanted
+        return max(8, min(wanted, soft - 32 - FDS_PER_STUDENT * len(self._connections)))
+
+    async def _watch_memory(self) -> None:
+        """Each student's tutor (with its sandbox worker) stays under `memory_per_student` bytes; one that grows
+        past it is stopped and its page told why, so the class's memory stays under max_students times that."""
+        while True:
+            await asyncio.sleep(MEMORY_CHECK_SECONDS)
+            children = process_children() if self._connections else {}
+            for connection in list(self._connections.values()):
+                service = connection.service
+                pid = service.pid if service is not None else None
+                if pid is None:
+                    continue
+                used = tree_memory(pid, children)
+                if used > self.memory_per_student:
+                    log.warning("%s's tutor used %d MB (limit %d MB): stopped", plain(connection.name), used >> 20,
+                                self.memory_per_student >> 20)
+                    kill_tree(pid, children)
+                    await connection.websocket.close(code=CLOSE_MEMORY, message=b"memory limit")
 
     async def _make_app(self) -> web.Application:
         app = web.Application(middlewares=[self._headers])
         app.add_routes([
             web.get("/", self.handle_join_page, name="index"),
             web.post("/join", self.handle_join),
+            web.get("/welcome", self.handle_welcome, name="welcome"),
             web.get("/tutor", self.handle_tutor, name="tutor"),
             web.get("/ws", self.handle_websocket, name="websocket"),
+            web.get("/ws/takeover", self.handle_websocket),
             web.get("/download/{key}", self.handle_download, name="download"),
             web.static("/static", self.statics_path, name="static"),
         ])
@@ -206,7 +347,8 @@ class ClassroomServer(Server):
         return response
 
     async def on_startup(self, app: web.Application) -> None:
-        self.folder.save_settings(lessons=self.lesson_dirs)
+        self.folder.save_settings(**self.offer.settings())
+        self._watch = asyncio.create_task(self._watch_memory())
         if self.zygote is not None and self.zygote.process is None:  # (tests serve one server twice)
             try:
                 self.zygote.start()
@@ -229,9 +371,11 @@ class ClassroomServer(Server):
 
     async def on_shutdown(self, app: web.Application) -> None:
         """Every student's tutor quits (their answers are already saved), then their pages are closed."""
+        if self._watch is not None:
+            self._watch.cancel()
         connections = list(self._connections.values())
-        await asyncio.gather(*(service.stop() for _websocket, service in connections), return_exceptions=True)
-        await asyncio.gather(*(websocket.close() for websocket, _service in connections), return_exceptions=True)
+        await asyncio.gather(*(c.service.stop() for c in connections if c.service is not None), return_exceptions=True)
+        await asyncio.gather(*(c.websocket.close() for c in connections), return_exceptions=True)
         if self.zygote is not None:
             self.zygote.stop()
 
@@ -254,44 +398,118 @@ class ClassroomServer(Server):
         return self._sessions.get(token) if token else None
 
     def _join_page(self, request: web.Request, lang: str, *, status: int = 200, error: str | None = None,
-                   name: str = "") -> web.Response:
+                   name: str = "", ask_personal: bool = False, admitted: bool = False) -> web.Response:
+        """The join page. With a class code and a roster, the names are listed only to a browser that gave
+        the code (`_admitted`, or `admitted` as it gives it); until then the page asks for the code alone."""
         session = self._session(request)
-        return self._page("join.html", lang, status, error=error, name=name, roster=self.folder.roster(),
-                          needs_code=self.class_code is not None, session=session)
+        roster = self.folder.roster()
+        admitted = admitted or self.class_code is None or self._admitted(request)
+        return self._page("join.html", lang, status, error=error, name=name, roster=roster if admitted else [],
+                          code_first=bool(roster) and not admitted, needs_code=not admitted, session=session,
+                          ask_personal=ask_personal, max_name=MAX_LENGTH)
+
+    def _admitted(self, request: web.Request) -> bool:
+        token = request.cookies.get(ADMITTED_COOKIE, "")
+        return bool(token) and token in self._admissions
 
     async def handle_join_page(self, request: web.Request) -> web.Response:
         return self._join_page(request, preferred_language(request, self.lang))
 
+    async def _refuse(self, request: web.Request, keys: list[str], page) -> web.Response:
+        """A wrong class or personal code: counted per address and per name; past a few, the answer waits
+        (backoff) and a flood of them gets HTTP 429. A right code is checked before this, never refused."""
+        address = keys[0]
+        if self._pending.get(address, 0) >= MAX_PENDING_REFUSALS:
+            return page(429, "web_too_many_tries")
+        delay = max(self._backoff.failed(key) for key in keys)
+        if delay:
+            self._pending[address] = self._pending.get(address, 0) + 1
+            try:
+                await asyncio.sleep(delay)
+            finally:
+                self._pending[address] -= 1
+                if not self._pending[address]:
+                    del self._pending[address]
+        return page(403, None)
+
     async def handle_join(self, request: web.Request) -> web.Response:
         form = await request.post()
         lang = form.get("lang") if form.get("lang") in ("en", "ja") else preferred_language(request, self.lang)
-        name = str(form.get("name", ""))
-        address = request.remote or "?"
-        if self.class_code is not None:
-            failures = self._failures.setdefault(address, deque())
-            now = time.monotonic()
-            while failures and now - failures[0] > FAILURE_WINDOW:
-                failures.popleft()
-            if len(failures) >= FAILURES_ALLOWED:
-                return self._join_page(request, lang, status=429, error=t("web_too_many_tries", lang), name=name)
-            if not hmac.compare_digest(normalise_code(str(form.get("code", ""))).encode(), self.class_code.encode()):
-                failures.append(now)
-                return self._join_page(request, lang, status=403, error=t("web_wrong_code", lang), name=name)
+        name = str(form.get("name", ""))[:4 * MAX_LENGTH]
+        address = f"address:{request.remote or '?'}"
+        admitted = self.class_code is None or self._admitted(request)
+        if not admitted:
+            given = normalise_code(str(form.get("code", ""))[:64])
+            if not hmac.compare_digest(given.encode(), self.class_code.encode()):
+                return await self._refuse(request, [address], lambda status, key: self._join_page(
+                    request, lang, status=status, error=t(key or "web_wrong_code", lang), name=name))
+            if self.folder.roster() and not name:  # the code alone: now the class list is shown
+                response = self._join_page(request, lang, admitted=True)
+                self._admit(response)
+                return response
         try:
-            roster = {student_key(entry): entry for entry in self.folder.roster()}
-            if roster and student_key(name) not in roster:
+            roster = {skeleton(entry): entry for entry in self.folder.roster()}
+            if roster and skeleton(name) not in roster:
                 return self._join_page(request, lang, status=403, error=t("web_not_on_roster", lang))
-            student = self.folder.student(roster.get(student_key(name), name), create=True)
+            student = self.folder.student(roster.get(skeleton(name), name))
         except InvalidName as problem:
             return self._join_page(request, lang, status=400, error=t(problem.reason, lang, **problem.params), name=name)
+        personal_code = None
+        try:
+            if self.folder.has_secret(student):
+                if not self.folder.check_secret(student, token=request.cookies.get(STUDENT_COOKIE, ""),
+                                                code=str(form.get("personal", ""))[:64]):
+                    tried = bool(str(form.get("personal", "")).strip())
+                    keys = [address, f"name:{student.key}"]
+                    return await self._refuse(request, keys, lambda status, key: self._join_page(
+                        request, lang, status=status, name=name, ask_personal=True,
+                        error=t(key or ("web_wrong_personal_code" if tried else "web_name_taken"), lang)))
+                self._backoff.forget(f"name:{student.key}")
+            else:
+                if not self.folder.exists(student) and not self._new_students.allow():
+                    return self._join_page(request, lang, status=429, error=t("web_too_many_new", lang), name=name)
+                student = self.folder.student(student.name, create=True)
+                token, personal_code = self.folder.new_secret(student)
         except OSError as error:
-            log.error("cannot create a student folder: %s", error)
+            log.error("cannot write a student's folder: %s", error)
             return self._join_page(request, lang, status=500, error=t("web_folder_error", lang))
-        token = secrets.token_urlsafe(32)
-        self._sessions[token] = Session(student, lang)
-        response = web.Response(status=303, headers={"Location": "/tutor"})
-        response.set_cookie(COOKIE, token, httponly=True, samesite="Strict", path="/")
+        session_token = secrets.token_urlsafe(32)
+        self._add_session(session_token, Session(student, lang, personal_code))
+        response = web.Response(status=303, headers={"Location": "/welcome" if personal_code else "/tutor"})
+        response.set_cookie(COOKIE, session_token, httponly=True, samesite="Strict", path="/")
+        if personal_code:
+            response.set_cookie(STUDENT_COOKIE, token, httponly=True, samesite="Strict", path="/",
+                                max_age=STUDENT_COOKIE_SECONDS)
+        if self.class_code is not None:
+            self._admit(response)
         return response
+
+    def _admit(self, response: web.Response) -> None:
+        """Remember that this browser gave the class code (so the roster may be shown to it)."""
+        token = secrets.token_urlsafe(24)
+        self._admissions[token] = None
+        while len(self._admissions) > MAX_SESSIONS:
+            self._admissions.pop(next(iter(self._admissions)))
+        response.set_cookie(ADMITTED_COOKIE, token, httponly=True, samesite="Strict", path="/")
+
+    def _add_session(self, token: str, session: Session) -> None:
+        """Sessions live in memory, bounded: a student keeps their few latest, the class the latest overall."""
+        theirs = [old for old, other in self._sessions.items() if other.student.key == session.student.key]
+        for old in theirs[:max(0, len(theirs) - SESSIONS_PER_STUDENT + 1)]:
+            del self._sessions[old]
+        self._sessions[token] = session
+        while len(self._sessions) > MAX_SESSIONS:
+            self._sessions.pop(next(iter(self._sessions)))
+
+    async def handle_welcome(self, request: web.Request) -> web.Response:
+        """A new student's personal code, shown once (for another computer), then on to the tutor."""
+        session = self._session(request)
+        if session is None:
+            raise web.HTTPSeeOther("/")
+        code, session.personal_code = session.personal_code, None
+        if code is None:
+            raise web.HTTPSeeOther("/tutor")
+        return self._page("welcome.html", session.lang, name=session.student.name, personal_code=code)
 
     def _full(self, session: Session) -> bool:
         return session.student.key not in self._connections and len(self._connections) >= self.max_students
@@ -302,9 +520,12 @@ class ClassroomServer(Server):
             raise web.HTTPSeeOther("/")
         if self._full(session):
             return self._page("full.html", session.lang, 503, max=self.max_students)
+        takeover = "/takeover" if request.query.get("takeover") == "1" else ""
         return self._page("tutor.html", session.lang, name=session.student.name,
-                          websocket_url=f"{'wss' if request.secure else 'ws'}://{request.host}/ws",
-                          font_size=max(8, min(32, _to_int(request.query.get("fontsize", "16"), 16))))
+                          websocket_url=f"{'wss' if request.secure else 'ws'}://{request.host}/ws{takeover}",
+                          font_size=max(8, min(32, _to_int(request.query.get("fontsize", "16"), 16))),
+                          close_replaced=CLOSE_REPLACED, close_elsewhere=CLOSE_ELSEWHERE, close_full=CLOSE_FULL,
+                          close_memory=CLOSE_MEMORY)
 
     # ------------------------------------------------------------------ the tutor processes
 
@@ -316,46 +537,70 @@ class ClassroomServer(Server):
 
     def student_pids(self) -> dict[str, int]:
         """The process id of each connected student's tutor (for tests and the benchmark)."""
-        return {key: service.pid for key, (_ws, service) in self._connections.items() if service.pid is not None}
+        return {key: connection.service.pid for key, connection in self._connections.items()
+                if connection.service is not None and connection.service.pid is not None}
 
     async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
+        """One student's terminal. A student has one tutor at a time: a second tab is told the tutor is open
+        elsewhere (close code `CLOSE_ELSEWHERE`) unless it asks to take over (`/ws/takeover`, the page's
+        "Use it here" button); then the other tab is told why it closed (`CLOSE_REPLACED`) and the new tutor
+        starts only once the old one has ended."""
         session = self._session(request)
         if session is None or not self._same_origin(request):
             raise web.HTTPForbidden()
-        websocket = web.WebSocketResponse(heartbeat=15)
+        websocket = web.WebSocketResponse(heartbeat=15, max_msg_size=MAX_MESSAGE_BYTES)
         await websocket.prepare(request)
-        lang, key = session.lang, session.student.key
-        if self._full(session):
-            await websocket.send_bytes(f"\r\n  {t('web_full_title', lang)}\r\n".encode())
-            await websocket.close()
-            return websocket
-        service = StudentService(
-            self.zygote.command if self.zygote else self.command, environment=self._environment(session),
-            on_alone=self._tutor_alone if self.zygote else None, write_bytes=websocket.send_bytes,
-            write_str=websocket.send_str, close=websocket.close, download_manager=self.download_manager,
-        )
+        key = session.student.key
+        takeover = request.path.endswith("/takeover")
         previous = self._connections.get(key)
-        self._connections[key] = (websocket, service)
-        self.folder.mark_seen(session.student)
-        if previous is not None:  # the same student in another tab, or a reload: one process per student
-            await previous[0].send_bytes(f"\r\n  {t('web_replaced', previous[1].environment['AUTOGRAD_TUTOR_LANG'])}\r\n".encode())
-            asyncio.create_task(previous[0].close())
+        if previous is not None and not takeover:  # a reload: the old page's socket closes just before
+            await previous.wait_ended(RELOAD_GRACE_SECONDS)
+            previous = self._connections.get(key)
+        if previous is not None and not takeover:
+            await websocket.close(code=CLOSE_ELSEWHERE, message=b"open in another tab")
+            return websocket
+        if self._full(session):
+            await websocket.close(code=CLOSE_FULL, message=b"the class is full")
+            return websocket
+        me = Connection(websocket, session.student.name)
+        self._connections[key] = me  # no await since the look-up above: a burst of sockets sees each other
+        service = None
         try:
-            await service.start(_to_int(request.query.get("width", "80"), 80), _to_int(request.query.get("height", "24"), 24))
+            if previous is not None:
+                await previous.websocket.close(code=CLOSE_REPLACED, message=b"opened in another tab")
+                if not await previous.wait_ended(STOP_SECONDS + 4):
+                    log.warning("a student's earlier tutor has not ended yet")
+                    return websocket
+                if self._connections.get(key) is not me:  # taken over in turn meanwhile
+                    return websocket
+            self.folder.mark_seen(session.student)
+            service = StudentService(
+                self.zygote.command if self.zygote else self.command, environment=self._environment(session),
+                on_alone=self._tutor_alone if self.zygote else None, write_bytes=_to_page(websocket.send_bytes),
+                write_str=_to_page(websocket.send_str), close=websocket.close, download_manager=self.download_manager,
+            )
+            me.service = service
+            await service.start(*terminal_size(request.query.get("width"), request.query.get("height")))
+            bucket = InputBucket()
             async for message in websocket:
                 if message.type != WSMsgType.TEXT:
                     continue
+                await bucket.take(len(message.data))  # a flood waits here: the sender's socket fills, not our memory
                 await self._forward(message, websocket, service)
         except asyncio.CancelledError:
             pass
         except Exception as error:  # one student's trouble never reaches the others
             log.exception(error)
         finally:
-            if self._connections.get(key, (None,))[0] is websocket:
+            if self._connections.get(key) is me:
                 del self._connections[key]
-            await service.stop()
-            if not websocket.closed:
-                await websocket.close()
+            try:
+                if service is not None:
+                    await service.stop()
+                if not websocket.closed:
+                    await websocket.close()
+            finally:
+                me.ended.set()
         return websocket
 
     async def _forward(self, message, websocket: web.WebSocketResponse, service: StudentService) -> None:
@@ -369,10 +614,8 @@ class ClassroomServer(Server):
         if kind == "stdin" and len(envelope) > 1 and isinstance(envelope[1], str):
             await service.send_bytes(envelope[1].encode("utf-8", "replace"))
         elif kind == "resize" and len(envelope) > 1 and isinstance(envelope[1], dict):
-            size = envelope[1]
-            await service.set_terminal_size(max(1, min(500, _to_int(size.get("width"), 80))),
-                                            max(1, min(300, _to_int(size.get("height"), 24))))
-        elif kind == "ping" and len(envelope) > 1:
+            await service.set_terminal_size(*terminal_size(envelope[1].get("width"), envelope[1].get("height")))
+        elif kind == "ping" and len(envelope) > 1 and isinstance(envelope[1], (str, int)) and len(str(envelope[1])) < 64:
             await websocket.send_json(["pong", envelope[1]])
         elif kind == "blur":
             await service.blur()
@@ -384,8 +627,125 @@ class ClassroomServer(Server):
             "AUTOGRAD_TUTOR_DATA_DIR": str(session.student.folder),
             "AUTOGRAD_TUTOR_STUDENT": session.student.name,
             "AUTOGRAD_TUTOR_LANG": session.lang,
-            "AUTOGRAD_TUTOR_CLASS_LESSONS": os.pathsep.join(self.lesson_dirs),
+            **self.offer.environment(),
         }
+
+
+def _to_page(send):
+    """`send` to a page that may have gone: then the output is dropped, and the tutor's output is still read
+    (a tutor whose output pipe is full cannot quit: it would be killed only after STOP_SECONDS)."""
+    async def send_or_drop(data) -> None:
+        try:
+            await send(data)
+        except (ConnectionError, RuntimeError):
+            pass
+
+    return send_or_drop
+
+
+def terminal_size(width, height) -> tuple[int, int]:
+    """A terminal size from the page (the first one too: it sizes the tutor's screen buffers), clamped."""
+    return (max(MIN_COLUMNS, min(MAX_COLUMNS, _to_int(width, 80))), max(MIN_ROWS, min(MAX_ROWS, _to_int(height, 24))))
+
+
+def cap_connections(server, limit) -> None:
+    """Past `limit()` open connections, make room as each new one arrives: the oldest connection with no
+    request in progress (idle, or never sent one) is closed; if every one is busy, the new one is. So idle
+    connections cannot fill the server, and a page's request or a student's terminal is never cut."""
+    made = server.connection_made
+
+    def connection_made(handler, transport) -> None:
+        made(handler, transport)
+        while len(server._connections) > limit():
+            idle = next((other for other in server._connections
+                         if other is not handler and not getattr(other, "_request_in_progress", True)), None)
+            (server._connections.get(idle) if idle is not None else transport).abort()
+            server._connections.pop(idle if idle is not None else handler, None)
+            if idle is None:
+                return
+
+    server.connection_made = connection_made
+
+
+def process_children() -> dict[int, list[int]]:
+    """Every process's children, from one pass over /proc (Linux; {} elsewhere)."""
+    children: dict[int, list[int]] = {}
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return children
+    for entry in entries:
+        if entry.isdigit():
+            try:
+                parent = int(Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+            children.setdefault(parent, []).append(int(entry))
+    return children
+
+
+def process_tree(pid: int, children: dict[int, list[int]]) -> list[int]:
+    found, queue = [], [pid]
+    while queue:
+        member = queue.pop()
+        found.append(member)
+        queue.extend(children.get(member, []))
+    return found
+
+
+def tree_memory(pid: int, children: dict[int, list[int]]) -> int:
+    """Resident bytes of a process and its descendants (Linux /proc; 0 elsewhere)."""
+    total = 0
+    for member in process_tree(pid, children):
+        try:
+            total += int(Path(f"/proc/{member}/statm").read_text().split()[1]) * PAGE_BYTES
+        except (OSError, ValueError, IndexError):
+            continue
+    return total
+
+
+def kill_tree(pid: int, children: dict[int, list[int]]) -> None:
+    for member in reversed(process_tree(pid, children)):
+        try:
+            os.kill(member, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+@dataclass
+class Connection:
+    """A student's terminal: its socket, its tutor once started, and whether its handler has finished
+    (the tutor has ended: a new one may start)."""
+
+    websocket: web.WebSocketResponse
+    name: str = ""
+    service: StudentService | None = None
+    ended: asyncio.Event = field(default_factory=asyncio.Event)
+
+    async def wait_ended(self, seconds: float) -> bool:
+        try:
+            await asyncio.wait_for(self.ended.wait(), seconds)
+        except (TimeoutError, asyncio.TimeoutError):
+            return False
+        return True
+
+
+class InputBucket:
+    """What one page may send: `INPUT_BYTES_PER_SECOND` on average, `INPUT_BURST_BYTES` at once (a paste);
+    past that, reading its socket waits (every message costs at least `MIN_MESSAGE_COST`)."""
+
+    def __init__(self) -> None:
+        self.tokens = float(INPUT_BURST_BYTES)
+        self.last = time.monotonic()
+
+    async def take(self, size: int) -> None:
+        cost = max(MIN_MESSAGE_COST, size)
+        now = time.monotonic()
+        self.tokens = min(INPUT_BURST_BYTES, self.tokens + (now - self.last) * INPUT_BYTES_PER_SECOND)
+        self.last = now
+        self.tokens -= cost
+        if self.tokens < 0:
+            await asyncio.sleep(-self.tokens / INPUT_BYTES_PER_SECOND)
 
 
 def _to_int(value, default: int) -> int:

@@ -3,8 +3,9 @@
 The server starts one per browser connection (textual-serve runs it with Textual's web driver) and
 passes everything in the environment, never on a command line a shell would read:
 AUTOGRAD_TUTOR_DATA_DIR (the student's folder in the class folder), AUTOGRAD_TUTOR_STUDENT (the name
-shown in the title bar), AUTOGRAD_TUTOR_LANG and AUTOGRAD_TUTOR_CLASS_LESSONS (extra lesson
-folders, os.pathsep-separated). The app opens where the student left off. Like every tutor
+shown in the title bar), AUTOGRAD_TUTOR_LANG, AUTOGRAD_TUTOR_CLASS_LESSONS (the class's lesson
+folders, os.pathsep-separated) and AUTOGRAD_TUTOR_CLASS_BUNDLED ("0": not the bundled course; see
+`offer`). The app opens where the student left off. Like every tutor
 process, it starts its own sandbox worker: snippets run confined, with the runner's limits.
 """
 from __future__ import annotations
@@ -26,14 +27,20 @@ def make_app(environ=None):
             self.set_timer(WARM_UP_DELAY, super()._warm_up)
 
     environ = os.environ if environ is None else environ
-    lessons = [folder for folder in environ.get("AUTOGRAD_TUTOR_CLASS_LESSONS", "").split(os.pathsep) if folder]
+    lessons, bundled = class_lessons(environ)
     lang = environ.get("AUTOGRAD_TUTOR_LANG")
     app = StudentApp(lang=lang if lang in ("en", "ja") else None, extra_dirs=lessons, data_dir=environ.get(ENV_VAR),
-                     start="resume")
+                     include_bundled=bundled, start="resume")
     name = environ.get("AUTOGRAD_TUTOR_STUDENT", "")
     if name:
         app.title = f"autograd-tutor — {name}"
     return app
+
+
+def class_lessons(environ) -> tuple[list[str], bool]:
+    """The class's lesson folders and whether the bundled course is part of it, as the server set them."""
+    folders = [folder for folder in environ.get("AUTOGRAD_TUTOR_CLASS_LESSONS", "").split(os.pathsep) if folder]
+    return folders, environ.get("AUTOGRAD_TUTOR_CLASS_BUNDLED", "1") != "0"
 
 
 def main() -> None:

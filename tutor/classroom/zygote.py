@@ -61,7 +61,8 @@ PRELOAD = (
 class Zygote:
     """The server's handle on its zygote process: started with the server, stopped with it."""
 
-    def __init__(self) -> None:
+    def __init__(self, environment: dict[str, str] | None = None) -> None:
+        self.environment = environment or {}  # the class's lessons (`offer`), parsed once in the zygote
         self.folder: Path | None = None
         self.process: subprocess.Popen | None = None
         self.socket_path: Path | None = None
@@ -78,6 +79,7 @@ class Zygote:
                 self.process = subprocess.Popen(
                     [sys.executable, "-m", "tutor.classroom.zygote", str(listener.fileno())],
                     pass_fds=(listener.fileno(),), stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                    env={**os.environ, **self.environment},
                     start_new_session=True)  # the teacher's Ctrl+C reaches the students through their launchers
         except BaseException:
             self.stop()
@@ -257,8 +259,11 @@ def main() -> None:
     for name in PRELOAD:
         importlib.import_module(name)
     from lessons.course import load_course
+    from tutor.classroom.student_app import class_lessons
 
-    load_course(user_dir=None)  # parsed once here: every student's tutor (a new data folder) skips parsing it
+    # parsed once here: every student's tutor (a new data folder) skips parsing the class's lessons
+    folders, bundled = class_lessons(os.environ)
+    load_course(folders, user_dir=None, include_bundled=bundled)
     if threading.active_count() != 1:
         sys.exit(f"an import started a thread, which a fork would not copy: {threading.enumerate()}")
     sys.stdout.flush()

@@ -16,6 +16,7 @@ from pathlib import Path
 import click
 
 from tutor.commands.trust import require_confinement, trust_option
+from tutor.untrusted import echo
 
 WATCH_INTERVAL = 0.5  # seconds between two looks at the files' modification times
 MAX_WATCHED = 2000  # files; a bigger tree is watched in part, and the command says so
@@ -28,6 +29,7 @@ class Report:
     warnings: list = field(default_factory=list)
     checked: int = 0
     notes: list = field(default_factory=list)  # what the author should know, neither a problem nor a warning
+    torch: str | None = None   # the PyTorch version `--against-torch` compared with
 
 
 @click.command("check")
@@ -49,7 +51,7 @@ def command(ctx: click.Context, paths: tuple[Path, ...], against_torch: bool, st
 
     require_confinement("check", trust_lessons, paths)
     if against_torch and not torch_available():
-        click.echo("--against-torch needs PyTorch, which is not installed here (pip install torch).", err=True)
+        echo("--against-torch needs PyTorch, which is not installed here (pip install torch).", err=True)
         sys.exit(2)
     from tutor.paths import lessons_dir
 
@@ -79,17 +81,19 @@ def print_report(report: Report, strict: bool, lang: str = "en") -> int:
     """Print the problems (and, when strict, the warnings) and the summary; the exit status. A problem
     with a Japanese message (`LessonError.ja`) is printed in Japanese when `lang` is "ja"."""
     for note in report.notes:
-        click.echo(f"note: {note}")
+        echo(f"note: {note}")
     shown = report.problems + (report.warnings if strict else [])
     for problem in sorted(shown, key=lambda p: (p.path, p.line or 0)):
-        click.echo(problem.localized(lang))
+        echo(problem.localized(lang))
     lessons = "lesson" if report.checked == 1 else "lessons"
     found = "problem" if len(report.problems) == 1 else "problems"
     summary = f"{report.checked} {lessons} checked, {len(report.problems)} {found}"
     if report.warnings:
         plural = "warning" if len(report.warnings) == 1 else "warnings"
         summary += f", {len(report.warnings)} {plural}" + ("" if strict else " (--strict lists them)")
-    click.echo(summary)
+    if report.torch:
+        echo(f"answers compared with PyTorch {report.torch} (programs run in the sandbox)")
+    echo(summary)
     return 1 if report.problems or (strict and report.warnings) else 0
 
 
@@ -162,7 +166,9 @@ def check_paths(paths: tuple[Path, ...], *, against_torch: bool = False, require
     if against_torch:
         from lessons.against_torch import compare_with_torch
 
-        report.problems.extend(compare_with_torch(sound))
+        comparison = compare_with_torch(sound)
+        report.problems.extend(comparison.problems)
+        report.torch = comparison.version
     report.checked = len(files)
     return report
 
@@ -229,7 +235,7 @@ def _watched(paths: tuple[Path, ...]) -> tuple[dict[Path, tuple[int, int]], bool
 
 def _watch(paths: tuple[Path, ...], once, status: int, rounds: int | None) -> int:
     state, cut = _watched(paths)
-    click.echo(f"watching {len(state)} files for changes" + (f" (only the first {MAX_WATCHED})" if cut else "")
+    echo(f"watching {len(state)} files for changes" + (f" (only the first {MAX_WATCHED})" if cut else "")
                + "; Ctrl-C stops")
     done = 0
     try:
@@ -240,10 +246,10 @@ def _watch(paths: tuple[Path, ...], once, status: int, rounds: int | None) -> in
                 continue
             changed = sorted(str(p) for p in now.keys() | state.keys() if now.get(p) != state.get(p))
             state = now
-            click.echo(f"\n--- {time.strftime('%H:%M:%S')} changed: {', '.join(changed[:3])}"
+            echo(f"\n--- {time.strftime('%H:%M:%S')} changed: {', '.join(changed[:3])}"
                        + (f" and {len(changed) - 3} more" if len(changed) > 3 else ""))
             status = once()
             done += 1
     except KeyboardInterrupt:
-        click.echo("\nstopped watching")
+        echo("\nstopped watching")
     return status

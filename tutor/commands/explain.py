@@ -10,7 +10,6 @@ still explained), 2 usage error (no such file, unknown step, broken lesson).
 """
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -18,7 +17,7 @@ import click
 
 from tutor.commands.snippet_file import read_snippet, usage
 from tutor.commands.trust import require_confinement, trust_option
-from tutor.untrusted import plain
+from tutor.untrusted import echo, json_dumps, plain, text
 
 MAX_FILE_BYTES = 1_000_000
 
@@ -73,13 +72,13 @@ def command(file: Path | None, step_id: str | None, seed: int, as_json: bool, la
     from engine.sandbox.explanations import explain_in_worker
 
     console = Console()
-    explanation = explain_in_worker(source, symbolic=symbolic, timeout=timeout,
-                                    want=("json",) if as_json else ("report",), lang=lang, width=console.width)
+    explanation = explain_in_worker(source, symbolic=symbolic, timeout=timeout, want=("json",) if as_json else ("report",),
+                                    lang=lang, width=console.width, clean=plain)
     if as_json:
         data = dict(explanation.json or {})
         if step_info is not None:
             data["step"] = step_info
-        click.echo(json.dumps(data, ensure_ascii=False))
+        echo(json_dumps(data))
     else:
         _print(console, explanation, lang, step_info)
     sys.exit(0 if explanation.ok else 1)
@@ -90,17 +89,18 @@ def _print(console, explanation, lang: str, step_info: dict | None) -> None:
 
     from engine.explain.messages import t
 
+    # only Text and the renderables rebuilt (cleaned) from the sandbox are printed: nothing is read as markup
     if step_info is not None and step_info.get("expression"):
-        console.print(f"[bold]{step_info['id']}[/bold]: {step_info['expression']}", highlight=False)
+        console.print(text(Text.assemble((step_info["id"], "bold"), ": ", step_info["expression"])), highlight=False)
     if explanation.stdout:
-        console.rule(t("printed", lang))
+        console.rule(text(t("printed", lang)))
         console.out(plain(explanation.stdout), end="" if explanation.stdout.endswith("\n") else "\n")
     if not explanation.calls:
-        console.print(t("no_backward", lang))
+        console.print(text(t("no_backward", lang)))
     for renderable in explanation.report:
         console.print(renderable)
     if explanation.error is not None:
-        console.print(Text.assemble((t("program_failed", lang) + " ", "red"), plain(str(explanation.error))))
+        console.print(text(Text.assemble((t("program_failed", lang) + " ", "red"), str(explanation.error))))
 
 
 
@@ -153,7 +153,7 @@ def _lesson(file: Path):
     lesson, problems = read_lesson(file)
     if lesson is None or problems:
         for problem in problems:
-            click.echo(str(problem), err=True)
+            echo(str(problem), err=True)
         _usage(f"{file}: the lesson has errors (see above); `autograd-tutor check {file}` lists them")
     return lesson
 

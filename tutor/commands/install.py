@@ -20,6 +20,7 @@ from pathlib import Path
 import click
 
 from tutor.commands.trust import require_confinement, trust_option
+from tutor.untrusted import echo
 
 
 class _Refused(Exception):
@@ -43,10 +44,10 @@ def command(ctx: click.Context, file: Path, replace: bool, trust_lessons: bool) 
         require_confinement("install", trust_lessons, ())
         _install(file, archive, user_dir, replace)
     except (ArchiveError, _Refused) as error:
-        _say(f"not installed: {error}", err=True)
+        echo(f"not installed: {error}", err=True)
         sys.exit(1)
     except OSError as error:
-        _say(f"not installed: cannot write into {user_dir}: {error.strerror or error}", err=True)
+        echo(f"not installed: cannot write into {user_dir}: {error.strerror or error}", err=True)
         sys.exit(1)
 
 
@@ -63,7 +64,7 @@ def _install(file: Path, archive, user_dir: Path, replace: bool) -> None:
             report = check_paths((staging,), user_dir=None)
         if problems or report.problems:
             for problem in [*problems, *report.problems]:
-                _say(str(problem).replace(str(staging), f"{file}!"), err=True)
+                echo(str(problem).replace(str(staging), f"{file}!"), err=True)
             raise _Refused("the pack has problems (above); tell its author")
         (staging / INSTALLED_FILE).write_text(json.dumps({"name": pack.name, "version": pack.version,
                                                           "archive": file.name}), encoding="utf-8")
@@ -81,8 +82,8 @@ def _install(file: Path, archive, user_dir: Path, replace: bool) -> None:
         if staging.exists():
             shutil.rmtree(staging, ignore_errors=True)
     if report.warnings:
-        _say(f"{len(report.warnings)} pedagogy warnings (`autograd-tutor check --strict {target}` lists them)")
-    _say(f"Installed {pack.name} {pack.version} ({len(pack.lessons)} lesson"
+        echo(f"{len(report.warnings)} pedagogy warnings (`autograd-tutor check --strict {target}` lists them)")
+    echo(f"Installed {pack.name} {pack.version} ({len(pack.lessons)} lesson"
          f"{'s' if len(pack.lessons) != 1 else ''}) into {target}")
 
 
@@ -102,9 +103,3 @@ def _refuse_to_overwrite(target: Path, name: str, replace: bool) -> None:
         raise _Refused(f"{name}{version} is already installed in {target}; add --replace to install this "
                        "archive instead")
 
-
-def _say(message: str, err: bool = False) -> None:
-    """Messages quote archive member names and lesson values: shown inert (`tutor.untrusted`)."""
-    from tutor.untrusted import plain
-
-    click.echo(plain(message), err=err)

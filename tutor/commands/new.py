@@ -11,6 +11,8 @@ from pathlib import Path
 
 import click
 
+from tutor.untrusted import echo
+
 TEMPLATE = '''\
 #:schema __SCHEMA__
 # (the line above gives editors with a TOML language server — taplo, Even Better TOML —
@@ -137,11 +139,11 @@ def command(ctx: click.Context, name: str, folder: Path | None) -> None:
     if lesson_id in taken and not path.exists():
         other, where = taken[lesson_id]
         suggestion = free_id(lesson_id, taken)
-        click.echo(f"the lesson id '{lesson_id}' is taken by {other} ({where}), and the tutor loads only one "
+        echo(f"the lesson id '{lesson_id}' is taken by {other} ({where}), and the tutor loads only one "
                    f"lesson per id; choose another name, like: autograd-tutor new {suggestion}", err=True)
         sys.exit(1)
     if path.exists():
-        click.echo(f"{path} already exists; choose another name or move that file away.", err=True)
+        echo(f"{path} already exists; choose another name or move that file away.", err=True)
         sys.exit(1)
     from lessons.spec import SCHEMA_PATH
 
@@ -151,9 +153,9 @@ def command(ctx: click.Context, name: str, folder: Path | None) -> None:
         with open(path, "x", encoding="utf-8") as file:
             file.write(text.replace("__FILE__", str(path)))
     except OSError as error:
-        click.echo(f"cannot write {path}: {error.strerror or error}", err=True)
+        echo(f"cannot write {path}: {error.strerror or error}", err=True)
         sys.exit(1)
-    click.echo(f"Wrote {path} (lesson id '{lesson_id}'). Edit it, then run: autograd-tutor check {path}")
+    echo(f"Wrote {path} (lesson id '{lesson_id}'). Edit it, then run: autograd-tutor check {path}")
 
 
 def _ids_in(folder: Path) -> dict:

@@ -12,6 +12,7 @@ from pathlib import Path
 import click
 
 from tutor.commands.trust import require_confinement, trust_option
+from tutor.untrusted import echo
 
 
 @click.command("pack")
@@ -38,14 +39,14 @@ def command(ctx: click.Context, folder: Path, output: Path | None, trust_lessons
         report = check_paths((folder,), user_dir=user_dir)
     status = print_report(report, strict=False, lang=message_language(ctx))
     if status:
-        click.echo(f"not packed: fix the problems above, then run `autograd-tutor pack {folder}` again", err=True)
+        echo(f"not packed: fix the problems above, then run `autograd-tutor pack {folder}` again", err=True)
         sys.exit(1)
     pack, _ = read_pack(folder)
     target = output if output is not None else Path.cwd()
     try:
         written = write_archive(pack, target)
     except OSError as error:
-        click.echo(f"cannot write the archive into {target}: {error.strerror or error}", err=True)
+        echo(f"cannot write the archive into {target}: {error.strerror or error}", err=True)
         sys.exit(1)
-    click.echo(f"Wrote {written} ({pack.name} {pack.version}, {len(pack.lessons)} "
+    echo(f"Wrote {written} ({pack.name} {pack.version}, {len(pack.lessons)} "
                f"lesson{'s' if len(pack.lessons) != 1 else ''}). Share it; others run: autograd-tutor install {written.name}")

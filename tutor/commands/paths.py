@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import click
 
+from tutor.untrusted import echo
+
 
 @click.command("paths")
 @click.pass_context
@@ -15,4 +17,4 @@ def command(ctx: click.Context) -> None:
             ("progress database", paths.database_path(override))]
     width = max(len(name) for name, _ in rows)
     for name, path in rows:
-        click.echo(f"{name + ':':<{width + 1}} {path}")
+        echo(f"{name + ':':<{width + 1}} {path}")

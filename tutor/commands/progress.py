@@ -5,6 +5,8 @@ from datetime import datetime, timezone
 
 import click
 
+from tutor.untrusted import echo
+
 
 @click.command("progress")
 @click.option("--data-dir", type=click.Path(file_okay=False), default=None,
@@ -28,29 +30,28 @@ def command(ctx: click.Context, data_dir: str | None, export_path: str | None, i
     try:
         store = ProgressStore(data_dir=data_dir or parent.get("data_dir"))
     except ProgressError as error:
-        raise click.ClickException(str(error)) from None
+        raise click.ClickException(plain(error)) from None
     lang = parent.get("lang") or default_language()
     with store:
         if store.recovered_from is not None:
-            click.echo(t("progress_salvaged", lang, count=store.salvaged["attempts"], path=store.recovered_from),
-                       err=True)
+            echo(t("progress_salvaged", lang, count=store.salvaged["attempts"], path=store.recovered_from), err=True)
         try:
             if export_path:
                 count = export_json(store, export_path)
-                click.echo(f"Exported {count} attempts to {export_path}")
+                echo(f"Exported {count} attempts to {export_path}")
             elif import_path:
                 changed = import_json(store, import_path)
-                click.echo(f"Imported from {import_path}: {changed['attempts']} new attempts, "
+                echo(f"Imported from {import_path}: {changed['attempts']} new attempts, "
                            f"{changed['positions']} lesson positions, {changed['cards']} review cards updated")
             else:
-                click.echo(summary(store, parent.get("lesson_dirs", ()), data_dir or parent.get("data_dir")))
+                echo(summary(store, parent.get("lesson_dirs", ()), data_dir or parent.get("data_dir")))
         except ProgressError as error:
-            raise click.ClickException(str(error)) from None
+            raise click.ClickException(plain(error)) from None
         finally:
             if store.skipped:
-                click.echo(t("progress_rows_skipped", lang, count=len(store.skipped)), err=True)
+                echo(t("progress_rows_skipped", lang, count=len(store.skipped)), err=True)
                 for note in store.skipped:
-                    click.echo(f"  {plain(note)}", err=True)
+                    echo(f"  {note}", err=True)
 
 
 def summary(store, lesson_dirs=(), data_dir=None) -> str:

@@ -6,7 +6,6 @@ Exit status 0 when the snippet ran, 1 when it failed or was refused, 2 for a usa
 """
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -14,7 +13,7 @@ import click
 
 from tutor.commands.snippet_file import read_snippet
 from tutor.commands.trust import require_confinement, trust_option
-from tutor.untrusted import plain
+from tutor.untrusted import echo, json_dumps
 
 
 @click.command("run")
@@ -40,12 +39,12 @@ def command(file: Path, as_json: bool, trust_lessons: bool) -> None:
         if error is not None:
             report["error"] = error.to_json()
         report["tensors"] = {name: _json_entry(entry) for name, entry in tensors.items()}
-        click.echo(json.dumps(report, ensure_ascii=False))
+        echo(json_dumps(report))
     else:
-        click.echo(plain(stdout), nl=False)
+        echo(stdout, nl=False)
         _print_tensors(tensors)
         if error is not None:
-            click.echo(plain(str(error)), err=True)
+            echo(error, err=True)
     sys.exit(0 if ok else 1)
 
 
@@ -56,15 +55,15 @@ def _json_entry(entry: dict) -> dict:
 
 def _print_tensors(tensors: dict[str, dict]) -> None:
     if tensors:
-        click.echo(click.style("── tensors " + "─" * 40, dim=True))
+        echo("── tensors " + "─" * 40, dim=True)
     for name, t in tensors.items():
         if "same_as" in t:
-            click.echo(f"{name} = {t['same_as']}  (the same tensor)")
+            echo(f"{name} = {t['same_as']}  (the same tensor)")
             continue
         if "error" in t:
-            click.echo(f"{name}: {t['error']}")
+            echo(f"{name}: {t['error']}")
             continue
-        click.echo(f"{name} = " + plain(t["repr"]).replace("\n", "\n" + " " * (len(name) + 3)))
-        click.echo(f"    requires_grad={t['requires_grad']}  is_leaf={t['is_leaf']}  grad_fn={t['grad_fn']}")
+        echo(f"{name} = " + t["repr"].replace("\n", "\n" + " " * (len(name) + 3)))
+        echo(f"    requires_grad={t['requires_grad']}  is_leaf={t['is_leaf']}  grad_fn={t['grad_fn']}")
         grad = t["grad_repr"]
-        click.echo("    grad=" + ("None" if grad is None else plain(grad).replace("\n", "\n         ")))
+        echo("    grad=" + ("None" if grad is None else grad.replace("\n", "\n         ")))

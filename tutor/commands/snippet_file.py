@@ -5,11 +5,11 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import click
+from tutor.untrusted import echo
 
 
 def usage(command: str, message: str) -> None:
-    click.echo(f"autograd-tutor {command}: {message}", err=True)
+    echo(f"autograd-tutor {command}: {message}", err=True)
     sys.exit(2)
 
 

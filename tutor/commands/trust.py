@@ -11,25 +11,21 @@ import click
 from tutor.commands.snippet_file import usage
 
 
-def unconfined_reason(profile: str = "full") -> str | None:
-    """Why snippets would run without the OS sandbox here, or None when they are confined."""
-    from engine.sandbox import worker
-
-    confinement = worker(profile).confinement()
-    return None if confinement.confined else confinement.reason
-
-
 def require_confinement(command: str, trust: bool, paths=(), profile: str = "full") -> None:
-    """Exit with a usage error (status 2) when `command` would run a stranger's code unconfined
+    """Exit with status 2 when the snippet worker cannot start (the tutor's problem: said so, no lesson
+    blamed, no sandbox to switch off), or when `command` would run a stranger's code unconfined
     (`paths`: the lesson files or folders it would run; all inside the bundled course is fine)."""
+    from engine.sandbox import worker
     from lessons.folders import is_bundled
 
-    if trust or (paths and all(map(is_bundled, paths))):
+    confinement = worker(profile).confinement()
+    if not confinement.started:
+        usage(command, f"{confinement.reason}. This is a problem with the tutor on this computer, not with your "
+                       "files; reinstalling autograd-tutor usually fixes it.")
+    if confinement.confined or trust or (paths and all(map(is_bundled, paths))):
         return
-    reason = unconfined_reason(profile)
-    if reason is not None:
-        usage(command, f"snippets cannot be sandboxed here ({reason}). Run only files you trust, "
-                       "and say so with --trust-lessons.")
+    usage(command, f"snippets cannot be sandboxed here ({confinement.reason}). Run only files you trust, "
+                   "and say so with --trust-lessons.")
 
 
 trust_option = click.option("--trust-lessons", is_flag=True,

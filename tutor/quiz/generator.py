@@ -50,12 +50,12 @@ ERROR_CHOICES = (
     ErrorChoice(
         "RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn",
         LocalText("Nothing in the computation requires gradients, so there is no graph to go back through.",
-                  "勾配を必要とするテンソルがないので、さかのぼるグラフがありません。"),
+                  "`requires_grad=True` のテンソルがないので、さかのぼるグラフがありません。"),
     ),
     ErrorChoice(
         "none",
         LocalText("Runs cleanly: a scalar output, a graph that still exists, a leaf that requires grad.",
-                  "エラーなし：出力はスカラー、グラフは残っていて、葉テンソルは勾配を必要としています。"),
+                  "エラーなし：出力はスカラー、グラフは残っていて、葉テンソルは `requires_grad=True` です。"),
     ),
 )
 

@@ -1,8 +1,10 @@
-"""The Class screen, for the teacher's own terminal: who is where, the hardest steps, accuracy per lesson.
+"""The Class screen, for the teacher's own terminal: who is stuck where, the hardest steps, accuracy per lesson.
 
 `autograd-tutor class view --class-dir DIR` opens it (or "Class" in the command palette of an app
 opened that way). Numbers come from `tutor.classroom.report` (read-only on every student's database)
-and are read again every few seconds while students work, off the UI thread.
+on the course the class was served (class.json, loaded once: `app.class_course`, not the app's own
+course), and are read again every few seconds while students work, off the UI thread. Students who
+need help come first.
 """
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from textual_plotext import PlotextPlot
 
 from tutor.formatting import accuracy_bar
 from tutor.i18n import t
+from tutor.untrusted import plain, text
 from tutor.widgets.footer import TutorFooter
 
 REFRESH_SECONDS = 5.0
@@ -40,7 +43,7 @@ def _axis_label(row, lang: str) -> str:
     cell per character, so a Japanese title would push the bars out of line."""
     from rich.cells import cell_len
 
-    title = row.title.get(lang) or row.lesson_id
+    title = plain(row.title.get(lang) or row.lesson_id)  # plotext draws it with ANSI codes: cleaned first
     return short(title if cell_len(title) == len(title) else row.lesson_id)
 
 
@@ -52,6 +55,7 @@ class ClassScreen(Screen[None]):
         super().__init__()
         self.class_dir = Path(class_dir)
         self.report = None
+        self.course = None  # the class's course (class.json), resolved on mount
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -65,6 +69,10 @@ class ClassScreen(Screen[None]):
         yield TutorFooter()
 
     def on_mount(self) -> None:
+        from tutor.classroom.folder import ClassFolder
+        from tutor.classroom.report import class_course
+
+        self.course = getattr(self.app, "class_course", None) or class_course(ClassFolder(self.class_dir))
         self.sub_title = t("class_title", self.app.lang)
         self.action_refresh()
         self.set_interval(REFRESH_SECONDS, self.action_refresh)
@@ -73,13 +81,11 @@ class ClassScreen(Screen[None]):
     def action_refresh(self) -> None:
         from tutor.classroom.report import build_report
 
-        lesson_dirs = getattr(self.app, "class_lesson_dirs", None)
-        report = build_report(self.class_dir, lesson_dirs, course=self.app.course if lesson_dirs is None else None)
+        report = build_report(self.class_dir, course=self.course)
         self.app.call_from_thread(self.show, report)
 
     def show(self, report) -> None:
-        from tutor.classroom.report import step_cells, student_cells
-
+        from tutor.classroom.report import STEP_HEADINGS, STUDENT_HEADINGS, needing_help_first, step_cells, student_cells
         self.report = report
         lang = self.app.lang
         students, steps = self.query_one("#class-students", DataTable), self.query_one("#class-steps", DataTable)
@@ -89,25 +95,28 @@ class ClassScreen(Screen[None]):
         self.query_one("#class-students-title", Static).update(t("class_students_title", lang))
         self.query_one("#class-steps-title", Static).update(t("class_steps_title", lang))
         if not report.students:
-            summary.update(Text(t("class_empty", lang, path=self.class_dir), style="dim"))
+            summary.update(text(t("class_empty", lang, path=self.class_dir), "dim"))
         else:
             attempts = sum(row.attempts for row in report.students)
             correct = sum(row.correct for row in report.students)
             accuracy = f"{correct / attempts:.0%}" if attempts else "—"
+            stuck = sum(row.stuck for row in report.students)
             summary.update(Text(t("class_summary", lang, students=len(report.students), attempts=attempts,
-                                  accuracy=accuracy), style="bold"))
-        for key in ("class_col_student", "class_col_lessons", "col_accuracy", "col_attempts", "class_col_last_seen"):
+                                  accuracy=accuracy) + (t("class_summary_stuck", lang, n=stuck) if stuck else ""),
+                                style="bold"))
+        accuracy_column = STUDENT_HEADINGS.index("col_accuracy")
+        for key in STUDENT_HEADINGS:
             students.add_column(t(key, lang), key=key)
-        for row in report.students:
+        for row in needing_help_first(report.students):
             cells = student_cells(row, report.generated_at, lang)
-            cells[2] = accuracy_bar(row.accuracy) if not row.problem else cells[2]
+            if not row.problem:
+                cells[accuracy_column] = accuracy_bar(row.accuracy)
             students.add_row(*cells, key=row.folder)
-        for key in ("class_col_lesson", "class_col_step", "class_col_first_try", "class_col_first_try_rate",
-                    "class_col_eventually"):
+        for key in STEP_HEADINGS:
             steps.add_column(t(key, lang), key=key)
         for index, row in enumerate(report.steps):
             cells = step_cells(row, lang)
-            cells[0] = short(cells[0], 28)
+            cells[0].truncate(28, overflow="ellipsis")
             steps.add_row(*cells, key=f"{index}")
         self._plot(report, lang)
 

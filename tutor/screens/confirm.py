@@ -1,4 +1,4 @@
-"""A yes/no question over the current screen (resetting a lesson asks first)."""
+"""A yes/no question over the current screen (resetting a lesson asks first); the question is plain text."""
 from __future__ import annotations
 
 from textual.app import ComposeResult
@@ -8,6 +8,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from tutor.i18n import t
+from tutor.untrusted import text
 
 
 class ConfirmScreen(ModalScreen[bool]):
@@ -16,6 +17,7 @@ class ConfirmScreen(ModalScreen[bool]):
     BINDINGS = [
         Binding("y", "answer(True)", "yes"),
         Binding("n,escape", "answer(False)", "no"),
+        Binding("left,right", "switch", show=False),
     ]
 
     def __init__(self, question: str) -> None:
@@ -25,7 +27,7 @@ class ConfirmScreen(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         lang = self.app.lang
         with Vertical(id="dialog"):
-            yield Static(self.question, id="question")
+            yield Static(text(self.question), id="question")  # holds a lesson title: never markup
             with Horizontal(id="buttons"):
                 yield Button(t("yes", lang), id="yes", variant="error")
                 yield Button(t("no", lang), id="no", variant="primary")
@@ -35,6 +37,10 @@ class ConfirmScreen(ModalScreen[bool]):
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.dismiss(event.button.id == "yes")
+
+    def action_switch(self) -> None:
+        """The arrow keys move between the two buttons, as in any dialog."""
+        self.query_one("#no" if self.focused is self.query_one("#yes") else "#yes", Button).focus()
 
     def action_answer(self, yes: bool) -> None:
         self.dismiss(yes)

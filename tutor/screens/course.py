@@ -11,6 +11,7 @@ from textual.widgets.option_list import Option
 
 from tutor.i18n import t
 from tutor.problems import broken_notice, where
+from tutor.untrusted import plain, text
 from tutor.widgets.footer import TutorFooter
 from tutor.widgets.inline_text import inline_markdown
 
@@ -88,14 +89,14 @@ class CourseScreen(Screen[None]):
             if shown and len(sections) > 1:
                 if options:
                     options.append(None)
-                options.append(Option(Text(section_heading(section, lang), style="bold"), disabled=True))
+                options.append(Option(text(section_heading(section, lang), "bold"), disabled=True))
             options += shown
         if not options:
             options.append(Option(Text(t("no_lessons", lang), style="dim"), disabled=True))
         if outline.broken:
             options += [None, Option(Text(t("broken_title", lang), style="bold red"), disabled=True)]
-            options += [Option(Text.assemble((f"⚠ {where(error.path, error.line)}", "bold red"), "\n",
-                                             (t("lesson_file_problem", lang), "red"), "\n", (str(error.path), "dim")),
+            options += [Option(Text.assemble((f"⚠ {plain(where(error.path, error.line))}", "bold red"), "\n",
+                                             (t("lesson_file_problem", lang), "red"), "\n", (plain(error.path), "dim")),
                                id=f"{BROKEN}{i}")
                         for i, error in enumerate(outline.broken)]
         listing.set_options(options)
@@ -123,7 +124,14 @@ class CourseScreen(Screen[None]):
         self.refresh_lessons()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
-        self.query_one("#lessons", OptionList).focus()
+        """Enter in the filter: the one lesson it matches opens at once; with several, the list takes over."""
+        lessons = self.query_one("#lessons", OptionList)
+        matches = [option.id for option in lessons.options
+                   if not option.disabled and option.id and not option.id.startswith(BROKEN)]
+        if len(matches) == 1:
+            self._open(matches[0])
+        else:
+            lessons.focus()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         self._open(event.option.id)
@@ -142,11 +150,11 @@ class CourseScreen(Screen[None]):
             self.app.open_lesson(option_id)
 
     def action_resume(self) -> None:
-        position = self.app.last_position()
-        if position is None:
+        target = self.app.resume_target()
+        if target is None:
             self.notify(t("resume_nothing", self.app.lang))
         else:
-            self.app.open_lesson(position.lesson_id, position.step_id)
+            self.app.open_lesson(*target)
 
     def action_filter(self) -> None:
         self.query_one("#filter", Input).focus()

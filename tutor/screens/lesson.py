@@ -47,6 +47,7 @@ class LessonScreen(StepActions, Screen[None]):
         super().__init__()
         self.lesson = lesson
         self.index = index
+        self.furthest = index  # read steps up to here count as read (the learner opened the lesson past them)
         self.states: dict[str, StepState] = {}
         self.practice = practice
 
@@ -97,11 +98,16 @@ class LessonScreen(StepActions, Screen[None]):
         self.app.save_position(self.lesson.id, self.step.id)
         self._show_progress()
         self._show_source()
+        last = self.index == len(self.lesson.steps) - 1
+        self.view.continue_key = "enter_finish" if last else "enter_continue"
         await self.view.show(self.index, remember)
         self.refresh_bindings()
 
     def _show_progress(self) -> None:
-        outcomes = [self.states[s.id].outcome if s.id in self.states else None for s in self.lesson.steps]
+        self.furthest = max(self.furthest, self.index)
+        outcomes = [("read" if s.kind == "read" and i <= self.furthest
+                     else self.states[s.id].outcome if s.id in self.states else None)
+                    for i, s in enumerate(self.lesson.steps)]
         self.query_one("#progress", StepProgress).show(self.index, outcomes, self.app.lang)
 
     def _show_source(self) -> None:
@@ -135,7 +141,9 @@ class LessonScreen(StepActions, Screen[None]):
         lang = self.app.lang
         progress = self.app.lesson_progress(self.lesson)
         if progress is not None and str(progress.status) == "done":
-            self.notify(t("lesson_done", lang))
+            # back to the course, where the lesson now shows as done: the notice covers no options there
+            self.app.notify(t("lesson_done", lang, title=self.lesson.title.get(lang)))
+            self.dismiss()
         else:
             left = progress.total - len(progress.solved) if progress is not None else 0
             self.notify(t("lesson_last_step", lang, count=left))

@@ -13,6 +13,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Header, Static
 
 from tutor.i18n import t
+from tutor.untrusted import text
 from tutor.widgets.due_label import due_label
 from tutor.widgets.footer import TutorFooter
 
@@ -48,7 +49,7 @@ class QuizSummaryScreen(Screen[None]):
             now = self.now()
             for concept, tally in sorted(self.summary.concepts.items()):
                 table.add_row(
-                    concept,
+                    text(concept),
                     Text(str(tally.correct), style="green" if tally.correct else "dim"),
                     Text(str(tally.wrong), style="red" if tally.wrong else "dim"),
                     Text(str(tally.revealed), style="yellow" if tally.revealed else "dim"),

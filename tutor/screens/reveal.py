@@ -25,6 +25,7 @@ from textual.worker import Worker, WorkerState
 from textual.widgets import Header, LoadingIndicator, Static, TabbedContent, TabPane
 
 from tutor.i18n import t
+from tutor.untrusted import plain, text
 from tutor.widgets.backprop_stepper import BackpropStepper
 from tutor.widgets.footer import TutorFooter
 from tutor.widgets.markdown_text import MarkdownText
@@ -86,7 +87,7 @@ class RevealScreen(Screen[None]):
             if tab == "answer":
                 yield from self._answer_widgets(lang)
             elif self.problem is not None:
-                yield Static(Text(self.problem, style="yellow"), classes="problem")
+                yield Static(text(self.problem, "yellow"), classes="problem")
             else:
                 if tab == "jacobian" and self.symbolic is None:
                     yield Static(Text(t("symbolic_running", lang), style="dim"), id="symbolic-note")
@@ -97,11 +98,11 @@ class RevealScreen(Screen[None]):
         from tutor.formatting import format_value
 
         value = format_value(self.answer.kind, self.answer.value)
-        yield Static(Text.assemble((f"{self.step.expression} = ", "bold"), value), id="answer-value")
+        yield Static(text(Text.assemble((f"{self.step.expression} = ", "bold"), value)), id="answer-value")
         if self.explanation is not None:
             yield Static(Group(*(call.fd for call in self.explanation.panels)), id="fd-check")
         elif self.problem is not None:
-            yield Static(Text(self.problem, style="dim"), classes="problem")
+            yield Static(text(self.problem, "dim"), classes="problem")
         if self.step.explanation is not None:
             yield MarkdownText(self.step.explanation.get(lang), id="answer-explanation")
 
@@ -113,7 +114,7 @@ class RevealScreen(Screen[None]):
 
         self.width = self._panel_width()
         try:
-            explanation = explain_in_worker(self.source, lang=self.app.lang, width=self.width)
+            explanation = explain_in_worker(self.source, lang=self.app.lang, width=self.width, clean=plain)
         except Exception as error:  # the worker could not start: costs the panels, not the session
             self.problem = t("explain_unavailable", self.app.lang, reason=f"{type(error).__name__}: {error}")
             return
@@ -144,7 +145,8 @@ class RevealScreen(Screen[None]):
         from engine.sandbox.explanations import explain_in_worker
 
         seconds = getattr(self.app, "symbolic_seconds", None) or SYMBOLIC_SECONDS  # injectable (tests under load)
-        again = explain_in_worker(self.source, symbolic=symbolic, timeout=seconds, lang=self.app.lang, width=width)
+        again = explain_in_worker(self.source, symbolic=symbolic, timeout=seconds, lang=self.app.lang, width=width,
+                                   clean=plain)
         if not again.ok or len(again.panels) != len(base.panels):
             error = again.error
             raise RuntimeError(f"{error.type}: {error.message}" if error else "the program changed")
@@ -215,7 +217,7 @@ class RevealScreen(Screen[None]):
             note = self.query("#symbolic-note")
             if note:
                 reason = f"{type(event.worker.error).__name__}: {event.worker.error}"
-                note.first(Static).update(Text(t("symbolic_unavailable", self.app.lang, reason=reason), style="yellow"))
+                note.first(Static).update(text(t("symbolic_unavailable", self.app.lang, reason=reason), "yellow"))
             self.query("#symbolic-spinner").remove()
 
     # ------------------------------------------------------------------ actions

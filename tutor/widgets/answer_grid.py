@@ -105,7 +105,7 @@ class AnswerGrid(Widget, can_focus=True):
             if self._shows_values(row):
                 text.append("\n")
                 for column in range(self.columns):
-                    shown = "" if self.marks[row][column] is not False else f"✗ {format_cell(self.expected[row][column])}"
+                    shown = "" if self.marks[row][column] is not False else f"→ {format_cell(self.expected[row][column])}"
                     text.append(shown[:CELL_WIDTH].rjust(CELL_WIDTH) + " ", style=styles["correct"])
         return text
 

@@ -7,6 +7,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Static
 
 from tutor.i18n import t
+from tutor.untrusted import text
 
 
 class BackpropStepper(Vertical, can_focus=True):
@@ -34,7 +35,7 @@ class BackpropStepper(Vertical, can_focus=True):
     def compose(self) -> ComposeResult:
         # the content is given at compose time: a stepper removed again at once (a language switch
         # remakes the panels) must not look for children it never got
-        yield Static(self._position_text(), id="trace-position")
+        yield Static(text(self._position_text()), id="trace-position")
         with VerticalScroll():
             yield Static(self.steps[self.position][2], id="trace-step")
 
@@ -55,7 +56,7 @@ class BackpropStepper(Vertical, can_focus=True):
         self.show()
 
     def show(self) -> None:
-        self.query_one("#trace-position", Static).update(self._position_text())
+        self.query_one("#trace-position", Static).update(text(self._position_text()))
         self.query_one("#trace-step", Static).update(self.steps[self.position][2])
 
     def action_move(self, offset: int) -> None:

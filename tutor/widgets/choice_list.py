@@ -9,6 +9,8 @@ from textual.containers import ScrollableContainer
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from tutor.untrusted import text
+
 
 class _Choice:
     """An option's mark and label side by side, so a long label wraps under itself, not under the mark."""
@@ -32,7 +34,7 @@ class ChoiceList(OptionList):
     ✓ the correct one (once the step is over), ✗ each wrong one chosen."""
 
     def __init__(self, labels: list[Text | str], ids: Sequence[int] | None = None, **kwargs) -> None:
-        self._labels = [Text(label) if isinstance(label, str) else label for label in labels]
+        self._labels = [text(label) for label in labels]  # a lesson's options and error names: cleaned
         self._ids = list(ids) if ids is not None else list(range(len(labels)))
         super().__init__(*self._build({}), **kwargs)
         self.highlighted = None  # nothing chosen yet: an Enter carried over from the last step answers nothing

@@ -5,11 +5,14 @@ import re
 
 from rich.text import Text
 
+from tutor.untrusted import plain
+
 _SPANS = re.compile(r"`([^`]+)`|\*\*([^*]+)\*\*")
 
 
 def inline_markdown(source: str, style: str = "") -> Text:
-    """`source` with code spans and bold rendered, other Markdown left as written."""
+    """`source` (a lesson's text) with code spans and bold rendered, other Markdown left as written."""
+    source = plain(source)
     text = Text(style=style)
     position = 0
     for match in _SPANS.finditer(source):

@@ -11,6 +11,7 @@ from typing import ClassVar
 from rich.markdown import Heading, Markdown
 from textual.widgets import Static
 
+from tutor.untrusted import plain
 from tutor.widgets.japanese_wrap import join_japanese_lines
 
 
@@ -32,5 +33,6 @@ class MarkdownText(Static):
 
     def show_markdown(self, source: str) -> None:
         self.source = source
-        self.update(_LessonMarkdown(join_japanese_lines(source), code_theme="monokai", inline_code_lexer="python")
-                    if source else "")
+        # lesson text: cleaned, and links drawn as their text and address, never as terminal hyperlinks
+        self.update(_LessonMarkdown(plain(join_japanese_lines(source)), code_theme="monokai",
+                                    inline_code_lexer="python", hyperlinks=False) if source else "")

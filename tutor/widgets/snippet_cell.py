@@ -1,4 +1,4 @@
-"""A snippet and what it printed, like a notebook cell."""
+"""A snippet and what it printed, like a notebook cell (both untrusted: cleaned by `tutor.untrusted`)."""
 from __future__ import annotations
 
 from rich.syntax import Syntax
@@ -6,6 +6,8 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
+
+from tutor.untrusted import plain
 
 
 class SnippetCell(Vertical):
@@ -18,11 +20,12 @@ class SnippetCell(Vertical):
     def __init__(self, source: str, output: str | None, error: str | None, labels: dict[str, str],
                  earlier: str = "", **kwargs) -> None:
         super().__init__(**kwargs)
-        self._source = source.strip("\n")
-        self._output = output
-        self._error = error
+        # the program, what it printed and raised: cleaned before any Text is made of them
+        self._source = plain(source.strip("\n"))
+        self._output = None if output is None else plain(output)
+        self._error = None if error is None else plain(error)
         self._labels = labels
-        self._earlier = earlier
+        self._earlier = plain(earlier)
 
     def compose(self) -> ComposeResult:
         yield Static(self._code(self.app.current_theme.dark), classes="code")

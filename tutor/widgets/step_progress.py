@@ -7,7 +7,7 @@ from textual.widgets import Static
 from tutor.i18n import t
 
 # outcome -> (mark, style); steps not yet answered use the kind's own mark
-_MARKS = {"correct": ("●", "green"), "wrong": ("●", "red"), "revealed": ("●", "yellow")}
+_MARKS = {"correct": ("●", "green"), "wrong": ("●", "red"), "revealed": ("●", "yellow"), "read": ("●", "blue")}
 
 
 class StepProgress(Static):

@@ -22,6 +22,8 @@ from textual.widgets import Input, OptionList, Static
 from tutor.formatting import format_shape, format_value
 from tutor.i18n import t
 from tutor.practice import GRADED, StepState
+from tutor.untrusted import plain, text
+from tutor.widgets.answer_field import AnswerField
 from tutor.widgets.answer_grid import AnswerGrid, grid_fits
 from tutor.widgets.choice_list import ChoiceList
 from tutor.widgets.hints import Hints
@@ -123,11 +125,15 @@ class StepView(VerticalScroll, can_focus=True):
         if step.snippet is not None:
             yield self._snippet_cell(lang)
         if problem is not None:
-            yield Static(t("answer_unavailable", lang, where=problem), id="feedback", classes="-error")
+            from tutor.problems import WorkerProblem
+
+            message = (t("worker_unavailable", lang, reason=problem.reason) if isinstance(problem, WorkerProblem)
+                       else t("answer_unavailable", lang, where=problem))
+            yield Static(text(message), id="feedback", classes="-error")
             return
         if step.kind == "predict":
             before, _, after = t("predict_prompt", lang, expression="\0").replace("`", "").partition("\0")
-            yield Static(Text.assemble(before, (step.expression, "bold"), after), id="prompt")
+            yield Static(Text.assemble(before, (plain(step.expression), "bold"), after), id="prompt")
             yield from self._predict_editor(answer, lang)
         elif step.kind in ("error", "choice"):
             if step.kind == "error":
@@ -167,15 +173,15 @@ class StepView(VerticalScroll, can_focus=True):
                 yield AnswerGrid(answer.shape, id="grid")
             else:
                 yield Static(t("tensor_text_hint", lang, shape=shape), classes="editor-hint")
-            yield Input(placeholder=t("whole_answer_placeholder", lang), id="whole", select_on_focus=False)
+            yield AnswerField(placeholder=t("whole_answer_placeholder", lang), id="whole", select_on_focus=False)
         elif answer.kind == "bool":
             yield ChoiceList(["True", "False"], ids=[0, 1], id="choices")
         elif answer.kind == "number":
-            yield Input(placeholder=t("number_placeholder", lang), id="whole", select_on_focus=False)
+            yield AnswerField(placeholder=t("number_placeholder", lang), id="whole", select_on_focus=False)
         elif answer.kind == "none":
-            yield Input(placeholder=t("none_placeholder", lang), id="whole", select_on_focus=False)
+            yield AnswerField(placeholder=t("none_placeholder", lang), id="whole", select_on_focus=False)
         else:
-            yield Input(placeholder=t("text_placeholder", lang), id="whole", select_on_focus=False)
+            yield AnswerField(placeholder=t("text_placeholder", lang), id="whole", select_on_focus=False)
 
     def _restore(self, lang: str) -> None:
         """Put back what the learner typed and the last verdict (after F2, a reload, or coming back)."""
@@ -226,7 +232,8 @@ class StepView(VerticalScroll, can_focus=True):
         """The learner's prediction as a Reading, and the text to record."""
         import numpy as np
 
-        from tutor.answer_input import Reading, defined_names, read_answer
+        from tutor.answer_input import Reading
+        from tutor.grading import read_prediction
 
         whole = self.query("#whole")
         text = whole.first(Input).value if whole else ""
@@ -234,10 +241,7 @@ class StepView(VerticalScroll, can_focus=True):
         if answer.kind == "tensor" and grid and not text.strip():
             values, half, decimals = grid.first(AnswerGrid).readings()
             return Reading(values, half, decimals), repr(values.tolist())
-        run = answer.run
-        names = defined_names(run.source) if run is not None and getattr(run, "source", None) else None
-        evaluate = run.evaluate if run is not None else None
-        reading = read_answer(text, answer.kind, answer.shape, evaluate, names)
+        reading = read_prediction(answer, text)
         if grid and answer.kind == "tensor":
             grid.first(AnswerGrid).set_values(np.asarray(reading.value))
         return reading, text.strip()
@@ -397,7 +401,7 @@ class StepView(VerticalScroll, can_focus=True):
                 message.append(_space(lang) + t("quiz_first_counts", lang), style="dim")
             kind = "-correct"
         elif verdict == "close":
-            message = Text.assemble((t("close", lang), "bold yellow"))
+            message = Text.assemble((t("answer_close", lang), "bold yellow"))
             kind = "-close"
         elif verdict == "wrong":
             message = Text.assemble((t("wrong", lang), "bold red"))
@@ -441,7 +445,7 @@ class StepView(VerticalScroll, can_focus=True):
         if not found:
             return
         feedback = found.first(Static)
-        feedback.update(message)
+        feedback.update(text(message))  # typed text, answers and error messages: cleaned, styles kept
         feedback.set_classes(kind)
         self.call_after_refresh(self._scroll_into_view, feedback)
 
@@ -487,7 +491,10 @@ class StepView(VerticalScroll, can_focus=True):
         found = self.query("#whole")
         if not found:
             return
+        from tutor.answer_input import one_line
+
         whole = found.first(Input)
+        text = one_line(text)
         whole.value = text if replace else whole.value + text
         whole.focus()
         whole.cursor_position = len(whole.value)

@@ -1,4 +1,4 @@
 # expect: SnippetRejected line 4
 import torch.nn as nn
 class Net(nn.Module):
-    size: int = 3
+    __size: int = 3

@@ -1,5 +1,5 @@
 # expect: SnippetRejected line 3
 x = 1
-class Plain(object):
+class Plain(object, int):
     def forward(self):
         return 1

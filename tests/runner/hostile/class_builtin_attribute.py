@@ -1,4 +1,4 @@
 # expect: SnippetRejected line 4
 import torch.nn as nn
 class Net(nn.Module):
-    show = print
+    show = vars

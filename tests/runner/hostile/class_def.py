@@ -1,3 +1,3 @@
 # expect: SnippetRejected line 2
-class A:
+class A(Exception):
     pass

@@ -3,5 +3,5 @@ import torch.nn as nn
 class Net(nn.Module):
     def __init__(self):
         super().__init__()
-        self.kind = type(self)
+        self.kind = type(self).__dict__
 net = Net()

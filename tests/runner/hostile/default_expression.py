@@ -1,3 +1,3 @@
 # expect: SnippetRejected line 2
-def f(x=[].append):
+def f(x=().__class__):
     return x

@@ -1,3 +1,5 @@
-# expect: SnippetRejected line 3
+# expect: SnippetRejected line 5
 def gen():
     yield 1
+g = gen()
+frame = g.gi_frame

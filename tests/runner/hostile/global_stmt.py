@@ -1,4 +1,4 @@
 # expect: SnippetRejected line 3
 def f():
-    global x
-    x = 1
+    global __builtins__
+    __builtins__ = {}

@@ -1,0 +1,89 @@
+"""The learner's loop at its edges: the last step, a finished lesson, the filter's single match, the
+dialog's arrow keys, read steps in the progress marks."""
+from textual.widgets import Button
+
+from tutor.progress.store import ProgressStore
+from tutor.screens.confirm import ConfirmScreen
+from tutor.screens.course import CourseScreen
+from tutor.screens.lesson import LessonScreen
+
+GRADED = ("predict-grad", "predict-matrix", "predict-flag", "nonscalar", "why-argument")
+
+
+def finish_squares(data_dir) -> None:
+    with ProgressStore(data_dir=data_dir) as store:
+        for step_id in GRADED:
+            store.record_attempt(lesson_id="fixture-squares", step_id=step_id, concepts=(), answer=None,
+                                 outcome="correct")
+        store.save_position("fixture-squares", "why-argument")
+
+
+def marks(app) -> str:
+    return str(app.screen.query_one("#progress").render()).split("  ", 1)[1]
+
+
+async def test_the_last_step_says_what_enter_does_and_a_finished_lesson_returns_to_the_course(make_app, data_dir):
+    finish_squares(data_dir)
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("enter")
+        screen = app.screen
+        assert isinstance(screen, LessonScreen)
+        await screen.show_step(5)
+        await pilot.press("1", "enter")  # any option: the step is over either way after it is answered
+        await pilot.pause()
+        feedback = str(screen.query_one("#feedback").render())
+        if "Enter" in feedback:
+            assert "last step" in feedback and "next step" not in feedback
+        await screen.action_next()
+        await pilot.pause()
+        assert isinstance(app.screen, CourseScreen)
+        assert any("Lesson complete: Squares and their gradients." in str(n.message) for n in app._notifications)
+
+
+async def test_resume_after_a_finished_lesson_opens_the_next_one(make_app, data_dir):
+    finish_squares(data_dir)
+    app = make_app(folders=("course", "shapes"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("c")
+        await pilot.pause()
+        assert isinstance(app.screen, LessonScreen) and app.screen.lesson.id == "fixture-cube"
+
+
+async def test_enter_in_the_filter_opens_its_single_match(make_app):
+    app = make_app(folders=("course", "shapes"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("slash", *"cube", "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, LessonScreen) and app.screen.lesson.id == "fixture-cube"
+    app = make_app(folders=("course", "shapes"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("slash", "enter")  # no filter: several lessons, the list takes over
+        await pilot.pause()
+        assert isinstance(app.screen, CourseScreen) and app.focused.id == "lessons"
+
+
+async def test_arrow_keys_move_between_yes_and_no(make_app):
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("r")
+        assert isinstance(app.screen, ConfirmScreen)
+        assert app.focused.id == "no"
+        await pilot.press("left")
+        assert isinstance(app.focused, Button) and app.focused.id == "yes"
+        await pilot.press("right")
+        assert app.focused.id == "no"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, CourseScreen)
+
+
+async def test_a_read_step_fills_its_mark_once_read(make_app):
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("enter")
+        await pilot.pause()
+        assert marks(app).startswith("●○")  # the read step being read
+        await pilot.press("enter")
+        await pilot.pause()
+        assert marks(app).startswith("●○") and app.screen.index == 1

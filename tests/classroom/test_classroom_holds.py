@@ -1,0 +1,170 @@
+"""The server holds against one mischievous client (loopback only, bounded in count and time): the roster only
+after the class code, new students per minute, the first terminal size clamped, idle connections evicted under
+a file-descriptor limit, running out of descriptors survived, a tutor over its memory limit stopped."""
+import asyncio
+import logging
+import os
+import resource
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from test_classroom_server import ROOT, client_for, launcher_pid, make_server, read_until
+from tutor.classroom.server import CLOSE_MEMORY, MAX_COLUMNS, MAX_ROWS, InputBucket, terminal_size
+
+
+async def test_the_roster_is_shown_only_after_the_class_code(tmp_path):
+    (tmp_path / "class").mkdir()
+    (tmp_path / "class" / "roster.txt").write_text("Alice\n田中 太郎\n", encoding="utf-8")
+    client = await client_for(make_server(tmp_path, class_code="K7QX3M"))
+    try:
+        page = await (await client.get("/?lang=en")).text()
+        assert "Alice" not in page and "<select" not in page and 'id="code"' in page
+        wrong = await client.post("/join", data={"code": "NOPE", "lang": "en"})
+        assert wrong.status == 403 and "田中" not in await wrong.text()
+        right = await client.post("/join", data={"code": "k7qx3m", "lang": "en"})
+        page = await right.text()
+        assert right.status == 200 and "<option>田中 太郎</option>" in page and 'id="code"' not in page
+        joined = await client.post("/join", data={"name": "Alice", "lang": "en"}, allow_redirects=False)
+        assert joined.status == 303  # admitted: the code is not asked again
+    finally:
+        await client.close()
+
+
+async def test_new_students_per_minute_are_limited(tmp_path):
+    from tutor.classroom.limits import Rate
+
+    server = make_server(tmp_path)
+    server._new_students = Rate(2)
+    client = await client_for(server)
+    try:
+        statuses = [(await client.post("/join", data={"name": name, "lang": "en"}, allow_redirects=False)).status
+                    for name in ("Ann", "Ben", "Cid")]
+        assert statuses == [303, 303, 429]
+        again = await client.post("/join", data={"name": "Ben", "lang": "en"}, allow_redirects=False)
+        assert again.status == 303  # Ben's own browser (his cookie): not a new student
+        assert sorted(p.name for p in (tmp_path / "class" / "students").iterdir()) == ["ann", "ben"]
+    finally:
+        await client.close()
+
+
+def test_terminal_sizes_are_clamped():
+    assert terminal_size("100000", "100000") == (MAX_COLUMNS, MAX_ROWS)
+    assert terminal_size("-5", "x") == (10, 24) and terminal_size(None, 2**70) == (80, MAX_ROWS)
+
+
+async def test_the_first_terminal_size_is_clamped_too(tmp_path, monkeypatch):
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    server = make_server(tmp_path)
+    client = await client_for(server)
+    try:
+        await client.post("/join", data={"name": "Eve", "lang": "en"})
+        socket_ = await client.ws_connect("/ws?width=100000&height=100000")
+        await read_until(socket_, "Trying autograd")
+        environ = Path(f"/proc/{launcher_pid(server, 'eve')}/environ").read_bytes().split(b"\0")
+        assert f"COLUMNS={MAX_COLUMNS}".encode() in environ and f"ROWS={MAX_ROWS}".encode() in environ
+        await socket_.close()
+    finally:
+        await client.close()
+
+
+async def test_a_tutor_over_its_memory_limit_is_stopped_and_told(tmp_path, monkeypatch):
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    server = make_server(tmp_path, memory_per_student=10 * 1024 * 1024)  # far below a tutor's
+    client = await client_for(server)
+    try:
+        await client.post("/join", data={"name": "Eve", "lang": "en"})
+        socket_ = await client.ws_connect("/ws?width=80&height=24")
+        await read_until(socket_, None, seconds=60)
+        assert socket_.close_code == CLOSE_MEMORY
+        for _ in range(100):
+            if not server.student_pids():
+                break
+            await asyncio.sleep(0.1)
+        assert server.student_pids() == {}
+    finally:
+        await client.close()
+
+
+async def test_input_floods_wait(monkeypatch):
+    waited = []
+
+    async def sleep(seconds):
+        waited.append(seconds)
+
+    monkeypatch.setattr(asyncio, "sleep", sleep)
+    bucket = InputBucket()
+    for _ in range(4):
+        await bucket.take(64 * 1024)
+    assert waited and sum(waited) > 5  # 256 KiB at once: the last 128 KiB wait about 8 s at 16 KiB/s
+
+
+def test_running_out_of_file_descriptors_is_said_once(tmp_path, caplog):
+    import errno
+
+    server = make_server(tmp_path)
+    loop = asyncio.new_event_loop()
+    try:
+        with caplog.at_level(logging.WARNING):
+            for _ in range(3):
+                server._loop_error(loop, {"message": "accept", "exception": OSError(errno.EMFILE, "Too many open files")})
+    finally:
+        loop.close()
+    assert [record.getMessage() for record in caplog.records if "file descriptors" in record.getMessage()][0].startswith(
+        "out of file descriptors (EMFILE)")
+    assert len(caplog.records) == 1
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def test_idle_connections_under_a_small_descriptor_limit_do_not_stop_the_server(tmp_path):
+    """macOS's default `ulimit -n 256`, then lower: 300 idle TCP connections, yet the join page still loads and
+    the server is still running."""
+    port = _free_port()
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_NOFILE, (128, 128))
+
+    server = subprocess.Popen([sys.executable, "-m", "tutor", "--lang", "en", "serve", "--port", str(port),
+                               "--class-dir", str(tmp_path / "class"), "--max-students", "4"],
+                              cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, preexec_fn=limit,
+                              env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    idle = []
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5).read()
+                break
+            except OSError:
+                time.sleep(0.3)
+        for _ in range(300):
+            connection = socket.socket()
+            connection.setblocking(False)
+            connection.connect_ex(("127.0.0.1", port))
+            idle.append(connection)
+        time.sleep(3)
+        page = None
+        for _ in range(10):
+            try:
+                page = urllib.request.urlopen(f"http://127.0.0.1:{port}/?lang=en", timeout=5).read().decode()
+                break
+            except OSError:
+                time.sleep(0.5)
+        assert page is not None and "autograd-tutor" in page
+        assert server.poll() is None
+    finally:
+        for connection in idle:
+            connection.close()
+        server.terminate()
+        output = server.communicate(timeout=30)[0].decode("utf-8", "replace")
+    assert "Traceback" not in output, output

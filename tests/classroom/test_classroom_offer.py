@@ -1,0 +1,108 @@
+"""What `serve` gives the class: the teacher's installed packs and --lessons folders (or just --only ones), told at
+start with every file that cannot be loaded; recorded in class.json; the same course in every student's tutor."""
+import json
+import shutil
+
+import pytest
+from click.testing import CliRunner
+
+from class_data import COURSE
+from tutor.classroom.offer import OfferError, make_offer
+from tutor.classroom.server import ClassroomServer
+from tutor.cli import main
+
+PACK_TOML = ('name = "{name}"\nversion = "1.0.0"\nauthors = ["A"]\nlanguages = ["en"]\nlicence = "MIT"\n'
+             'lessons = ["squares.toml"]\n')
+
+
+def make_pack(folder, name="intro"):
+    folder.mkdir(parents=True)
+    shutil.copy(COURSE / "squares.toml", folder / "squares.toml")
+    (folder / "pack.toml").write_text(PACK_TOML.format(name=name), encoding="utf-8")
+    return folder
+
+
+@pytest.fixture
+def teacher(tmp_path):
+    """The teacher's data folder with the pack `intro` installed, and a folder of their own lessons."""
+    data = tmp_path / "data"
+    make_pack(data / "lessons" / "intro")
+    extra = tmp_path / "extra"
+    extra.mkdir()
+    text = (COURSE / "squares.toml").read_text(encoding="utf-8").replace('id = "fixture-squares"', 'id = "other"')
+    (extra / "other.toml").write_text(text, encoding="utf-8")
+    return data, extra
+
+
+def test_installed_packs_and_lesson_folders_are_served_with_the_bundled_course(teacher):
+    data, extra = teacher
+    offer = make_offer(data / "lessons", [extra])
+    assert offer.bundled and offer.broken == []
+    assert [(s.pack, s.installed, s.lessons) for s in offer.sources] == [("intro", True, 1), (None, False, 1)]
+    ids = {lesson.id for lesson in offer.course.lessons}
+    assert {"intro/fixture-squares", "other"} <= ids and offer.bundled_lessons() == len(ids) - 2 > 0
+    settings = offer.settings()
+    assert settings["bundled"] and settings["lessons"] == [str((data / "lessons" / "intro").resolve()), str(extra.resolve())]
+    assert offer.environment()["AUTOGRAD_TUTOR_CLASS_BUNDLED"] == "1"
+
+
+def test_only_serves_just_those(teacher):
+    data, extra = teacher
+    offer = make_offer(data / "lessons", [], ["intro", str(extra)])
+    assert not offer.bundled and offer.bundled_lessons() == 0
+    assert sorted(lesson.id for lesson in offer.course.lessons) == ["intro/fixture-squares", "other"]
+    assert offer.environment()["AUTOGRAD_TUTOR_CLASS_BUNDLED"] == "0"
+    with pytest.raises(OfferError, match=r"'nope' is neither a folder nor an installed pack \(installed packs: intro\)"):
+        make_offer(data / "lessons", [], ["nope"])
+
+
+def test_a_source_folder_shadows_the_installed_copy_of_its_pack(teacher, tmp_path):
+    data, _extra = teacher
+    source = make_pack(tmp_path / "src" / "intro")
+    offer = make_offer(data / "lessons", [source])
+    assert offer.broken == []  # not "duplicate lesson id"
+    assert offer.shadowed == ((data / "lessons" / "intro").resolve(),)
+    (lesson,) = [lesson for lesson in offer.course.lessons if lesson.id == "intro/fixture-squares"]
+    assert lesson.path.parent == source.resolve()
+
+
+def test_serve_says_what_it_serves_and_refuses_a_broken_file(teacher, monkeypatch, tmp_path):
+    data, extra = teacher
+    started = []
+    monkeypatch.setattr(ClassroomServer, "serve", lambda self: started.append(self))
+    (extra / "broken.toml").write_text('format_version = 1\nid = "broken"\ntitle = { en = "unclosed }\n',
+                                       encoding="utf-8")
+    arguments = ["--data-dir", str(data), "--lang", "en", "serve", "--class-dir", str(tmp_path / "class"),
+                 "--lessons", str(extra)]
+    result = CliRunner().invoke(main, arguments)
+    assert result.exit_code == 1 and not started
+    assert "Pack intro (installed): 1 lessons" in result.output and f"Folder {extra.resolve()}: 1 lessons" in result.output
+    assert f"{extra / 'broken.toml'}:3" in result.output and "--allow-broken" in result.output
+    result = CliRunner().invoke(main, [*arguments, "--allow-broken", "--only", "intro"])
+    assert result.exit_code == 0, result.output
+    assert "bundled course" not in result.output
+    (server,) = started
+    assert not server.offer.bundled and len(server.offer.course.lessons) == 2
+    result = CliRunner().invoke(main, ["--data-dir", str(data), "--lang", "ja", "serve", "--only", "missing"])
+    assert result.exit_code == 2 and "installed packs: intro" in result.output
+
+
+async def test_class_json_records_the_course_and_tutors_load_just_it(teacher, tmp_path):
+    from aiohttp.test_utils import TestClient, TestServer
+
+    from tutor.classroom.report import build_report
+    from tutor.classroom.student_app import make_app
+
+    data, _extra = teacher
+    offer = make_offer(data / "lessons", [], ["intro"])
+    server = ClassroomServer(tmp_path / "class", offer=offer, lang="en", command="true")
+    client = TestClient(TestServer(await server._make_app()))
+    await client.start_server()
+    await client.close()
+    settings = json.loads((tmp_path / "class" / "class.json").read_text(encoding="utf-8"))
+    assert settings["bundled"] is False and settings["sources"][0]["pack"] == "intro"
+    assert build_report(tmp_path / "class").students == [] and server.offer is offer
+    app = make_app({"AUTOGRAD_TUTOR_DATA_DIR": str(tmp_path / "class" / "students" / "ann"), **offer.environment()})
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        assert [lesson.id for lesson in app.course.lessons] == ["intro/fixture-squares"]

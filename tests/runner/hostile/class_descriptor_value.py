@@ -1,0 +1,4 @@
+# expect: SnippetRejected line 3
+import torch
+class Config:
+    act = torch.relu

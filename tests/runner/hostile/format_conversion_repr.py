@@ -1,0 +1,3 @@
+# expect: ResourceLimitExceeded line 3
+big = ["x" * 10**5] * 10**4
+s = "{!r:.10}".format(big)

@@ -1,0 +1,16 @@
+# "A gentle introduction to torch.autograd": the gradient argument of backward
+import torch
+a = torch.tensor([2., 3.], requires_grad=True)
+b = torch.tensor([6., 4.], requires_grad=True)
+Q = 3 * a ** 3 - b ** 2
+external_grad = torch.tensor([1., 1.])
+Q.backward(gradient=external_grad)
+print(9 * a ** 2 == a.grad)
+print(-2 * b == b.grad)
+x = torch.rand(5, 5)
+y = torch.rand(5, 5)
+z = torch.rand((5, 5), requires_grad=True)
+c = x + y
+print(f"Does `a` require gradients?: {c.requires_grad}")
+d = x + z
+print(f"Does `b` require gradients?: {d.requires_grad}")
