@@ -6,6 +6,10 @@ learner's own loose lessons, then each installed pack under its name.
 A file that cannot be read is listed in `Course.broken` with its error, so
 the app shows it instead of crashing; so is a lesson whose id another lesson
 already uses (the one found first — bundled, then user, then extra — wins).
+
+A pack's source folder given with `--lessons` shadows the installed copy of the same pack (an author
+previewing their edits must see them, not the copy installed earlier): the installed copy's lessons
+are left out, and `Course.shadowed` says so.
 """
 from __future__ import annotations
 
@@ -35,9 +39,22 @@ class Section:
 
 
 @dataclass(frozen=True)
+class Shadow:
+    """An installed pack left out because its source folder, with the same pack name, was given."""
+
+    name: str
+    installed: Path
+    source: Path
+
+    def __str__(self) -> str:
+        return f"{self.source} is used instead of the installed pack '{self.name}' ({self.installed})"
+
+
+@dataclass(frozen=True)
 class Course:
     lessons: list[Lesson] = field(default_factory=list)  # sorted by (order, id)
     broken: list[LessonError] = field(default_factory=list)
+    shadowed: tuple[Shadow, ...] = ()
 
     def lesson(self, lesson_id: str) -> Lesson:
         for lesson in self.lessons:
@@ -84,6 +101,8 @@ def load_course(extra_dirs: Iterable[str | os.PathLike[str]] = (), *, user_dir: 
     lessons: dict[str, Lesson] = {}
     broken: list[LessonError] = []
     seen: set[Path] = set()
+    sources = source_packs(Path(folder) for folder in extra_dirs)
+    shadowed: dict[str, Shadow] = {}
     for folder, must_exist in folders:
         if not folder.is_dir():
             if must_exist:
@@ -94,6 +113,11 @@ def load_course(extra_dirs: Iterable[str | os.PathLike[str]] = (), *, user_dir: 
             if path.resolve() in seen:
                 continue
             seen.add(path.resolve())
+            if user_dir is not None and folder == Path(user_dir):
+                shadow = shadow_of(path.parent, sources)
+                if shadow is not None:
+                    shadowed.setdefault(shadow.name, shadow)
+                    continue
             try:
                 lesson = load_lesson(path, cache)
             except LessonError as error:
@@ -106,4 +130,30 @@ def load_course(extra_dirs: Iterable[str | os.PathLike[str]] = (), *, user_dir: 
             else:
                 lessons[lesson.id] = lesson
     cache.save()
-    return Course(sorted(lessons.values(), key=lambda lesson: lesson.sort_key), broken)
+    return Course(sorted(lessons.values(), key=lambda lesson: lesson.sort_key), broken, tuple(shadowed.values()))
+
+
+def source_packs(folders: Iterable[Path]) -> dict[str, Path]:
+    """Pack name -> (resolved) folder of each sound pack in or under `folders`: the sources that shadow an
+    installed copy of the same pack."""
+    from lessons.packs import pack_folders, pack_of
+
+    found: dict[str, Path] = {}
+    for folder in folders:
+        for candidate in pack_folders(folder):
+            pack = pack_of(candidate)
+            if pack is not None:
+                found.setdefault(pack.name, candidate.resolve())
+    return found
+
+
+def shadow_of(folder: Path, sources: dict[str, Path]) -> Shadow | None:
+    """The shadow of the pack `folder` (a folder of the learner's lesson folder), if a source replaces it."""
+    if not sources:
+        return None
+    from lessons.packs import pack_of
+
+    pack = pack_of(folder)
+    if pack is None or pack.name not in sources or sources[pack.name] == folder.resolve():
+        return None
+    return Shadow(pack.name, folder, sources[pack.name])

@@ -13,16 +13,24 @@ import os
 class LessonError(Exception):
     """A problem in a lesson file: where it is and what to do about it."""
 
-    def __init__(self, path: str | os.PathLike[str] | None, key_path: str, line: int | None, message: str):
+    def __init__(self, path: str | os.PathLike[str] | None, key_path: str, line: int | None, message: str,
+                 ja: str | None = None):
         self.path = os.fspath(path) if path is not None else "<lesson>"
         self.key_path = key_path
         self.line = line
         self.message = message
+        self.ja = ja  # the message in Japanese, where there is one (the common TOML slips)
         super().__init__(str(self))
 
     def __str__(self) -> str:
         where = self.path if self.line is None else f"{self.path}:{self.line}"
         return f"{where}: {self.key_path}: {self.message}" if self.key_path else f"{where}: {self.message}"
+
+    def localized(self, lang: str) -> str:
+        """`str(self)` with the message in `lang` ("en" or "ja"; English where it has no translation)."""
+        if lang != "ja" or not self.ja:
+            return str(self)
+        return str(LessonError(self.path, self.key_path, self.line, self.ja))
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, LessonError) and str(self) == str(other)
@@ -31,4 +39,4 @@ class LessonError(Exception):
         return hash(str(self))
 
     def __reduce__(self):
-        return (LessonError, (self.path, self.key_path, self.line, self.message))
+        return (LessonError, (self.path, self.key_path, self.line, self.message, self.ja))

@@ -9,9 +9,12 @@ import os
 from pathlib import Path
 
 
-def taken_ids(user_dir: str | os.PathLike[str] | None, exclude: set[Path] = frozenset()) -> dict[str, tuple[Path, str]]:
+def taken_ids(user_dir: str | os.PathLike[str] | None, exclude: set[Path] = frozenset(),
+              sources: dict[str, Path] | None = None) -> dict[str, tuple[Path, str]]:
     """id -> (file, where: "the bundled course" or "your lesson folder"), skipping files in `exclude`
-    (resolved paths) and files that do not load (their own problems are reported elsewhere)."""
+    (resolved paths), files that do not load (their own problems are reported elsewhere) and installed
+    packs that a source folder in `sources` shadows (`lessons.course.source_packs`)."""
+    from lessons.course import shadow_of
     from lessons.folders import bundled_dir, lesson_files
     from lessons.loader import read_lesson
 
@@ -23,7 +26,7 @@ def taken_ids(user_dir: str | os.PathLike[str] | None, exclude: set[Path] = froz
         if not folder.is_dir():
             continue
         for path in lesson_files(folder):
-            if path.resolve() in exclude:
+            if path.resolve() in exclude or (where == "your lesson folder" and shadow_of(path.parent, sources or {})):
                 continue
             lesson, _ = read_lesson(path)
             if lesson is not None:

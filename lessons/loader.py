@@ -103,7 +103,7 @@ def parse_lesson(text: str, path: str | os.PathLike[str] | None = None,
         try:
             parsed = loads(text), build_line_map(text)
         except TomlError as error:
-            return None, [LessonError(shown, "", error.line, error.message)]
+            return None, [LessonError(shown, "", error.line, error.message, error.ja)]
         if cache is not None:
             cache.put(text, *parsed)
     data, lines = parsed

@@ -77,7 +77,7 @@ def read_pack(folder: str | os.PathLike[str]) -> tuple[Pack | None, list[LessonE
     except LessonError as error:
         return None, [error]
     except TomlError as error:
-        return None, [LessonError(path, "", error.line, error.message)]
+        return None, [LessonError(path, "", error.line, error.message, error.ja)]
     problems = Problems(str(path), build_line_map(text))
     top = Fields(data, "", problems, PACK_KEYS)
     version = top.integer("format_version")
@@ -179,6 +179,14 @@ def pack_of(folder: Path) -> Pack | None:
     pack, _ = read_pack(folder)
     _pack_cache[path] = (mtime, pack)
     return pack
+
+
+def pack_folders(folder: Path) -> list[Path]:
+    """`folder` and the folders under it that have a pack.toml (hidden folders skipped), in order."""
+    if not folder.is_dir():
+        return []
+    return sorted(path.parent for path in folder.rglob(PACK_FILE)
+                  if path.is_file() and not any(part.startswith(".") for part in path.relative_to(folder).parts))
 
 
 # --- archives -------------------------------------------------------------------------------

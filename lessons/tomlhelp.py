@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 import tomllib
 
+from lessons.text import LocalText
+
 _KEY_LINE = re.compile(r'^\s*[A-Za-z0-9_."\'-]+\s*=\s*("""|\'\'\')')
 _HEADER = re.compile(r"^\s*\[\[?[A-Za-z0-9_. -]+\]\]?\s*(#.*)?$")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -47,12 +49,15 @@ _SCAN = re.compile(r"""
 
 
 class TomlError(ValueError):
-    """A TOML file that is refused: `line` (1-based, or None) and a message with the fix."""
+    """A TOML file that is refused: `line` (1-based, or None) and a message with the fix (`ja`: the same in
+    Japanese, for the slips `explain` knows)."""
 
-    def __init__(self, line: int | None, message: str) -> None:
-        super().__init__(message)
+    def __init__(self, line: int | None, message: str | LocalText) -> None:
+        text = message if isinstance(message, LocalText) else LocalText(message)
+        super().__init__(text.en)
         self.line = line
-        self.message = message
+        self.message = text.en
+        self.ja = text.ja
 
 
 def loads(text: str) -> dict:
@@ -109,32 +114,172 @@ def _line(text: str, position: int) -> int:
     return text.count("\n", 0, position) + 1
 
 
-def _decode_error(text: str, message: str) -> tuple[int | None, str]:
+def _decode_error(text: str, message: str) -> tuple[int | None, LocalText]:
     match = re.search(r"\s*\(at line (\d+), column (\d+)\)$", message)
     if match:
         return explain(text, int(match.group(1)), int(match.group(2)), message[:match.start()])
     return explain(text, None, None, re.sub(r"\s*\(at end of document\)$", "", message))
 
 
-def explain(text: str, line: int | None, column: int | None, message: str) -> tuple[int | None, str]:
-    """(line, message) for a TOML syntax error: the mistake named and its fix, at the line it is on."""
+def explain(text: str, line: int | None, column: int | None, message: str) -> tuple[int | None, LocalText]:
+    """(line, message) for a TOML syntax error: the mistake named and its fix, at the line it is on; the
+    common slips (an unclosed string, a missing comma, a key given twice, curly quotes) also in Japanese."""
     unclosed = unclosed_string(text)
     if unclosed is not None:
         start, quotes, key = unclosed
         what = f"the {quotes} string of `{key}`" if key else f"the {quotes} string"
-        return start, (f"TOML syntax error: {what} that starts here is never closed (the parser only noticed at "
-                       f"{_where(line)}): end it with {quotes} on a line of its own")
-    if line is not None and column is not None and message.startswith("Invalid value"):
-        source = text.splitlines()[line - 1] if line <= len(text.splitlines()) else ""
-        word = _WORD.match(source[column - 1:])
-        if word and word.group(0) in _PYTHONISMS:
-            return line, f"TOML syntax error at column {column}: {_PYTHONISMS[word.group(0)]}, not `{word.group(0)}`"
-        if word:
-            return line, (f"TOML syntax error at column {column}: `{word.group(0)}` is not a TOML value: "
-                          f"put text in quotes (\"{word.group(0)}\"); booleans are `true`/`false`")
+        return start, LocalText(
+            f"TOML syntax error: {what} that starts here is never closed (the parser only noticed at "
+            f"{_where(line)}): end it with {quotes} on a line of its own",
+            f"TOML の構文エラー: ここから始まる {quotes} の文字列{_of_key(key)}が閉じられていません"
+            f"（パーサーが気づいたのは{_where_ja(line)}です）。{quotes} だけの行を書いて閉じてください")
     if line is None:
-        return text.count("\n") + 1, f"TOML syntax error at the end of the file: {message}"
-    return line, f"TOML syntax error at column {column}: {message}"
+        return text.count("\n") + 1, LocalText(f"TOML syntax error at the end of the file: {message}")
+    rows = text.splitlines()
+    source = rows[line - 1] if line <= len(rows) else ""
+    for slip in (_unclosed_quote, _missing_comma, _key_twice, _curly_quote, _not_a_value):
+        found = slip(rows, source, line, column, message)
+        if found is not None:
+            return found
+    return line, LocalText(f"TOML syntax error at column {column}: {message}")
+
+
+def _unclosed_quote(rows, source, line, column, message):
+    """`title = "Hello` + newline: tomllib says "Illegal character '\\n'" at the line's end."""
+    if not message.startswith("Illegal character '\\n'"):
+        return None
+    start = _open_quote(source)
+    if start is None:
+        return None
+    quote = source[start]
+    return line, LocalText(
+        f"TOML syntax error at column {start + 1}: the string that starts here is never closed on its line: "
+        f"end it with {quote} (text over several lines goes between {quote * 3} and {quote * 3})",
+        f"TOML の構文エラー: {start + 1} 列目から始まる文字列がその行で閉じられていません。"
+        f"行の中で {quote} を書いて閉じてください（複数行の文章は {quote * 3} と {quote * 3} で囲みます）")
+
+
+def _missing_comma(rows, source, line, column, message):
+    """`["one"` newline `"two"]`: tomllib says "Unclosed array" where the next item starts."""
+    if not message.startswith("Unclosed array") or source[column - 1:column] in ("]", ""):
+        return None
+    before = _code(source[:column - 1])
+    at = line
+    while not before.strip() and at > 1:  # the previous line with code on it ends the item before
+        at -= 1
+        before = _code(rows[at - 1])
+    if not before.strip() or before[-1] in ",[":
+        return None
+    return at, LocalText(
+        f"TOML syntax error at column {len(before)}: a comma is missing after this item of the array "
+        f"(the parser only noticed at line {line}): write `,` after it",
+        f"TOML の構文エラー: 配列のこの要素の後ろにカンマがありません（パーサーが気づいたのは {line} 行目です）。"
+        f"{len(before)} 列目の後ろに `,` を書いてください")
+
+
+def _key_twice(rows, source, line, column, message):
+    """`title = …` twice in one table: tomllib says "Cannot overwrite a value" without naming it."""
+    key = _KEY_NAME.match(source)
+    if not message.startswith("Cannot overwrite a value") or key is None:
+        return None
+    name = key.group(1).strip()
+    first_part = _KEY_NAME_FIRST.match(name).group(0).strip()
+    first = first_name = None
+    for at in range(line - 1, 0, -1):
+        row = rows[at - 1]
+        if _HEADER.match(row):
+            break
+        other = _KEY_NAME.match(row)
+        if other is not None and _KEY_NAME_FIRST.match(other.group(1)).group(0).strip() == first_part:
+            first, first_name = at, other.group(1).strip()
+    if first is not None and first_name != name:  # `text = "…"`, then `text.en = "…"`
+        return line, LocalText(
+            f"TOML syntax error: `{first_part}` is written two ways, `{first_name} = …` on line {first} and "
+            f"`{name} = …` here: write it one way only",
+            f"TOML の構文エラー: `{first_part}` が 2 通りに書かれています（{first} 行目の `{first_name} = …` と、"
+            f"この行の `{name} = …`）。どちらか一方の書き方だけにしてください")
+    where = f" (first on line {first})" if first is not None else ""
+    where_ja = f"（最初は {first} 行目）" if first is not None else ""
+    return line, LocalText(
+        f"TOML syntax error: `{name}` is given a value twice in the same table{where}: remove one of them — "
+        "or, if this line starts another step, put `[[steps]]` above it",
+        f"TOML の構文エラー: 同じテーブルの中で `{name}` に値が 2 回書かれています{where_ja}。どちらかを消してください"
+        "（ここから次のステップを始めるなら、この上に `[[steps]]` を書きます）")
+
+
+def _curly_quote(rows, source, line, column, message):
+    """`title = “Hello”`: a word processor's quotes; tomllib says "Invalid value"."""
+    char = source[column - 1:column]
+    if not message.startswith("Invalid value") or char not in _CURLY:
+        return None
+    straight = _CURLY[char]
+    return line, LocalText(
+        f"TOML syntax error at column {column}: {char} is a curly quote, which TOML does not read as a quote: "
+        f"write a straight {straight} instead (an editor or word processor changed it)",
+        f"TOML の構文エラー: {column} 列目の {char} は全角・飾りの引用符で、TOML では引用符になりません。"
+        f"半角の {straight} に書き換えてください（エディタやワープロが自動で変えたものです）")
+
+
+def _not_a_value(rows, source, line, column, message):
+    if not message.startswith("Invalid value"):
+        return None
+    word = _WORD.match(source[column - 1:])
+    if word and word.group(0) in _PYTHONISMS:
+        return line, LocalText(f"TOML syntax error at column {column}: {_PYTHONISMS[word.group(0)]}, "
+                               f"not `{word.group(0)}`")
+    if word:
+        return line, LocalText(f"TOML syntax error at column {column}: `{word.group(0)}` is not a TOML value: "
+                               f"put text in quotes (\"{word.group(0)}\"); booleans are `true`/`false`")
+    return None
+
+
+_CURLY = {"“": '"', "”": '"', "„": '"', "‘": "'", "’": "'", "‚": "'", "«": '"', "»": '"'}
+_KEY_NAME = re.compile(r"""^\s*((?:[A-Za-z0-9_-]+|"[^"\n]*"|'[^'\n]*')(?:\s*\.\s*(?:[A-Za-z0-9_-]+|"[^"\n]*"|'[^'\n]*'))*)\s*=""")
+_KEY_NAME_FIRST = re.compile(r"""\s*(?:[A-Za-z0-9_-]+|"[^"\n]*"|'[^'\n]*')""")
+
+
+def _code(row: str) -> str:
+    """A line without its comment and trailing blanks (quotes respected)."""
+    i, quote = 0, None
+    while i < len(row):
+        char = row[i]
+        if quote is not None:
+            if char == "\\" and quote == '"':
+                i += 1
+            elif char == quote:
+                quote = None
+        elif char in "\"'":
+            quote = char
+        elif char == "#":
+            return row[:i].rstrip()
+        i += 1
+    return row.rstrip()
+
+
+def _open_quote(row: str) -> int | None:
+    """The index of the quote whose string is still open at the end of `row`, or None."""
+    i, start = 0, None
+    while i < len(row):
+        char = row[i]
+        if start is not None:
+            if char == "\\" and row[start] == '"':
+                i += 1
+            elif char == row[start]:
+                start = None
+        elif char in "\"'":
+            start = i
+        elif char == "#":
+            return None
+        i += 1
+    return start
+
+
+def _of_key(key: str | None) -> str:
+    return f"（`{key}` の値）" if key else ""
+
+
+def _where_ja(line: int | None) -> str:
+    return f" {line} 行目" if line is not None else "ファイルの終わり"
 
 
 def _where(line: int | None) -> str:

@@ -93,6 +93,7 @@ class TutorApp(App[None]):
         self.outline = None  # lessons.outline.Outline: what the course view lists
         self._saved_outline = None  # (fingerprint, outline) in the cache, to write it only when it changed
         self.store = None
+        self._told_shadows: set[str] = set()
         self._collector_paused = False
         self._lesson_files: dict[Path, int] = {}
         self._ids_by_path: dict[Path, str] = {}  # the id each lesson file had when it last loaded
@@ -221,6 +222,11 @@ class TutorApp(App[None]):
         if self.bundled_only:
             course = dataclasses.replace(course, lessons=[l for l in course.lessons if is_bundled(l.path)])
         self._course = course
+        for shadow in course.shadowed:  # an author previewing a pack's source: said once per pack
+            if shadow.name not in self._told_shadows:
+                self._told_shadows.add(shadow.name)
+                self.notify(t("pack_shadowed", self.lang, source=shadow.source, name=shadow.name,
+                              installed=shadow.installed), timeout=10, markup=False)
         outline = outline_of(course)
         # (a course restricted to the bundled lessons is not saved: every start shows the whole course first)
         if not self.bundled_only and self._saved_outline != (key, outline):

@@ -80,6 +80,8 @@ def _open_at(target: str, lesson_dirs: tuple[str, ...], data_dir: str | None) ->
     from tutor.untrusted import echo
 
     course = load_course(lesson_dirs, user_dir=lessons_dir(data_dir), cache_path=cache_dir(data_dir) / "lessons.json")
+    for shadow in course.shadowed:  # an author previewing a pack's source: say which copy opens
+        echo(f"autograd-tutor: note: {shadow}", err=True)
     try:
         return resolve(target, course)
     except OpenError as error:

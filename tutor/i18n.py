@@ -282,6 +282,7 @@ STRINGS: dict[str, dict[str, str]] = {
                                  "everything else is safe.",
         "progress_rows_skipped_one": "1 record in your progress file could not be read and was skipped; "
                                      "everything else is safe.",
+        "pack_shadowed": "{source} is used instead of the installed pack {name} ({installed}).",
         # branch sandbox: the snippet worker itself could not run (the tutor's problem, never a lesson's)
         "worker_unavailable": "The tutor could not run this step: {reason}. This is a problem with the tutor on "
                               "this computer, not with the lesson. Restart the tutor; if it happens again, "
@@ -574,6 +575,7 @@ STRINGS: dict[str, dict[str, str]] = {
                              "壊れたファイルは {path} として残してあります。",
         "progress_rows_skipped": "進捗ファイルの記録のうち {count} 件が読めなかったため、飛ばしました。"
                                  "ほかの記録はすべて無事です。",
+        "pack_shadowed": "インストール済みのパック {name}（{installed}）の代わりに、{source} を使います。",
         # branch sandbox: the snippet worker itself could not run (the tutor's problem, never a lesson's)
         "worker_unavailable": "チューターがこのステップを実行できませんでした: {reason}。これはこのコンピューター上の"
                               "チューターの問題で、レッスンの問題ではありません。チューターを再起動してください。"

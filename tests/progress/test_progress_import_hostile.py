@@ -36,6 +36,8 @@ HOSTILE = {
     # name: (file text, fragment of the message after "<file>: ")
     "deep_nesting": ('{"format": "autograd-tutor-progress", "version": 1, "attempts": ' + "[" * 100_000,
                      "nests far deeper than an export does"),
+    "moderately_deep": (_export({"answer": 7}).replace('"answer": 7', '"answer": ' + "[" * 500 + "]" * 500),
+                        "its JSON nests more than 8 deep"),
     "5000_digit_int": (_export({"hints_used": 7}).replace('"hints_used": 7', '"hints_used": ' + "9" * 5000),
                        "a number in it is far too long"),
     "2_to_the_70": (_export({"hints_used": 2**70}), "attempts[0].hints_used: expected a count from 0 to 2**53"),

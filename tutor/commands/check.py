@@ -28,6 +28,7 @@ class Report:
     problems: list = field(default_factory=list)
     warnings: list = field(default_factory=list)
     checked: int = 0
+    notes: list = field(default_factory=list)  # what the author should know, neither a problem nor a warning
     torch: str | None = None   # the PyTorch version `--against-torch` compared with
 
 
@@ -55,12 +56,13 @@ def command(ctx: click.Context, paths: tuple[Path, ...], against_torch: bool, st
     from tutor.paths import lessons_dir
 
     user_dir = lessons_dir(ctx.parent.params.get("data_dir") if ctx.parent is not None else None)
+    lang = message_language(ctx)
 
     def once() -> int:
         with warnings.catch_warnings():  # engine warnings (PyTorch's own, like non-leaf .grad) are not problems
             warnings.simplefilter("ignore")
             report = check_paths(paths, against_torch=against_torch, require_lang=require_lang, user_dir=user_dir)
-        return print_report(report, strict)
+        return print_report(report, strict, lang)
 
     status = once()
     if watch:
@@ -68,11 +70,21 @@ def command(ctx: click.Context, paths: tuple[Path, ...], against_torch: bool, st
     sys.exit(status)
 
 
-def print_report(report: Report, strict: bool) -> int:
-    """Print the problems (and, when strict, the warnings) and the summary; the exit status."""
+def message_language(ctx: click.Context) -> str:
+    """The language of an author's messages: `autograd-tutor --lang`, else the locale's."""
+    from tutor.i18n import default_language
+
+    return (ctx.parent.params.get("lang") if ctx.parent is not None else None) or default_language()
+
+
+def print_report(report: Report, strict: bool, lang: str = "en") -> int:
+    """Print the problems (and, when strict, the warnings) and the summary; the exit status. A problem
+    with a Japanese message (`LessonError.ja`) is printed in Japanese when `lang` is "ja"."""
+    for note in report.notes:
+        echo(f"note: {note}")
     shown = report.problems + (report.warnings if strict else [])
     for problem in sorted(shown, key=lambda p: (p.path, p.line or 0)):
-        echo(str(problem))
+        echo(problem.localized(lang))
     lessons = "lesson" if report.checked == 1 else "lessons"
     found = "problem" if len(report.problems) == 1 else "problems"
     summary = f"{report.checked} {lessons} checked, {len(report.problems)} {found}"
@@ -88,10 +100,11 @@ def print_report(report: Report, strict: bool) -> int:
 def check_paths(paths: tuple[Path, ...], *, against_torch: bool = False, require_lang: tuple[str, ...] = (),
                 user_dir: Path | None = None) -> Report:
     """All problems and warnings in the lesson files under `paths`, and how many files were checked."""
+    from lessons.course import shadow_of
     from lessons.errors import LessonError
     from lessons.folders import PACK_FILE, lesson_files
     from lessons.ids import free_id, taken_ids
-    from lessons.packs import read_pack
+    from lessons.packs import pack_folders as packs_under, read_pack
 
     report = Report()
     files: list[Path] = []
@@ -103,7 +116,7 @@ def check_paths(paths: tuple[Path, ...], *, against_torch: bool = False, require
                 report.problems.append(LessonError(path, "", None, "no lesson files (*.toml) in this folder"))
             files.extend(found)
             report.warnings.extend(_skipped(path, set(found)))
-            pack_folders.extend(p.parent for p in sorted(path.rglob(PACK_FILE)) if not _hidden(p, path))
+            pack_folders.extend(packs_under(path))
         elif path.name == PACK_FILE:
             pack_folders.append(path.parent)
             pack, _ = read_pack(path.parent)
@@ -117,7 +130,11 @@ def check_paths(paths: tuple[Path, ...], *, against_torch: bool = False, require
         pack, found = read_pack(folder)
         report.problems.extend(found)
         packs[folder.resolve()] = pack
-    taken = taken_ids(user_dir, exclude={f.resolve() for f in files})
+    sources = {pack.name: folder for folder, pack in packs.items() if pack is not None}
+    if user_dir is not None:  # the installed copy of a pack checked from its source is not a collision
+        shadows = (shadow_of(folder, sources) for folder in packs_under(Path(user_dir)))
+        report.notes.extend(str(shadow) for shadow in shadows if shadow is not None)
+    taken = taken_ids(user_dir, exclude={f.resolve() for f in files}, sources=sources)
     first_with_id: dict[str, Path] = {}
     sound = []  # lessons without problems, for --against-torch
     for path in files:
@@ -170,7 +187,8 @@ def _skipped(folder: Path, lessons: set[Path]) -> list:
         if path in lessons or path.name == PACK_FILE or _hidden(path, folder) or not path.is_file():
             continue
         try:
-            head = path.read_bytes()[:65_536]
+            with open(path, "rb") as file:
+                head = file.read(65_536)
         except OSError:
             continue
         if b"[[steps]]" in head:

@@ -70,8 +70,13 @@ def _by_id(lesson_id: str, course):
 
 def _declares(path: Path, lesson_id: str) -> bool:
     """Whether a broken lesson file says `id = "<lesson_id>"` (its pack's name before a "/")."""
+    from lessons.folders import MAX_LESSON_BYTES
+
+    if not path.is_file():  # a FIFO would block
+        return False
     try:
-        found = _DECLARED_ID.search(path.read_text(encoding="utf-8", errors="replace"))
+        with open(path, "rb") as file:  # a broken file may be huge: its head is enough
+            found = _DECLARED_ID.search(file.read(MAX_LESSON_BYTES).decode("utf-8", errors="replace"))
     except OSError:
         return False
     if found is None:

@@ -25,7 +25,7 @@ def command(ctx: click.Context, folder: Path, output: Path | None, trust_lessons
     """Check the lesson pack in FOLDER and write NAME-VERSION.zip."""
     from lessons.folders import PACK_FILE
     from lessons.packs import read_pack, write_archive
-    from tutor.commands.check import check_paths, print_report
+    from tutor.commands.check import check_paths, message_language, print_report
     from tutor.commands.snippet_file import usage
     from tutor.paths import lessons_dir
 
@@ -37,7 +37,7 @@ def command(ctx: click.Context, folder: Path, output: Path | None, trust_lessons
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         report = check_paths((folder,), user_dir=user_dir)
-    status = print_report(report, strict=False)
+    status = print_report(report, strict=False, lang=message_language(ctx))
     if status:
         echo(f"not packed: fix the problems above, then run `autograd-tutor pack {folder}` again", err=True)
         sys.exit(1)

@@ -34,6 +34,7 @@ VERSION = 1
 MAX_IMPORT_BYTES = 64_000_000  # about 250,000 attempts; a learner's years of answers are far fewer
 MAX_INTEGER = 2**53  # counts and durations (JSON's exact integers); SQLite stores at most 2**63 - 1
 MAX_TEXT = 100_000  # characters in one id, concept or answer
+MAX_DEPTH = 8  # lists and objects inside each other: an export has document > list > item > card
 _EARLIEST, _LATEST = datetime(2000, 1, 1, tzinfo=timezone.utc), datetime(2200, 1, 1, tzinfo=timezone.utc)
 
 
@@ -105,7 +106,20 @@ def read_document(path: Path) -> Document:
     except RecursionError as error:
         raise ProgressError(f"{path}: its JSON nests far deeper than an export does; this is not an export") \
             from error
+    if _deeper_than(data, MAX_DEPTH):
+        raise ProgressError(f"{path}: its JSON nests more than {MAX_DEPTH} deep; an export nests 4 deep")
     return _Reader(path).document(data)
+
+
+def _deeper_than(data: object, limit: int) -> bool:
+    """Whether lists and objects nest more than `limit` deep (without recursion)."""
+    level: list[object] = [data]
+    for _ in range(limit + 1):
+        level = [child for item in level
+                 for child in (item.values() if isinstance(item, dict) else item if isinstance(item, list) else ())]
+        if not level:
+            return False
+    return True
 
 
 def _read_text(path: Path) -> str:
