@@ -10,6 +10,7 @@ import functools
 import math
 import re
 import warnings
+import weakref
 from collections import namedtuple
 
 import numpy as np
@@ -136,6 +137,8 @@ def _run(op, inputs: tuple, attrs: dict) -> "Tensor":
     elif out.dtype == _FLOAT64 and "dtype" not in attrs:  # an explicit cast (`dtype` attr) keeps its dtype
         out = out.astype(_result_dtype(arrays, out.dtype), copy=False)
     result = Tensor._make(out)
+    if op.view:
+        _link_view(result, inputs[0], op, attrs)
     if _forward_ad is not None:
         _forward_ad.propagate(op, inputs, attrs, result)
     if not _grad_enabled:
@@ -155,10 +158,47 @@ def _run(op, inputs: tuple, attrs: dict) -> "Tensor":
             record_trace(node)
         if op.saves:
             _save_versions(node, op, inputs, wanted, result)
-        if op.view and wanted & 1:  # remember the leaf this is a view of (in-place writes to it are refused)
-            base = inputs[0]
-            result._base = base if base._grad_fn is None else getattr(base, "_base", None)
     return result
+
+
+def _link_view(result: "Tensor", src: "Tensor", op, attrs: dict) -> None:
+    """A view shares its base's storage and version counter, and remembers the view ops that take it from
+    the base, so that an in-place change of it can rebase the base's graph (`Tensor._rebase`)."""
+    view = getattr(src, "_view", None)
+    base, ops = (src, ()) if view is None else view
+    result._view = (base, ops + ((op, attrs),))
+    result._vc = base._shared_version()
+    views = getattr(base, "_views", None)
+    if views is None:
+        base._views = [weakref.ref(result)]  # (weak references, never compared: Tensor == is elementwise)
+    else:
+        views.append(weakref.ref(result))
+
+
+def _view_index(base: "Tensor", ops: tuple) -> np.ndarray:
+    """Where a view sits in its base: the base's flat positions, laid out as the view (its view ops replayed)."""
+    index = np.arange(base._data.size).reshape(base._data.shape)
+    for op, attrs in ops:
+        index = op.forward(index, **attrs)
+    return np.array(index)
+
+
+def _refresh_views(base: "Tensor", changed: "Tensor | None" = None) -> None:
+    """After the base's graph changed in place, its live views read from its new history (each an
+    AsStridedBackward0 of the base, as PyTorch regenerates them); `changed` has already been done."""
+    views = getattr(base, "_views", None)
+    if not views:
+        return
+    alive = []
+    for ref in views:
+        view = ref()
+        if view is None:
+            continue
+        alive.append(ref)
+        if view is not changed:
+            strided = _run(OPS["as_strided"], (base,), {"index": _view_index(base, view._view[1])})
+            view._grad_fn, view._requires_grad = strided._grad_fn, True
+    base._views = alive
 
 
 def _save_versions(node, op, inputs, wanted: int, result) -> None:
@@ -173,8 +213,8 @@ def _save_versions(node, op, inputs, wanted: int, result) -> None:
         if type(inputs[i]) in _TENSOR_TYPES:
             versions.append((inputs[i], inputs[i]._version, False))
     if saves_result:
-        result._version_cell = cell = [0]
-        versions.append((cell, 0, True))
+        cell = result._shared_version()
+        versions.append((cell, cell[0], True))
     if versions:
         node.versions = versions
 
@@ -286,6 +326,14 @@ _SCALAR_TYPE_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8":
                       "bool": "Bool", "float16": "Half", "float32": "Float", "float64": "Double"}
 LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
 LEAF_VIEW_INPLACE = "a view of a leaf Variable that requires grad is being used in an in-place operation."
+OVERLAP = ("unsupported operation: more than one element of the written-to tensor refers to a single memory location. "
+           "Please clone() the tensor before performing the operation.")
+
+
+def _check_overlap(array: np.ndarray) -> None:
+    """PyTorch's refusal to write elementwise into an expanded tensor (a stride-0 dim of size > 1)."""
+    if 0 in array.strides and any(st == 0 and n > 1 for st, n in zip(array.strides, array.shape)):
+        raise RuntimeError(OVERLAP)
 _KIND_RANK = {"b": 0, "u": 1, "i": 1, "f": 2}
 
 
@@ -316,7 +364,7 @@ class Tensor:
     """A multi-dimensional array that can record the operations applied to it."""
 
     # _tangent is set only on dual tensors (torch.autograd.forward_ad), so making a tensor costs nothing more
-    __slots__ = ("_data", "_requires_grad", "_grad", "_grad_fn", "_accumulator", "_version", "_version_cell", "_base",
+    __slots__ = ("_data", "_requires_grad", "_grad", "_grad_fn", "_accumulator", "_vc", "_view", "_views",
                  "_tangent", "__weakref__")
     __array_priority__ = 1000  # numpy scalars on the left defer to Tensor's reflected operators
 
@@ -329,15 +377,14 @@ class Tensor:
             guard_shape(shape)
             data = np.zeros(shape, dtype=np.float32)
         self._data, self._requires_grad, self._grad, self._grad_fn, self._accumulator = data, False, None, None, None
-        self._version = 0
+        self._vc = None
 
     @classmethod
     def _make(cls, data: np.ndarray, requires_grad: bool = False) -> "Tensor":
         t = object.__new__(cls)
         t._data = data
         t._requires_grad = requires_grad
-        t._grad = t._grad_fn = t._accumulator = None
-        t._version = 0
+        t._grad = t._grad_fn = t._accumulator = t._vc = None
         return t
 
     # --- autograd attributes ------------------------------------------------------------------
@@ -477,7 +524,11 @@ class Tensor:
         return handle
 
     def detach(self) -> "Tensor":
-        return Tensor._make(self._data)
+        """A tensor without a graph on the same storage, with the same version counter (an in-place change of
+        either is seen by the graph that saved the other)."""
+        t = Tensor._make(self._data)
+        t._vc = self._shared_version()
+        return t
 
     def detach_(self) -> "Tensor":
         if _forward_ad is not None:
@@ -1165,7 +1216,8 @@ class Tensor:
         if self._requires_grad and self._grad_fn is None and _grad_enabled:  # x[i] = v writes into a view of x
             raise RuntimeError(LEAF_VIEW_INPLACE)
         self._check_inplace()
-        self._inplace(_apply("copy_slices", (self, value), key=_full_key(key, self._data.ndim)))
+        region = np.arange(self._data.size).reshape(self._data.shape)[_full_key(key, self._data.ndim)]
+        self._inplace(_apply("copy_slices", (self, value), index=np.array(region)))
 
     # --- dtype conversion -----------------------------------------------------------------------
     def to(self, *args, dtype=None, device=None, non_blocking=False, copy=False):
@@ -1210,51 +1262,87 @@ class Tensor:
 
     # --- in-place ---------------------------------------------------------------------------------
     def _inplace(self, result: "Tensor") -> "Tensor":
-        """Make this tensor hold `result`: same object, new value, and (if recorded) the new grad_fn.
+        """Write `result` into this tensor's storage (its views and base see it) and, if recorded, make its
+        node this tensor's grad_fn (or, for a view, rebase the base's graph: `_rebase`).
 
-        Without a graph the array is overwritten in place, so views such as `x.data` see the change;
-        with one it is replaced, so the nodes that saved the old value keep it (PyTorch saves a copy too)."""
+        The node read this tensor's value before the write: where it holds that array it gets a copy (PyTorch
+        saves `original_self` so), and every other node that saved it sees the new version and refuses."""
         if result._data.shape != self._data.shape:
             raise RuntimeError(f"output with shape [{', '.join(map(str, self._data.shape))}] doesn't match the "
                                f"broadcast shape [{', '.join(map(str, result._data.shape))}]")
         if _KIND_RANK[result._data.dtype.kind] > _KIND_RANK[self._data.dtype.kind]:
             raise RuntimeError(f"result type {_SCALAR_TYPE_NAMES[result._data.dtype.name]} can't be cast to the "
                                f"desired output type {_SCALAR_TYPE_NAMES[self._data.dtype.name]}")
+        _check_overlap(self._data)
         self._bump_version()
         if _forward_ad is not None:
             _forward_ad.inplace(self, result)
         node = result._grad_fn
+        storage = self._data
+        if node is not None and any(a is storage for a in node.arrays):
+            node.arrays = tuple(a.copy() if a is storage else a for a in node.arrays)
+        np.copyto(storage, result._data, casting="unsafe")
         if node is None:
-            np.copyto(self._data, result._data, casting="unsafe")
             return self
-        self._data = result._data.astype(self._data.dtype, copy=False)
-        self._grad_fn, self._requires_grad = node, True
-        # The node kept this tensor's old value (PyTorch saves `original_self` too), and its output is now
-        # this tensor, at its new version.
         node.versions = tuple((self._shared_version(), self._version, True) if is_output else (t, v, False)
                               for t, v, is_output in node.versions if t is not self)
+        view = getattr(self, "_view", None)
+        if view is not None:
+            self._rebase(view, result)
+        else:
+            self._grad_fn, self._requires_grad = node, True
+            _refresh_views(self)
         return self
 
+    def _rebase(self, view: tuple, result: "Tensor") -> None:
+        """After an in-place change of this view (already in the shared storage): the base's grad_fn becomes
+        CopySlices(base, result), and this view's AsStridedBackward0 of the base, as PyTorch rebases them."""
+        base, ops = view
+        index = _view_index(base, ops)
+        rebased = _run(OPS["copy_slices"], (base, result), {"index": index})
+        base._grad_fn, base._requires_grad = rebased._grad_fn, True
+        strided = _run(OPS["as_strided"], (base,), {"index": index})
+        self._grad_fn, self._requires_grad = strided._grad_fn, True
+        _refresh_views(base, self)
+
+    @property
+    def _version(self) -> int:
+        """PyTorch's version counter: in-place changes of this tensor's storage (shared with its views and
+        `detach()`es)."""
+        vc = self._vc
+        return 0 if vc is None else vc[0]
+
+    @_version.setter
+    def _version(self, value: int) -> None:
+        self._vc = None if value == 0 else [value]
+
+    @property
+    def _base(self):
+        """The tensor this one is a view of (None if it is not a view)."""
+        view = getattr(self, "_view", None)
+        return None if view is None else view[0]
+
     def _bump_version(self) -> None:
-        """Count an in-place change (PyTorch's version counter), also in the cell of nodes that saved this
-        tensor as their output."""
-        self._version += 1
-        cell = getattr(self, "_version_cell", None)
-        if cell is not None:
-            cell[0] = self._version
+        """Count an in-place change (PyTorch's version counter, shared by the views of one storage)."""
+        vc = self._vc
+        if vc is None:
+            self._vc = [1]
+        else:
+            vc[0] += 1
 
     def _shared_version(self) -> list:
-        """This tensor's version cell (see `_save_versions`), made on first use."""
-        cell = getattr(self, "_version_cell", None)
-        if cell is None:
-            cell = self._version_cell = [self._version]
-        return cell
+        """This tensor's version cell, made on first use: views, detach() and saving nodes share it."""
+        vc = self._vc
+        if vc is None:
+            vc = self._vc = [0]
+        return vc
 
     def _check_inplace(self) -> None:
         if self._requires_grad and _grad_enabled:
             if self._grad_fn is None:
                 raise RuntimeError(LEAF_INPLACE)
-            if getattr(self, "_base", None) is not None:
+            base = self._base
+            if base is not None and base._requires_grad and base._grad_fn is None:
                 raise RuntimeError(LEAF_VIEW_INPLACE)
 
     def add_(self, other, alpha=1):
@@ -1297,6 +1385,7 @@ class Tensor:
         src = _tensor_arg(src, "copy_", "src")
         np.broadcast_shapes(src._data.shape, self._data.shape)
         if not (_grad_enabled and src._requires_grad) and _forward_ad is None:
+            _check_overlap(self._data)
             self._bump_version()
             np.copyto(self._data, src._data, casting="unsafe")
             return self
