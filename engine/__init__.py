@@ -17,8 +17,9 @@ from engine.functional import jacobian, vjp
 from engine.derivatives import OPS as _OPS
 from engine.printing import set_printoptions
 from engine.tensor import _run
-from engine.tensor import (Tensor, cat, enable_grad, is_grad_enabled, matmul, no_grad, set_grad_enabled, stack,
-                           tensor, where)
+from engine.tensor import (Tensor, cat, enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
+                           matmul, no_grad, set_grad_enabled, stack, tensor, where)
+from engine import state as _state
 
 float = float32  # noqa: A001 - torch.float
 double = float64
@@ -65,7 +66,7 @@ del _forward_to_method  # a getattr gadget for any name: not left reachable in t
 
 def is_anomaly_enabled() -> bool:
     """Whether `torch.autograd.set_detect_anomaly(True)` is in effect."""
-    return autograd.graph._anomaly[0]
+    return _state.current().anomaly
 
 
 def is_tensor(obj) -> bool:
@@ -88,7 +89,7 @@ def promote_types(type1: dtype, type2: dtype) -> dtype:
 
 __all__ = [
     "Size", "Tensor", "FloatTensor", "arange", "autograd", "func", "optim", "is_anomaly_enabled", "bool", "cat", "stack", "where", "enable_grad",
-    "set_grad_enabled", "double", "dtype", "empty", "eye", "float",
+    "set_grad_enabled", "inference_mode", "is_inference_mode_enabled", "double", "dtype", "empty", "eye", "float",
     "float16", "float32", "float64", "from_numpy", "full", "full_like", "half", "int", "int8", "int16", "int32",
     "int64", "is_grad_enabled", "is_tensor", "jacobian", "linspace", "long", "manual_seed", "matmul", "nn",
     "no_grad", "ones", "ones_like", "rand", "randint", "randn", "set_printoptions", "tensor", "uint8", "vjp",

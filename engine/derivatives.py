@@ -143,19 +143,6 @@ _unbind_backward = _recorded("unbind_backward", _scatter_array)
 _index_backward = _recorded("index_backward", _scatter_add_array)
 
 
-def _scatter(g, out, a, key):
-    """A cotangent of zeros shaped like `a`, with `g` placed where `a[key]` was read."""
-    grad = xp.zeros(xp.batch_shape(g, out) + a.shape, like=g)
-    grad[(Ellipsis,) + key] = g
-    return grad
-
-
-def _scatter_add(g, out, a, key):
-    grad = xp.zeros(xp.batch_shape(g, out) + a.shape, like=g)
-    np.add.at(grad, (Ellipsis,) + key, g)
-    return grad
-
-
 def _take(a, dim, keepdim, indices):
     """The values at `indices` (kept-dim shape) along `dim`: max/min along a dim, given its argmax."""
     if np.ndim(a) == 0:

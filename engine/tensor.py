@@ -17,25 +17,24 @@ import numpy as np
 
 from engine import dtypes
 from engine.derivatives import OPS, saved_tensors, variadic
-from engine.graph import AccumulateGrad, Node, _anomaly, accumulate, as_grad, guard_shape, record_trace, size_guard
+from engine import state
+from engine.graph import AccumulateGrad, Node, accumulate, as_grad, guard_shape, record_trace
 from engine.printing import format_tensor
 
 _FLOAT32 = np.dtype(np.float32)
 _FLOAT64 = np.dtype(np.float64)
-_grad_enabled = True
-_forward_ad = None  # `engine.forward_ad` while a dual level is open: ops then give their results tangents
+_modes = state.current  # the engine's modes (grad, inference, forward AD, anomaly, size guard): `engine.state`
 
 
 def set_size_guard(guard) -> None:
     """Install `guard(shape)` to vet every tensor shape before it is allocated (None removes it); it is also
     called at each node of a backward sweep and each module call (`guard_work`), where it may stop the work."""
-    size_guard[0] = guard
+    state.update(size_guard=guard)
 
 
 def set_forward_ad(module) -> None:
     """Open (the forward_ad module) or close (None) forward-mode AD: the one check ordinary ops pay."""
-    global _forward_ad
-    _forward_ad = module
+    state.update(forward_ad=module)
 
 
 def guard_work() -> None:
@@ -54,12 +53,10 @@ class no_grad:  # noqa: N801 - PyTorch's spelling
         return cls()(orig_func)
 
     def __enter__(self):
-        global _grad_enabled
-        self._previous, _grad_enabled = _grad_enabled, False
+        self._previous = state.update(grad=False)
 
     def __exit__(self, *exc):
-        global _grad_enabled
-        _grad_enabled = self._previous
+        state.restore(self._previous, "grad")
 
     def __call__(self, fn):
         clone = self._clone
@@ -81,16 +78,14 @@ class set_grad_enabled(no_grad):  # noqa: N801 - PyTorch's spelling
         return object.__new__(cls)
 
     def __init__(self, mode: bool) -> None:
-        global _grad_enabled
-        self._previous, _grad_enabled = _grad_enabled, bool(mode)
+        self._previous = state.update(grad=bool(mode))
         self._mode = bool(mode)
 
     def __enter__(self):
         pass
 
     def __call__(self, fn):
-        global _grad_enabled
-        _grad_enabled = self._previous  # as a decorator it switches nothing now, only during each call
+        state.restore(self._previous, "grad")  # as a decorator it switches nothing now, only during each call
         return super().__call__(fn)
 
     def _clone(self):
@@ -101,12 +96,47 @@ class enable_grad(no_grad):  # noqa: N801
     """`with torch.enable_grad():` — record again inside a `no_grad` block."""
 
     def __enter__(self):
-        global _grad_enabled
-        self._previous, _grad_enabled = _grad_enabled, True
+        self._previous = state.update(grad=True)
 
 
 def is_grad_enabled() -> bool:
-    return _grad_enabled
+    return _modes().grad
+
+
+class inference_mode(no_grad):  # noqa: N801 - PyTorch's spelling
+    """`with torch.inference_mode():` — like no_grad, and the tensors made inside are inference tensors,
+    which a graph may not save later (`@torch.inference_mode()` on a function too; `inference_mode(False)`
+    switches it off inside)."""
+
+    def __new__(cls, mode=True):
+        if callable(mode) and not isinstance(mode, bool):
+            return cls()(mode)
+        return object.__new__(cls)
+
+    def __init__(self, mode: bool = True) -> None:
+        self._mode = bool(mode)
+
+    def __enter__(self):
+        self._previous = state.update(grad=not self._mode, inference=self._mode)
+
+    def __exit__(self, *exc):
+        state.restore(self._previous, "grad", "inference")
+
+    def _clone(self):
+        return inference_mode(self._mode)
+
+
+def is_inference_mode_enabled() -> bool:
+    return _modes().inference
+
+
+INFERENCE_SAVED = ("Inference tensors cannot be saved for backward. Please do not use Tensors created in inference "
+                   "mode in computation tracked by autograd. To work around this, you can make a clone to get a "
+                   "normal tensor and use it in autograd, or use `torch.no_grad()` instead of "
+                   "`torch.inference_mode()`.")
+INFERENCE_INPLACE = ("Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to "
+                     "get a normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for "
+                     "more details.")
 
 
 def _result_dtype(arrays, out_dtype):
@@ -139,9 +169,12 @@ def _run(op, inputs: tuple, attrs: dict) -> "Tensor":
     result = Tensor._make(out)
     if op.view:
         _link_view(result, inputs[0], op, attrs)
-    if _forward_ad is not None:
-        _forward_ad.propagate(op, inputs, attrs, result)
-    if not _grad_enabled:
+    modes = _modes()
+    if modes.forward_ad is not None and not modes.inference:  # (inference tensors carry no tangent)
+        modes.forward_ad.propagate(op, inputs, attrs, result)
+    if not modes.grad:
+        if modes.inference:
+            result._inference = True
         return result
     parents, wanted, bit = [], 0, 1  # wanted: a bit per input that needs a gradient
     for t in inputs[: len(op.vjp)]:
@@ -154,7 +187,7 @@ def _run(op, inputs: tuple, attrs: dict) -> "Tensor":
     if wanted:
         result._requires_grad = True
         node = result._grad_fn = Node(op, tuple(arrays), attrs, out, tuple(parents))
-        if _anomaly[0]:
+        if modes.anomaly:
             record_trace(node)
         if op.saves:
             _save_versions(node, op, inputs, wanted, result)
@@ -211,6 +244,8 @@ def _save_versions(node, op, inputs, wanted: int, result) -> None:
     versions = []
     for i in positions:
         if type(inputs[i]) in _TENSOR_TYPES:
+            if getattr(inputs[i], "_inference", False):
+                raise RuntimeError(INFERENCE_SAVED)
             versions.append((inputs[i], inputs[i]._version, False))
     if saves_result:
         cell = result._shared_version()
@@ -234,8 +269,9 @@ def _as_operand(other):
 def _broadcast(a: "Tensor", b) -> None:
     """Raise PyTorch's message when shapes do not broadcast, and vet the result's size."""
     if type(b) not in _TENSOR_TYPES or a._data.shape == b._data.shape:
-        if size_guard[0] is not None:  # (_binary, every arithmetic op's path, has this case inline)
-            size_guard[0](a._data.shape)
+        guard = _modes().size_guard  # (_binary, every arithmetic op's path, has this case inline)
+        if guard is not None:
+            guard(a._data.shape)
         return
     sa, sb = a._data.shape, b._data.shape
     for i in range(1, min(len(sa), len(sb)) + 1):
@@ -255,8 +291,10 @@ def _binary(key: str, a: "Tensor", b) -> "Tensor":
         b = _as_operand(b)
     if type(b) in _TENSOR_TYPES and a._data.shape != b._data.shape:
         _broadcast(a, b)
-    elif size_guard[0] is not None:  # _broadcast's first case, inline: a tensor and a number, or equal shapes
-        size_guard[0](a._data.shape)
+    else:  # _broadcast's first case, inline: a tensor and a number, or equal shapes
+        guard = _modes().size_guard
+        if guard is not None:
+            guard(a._data.shape)
     return _run(OPS[key], (a, b), _NO_ATTRS)
 
 
@@ -364,7 +402,7 @@ class Tensor:
     """A multi-dimensional array that can record the operations applied to it."""
 
     # _tangent is set only on dual tensors (torch.autograd.forward_ad), so making a tensor costs nothing more
-    __slots__ = ("_data", "_requires_grad", "_grad", "_grad_fn", "_accumulator", "_vc", "_view", "_views",
+    __slots__ = ("_data", "_requires_grad", "_grad", "_grad_fn", "_accumulator", "_vc", "_view", "_views", "_inference",
                  "_tangent", "__weakref__")
     __array_priority__ = 1000  # numpy scalars on the left defer to Tensor's reflected operators
 
@@ -477,12 +515,11 @@ class Tensor:
             if self._grad is not None:
                 self._grad = self._grad + g
             elif g._requires_grad:  # PyTorch copies the incoming gradient into a fresh .grad (CopyBackwards)
-                global _grad_enabled
-                previous, _grad_enabled = _grad_enabled, True
+                previous = state.update(grad=True)
                 try:
                     self._grad = _apply("copy", (Tensor._make(np.zeros_like(self._data)), g))
                 finally:
-                    _grad_enabled = previous
+                    state.restore(previous, "grad")
             else:
                 self._grad = Tensor._make(as_grad(g._data, self._data))
             return
@@ -523,6 +560,10 @@ class Tensor:
         edge.post_hooks[handle.id] = hook
         return handle
 
+    def is_inference(self) -> bool:
+        """Whether this tensor was made in inference mode (`torch.inference_mode`)."""
+        return getattr(self, "_inference", False)
+
     def detach(self) -> "Tensor":
         """A tensor without a graph on the same storage, with the same version counter (an in-place change of
         either is seen by the graph that saved the other)."""
@@ -531,8 +572,9 @@ class Tensor:
         return t
 
     def detach_(self) -> "Tensor":
-        if _forward_ad is not None:
-            _forward_ad.inplace(self, None)
+        forward_ad = _modes().forward_ad
+        if forward_ad is not None:
+            forward_ad.inplace(self, None)
         self._grad_fn, self._requires_grad = None, False
         return self
 
@@ -596,7 +638,7 @@ class Tensor:
     def __repr__(self) -> str:
         return format_tensor(self._data, requires_grad=self._requires_grad and self._grad_fn is None,
                              grad_fn=None if self._grad_fn is None else self._grad_fn.op.grad_fn,
-                             tangent=None if _forward_ad is None else _forward_ad.format_suffix(self))
+                             tangent=None if _modes().forward_ad is None else _modes().forward_ad.format_suffix(self))
 
     __str__ = __repr__
 
@@ -1213,7 +1255,7 @@ class Tensor:
             np_key = _advanced_key(self, key)
             self._inplace(_apply("index_put", (self, value), key=np_key))
             return
-        if self._requires_grad and self._grad_fn is None and _grad_enabled:  # x[i] = v writes into a view of x
+        if self._requires_grad and self._grad_fn is None and _modes().grad:  # x[i] = v writes into a view of x
             raise RuntimeError(LEAF_VIEW_INPLACE)
         self._check_inplace()
         region = np.arange(self._data.size).reshape(self._data.shape)[_full_key(key, self._data.ndim)]
@@ -1241,7 +1283,7 @@ class Tensor:
     def _convert(self, np_dtype):
         if self._data.dtype == np_dtype:
             return self
-        if np_dtype.kind == "f" and (self._requires_grad or _forward_ad is not None):
+        if np_dtype.kind == "f" and (self._requires_grad or _modes().forward_ad is not None):
             return _apply("to_copy", (self,), dtype=np_dtype)
         return Tensor._make(self._data.astype(np_dtype))
 
@@ -1275,8 +1317,9 @@ class Tensor:
                                f"desired output type {_SCALAR_TYPE_NAMES[self._data.dtype.name]}")
         _check_overlap(self._data)
         self._bump_version()
-        if _forward_ad is not None:
-            _forward_ad.inplace(self, result)
+        forward_ad = _modes().forward_ad
+        if forward_ad is not None:
+            forward_ad.inplace(self, result)
         node = result._grad_fn
         storage = self._data
         if node is not None and any(a is storage for a in node.arrays):
@@ -1338,7 +1381,10 @@ class Tensor:
         return vc
 
     def _check_inplace(self) -> None:
-        if self._requires_grad and _grad_enabled:
+        modes = _modes()
+        if getattr(self, "_inference", False) and not modes.inference:
+            raise RuntimeError(INFERENCE_INPLACE)
+        if self._requires_grad and modes.grad:
             if self._grad_fn is None:
                 raise RuntimeError(LEAF_INPLACE)
             base = self._base
@@ -1366,8 +1412,8 @@ class Tensor:
         if self._grad_fn is None:
             self._data[...] = 0
             self._bump_version()
-            if _forward_ad is not None:
-                _forward_ad.filled(self)
+            if _modes().forward_ad is not None:
+                _modes().forward_ad.filled(self)
             return self
         return self._inplace(_apply("zero", (self,)))
 
@@ -1376,15 +1422,16 @@ class Tensor:
         value = _fill_value(value, "fill_")
         self._data[...] = value
         self._bump_version()
-        if _forward_ad is not None:
-            _forward_ad.filled(self)
+        if _modes().forward_ad is not None:
+            _modes().forward_ad.filled(self)
         return self
 
     def copy_(self, src):
         self._check_inplace()
         src = _tensor_arg(src, "copy_", "src")
         np.broadcast_shapes(src._data.shape, self._data.shape)
-        if not (_grad_enabled and src._requires_grad) and _forward_ad is None:
+        modes = _modes()
+        if not (modes.grad and src._requires_grad) and modes.forward_ad is None:
             _check_overlap(self._data)
             self._bump_version()
             np.copyto(self._data, src._data, casting="unsafe")
@@ -1433,10 +1480,6 @@ def _fill_value(value, where: str):
     if isinstance(value, (int, float, bool, np.number, np.bool_)):
         return value
     raise TypeError(f"{where}(): argument 'fill_value' must be Number, not {type(value).__name__}")
-
-
-def _correction(correction, unbiased) -> int:
-    return int(unbiased) if unbiased is not None else correction
 
 
 def cat(tensors, dim=0) -> Tensor:
@@ -1680,9 +1723,17 @@ def _to_array(data, np_dtype=None) -> np.ndarray:
     return np.array(array, dtype=np_dtype)
 
 
+def new_leaf(data: np.ndarray) -> Tensor:
+    """A tensor a factory function makes (torch.tensor, ones, arange…): an inference tensor in inference mode."""
+    t = Tensor._make(data)
+    if _modes().inference:
+        t._inference = True
+    return t
+
+
 def tensor(data, dtype=None, requires_grad=False, device=None) -> Tensor:
     """`torch.tensor`: a new leaf tensor copied from `data`."""
-    t = Tensor._make(_to_array(data, None if dtype is None else dtypes.to_numpy(dtype)))
+    t = new_leaf(_to_array(data, None if dtype is None else dtypes.to_numpy(dtype)))
     if requires_grad:
         if t._data.dtype.kind != "f":
             raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")

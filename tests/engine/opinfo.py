@@ -487,6 +487,16 @@ add("set_grad_enabled", s("with torch.set_grad_enabled(False):\n    y = x * 2\ny
     s("torch.set_grad_enabled(False)\ny = x * 2\ntorch.set_grad_enabled(True)\ny", x=T((2,))))
 add("is_grad_enabled", s("with torch.no_grad():\n    inside = torch.is_grad_enabled()\n(inside, torch.is_grad_enabled())"),
     skip_grad=NOT_DIFFERENTIABLE)
+add("inference_mode", s("with torch.inference_mode():\n    y = x * 2\n(y, y.requires_grad, y.is_inference())", x=T((2,))),
+    s("@torch.inference_mode()\ndef f(t):\n    return t * 2\nf(x).is_inference()", x=T((2,))),
+    s("with torch.inference_mode():\n    c = torch.ones(2)\n(x * c).sum()", x=T((2,))),
+    s("with torch.inference_mode():\n    c = torch.ones(2)\n(x * x) * c", x=T((2,))),
+    s("with torch.inference_mode():\n    c = torch.ones(2)\nc.add_(1)"),
+    s("with torch.inference_mode():\n    with torch.inference_mode(False):\n        y = x * 2\ny", x=T((2,))))
+add("is_inference_mode_enabled",
+    s("with torch.inference_mode():\n    inside = (torch.is_inference_mode_enabled(), torch.is_grad_enabled())\n"
+      "(inside, torch.is_inference_mode_enabled())"), skip_grad=NOT_DIFFERENTIABLE)
+add("is_inference", s("x.is_inference()", x=T((2,))), skip_grad=NOT_DIFFERENTIABLE)
 add("autograd", s("torch.autograd.grad((x * x).sum(), x)", x=T((3,))),
     s("torch.autograd.grad((x * y).sum(), [x, y])", x=T((3,)), y=T((3,))))
 add("autograd.grad", s("torch.autograd.grad((x * x).sum(), x)", x=T((3,))),
