@@ -689,6 +689,127 @@ op("where", "WhereBackward0", ["self", "other"], lambda a, b, condition: np.wher
    saves={"self": ["condition"], "other": ["condition"]}, dtype=PROMOTE)
 
 
+# --- gather, scatter, cumulative sums and products, repeat ----------------------------------------------
+def _grids(index, dim):
+    """A numpy key reading along `dim` at `index` (other dims by position): gather's and scatter's, after
+    any leading batch axes (dim counts from the end)."""
+    grids = list(np.ogrid[tuple(slice(n) for n in index.shape)])
+    grids[dim] = index
+    return (Ellipsis,) + tuple(grids)
+
+
+def _scatter_add_along(g, shape, dim, index):
+    """Zeros of `shape` (batch axes of g first) with g added along `dim` at `index` (gather's backward)."""
+    grad = np.zeros(g.shape[: g.ndim - index.ndim] + tuple(shape), dtype=g.dtype)
+    np.add.at(grad, _grids(index, dim), g)
+    return grad
+
+
+_gather_backward = _recorded("gather_backward", _scatter_add_along)
+
+
+def _scattered(shape, dim, index):
+    mask = np.zeros(shape, dtype=bool)
+    mask[_grids(index, dim)] = True
+    return mask
+
+
+def _src_region(index):
+    return tuple(slice(0, n) for n in index.shape)
+
+
+def _scatter_forward(a, src, dim, index, add=False):
+    out = a.copy()
+    values = np.broadcast_to(src, index.shape) if np.ndim(src) == 0 else src[_src_region(index)]
+    if add:
+        np.add.at(out, _grids(index, dim), values)
+    else:
+        out[_grids(index, dim)] = values
+    return out
+
+
+def _src_rule(g, out, a, src, dim, index, name="ScatterBackward0"):
+    """grad.gather(dim, index): index-shaped, so PyTorch refuses it for a src larger than index."""
+    if tuple(np.shape(src)) != tuple(index.shape):
+        raise RuntimeError(f"Function {name} returned an invalid gradient at index 1 - got {list(index.shape)} but "
+                           f"expected shape compatible with {list(np.shape(src))}")
+    return g[_grids(index, dim)]
+
+
+op("gather_backward", "ScatterAddBackward0", ["grad_output"], _scatter_add_along,
+   {"grad_output": ("grad.gather(dim, index)", lambda gg, y, g, shape, dim, index: gg[_grids(index, dim)])})
+op("gather", "GatherBackward0", ["self"], lambda a, dim, index: a[_grids(index, dim)],
+   {"self": ("gather_backward(grad, self, dim, index): zeros with grad added at index",
+             lambda g, out, a, dim, index: _gather_backward(g, shape=np.shape(a), dim=dim, index=index))},
+   saves=["self", "index"])
+op("scatter", "ScatterBackward0", ["self", "src"], _scatter_forward,
+   {"self": ("grad.scatter(dim, index, 0)", lambda g, out, a, src, dim, index:
+             xp.where(_scattered(np.shape(a), dim, index), 0, g)),
+    "src": ("grad.gather(dim, index)", _src_rule)}, saves={"self": ["index"], "src": ["index"]},
+   dtype=lambda arrays, attrs: arrays[0].dtype)
+op("scatter_value", "ScatterBackward1", ["self"], lambda a, dim, index, value: _scatter_forward(a, value, dim, index),
+   {"self": ("grad.scatter(dim, index, 0)", lambda g, out, a, dim, index, value:
+             xp.where(_scattered(np.shape(a), dim, index), 0, g))}, saves=["index"],
+   dtype=lambda arrays, attrs: arrays[0].dtype)
+op("scatter_add", "ScatterAddBackward0", ["self", "src"],
+   lambda a, src, dim, index: _scatter_forward(a, src, dim, index, add=True),
+   {"self": ("grad", lambda g, out, a, src, dim, index: g),
+    "src": ("grad.gather(dim, index)",
+            lambda g, out, a, src, dim, index: _src_rule(g, out, a, src, dim, index, "ScatterAddBackward0"))},
+   saves={"src": ["index"]}, dtype=lambda arrays, attrs: arrays[0].dtype)
+
+
+def _cumulative(fn):
+    """np.cumsum/np.cumprod, a 0-dim tensor kept 0-dim (its own cumulative sum)."""
+    return lambda a, dim: fn(a, axis=dim) if np.ndim(a) else a.copy()
+
+
+def _reverse_cumsum(g, dim):
+    return xp.flip(xp.cumsum(xp.flip(g, (dim,)), dim), (dim,))
+
+
+def _cumprod_rule(g, out, a, dim):
+    """sum over k >= i of g_k * prod_{j <= k, j != i} a_j: reverse_cumsum(g * out) / a without zeros; with
+    zeros, that sum term by term (n cumulative products of a with a_i set to 1)."""
+    if np.ndim(a) == 0:
+        return g
+    if not np.any(xp.numeric(a) == 0):
+        return _reverse_cumsum(g * out, dim) / a
+    shape = tuple(np.shape(a))
+    along = np.arange(shape[dim]).reshape((-1,) + (1,) * (-dim - 1))  # positions along dim, broadcastable
+    parts = []
+    for i in range(shape[dim]):
+        others = xp.where(np.broadcast_to(along == i, shape), 1, a)
+        later = np.broadcast_to(along >= i, shape).astype(np.float64 if xp.symbolic(a) else xp.numeric(a).dtype)
+        parts.append(xp.sum(g * xp.cumprod(others, dim) * later, axis=dim, keepdims=True))
+    return xp.concatenate(parts, dim)
+
+
+def _cumulative_dtype(arrays, attrs):
+    return arrays[0].dtype if arrays[0].dtype.kind == "f" else _INT64
+
+
+op("cumsum", "CumsumBackward0", ["self"], _cumulative(np.cumsum),
+   {"self": ("grad.flip(dim).cumsum(dim).flip(dim)",
+             lambda g, out, a, dim: _reverse_cumsum(g, dim) if np.ndim(a) else g)},
+   dtype=_cumulative_dtype)
+op("cumprod", "CumprodBackward0", ["self"], _cumulative(np.cumprod),
+   {"self": ("cumprod_backward(grad, self, dim, result)", _cumprod_rule)}, saves=["self", "result"],
+   dtype=_cumulative_dtype)
+
+
+def _repeat_rule(g, out, a, repeats):
+    """Sum the copies: grad viewed as (r0, s0, r1, s1, …), summed over the r's."""
+    padded = (1,) * (len(repeats) - np.ndim(a)) + tuple(np.shape(a))
+    batch = tuple(g.shape[: len(g.shape) - len(repeats)])
+    split = g.reshape(batch + tuple(x for r, n in zip(repeats, padded) for x in (r, n)))
+    return xp.sum(split, axis=tuple(len(batch) + 2 * i for i in range(len(repeats))))
+
+
+op("repeat", "RepeatBackward0", ["self"], lambda a, repeats: np.tile(a, repeats),
+   {"self": ("grad summed over the copies", _repeat_rule)})
+
+
 # --- losses -----------------------------------------------------------------------------------
 def _reduce_loss(loss, reduction):
     if reduction == "none":

@@ -935,6 +935,66 @@ class Tensor:
             return _apply("masked_fill_tensor", (self, value), mask=mask._data)
         return _apply("masked_fill", (self,), mask=mask._data, value=value)
 
+    def gather(self, dim, index):
+        """`x.gather(dim, index)`: out[i][j] = x[i][index[i][j]] (for dim=1)."""
+        d, index = self._index_arg("gather", dim, index, "input")
+        return _apply("gather", (self,), dim=d, index=index)
+
+    def scatter(self, dim, index, src=None, *, value=None, reduce=None):
+        """`x.scatter(dim, index, src)` (or a number `value`): a copy of x with src written along dim at index."""
+        if reduce is not None:
+            raise NotImplementedError("scatter(reduce=...) is not supported by this engine")
+        d, index = self._index_arg("scatter", dim, index, "self")
+        src = value if src is None else src
+        if isinstance(src, Tensor):
+            return _apply("scatter", (self, src), dim=d, index=index)
+        return _apply("scatter_value", (self,), dim=d, index=index, value=_fill_value(src, "scatter"))
+
+    def scatter_add(self, dim, index, src):
+        """`x.scatter_add(dim, index, src)`: a copy of x with src added along dim at index."""
+        d, index = self._index_arg("scatter_add", dim, index, "self")
+        return _apply("scatter_add", (self, _tensor_arg(src, "scatter_add", "src", 3)), dim=d, index=index)
+
+    def _index_arg(self, name: str, dim, index, what: str) -> tuple[int, np.ndarray]:
+        """gather's and scatter's dim and index, checked with PyTorch's messages."""
+        index = _tensor_arg(index, name, "index", 2)
+        if index._data.dtype.kind not in "iu":
+            raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
+        if index._data.ndim != self._data.ndim:
+            raise RuntimeError(f"Index tensor must have the same number of dimensions as {what} tensor")
+        d = _normalize_dim(dim, self._data.ndim)
+        size = self._data.shape[d] if self._data.ndim else 1
+        bad = index._data[(index._data < 0) | (index._data >= size)]
+        if bad.size:
+            raise RuntimeError(f"index {bad.reshape(-1)[0]} is out of bounds for dimension {d % max(1, self._data.ndim)} "
+                               f"with size {size}")
+        for k, (n, m) in enumerate(zip(index._data.shape, self._data.shape)):
+            if n > m and k != d % self._data.ndim:
+                raise RuntimeError(f"Size does not match at dimension {k} expected index {list(index._data.shape)} to "
+                                   f"be no larger than {what} {list(self._data.shape)} apart from dimension "
+                                   f"{d % self._data.ndim}")
+        return d, index._data.astype(np.int64)
+
+    def cumsum(self, dim, *, dtype=None):
+        source = self if dtype is None else self.to(dtype)
+        return _apply("cumsum", (source,), dim=_normalize_dim(dim, max(1, source._data.ndim)))
+
+    def cumprod(self, dim, *, dtype=None):
+        source = self if dtype is None else self.to(dtype)
+        return _apply("cumprod", (source,), dim=_normalize_dim(dim, max(1, source._data.ndim)))
+
+    def repeat(self, *repeats):
+        """`x.repeat(2, 3)`: x tiled (at least one repeat count per dim; more add leading dims)."""
+        repeats = _shape_arg(repeats)
+        if len(repeats) < self._data.ndim:
+            raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of "
+                               "tensor")
+        if any(r < 0 for r in repeats):
+            raise RuntimeError(f"Trying to create tensor with negative dimension {min(repeats)}: {list(repeats)}")
+        padded = (1,) * (len(repeats) - self._data.ndim) + self._data.shape
+        guard_shape(tuple(r * n for r, n in zip(repeats, padded)))
+        return _apply("repeat", (self,), repeats=repeats)
+
     def flip(self, *dims):
         return _apply("flip", (self,), dims=_dims(_shape_arg(dims), self._data.ndim))
 
@@ -1459,7 +1519,7 @@ def _inplace_variant(name: str):
 
 INPLACE_VARIANTS = ("exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "abs", "neg", "reciprocal",
                     "sign", "log1p", "square", "clamp", "clamp_min", "clamp_max", "clip", "pow", "masked_fill",
-                    "remainder")
+                    "remainder", "scatter", "scatter_add")
 for _name in INPLACE_VARIANTS:
     setattr(Tensor, _name + "_", _inplace_variant(_name))
 
@@ -1579,6 +1639,9 @@ def _index(t: Tensor, key) -> Tensor:
     """Indexing as PyTorch records it: a chain of select / slice / unsqueeze nodes, or one index node."""
     lone_slice = isinstance(key, slice)  # PyTorch records x[:] as a slice, but skips full slices in x[:, 1:]
     key = key if isinstance(key, tuple) else (key,)
+    if t._data.ndim == 0 and any(isinstance(k, (int, np.integer)) and not isinstance(k, bool) for k in key):
+        raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in "
+                         "C++ to convert a 0-dim tensor to a number")
     # a 0-dim integer tensor indexes like an int (PyTorch records a select)
     key = tuple(int(k._data) if isinstance(k, Tensor) and k._data.ndim == 0 and k._data.dtype.kind in "iu" else k
                 for k in key)

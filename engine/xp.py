@@ -342,6 +342,24 @@ def flip(a, axes):
     return np.flip(a, axes)
 
 
+def cumsum(a, axis):
+    if is_tensor(a):
+        return a.cumsum(axis)
+    return np.cumsum(a, axis=axis)
+
+
+def cumprod(a, axis):
+    if is_tensor(a):
+        return a.cumprod(axis)
+    return np.cumprod(a, axis=axis)
+
+
+def concatenate(arrays, axis):
+    if _any_tensor(*arrays):
+        return tensors.cat(arrays, axis)
+    return np.concatenate(arrays, axis=axis)
+
+
 def take(a, index, axis):
     if is_tensor(a):
         return tensors.take(a, index, axis)

@@ -356,7 +356,28 @@ add("__getitem__", s("x[0]", x=T((3, 4))), s("x[:, 1]", x=T((3, 4))), s("x[1:, :
     s("x[range(2), i]", x=T((3, 4)), i=T([1, 3], i64)), s("x[i]", x=T((3, 4)), i=T(1, i64)), s("x[:]", x=T((3,))),
     s("x[5]", x=T((3, 4))), s("x[1.5]", x=T((3,))), s("x[i]", x=T((3,)), i=T([0., 1.])), s("x[[0, 5]]", x=T((3,))),
     s("x[0, 0, 0]", x=T((3, 4))), s("x[m]", x=T((3,)), m=T([True, False, True])),
-    s("x[[]]", x=T((3,))), s("x[-1]", x=T((3,), i64)), s("x[::-1]", x=T((3,)), error="type"))
+    s("x[[]]", x=T((3,))), s("x[-1]", x=T((3,), i64)), s("x[::-1]", x=T((3,)), error="type"), s("x[0]", x=T(())))
+_IDX = T([[0, 0], [2, 1]], i64)
+add("gather", s("x.gather(1, i)", x=T((2, 3)), i=_IDX), s("torch.gather(x, 0, i)", x=T((3, 2)), i=_IDX),
+    s("x.gather(1, i)", x=T((2, 3)), i=T([[0, 1, 2, 0]], i64)), s("x.gather(-1, i)", x=T((2, 3), f64), i=_IDX),
+    s("x.gather(1, i)", x=T((2, 3)), i=T([[0.]])), s("x.gather(1, i)", x=T((2, 3)), i=T([[5]], i64)),
+    s("x.gather(1, i)", x=T((2, 3)), i=T([-1], i64)), s("x.gather(1, i)", x=T((2, 3)), i=T([[-1]], i64)))
+_UNIQUE = T([[0, 1], [2, 1]], i64)  # (with a repeated position the written value is PyTorch's choice)
+add("scatter", s("x.scatter(1, i, y)", x=T((2, 3)), i=_UNIQUE, y=T((2, 2))), s("x.scatter(1, i, 7.)", x=T((2, 3)), i=_IDX),
+    s("torch.scatter(x, 0, i, y)", x=T((3, 2)), i=_UNIQUE, y=T((3, 3))), s("x.scatter(1, i, value=2.)", x=T((2, 3)), i=_IDX),
+    s("x.scatter(1, i, 1.)", x=T((2, 3)), i=T([[5]], i64)), s("x.scatter(1, i, 1.)", x=T((2, 3)), i=T([0], i64)))
+add("scatter_", s("y = x * 1\ny.scatter_(1, i, 0.)\ny", x=T((2, 3)), i=_IDX),
+    s("y = x * 1\ny.scatter_(1, i, z * 2)\ny", x=T((2, 3)), i=_UNIQUE, z=T((2, 2))))
+add("scatter_add", s("x.scatter_add(1, i, y)", x=T((2, 3)), i=_IDX, y=T((2, 2))),
+    s("torch.scatter_add(x, 0, i, y)", x=T((3, 2)), i=_IDX, y=T((2, 2))))
+add("scatter_add_", s("y = x * 1\ny.scatter_add_(1, i, z)\ny", x=T((2, 3)), i=_IDX, z=T((2, 2))))
+add("cumsum", s("x.cumsum(0)", x=T((3, 2))), s("torch.cumsum(x, dim=-1)", x=T((3, 2))), s("x.cumsum(0)", x=T((4,), i64)),
+    s("x.cumsum(0)", x=T(())), s("x.cumsum(dim=1, dtype=torch.float64)", x=T((2, 3))), s("x.cumsum(2)", x=T((2, 3))))
+add("cumprod", s("x.cumprod(1)", x=T((3, 4))), s("torch.cumprod(x, 0)", x=T((3,), kind="pos")),
+    s("x.cumprod(0)", x=T([2., 0., 3., 0.5])), s("x.cumprod(1)", x=T([[1., 0., 0.], [2., 3., 0.]])),
+    s("x.cumprod(0)", x=T((3,), i64)))
+add("repeat", s("x.repeat(2, 1)", x=T((2, 3))), s("x.repeat(2, 1, 3)", x=T((2, 3))), s("x.repeat((2,))", x=T((3,))),
+    s("x.repeat(2)", x=T((2, 3))), s("x.repeat(3)", x=T(())), s("x.repeat(1, 0)", x=T((2, 3))))
 add("__setitem__", s("y = x * 1\ny[y < 0] = 0.\ny", x=T((3, 4))), s("y = x * 1\ny[0] = 5.\ny", x=T((3,))),
     s("y = x * 1\ny[[0]] = z\ny", x=T((3,)), z=T(())), s("y = x * 1\ny[:, 1] = z\ny", x=T((2, 3)), z=T((2,))),
     s("y = x * 1\ny[1:] = z\ny", x=T((3,)), z=T((2,), f64)), s("x[0] = 1.", x=T((3,))),

@@ -223,6 +223,29 @@ p.backward()
 }
 
 
+NEW_API = {
+    "second-derivatives-of-new-ops": """
+x = torch.tensor([[1.5, 0., 2.], [0.5, -1., 0.]], dtype=torch.float64, requires_grad=True)
+i = torch.tensor([[0, 0], [2, 1]])
+for f in (lambda t: t.cumprod(1), lambda t: (t * t).cumsum(0), lambda t: (t * t).gather(1, i),
+          lambda t: (t ** 3).repeat(2, 1), lambda t: (t * t).scatter(1, torch.tensor([[0, 1], [2, 1]]), t[:, :2] ** 3)):
+    g, = torch.autograd.grad((f(x) * torch.arange(1., 1. + f(x).numel()).reshape(f(x).shape)).sum(), x,
+                             create_graph=True)
+    h, = torch.autograd.grad((g * g).sum(), x)
+    print(g.detach(), h)
+""",
+    "zero-dim-index": """
+t = torch.tensor(3.)
+t[0]
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(NEW_API))
+def test_new_api_matches_torch(name):
+    assert run(NEW_API[name], engine) == run(NEW_API[name], torch)
+
+
 @pytest.mark.parametrize("name", sorted(COMPOSED))
 def test_composed_transforms_match_torch(name):
     assert run(COMPOSED[name], engine) == run(COMPOSED[name], torch)
