@@ -686,11 +686,18 @@ add("nn.Linear", s(_LIN + "m(x) * 1", x=T((4, 3)), w=T((2, 3), grad=False), c=T(
     s("repr(torch.nn.Linear(3, 2, bias=False))"))
 add("nn.Parameter", s("repr(torch.nn.Parameter(x))", x=T((3,), grad=False)),
     s("torch.nn.Parameter(x) * 2", x=T((3,), grad=False)), s("torch.nn.Parameter(x, requires_grad=False).requires_grad", x=T((2,), grad=False)))
+_SEQ = "m = torch.nn.Sequential(torch.nn.Linear(3, 2), torch.nn.ReLU(), torch.nn.Linear(2, 1))\n"
 add("nn.Module", s(_LIN + "[(n, p.shape) for n, p in m.named_parameters()]", w=T((2, 3), grad=False), c=T((2,), grad=False)),
     s(_LIN + "m(x).sum().backward()\nm.zero_grad()\n[p.grad for p in m.parameters()]", x=T((4, 3)), w=T((2, 3), grad=False), c=T((2,), grad=False)),
     s("m = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.ReLU())\nm.eval()\n(m.training, m[0].training)"),
     s("class Net(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.fc = torch.nn.Linear(3, 2)\n"
-      "    def forward(self, t):\n        return self.fc(t).relu()\n\nrepr(Net())"))
+      "    def forward(self, t):\n        return self.fc(t).relu()\n\nrepr(Net())"),
+    s(_SEQ + "sd = m.state_dict()\n(list(sd), sd['0.weight'].requires_grad, sd['2.bias'].shape)"),
+    s(_SEQ + "n = torch.nn.Sequential(torch.nn.Linear(3, 2), torch.nn.ReLU(), torch.nn.Linear(2, 1))\n"
+      "r = repr(n.load_state_dict(m.state_dict()))\n(r, bool((n(x) == m(x)).all()), n[0].weight.is_leaf)", x=T((4, 3), grad=False)),
+    s(_SEQ + "m.load_state_dict({'0.weight': torch.ones(2, 3), 'extra': torch.ones(1)})"),
+    s(_SEQ + "m.load_state_dict({**m.state_dict(), '0.weight': torch.ones(3, 3)})"),
+    s(_SEQ + "repr(m.load_state_dict({'0.weight': torch.ones(2, 3)}, strict=False))"))
 add("nn.Sequential", s("repr(torch.nn.Sequential(torch.nn.Linear(2, 3), torch.nn.Tanh(), torch.nn.Linear(3, 1), torch.nn.Sigmoid()))"),
     s("len(torch.nn.Sequential(torch.nn.ReLU(), torch.nn.Flatten()))"))
 for _name, _fn in (("ReLU", "relu"), ("Tanh", "tanh"), ("Sigmoid", "sigmoid")):
