@@ -9,17 +9,45 @@ import numbers as _numbers
 
 from engine import autograd, func, nn, optim
 from engine import dtypes as _dtypes
-from engine.creation import (arange, empty, eye, from_numpy, full, full_like, linspace, manual_seed, ones,
-                             ones_like, rand, randint, randn, randperm, zeros, zeros_like)
+from engine import state as _state
+from engine.creation import (
+    arange,
+    empty,
+    eye,
+    from_numpy,
+    full,
+    full_like,
+    linspace,
+    manual_seed,
+    ones,
+    ones_like,
+    rand,
+    randint,
+    randn,
+    randperm,
+    zeros,
+    zeros_like,
+)
+from engine.derivatives import OPS as _OPS
 from engine.dtypes import Size, device, dtype, float16, float32, float64, int8, int16, int32, int64, uint8
 from engine.dtypes import bool_ as bool  # noqa: A001 - torch.bool
 from engine.functional import jacobian, vjp
-from engine.derivatives import OPS as _OPS
 from engine.printing import set_printoptions
-from engine.tensor import _run
-from engine.tensor import (Tensor, cat, enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
-                           matmul, no_grad, set_grad_enabled, stack, tensor, where)
-from engine import state as _state
+from engine.tensor import (
+    Tensor,
+    _run,
+    cat,
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    matmul,
+    no_grad,
+    set_grad_enabled,
+    stack,
+    tensor,
+    where,
+)
 
 float = float32  # noqa: A001 - torch.float
 double = float64

@@ -15,9 +15,8 @@ from collections import namedtuple
 
 import numpy as np
 
-from engine import dtypes
+from engine import dtypes, state
 from engine.derivatives import OPS, saved_tensors, variadic
-from engine import state
 from engine.graph import AccumulateGrad, Node, accumulate, as_grad, guard_shape, record_trace
 from engine.printing import format_tensor
 
@@ -1815,5 +1814,5 @@ def _input_list(inputs) -> list:
     return inputs
 
 
-from engine import xp_tensor as _xp_tensor  # noqa: E402,F401 - registers the Tensor namespace of engine.xp
 from engine import backward as _backward  # noqa: E402 - the one backward, a layer above Tensor
+from engine import xp_tensor as _xp_tensor  # noqa: E402,F401 - registers the Tensor namespace of engine.xp

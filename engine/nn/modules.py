@@ -11,9 +11,9 @@ from collections import OrderedDict, namedtuple
 
 import numpy as np
 
+from engine.creation import rand
 from engine.nn import functional as F
 from engine.tensor import _TENSOR_TYPES, Tensor, guard_work, no_grad
-from engine.creation import rand
 
 
 class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):

@@ -2,9 +2,9 @@
 `torch.func` transforms, versions shared through `detach()`, in-place writes through views of non-leaves
 (CopySlices), writes to expanded tensors, and what a node saves. Printouts and errors must be identical."""
 import pytest
+from test_engine_vs_torch import run
 
 import engine
-from test_engine_vs_torch import run
 
 torch = pytest.importorskip("torch")
 # PyTorch imports parts of functorch on first use; done here, outside `run`'s patched sys.modules (which would

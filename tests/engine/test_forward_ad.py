@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-
-import engine
 from opinfo import OPS, T
 from programs import build, programs, shapes
+
+import engine
 
 torch = pytest.importorskip("torch")
 import torch.autograd.forward_ad as torch_fwad  # noqa: E402
