@@ -150,7 +150,8 @@ def _apply(name: str, inputs: tuple, /, **attrs) -> "Tensor":
     return _run(OPS[name], inputs, attrs)
 
 
-def _run(op, inputs: tuple, attrs: dict) -> "Tensor":
+def _run(op, inputs: tuple, attrs: dict, modes=None) -> "Tensor":
+    """Dispatch one op record: forward, dtype, view link, tangent, node (`modes`: the caller's read of them)."""
     arrays = []  # (a loop, not a comprehension: this runs for every op, and a comprehension is a call)
     for t in inputs:
         arrays.append(t._data if type(t) in _TENSOR_TYPES else t)
@@ -168,7 +169,8 @@ def _run(op, inputs: tuple, attrs: dict) -> "Tensor":
     result = Tensor._make(out)
     if op.view:
         _link_view(result, inputs[0], op, attrs)
-    modes = _modes()
+    if modes is None:
+        modes = _modes()
     if modes.forward_ad is not None and not modes.inference:  # (inference tensors carry no tangent)
         modes.forward_ad.propagate(op, inputs, attrs, result)
     if not modes.grad:
@@ -288,13 +290,12 @@ def _binary(key: str, a: "Tensor", b) -> "Tensor":
     """A binary op of a tensor and a tensor or a Python number (the hot path: checks kept inline)."""
     if type(b) is not Tensor and type(b) is not float and type(b) is not int:
         b = _as_operand(b)
+    modes = _modes()  # (read once for the guard and the dispatch: this runs for every arithmetic op)
     if type(b) in _TENSOR_TYPES and a._data.shape != b._data.shape:
         _broadcast(a, b)
-    else:  # _broadcast's first case, inline: a tensor and a number, or equal shapes
-        guard = _modes().size_guard
-        if guard is not None:
-            guard(a._data.shape)
-    return _run(OPS[key], (a, b), _NO_ATTRS)
+    elif modes.size_guard is not None:  # _broadcast's first case, inline: a tensor and a number, or equal shapes
+        modes.size_guard(a._data.shape)
+    return _run(OPS[key], (a, b), _NO_ATTRS, modes)
 
 
 def _normalize_dim(dim: int, ndim: int) -> int:
