@@ -169,9 +169,9 @@ def main() -> None:
         rows += [(label, name, t, ref) for name, t in timed]
     second = {}
     if torch:
-        for label, make in ((f"(c) hessian n=10", lambda lib: hessian_of(lib, 10)),
-                            (f"(c) hessian n=100", lambda lib: hessian_of(lib, 100)),
-                            (f"(c) jvp n=100", lambda lib: jvp_of(lib, 100))):
+        for label, make in (("(c) hessian n=10", lambda lib: hessian_of(lib, 10)),
+                            ("(c) hessian n=100", lambda lib: hessian_of(lib, 100)),
+                            ("(c) jvp n=100", lambda lib: jvp_of(lib, 100))):
             ours, ref, second[label] = alternating(make(engine), make(torch), args.repeat)
             rows += [(label, "engine", ours, ref), (label, "torch.func", ref, ref)]
     print(f"{'benchmark':32} {'implementation':38} {'median':>12} {'vs torch':>9}")

@@ -9,16 +9,45 @@ import numbers as _numbers
 
 from engine import autograd, func, nn, optim
 from engine import dtypes as _dtypes
-from engine.creation import (arange, empty, eye, from_numpy, full, full_like, linspace, manual_seed, ones,
-                             ones_like, rand, randint, randn, randperm, zeros, zeros_like)
+from engine import state as _state
+from engine.creation import (
+    arange,
+    empty,
+    eye,
+    from_numpy,
+    full,
+    full_like,
+    linspace,
+    manual_seed,
+    ones,
+    ones_like,
+    rand,
+    randint,
+    randn,
+    randperm,
+    zeros,
+    zeros_like,
+)
+from engine.derivatives import OPS as _OPS
 from engine.dtypes import Size, device, dtype, float16, float32, float64, int8, int16, int32, int64, uint8
 from engine.dtypes import bool_ as bool  # noqa: A001 - torch.bool
 from engine.functional import jacobian, vjp
-from engine.derivatives import OPS as _OPS
 from engine.printing import set_printoptions
-from engine.tensor import _run
-from engine.tensor import (Tensor, cat, enable_grad, is_grad_enabled, matmul, no_grad, set_grad_enabled, stack,
-                           tensor, where)
+from engine.tensor import (
+    Tensor,
+    _run,
+    cat,
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    matmul,
+    no_grad,
+    set_grad_enabled,
+    stack,
+    tensor,
+    where,
+)
 
 float = float32  # noqa: A001 - torch.float
 double = float64
@@ -54,7 +83,7 @@ _FUNCTIONS = ("exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "ab
               "equal", "is_floating_point", "prod", "var", "std", "log1p", "minimum", "sign", "logsumexp", "flip",
               "bmm", "masked_fill", "floor_divide", "remainder", "clamp_min", "clamp_max", "exp_", "abs_",
               "sqrt_", "square_", "relu_", "sigmoid_", "tanh_", "neg_", "all", "any", "eq", "ne", "gt", "ge", "lt",
-              "le", "logical_not")
+              "le", "logical_not", "gather", "scatter", "scatter_add", "cumsum", "cumprod")
 _WRAPPED = ("sub", "div")  # torch.sub(2, t) records SubBackward0, not 2 - t's RsubBackward1
 # torch.add(2, t): a number first is allowed for these, and means the reflected operator
 _REFLECTED = {"add": "__radd__", "sub": "__rsub__", "mul": "__rmul__", "div": "__rtruediv__", "pow": "__rpow__",
@@ -65,7 +94,7 @@ del _forward_to_method  # a getattr gadget for any name: not left reachable in t
 
 def is_anomaly_enabled() -> bool:
     """Whether `torch.autograd.set_detect_anomaly(True)` is in effect."""
-    return autograd.graph._anomaly[0]
+    return _state.current().anomaly
 
 
 def is_tensor(obj) -> bool:
@@ -88,7 +117,7 @@ def promote_types(type1: dtype, type2: dtype) -> dtype:
 
 __all__ = [
     "Size", "Tensor", "FloatTensor", "arange", "autograd", "func", "optim", "is_anomaly_enabled", "bool", "cat", "stack", "where", "enable_grad",
-    "set_grad_enabled", "double", "dtype", "empty", "eye", "float",
+    "set_grad_enabled", "inference_mode", "is_inference_mode_enabled", "double", "dtype", "empty", "eye", "float",
     "float16", "float32", "float64", "from_numpy", "full", "full_like", "half", "int", "int8", "int16", "int32",
     "int64", "is_grad_enabled", "is_tensor", "jacobian", "linspace", "long", "manual_seed", "matmul", "nn",
     "no_grad", "ones", "ones_like", "rand", "randint", "randn", "set_printoptions", "tensor", "uint8", "vjp",

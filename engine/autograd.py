@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine import graph
+from engine import graph, state  # noqa: F401 - graph: torch.autograd.graph
 from engine.backward import run_backward
 from engine.tensor import Tensor, _input_list
 
@@ -82,14 +82,13 @@ class set_detect_anomaly:  # noqa: N801 - PyTorch's spelling
     backward whose rule returns nan, naming the op (also usable as a context manager)."""
 
     def __init__(self, mode: bool, check_nan: bool = True) -> None:
-        self.prev = tuple(graph._anomaly)
-        graph._anomaly[:] = [bool(mode), bool(check_nan)]
+        self.prev = state.update(anomaly=bool(mode), check_nan=bool(check_nan))
 
     def __enter__(self):
         return self
 
     def __exit__(self, *exc) -> None:
-        graph._anomaly[:] = list(self.prev)
+        state.restore(self.prev, "anomaly", "check_nan")
 
 
 class detect_anomaly:  # noqa: N801
@@ -103,12 +102,11 @@ class detect_anomaly:  # noqa: N801
                       "enabled for debugging.", UserWarning, stacklevel=2)
 
     def __enter__(self):
-        self.prev = tuple(graph._anomaly)
-        graph._anomaly[:] = [True, self.check_nan]
+        self.prev = state.update(anomaly=True, check_nan=self.check_nan)
         return self
 
     def __exit__(self, *exc) -> None:
-        graph._anomaly[:] = list(self.prev)
+        state.restore(self.prev, "anomaly", "check_nan")
 
 
 from engine.autograd_extra import Function, forward_ad, functional, gradcheck, gradgradcheck  # noqa: E402,F401

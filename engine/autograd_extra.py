@@ -8,14 +8,13 @@ own VJP with v is J v — the transposed VJP rules, with no second set of rules.
 """
 from __future__ import annotations
 
-import warnings
 from types import SimpleNamespace
 
 import numpy as np
 
 from engine.autograd import gradients
 from engine.functional import jacobian_of
-from engine.tensor import Tensor, _as_operand, enable_grad, guard_shape, no_grad, stack
+from engine.tensor import Tensor, enable_grad, guard_shape, stack
 
 
 # --- functional API -------------------------------------------------------------------------------------------

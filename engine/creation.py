@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine import dtypes
-from engine.tensor import Tensor, _fill_value, _shape_arg, guard_shape
+from engine.tensor import Tensor, _fill_value, _shape_arg, guard_shape, new_leaf
 
 _rng = np.random.default_rng(0)
 
@@ -17,7 +17,7 @@ def manual_seed(seed: int) -> None:
 
 def _leaf(data: np.ndarray, dtype, requires_grad: bool, default=np.float32) -> Tensor:
     data = data.astype(default if dtype is None else dtypes.to_numpy(dtype), copy=False)
-    t = Tensor._make(data)
+    t = new_leaf(data)
     if requires_grad:
         if data.dtype.kind != "f":
             raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")

@@ -12,8 +12,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-import sys as _sys
-from engine import xp
+from engine import state, xp
 from engine.derivatives import Op
 from engine.graph import SECOND_BACKWARD, Node
 from engine.tensor import Tensor, cat, guard_shape, no_grad
@@ -100,9 +99,10 @@ class Function:
     @classmethod
     def apply(cls, *args, **kwargs):
         ctx = FunctionCtx()
-        record = _sys.modules["engine.tensor"]._grad_enabled
+        modes = state.current()
+        record = modes.grad
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad and record for a in args)
-        forward_ad = _sys.modules["engine.tensor"]._forward_ad  # the forward_ad module inside a dual level
+        forward_ad = modes.forward_ad  # the forward_ad module inside a dual level
         output = _forward(cls, ctx, args, kwargs, forward_ad)
         several = isinstance(output, (tuple, list))
         # a returned input is a new tensor on the graph (a view in PyTorch)

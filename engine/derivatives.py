@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import functools
 import math
-import re
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -32,8 +31,8 @@ class Op:
     forward: Callable
     vjp: tuple[Callable, ...]    # one rule per input: (g, out, *inputs, **attrs) -> cotangent
     formula: tuple[str, ...]     # the same rules as derivatives.yaml writes them, for explanations
-    saves: tuple[str, ...] = ()  # tensors PyTorch saves; a node that saves any cannot run twice once freed
-    needs: tuple[tuple[str, ...], ...] = ()  # per input: the saved names its formula reads
+    saves: tuple[str, ...] = ()  # what PyTorch saves; a node that saves any cannot run twice once freed
+    needs: tuple[tuple[str, ...], ...] = ()  # per input: what its rule reads of the saved (declared, see `op`)
     # (arrays, attrs) -> the dtype PyTorch gives the result; None: the forward's own dtype
     result_dtype: Callable | None = None
     view: bool = False           # the result is a view of input 0 (in-place writes through it reach it)
@@ -45,19 +44,28 @@ OPS: dict[str, Op] = {}
 
 @functools.lru_cache(maxsize=None)
 def saved_tensors(op: Op, wanted: int) -> tuple[tuple[int, ...], bool]:
-    """What PyTorch saves when the inputs in bitmask `wanted` need a gradient, as its codegen does (the
-    saved names their formulas mention): (positions of saved inputs, whether the result is saved)."""
+    """What PyTorch saves when the inputs in bitmask `wanted` need a gradient, as its codegen does (what
+    their rules are declared to read): (positions of saved inputs, whether the result is saved)."""
     names = {name for i, needs in enumerate(op.needs) if wanted >> i & 1 for name in needs}
     return tuple(i for i, name in enumerate(op.inputs) if name in names), "result" in names
 
 
 def op(key, grad_fn, inputs, forward, rules, saves=(), dtype=None, view=False):
-    """Register an op. `rules` maps each input name to (formula text, rule function); `dtype` is how the
-    result's dtype follows from the inputs (PROMOTE, FLOATING, INTEGRAL_TO_LONG, or a function)."""
+    """Register an op. `rules` maps each input name to (formula text, rule function); `saves` declares what
+    PyTorch saves for the rule of each input — {input: [names]}, or, for an op with one differentiable input,
+    the list of names — among the inputs' names, "result", and non-tensor arguments such as "indices" (only
+    tensors are version-checked); `dtype` is how the result's dtype follows from the inputs (PROMOTE,
+    FLOATING, INTEGRAL_TO_LONG, or a function)."""
     formula = tuple(rules[name][0] for name in inputs)
     vjp = tuple(rules[name][1] for name in inputs)
-    needs = tuple(tuple(s for s in saves if re.search(rf"\b{s}\b", text)) for text in formula)
-    OPS[key] = Op(grad_fn, tuple(inputs), forward, vjp, formula, tuple(saves), needs, dtype, view)
+    if isinstance(saves, dict):
+        assert set(saves) <= set(inputs), key
+        needs = tuple(tuple(saves.get(name, ())) for name in inputs)
+    else:
+        assert len(inputs) == 1 or not saves, f"{key}: declare what each input's rule saves"
+        needs = tuple(tuple(saves) for _ in inputs)
+    declared = tuple(dict.fromkeys(name for names in needs for name in names))
+    OPS[key] = Op(grad_fn, tuple(inputs), forward, vjp, formula, declared, needs, dtype, view)
 
 
 # How a result's dtype follows from the operands (PyTorch's type promotion, `engine.dtypes.result_type`):
@@ -135,19 +143,6 @@ _unbind_backward = _recorded("unbind_backward", _scatter_array)
 _index_backward = _recorded("index_backward", _scatter_add_array)
 
 
-def _scatter(g, out, a, key):
-    """A cotangent of zeros shaped like `a`, with `g` placed where `a[key]` was read."""
-    grad = xp.zeros(xp.batch_shape(g, out) + a.shape, like=g)
-    grad[(Ellipsis,) + key] = g
-    return grad
-
-
-def _scatter_add(g, out, a, key):
-    grad = xp.zeros(xp.batch_shape(g, out) + a.shape, like=g)
-    np.add.at(grad, (Ellipsis,) + key, g)
-    return grad
-
-
 def _take(a, dim, keepdim, indices):
     """The values at `indices` (kept-dim shape) along `dim`: max/min along a dim, given its argmax."""
     if np.ndim(a) == 0:
@@ -175,6 +170,45 @@ def _put(a, key, value):
     """A copy of `a` with `value` written at `key` (numpy's setitem, without touching `a`)."""
     out = a.copy()
     out[(Ellipsis,) + key] = value
+    return out
+
+
+def _copy_slices(a, b, index):
+    """A copy of `a` with `b` written at the flat positions `index` (a region, laid out as `b` broadcasts)."""
+    out = a.copy()
+    out.reshape(-1)[index.reshape(-1)] = np.broadcast_to(b, index.shape).reshape(-1)
+    return out
+
+
+def _region_mask(index, shape):
+    mask = np.zeros(math.prod(shape), dtype=bool)
+    mask[index.reshape(-1)] = True
+    return mask.reshape(shape)
+
+
+def _take_flat(g, index, shape):
+    """The elements of `g` (batch axes first, then `shape`) at the flat positions `index`."""
+    batch = tuple(g.shape[: len(g.shape) - len(shape)])
+    return g.reshape(batch + (-1,))[(Ellipsis, index)]
+
+
+def _scatter_flat_array(g, shape, index):
+    """Zeros of `shape` (batch axes of g first) with g added at the flat positions `index`."""
+    batch = g.shape[: g.ndim - index.ndim]
+    grad = np.zeros(batch + (math.prod(shape),), dtype=g.dtype)
+    np.add.at(grad, (Ellipsis, index), g)
+    return grad.reshape(batch + tuple(shape))
+
+
+_as_strided_backward = _recorded("as_strided_backward", _scatter_flat_array)
+
+
+def _expand(a, shape):
+    """`np.broadcast_to`, writable as PyTorch's expanded tensors are (fill_ writes through; elementwise
+    in-place ops refuse them: `tensor._check_overlap`)."""
+    out = np.broadcast_to(a, shape)
+    if a.dtype != object and a.flags.writeable:
+        out = np.lib.stride_tricks.as_strided(a, out.shape, out.strides)
     return out
 
 
@@ -307,11 +341,11 @@ op("rsub", "RsubBackward1", ["self"], _bool_arith("r-", _BOOL_SUB_SCALAR),
    {"self": ("-grad", lambda g, out, a, b: -g)}, dtype=PROMOTE)
 op("mul", "MulBackward0", ["self", "other"], lambda a, b: a * b,
    {"self": ("grad * other", lambda g, out, a, b: g * b),
-    "other": ("grad * self", lambda g, out, a, b: g * a)}, saves=["self", "other"], dtype=PROMOTE)
+    "other": ("grad * self", lambda g, out, a, b: g * a)}, saves={"self": ["other"], "other": ["self"]}, dtype=PROMOTE)
 op("div", "DivBackward0", ["self", "other"], lambda a, b: a / b,
    {"self": ("grad / other", lambda g, out, a, b: g / b),
     "other": ("-grad * self / (other * other)", lambda g, out, a, b: g * (-a / (b * b)))},
-   saves=["self", "other"], dtype=FLOATING)
+   saves={"self": ["other"], "other": ["self", "other"]}, dtype=FLOATING)
 op("div_scalar", "DivBackward1", ["self"], lambda a, other: a / other,
    {"self": ("grad / other", lambda g, out, a, other: g / other)}, dtype=FLOATING)
 op("floor_divide", "NotImplemented", ["self", "other"], _floor_divide,
@@ -327,7 +361,7 @@ op("remainder", "RemainderBackward0", ["self"], _remainder,
 op("remainder_tensor", "RemainderBackward1", ["self", "other"], _remainder,
    {"self": ("grad", lambda g, out, a, b: g),
     "other": ("-grad * self.div(other, rounding_mode='floor')",
-              lambda g, out, a, b: -g * np.floor_divide(xp.numeric(a), xp.numeric(b)))}, saves=["self", "other"], dtype=PROMOTE)
+              lambda g, out, a, b: -g * np.floor_divide(xp.numeric(a), xp.numeric(b)))}, saves={"other": ["self", "other"]}, dtype=PROMOTE)
 op("rremainder", "NotImplemented", ["self"], lambda b, a: _remainder(a, b),
    {"self": ("not differentiable", not_implemented("remainder"))}, dtype=PROMOTE)
 op("neg", "NegBackward0", ["self"], _neg, {"self": ("-grad", lambda g, out, a: -g)})
@@ -339,7 +373,7 @@ op("pow", "PowBackward0", ["self"], lambda a, exponent: a ** exponent,
 op("pow_tensor", "PowBackward1", ["self", "exponent"], lambda a, b: a ** b,
    {"self": ("grad * exponent * self.pow(exponent - 1), 0 where exponent == 0", _pow_self_rule),
     "exponent": ("grad * result * self.log(), 0 where self == 0 and exponent >= 0", _pow_exponent_rule)},
-   saves=["self", "exponent", "result"], dtype=PROMOTE)
+   saves={"self": ["self", "exponent"], "exponent": ["self", "exponent", "result"]}, dtype=PROMOTE)
 op("rpow", "PowBackward2", ["exponent"], lambda b, base: base ** b,
    {"exponent": ("grad * result * log(self), 0 where self == 0 and exponent >= 0",
                  lambda g, out, b, base: _pow_exponent_rule(g, out, base, b))},
@@ -386,13 +420,13 @@ op("maximum", "MaximumBackward0", ["self", "other"], xp.maximum,
              lambda g, out, a, b: g * (1 - xp.greater(b, a) - xp.equal(a, b) / 2)),
     "other": ("grad, halved where self == other, 0 where self > other",
               lambda g, out, a, b: g * (1 - xp.greater(a, b) - xp.equal(a, b) / 2))},
-   saves=["self", "other"], dtype=PROMOTE)
+   saves={"self": ["self", "other"], "other": ["self", "other"]}, dtype=PROMOTE)
 op("minimum", "MinimumBackward0", ["self", "other"], xp.minimum,
    {"self": ("grad, halved where self == other, 0 where self > other",
              lambda g, out, a, b: g * (1 - xp.greater(a, b) - xp.equal(a, b) / 2)),
     "other": ("grad, halved where self == other, 0 where self < other",
               lambda g, out, a, b: g * (1 - xp.greater(b, a) - xp.equal(a, b) / 2))},
-   saves=["self", "other"], dtype=PROMOTE)
+   saves={"self": ["self", "other"], "other": ["self", "other"]}, dtype=PROMOTE)
 op("log1p", "Log1PBackward0", ["self"], lambda a: xp.log(1 + a),
    {"self": ("grad / (self + 1)", lambda g, out, a: g * (1 / (a + 1)))}, saves=["self"], dtype=FLOATING)
 
@@ -553,7 +587,7 @@ op("norm", "LinalgVectorNormBackward0", ["self"], _norm,
 # --- products ---------------------------------------------------------------------------------
 op("mm", "MmBackward0", ["self", "mat2"], np.matmul,
    {"self": ("grad.mm(mat2.t())", lambda g, out, a, b: g @ _mT(b)),
-    "mat2": ("self.t().mm(grad)", lambda g, out, a, b: _mT(a) @ g)}, saves=["self", "mat2"])
+    "mat2": ("self.t().mm(grad)", lambda g, out, a, b: _mT(a) @ g)}, saves={"self": ["mat2"], "mat2": ["self"]})
 def _addmm(s, a, b, beta, alpha):
     """beta * self + alpha * (mat1 @ mat2); with beta == 0 self is not read (its nan and inf do not show)."""
     product = a @ b if alpha == 1 else (a @ b) * alpha
@@ -570,19 +604,19 @@ op("addmm", "AddmmBackward0", ["self", "mat1", "mat2"], _addmm,
              lambda g, out, s, a, b, beta, alpha: _scaled(g @ _mT(b), alpha)),
     "mat2": ("mm_mat2_backward(grad, mat1, alpha): mat1.t().mm(grad) * alpha",
              lambda g, out, s, a, b, beta, alpha: _scaled(_mT(a) @ g, alpha))},
-   saves=["mat1", "mat2"], dtype=PROMOTE)
+   saves={"mat1": ["mat2"], "mat2": ["mat1"]}, dtype=PROMOTE)
 op("mv", "MvBackward0", ["self", "vec"], np.matmul,
    {"self": ("grad.ger(vec)", lambda g, out, a, v: xp.expand_dims(g, -1) * v),
-    "vec": ("self.t().mv(grad)", lambda g, out, a, v: g @ a)}, saves=["self", "vec"])
+    "vec": ("self.t().mv(grad)", lambda g, out, a, v: g @ a)}, saves={"self": ["vec"], "vec": ["self"]})
 op("dot", "DotBackward0", ["self", "tensor"], np.matmul,
    {"self": ("grad * tensor", lambda g, out, a, b: xp.expand_dims(g, -1) * b),
-    "tensor": ("grad * self", lambda g, out, a, b: xp.expand_dims(g, -1) * a)}, saves=["self", "tensor"])
+    "tensor": ("grad * self", lambda g, out, a, b: xp.expand_dims(g, -1) * a)}, saves={"self": ["tensor"], "tensor": ["self"]})
 op("bmm", "UnsafeViewBackward0", ["self", "other"], np.matmul,
    {"self": ("grad.matmul(other.mT)", lambda g, out, a, b: g @ _mT(b)),
-    "other": ("self.mT.matmul(grad)", lambda g, out, a, b: _mT(a) @ g)}, saves=["self", "other"])
+    "other": ("self.mT.matmul(grad)", lambda g, out, a, b: _mT(a) @ g)}, saves={"self": ["other"], "other": ["self"]})
 op("bmm3", "BmmBackward0", ["self", "mat2"], np.matmul,
    {"self": ("grad.bmm(mat2.transpose(1, 2))", lambda g, out, a, b: g @ _mT(b)),
-    "mat2": ("self.transpose(1, 2).bmm(grad)", lambda g, out, a, b: _mT(a) @ g)}, saves=["self", "mat2"])
+    "mat2": ("self.transpose(1, 2).bmm(grad)", lambda g, out, a, b: _mT(a) @ g)}, saves={"self": ["mat2"], "mat2": ["self"]})
 
 # --- shapes and indexing ----------------------------------------------------------------------
 _reshape_back = ("grad.reshape(self.sizes())", lambda g, out, a, **_: g.reshape(xp.batch_shape(g, out) + a.shape))
@@ -597,7 +631,7 @@ op("squeeze_dim", "SqueezeBackward1", ["self"], lambda a, dim: np.squeeze(a, dim
    {"self": _reshape_back},
    view=True)
 op("squeeze_matmul", "SqueezeBackward4", ["self"], lambda a, dim: np.squeeze(a, dim), {"self": _reshape_back})
-op("expand", "ExpandBackward0", ["self"], lambda a, shape: np.broadcast_to(a, shape),
+op("expand", "ExpandBackward0", ["self"], _expand,
    {"self": ("at::sum_to(grad, self.sizes())", lambda g, out, a, shape: g)}, view=True)
 op("alias", "AliasBackward0", ["self"], lambda a: a, {"self": ("grad", lambda g, out, a: g)}, view=True)
 op("clone", "CloneBackward0", ["self"], lambda a: a.copy(), {"self": ("grad", lambda g, out, a: g)})
@@ -623,9 +657,15 @@ op("select", "SelectBackward0", ["self"], lambda a, key: a[key],
 op("slice", "SliceBackward0", ["self"], lambda a, key: a[key],
    {"self": ("slice_backward(grad, self.sizes(), dim, start, end, step)",
              lambda g, out, a, key: _slice_backward(g, shape=a.shape, key=key))}, view=True)
-op("copy_slices", "CopySlices", ["self", "src"], lambda a, b, key: _put(a, key, b),
-   {"self": ("grad with zeros where src was written", lambda g, out, a, b, key: _put_zero(g, key)),
-    "src": ("grad[key]", lambda g, out, a, b, key: g[(Ellipsis,) + key])})
+op("copy_slices", "CopySlices", ["self", "src"], _copy_slices,
+   {"self": ("grad with zeros where src was written",
+             lambda g, out, a, b, index: xp.where(_region_mask(index, np.shape(a)), 0, g)),
+    "src": ("grad at the written elements", lambda g, out, a, b, index: _take_flat(g, index, np.shape(a)))})
+op("as_strided", "AsStridedBackward0", ["self"], lambda a, index: np.reshape(a, -1)[index],
+   {"self": ("as_strided_backward(grad, …): grad added at the viewed elements",
+             lambda g, out, a, index: _as_strided_backward(g, shape=np.shape(a), index=index))})
+op("as_strided_backward", "AsStridedBackwardBackward0", ["grad_output"], _scatter_flat_array,
+   {"grad_output": ("grad at the viewed elements", lambda gg, y, g, shape, index: _take_flat(gg, index, shape))})
 op("copy", "CopyBackwards", ["self", "src"], lambda a, b: np.broadcast_to(b, np.shape(a)).astype(a.dtype),
    {"self": ("zeros_like(grad)", lambda g, out, a, b: g * 0),
     "src": ("grad.to(src.dtype)", lambda g, out, a, b: g)}, dtype=lambda arrays, attrs: arrays[0].dtype)
@@ -642,11 +682,132 @@ op("masked_fill_tensor", "MaskedFillBackward1", ["self", "value"], lambda a, val
    {"self": ("grad.masked_fill(mask, 0)", lambda g, out, a, value, mask: xp.where(mask, 0, g)),
     "value": ("where(mask, grad, 0).sum()",
               lambda g, out, a, value, mask: xp.sum(xp.where(mask, g, 0), axis=tuple(range(-a.ndim, 0))))},
-   saves=["mask"], dtype=lambda arrays, attrs: arrays[0].dtype)
+   saves={"self": ["mask"], "value": ["mask"]}, dtype=lambda arrays, attrs: arrays[0].dtype)
 op("where", "WhereBackward0", ["self", "other"], lambda a, b, condition: np.where(condition, a, b),
    {"self": ("where(condition, grad, 0)", lambda g, out, a, b, condition: g * condition),
     "other": ("where(condition, 0, grad)", lambda g, out, a, b, condition: g * ~condition)},
-   saves=["condition"], dtype=PROMOTE)
+   saves={"self": ["condition"], "other": ["condition"]}, dtype=PROMOTE)
+
+
+# --- gather, scatter, cumulative sums and products, repeat ----------------------------------------------
+def _grids(index, dim):
+    """A numpy key reading along `dim` at `index` (other dims by position): gather's and scatter's, after
+    any leading batch axes (dim counts from the end)."""
+    grids = list(np.ogrid[tuple(slice(n) for n in index.shape)])
+    grids[dim] = index
+    return (Ellipsis,) + tuple(grids)
+
+
+def _scatter_add_along(g, shape, dim, index):
+    """Zeros of `shape` (batch axes of g first) with g added along `dim` at `index` (gather's backward)."""
+    grad = np.zeros(g.shape[: g.ndim - index.ndim] + tuple(shape), dtype=g.dtype)
+    np.add.at(grad, _grids(index, dim), g)
+    return grad
+
+
+_gather_backward = _recorded("gather_backward", _scatter_add_along)
+
+
+def _scattered(shape, dim, index):
+    mask = np.zeros(shape, dtype=bool)
+    mask[_grids(index, dim)] = True
+    return mask
+
+
+def _src_region(index):
+    return tuple(slice(0, n) for n in index.shape)
+
+
+def _scatter_forward(a, src, dim, index, add=False):
+    out = a.copy()
+    values = np.broadcast_to(src, index.shape) if np.ndim(src) == 0 else src[_src_region(index)]
+    if add:
+        np.add.at(out, _grids(index, dim), values)
+    else:
+        out[_grids(index, dim)] = values
+    return out
+
+
+def _src_rule(g, out, a, src, dim, index, name="ScatterBackward0"):
+    """grad.gather(dim, index): index-shaped, so PyTorch refuses it for a src larger than index."""
+    if tuple(np.shape(src)) != tuple(index.shape):
+        raise RuntimeError(f"Function {name} returned an invalid gradient at index 1 - got {list(index.shape)} but "
+                           f"expected shape compatible with {list(np.shape(src))}")
+    return g[_grids(index, dim)]
+
+
+op("gather_backward", "ScatterAddBackward0", ["grad_output"], _scatter_add_along,
+   {"grad_output": ("grad.gather(dim, index)", lambda gg, y, g, shape, dim, index: gg[_grids(index, dim)])})
+op("gather", "GatherBackward0", ["self"], lambda a, dim, index: a[_grids(index, dim)],
+   {"self": ("gather_backward(grad, self, dim, index): zeros with grad added at index",
+             lambda g, out, a, dim, index: _gather_backward(g, shape=np.shape(a), dim=dim, index=index))},
+   saves=["self", "index"])
+op("scatter", "ScatterBackward0", ["self", "src"], _scatter_forward,
+   {"self": ("grad.scatter(dim, index, 0)", lambda g, out, a, src, dim, index:
+             xp.where(_scattered(np.shape(a), dim, index), 0, g)),
+    "src": ("grad.gather(dim, index)", _src_rule)}, saves={"self": ["index"], "src": ["index"]},
+   dtype=lambda arrays, attrs: arrays[0].dtype)
+op("scatter_value", "ScatterBackward1", ["self"], lambda a, dim, index, value: _scatter_forward(a, value, dim, index),
+   {"self": ("grad.scatter(dim, index, 0)", lambda g, out, a, dim, index, value:
+             xp.where(_scattered(np.shape(a), dim, index), 0, g))}, saves=["index"],
+   dtype=lambda arrays, attrs: arrays[0].dtype)
+op("scatter_add", "ScatterAddBackward0", ["self", "src"],
+   lambda a, src, dim, index: _scatter_forward(a, src, dim, index, add=True),
+   {"self": ("grad", lambda g, out, a, src, dim, index: g),
+    "src": ("grad.gather(dim, index)",
+            lambda g, out, a, src, dim, index: _src_rule(g, out, a, src, dim, index, "ScatterAddBackward0"))},
+   saves={"src": ["index"]}, dtype=lambda arrays, attrs: arrays[0].dtype)
+
+
+def _cumulative(fn):
+    """np.cumsum/np.cumprod, a 0-dim tensor kept 0-dim (its own cumulative sum)."""
+    return lambda a, dim: fn(a, axis=dim) if np.ndim(a) else a.copy()
+
+
+def _reverse_cumsum(g, dim):
+    return xp.flip(xp.cumsum(xp.flip(g, (dim,)), dim), (dim,))
+
+
+def _cumprod_rule(g, out, a, dim):
+    """sum over k >= i of g_k * prod_{j <= k, j != i} a_j: reverse_cumsum(g * out) / a without zeros; with
+    zeros, that sum term by term (n cumulative products of a with a_i set to 1)."""
+    if np.ndim(a) == 0:
+        return g
+    if not np.any(xp.numeric(a) == 0):
+        return _reverse_cumsum(g * out, dim) / a
+    shape = tuple(np.shape(a))
+    along = np.arange(shape[dim]).reshape((-1,) + (1,) * (-dim - 1))  # positions along dim, broadcastable
+    parts = []
+    for i in range(shape[dim]):
+        others = xp.where(np.broadcast_to(along == i, shape), 1, a)
+        later = np.broadcast_to(along >= i, shape).astype(np.float64 if xp.symbolic(a) else xp.numeric(a).dtype)
+        parts.append(xp.sum(g * xp.cumprod(others, dim) * later, axis=dim, keepdims=True))
+    return xp.concatenate(parts, dim)
+
+
+def _cumulative_dtype(arrays, attrs):
+    return arrays[0].dtype if arrays[0].dtype.kind == "f" else _INT64
+
+
+op("cumsum", "CumsumBackward0", ["self"], _cumulative(np.cumsum),
+   {"self": ("grad.flip(dim).cumsum(dim).flip(dim)",
+             lambda g, out, a, dim: _reverse_cumsum(g, dim) if np.ndim(a) else g)},
+   dtype=_cumulative_dtype)
+op("cumprod", "CumprodBackward0", ["self"], _cumulative(np.cumprod),
+   {"self": ("cumprod_backward(grad, self, dim, result)", _cumprod_rule)}, saves=["self", "result"],
+   dtype=_cumulative_dtype)
+
+
+def _repeat_rule(g, out, a, repeats):
+    """Sum the copies: grad viewed as (r0, s0, r1, s1, …), summed over the r's."""
+    padded = (1,) * (len(repeats) - np.ndim(a)) + tuple(np.shape(a))
+    batch = tuple(g.shape[: len(g.shape) - len(repeats)])
+    split = g.reshape(batch + tuple(x for r, n in zip(repeats, padded) for x in (r, n)))
+    return xp.sum(split, axis=tuple(len(batch) + 2 * i for i in range(len(repeats))))
+
+
+op("repeat", "RepeatBackward0", ["self"], lambda a, repeats: np.tile(a, repeats),
+   {"self": ("grad summed over the copies", _repeat_rule)})
 
 
 # --- losses -----------------------------------------------------------------------------------
@@ -692,7 +853,7 @@ op("mse_loss", "MseLossBackward0", ["self", "target"], lambda a, b, reduction: _
              lambda g, out, a, b, reduction: _mse_backward(g, a, b, reduction=reduction)),
     "target": ("-mse_loss_backward(grad, self, target)",
                lambda g, out, a, b, reduction: -_mse_backward(g, a, b, reduction=reduction))},
-   saves=["self", "target"], dtype=PROMOTE)
+   saves={"self": ["self", "target"], "target": ["self", "target"]}, dtype=PROMOTE)
 
 
 def _bce_logits(a, b, reduction):
@@ -704,7 +865,7 @@ op("bce_with_logits", "BinaryCrossEntropyWithLogitsBackward0", ["self", "target"
              lambda g, out, a, b, reduction: _loss_back(g, out, a.shape, reduction) * (xp.sigmoid(a) - b)),
     "target": ("grad * -self (/ N for 'mean')",
                lambda g, out, a, b, reduction: _loss_back(g, out, a.shape, reduction) * -a)},
-   saves=["self", "target"], dtype=PROMOTE)
+   saves={"self": ["self", "target"], "target": ["self"]}, dtype=PROMOTE)
 
 _BCE_EPSILON = 1e-12
 
@@ -731,7 +892,7 @@ op("bce", "BinaryCrossEntropyBackward0", ["self", "target"], _bce,
    {"self": ("grad * (self - target) / max((1 - self) * self, EPSILON) (/ N for 'mean')", _bce_self_rule),
     "target": ("grad * (log(1 - self) - log(self)) (/ N for 'mean')",
                lambda g, out, a, b, reduction: _loss_back(g, out, a.shape, reduction) * (xp.log(1 - a) - xp.log(a)))},
-   saves=["self", "target"])
+   saves={"self": ["self", "target"], "target": ["self"]})
 
 
 def _nll(a, target, reduction, ignore_index):

@@ -185,9 +185,3 @@ def common_dtype(operands) -> np.dtype:
                 wrapped = promote_types(wrapped, number)
         found = _RESULT_TYPES[key] = _combine_categories(dim, _combine_categories(zero, wrapped))
     return found
-
-
-def float_result_type(*operands) -> np.dtype:
-    """The result of an op that always gives floats (true division, exp, sqrt…): integers -> float32."""
-    found = common_dtype(operands)
-    return found if found.kind == "f" else _FLOAT32

@@ -3,7 +3,7 @@
 There is no second rule set. An op's VJP rule g ↦ Jᵀg is linear in g, so running it on a Tensor `g` records
 that linear map as a graph of table ops, and one reverse sweep of that graph with the input's tangent t gives
 its transpose applied to t: J·t (the double-VJP trick, per op, as `torch.func.jvp` does per function).
-Outside a dual level no op pays more than one check of `engine.tensor._forward_ad` (this module while a
+Outside a dual level no op pays more than one check of `engine.state`'s `forward_ad` (this module while a
 level is open, else None).
 
 Tangents are plain tensors: they carry no graph of their own (PyTorch's tangents are backward-differentiable).
@@ -18,6 +18,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from engine import state
 from engine import tensor as _tensor
 from engine.graph import pullback
 from engine.tensor import _TENSOR_TYPES, Tensor, _apply
@@ -25,7 +26,11 @@ from engine.xp_tensor import sum_to
 
 __all__ = ["UnpackedDualTensor", "enter_dual_level", "exit_dual_level", "make_dual", "unpack_dual", "dual_level"]
 
-_current_level = -1
+def current_level() -> int:
+    """The open dual level (0; PyTorch does not nest them either), or -1: kept in `engine.state`."""
+    return -1 if state.current().forward_ad is None else 0
+
+
 _duals: list = []  # weak references to every tensor given a tangent at the current level (dropped at exit)
 
 
@@ -38,21 +43,18 @@ class UnpackedDualTensor(NamedTuple):
 
 def enter_dual_level() -> int:
     """Open the forward-AD level (only one: PyTorch does not nest them either)."""
-    global _current_level
-    if _current_level >= 0:
+    if current_level() >= 0:
         raise RuntimeError("Nested forward mode AD is not supported at the moment")
-    _current_level = 0
     _tensor.set_forward_ad(sys.modules[__name__])
-    return _current_level
+    return 0
 
 
 def exit_dual_level(*, level=None) -> None:
     """Close the level: every tangent made in it is deleted."""
-    global _current_level
-    level = _current_level if level is None else level
+    level = current_level() if level is None else level
     if level < 0:
         raise RuntimeError("Dual level must be a positive number.")
-    if level != _current_level:
+    if level != current_level():
         raise RuntimeError("Trying to exit a forward AD level that was not the last one that was created. This is "
                            "not supported.")
     _tensor.set_forward_ad(None)
@@ -61,7 +63,6 @@ def exit_dual_level(*, level=None) -> None:
         if t is not None and tangent_of(t) is not None:
             del t._tangent
     _duals.clear()
-    _current_level = level - 1
 
 
 class dual_level:  # noqa: N801 - PyTorch's spelling
@@ -91,18 +92,15 @@ def _give(t: Tensor, tangent: Tensor | None) -> None:
 def suspended(record: bool = True):
     """Ops inside are computed without tangents (the transposed rules, make_dual's view), recording a graph
     if `record` (the rule's graph over `g` needs it)."""
-    hook, grad_enabled = _tensor._forward_ad, _tensor._grad_enabled
-    _tensor.set_forward_ad(None)
-    _tensor._grad_enabled = record
+    previous = state.update(forward_ad=None, grad=record)
     try:
         yield
     finally:
-        _tensor.set_forward_ad(hook)
-        _tensor._grad_enabled = grad_enabled
+        state.restore(previous, "forward_ad", "grad")
 
 
 def _check_level(level, message: str) -> None:
-    if level is not None and level != _current_level:
+    if level is not None and level != current_level():
         raise RuntimeError(message)
 
 
@@ -116,7 +114,7 @@ def _layout(a: np.ndarray) -> tuple:
 
 def make_dual(tensor, tangent, *, level=None) -> Tensor:
     """A view of `tensor` carrying `tangent` (as-is when it has the primal's layout, else a copy)."""
-    if (_current_level if level is None else level) < 0:
+    if (current_level() if level is None else level) < 0:
         raise RuntimeError("Trying to create a dual Tensor for forward AD but no level exists, make sure to "
                            "enter_dual_level() first.")
     _check_level(level, "Invalid level given to _make_dual")
@@ -135,7 +133,7 @@ def make_dual(tensor, tangent, *, level=None) -> Tensor:
         copy = np.empty_like(tensor._data, dtype=tangent._data.dtype)
         np.copyto(copy, tangent._data)
         tangent = Tensor._make(copy)
-    with suspended(record=_tensor._grad_enabled):
+    with suspended(record=state.current().grad):
         dual = _apply("view", (tensor,), shape=tensor._data.shape)
     _give(dual, tangent)
     return dual
@@ -143,7 +141,7 @@ def make_dual(tensor, tangent, *, level=None) -> Tensor:
 
 def unpack_dual(tensor, *, level=None) -> UnpackedDualTensor:
     """(primal, tangent): the primal as a view of `tensor` without tangent, and the tangent as-is (None if none)."""
-    if (_current_level if level is None else level) < 0:
+    if (current_level() if level is None else level) < 0:
         return UnpackedDualTensor(tensor, None)
     if not isinstance(tensor, Tensor):
         raise TypeError(f"_unpack_dual(): argument 'dual' (position 1) must be Tensor, not {type(tensor).__name__}")
@@ -151,7 +149,7 @@ def unpack_dual(tensor, *, level=None) -> UnpackedDualTensor:
     tangent = tangent_of(tensor)
     if tangent is None:
         return UnpackedDualTensor(tensor, None)
-    with suspended(record=_tensor._grad_enabled):
+    with suspended(record=state.current().grad):
         primal = _apply("alias", (tensor,))
     return UnpackedDualTensor(primal, tangent)
 
@@ -203,7 +201,7 @@ def custom_jvp(cls, ctx, args: tuple, output: Tensor) -> None:
                 for a, t in zip(args, tangents)]
     ctx._in_jvp = True  # ctx.saved_tensors are save_for_forward's
     try:
-        with suspended(record=_tensor._grad_enabled):
+        with suspended(record=state.current().grad):
             tangent = cls.jvp(ctx, *tangents)
     finally:
         ctx._in_jvp = False

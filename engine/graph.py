@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from engine import xp
+from engine import state, xp
 from engine.derivatives import Op
 from engine.xp import sum_to
 
@@ -137,13 +137,10 @@ def topological(root) -> list:
     return order
 
 
-size_guard: list = [None]  # engine.tensor.set_size_guard's hook: vets shapes before they are made
-
-
 def guard_shape(shape, work: int = 0) -> None:
     """Report a shape about to be made (and, for a matrix product, its multiply-adds: one numpy call that nothing
-    interrupts) to the size guard, which may refuse it."""
-    guard = size_guard[0]
+    interrupts) to the size guard of `engine.state`, which may refuse it."""
+    guard = state.current().size_guard
     if guard is not None:
         guard(tuple(shape), work)
 
@@ -187,7 +184,8 @@ def sweep(root, cotangent, *, nbatch: int = 0, retain_graph: bool = False, on_no
 def _sweep(order, grads, nbatch, retain_graph, on_node, capture, tensors) -> dict:
     """`sweep`'s loop: on arrays (`tensors` None) or, recorded, on Tensors (`tensors`: `engine.xp_tensor`)."""
     leaves = {}
-    anomaly = _anomaly[0]
+    modes = state.current()
+    anomaly, guard = modes.anomaly and modes.check_nan, modes.size_guard
     for node in order:
         g = grads.pop(node, None)
         if g is None:
@@ -216,8 +214,8 @@ def _sweep(order, grads, nbatch, retain_graph, on_node, capture, tensors) -> dic
         for i, parent in enumerate(node.parents):
             if parent is None:
                 continue
-            if size_guard[0] is not None:  # a batch of cotangents can outgrow every tensor
-                size_guard[0](tuple(g.shape[:nbatch]) + np.shape(arrays[i]))
+            if guard is not None:  # a batch of cotangents can outgrow every tensor
+                guard(tuple(g.shape[:nbatch]) + np.shape(arrays[i]))
             gi = vjp[i](g, out, *inputs, **attrs)
             if gi is None:  # an undefined gradient (PyTorch's norm with p=0): nothing flows
                 continue
@@ -262,12 +260,7 @@ def _run_hooks(node, g):
 
 
 # --- anomaly detection (torch.autograd.set_detect_anomaly) --------------------------------------------------
-_anomaly = [False, True]  # [enabled, check_nan]
 traces: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # node -> the forward call's stack
-
-
-def anomaly_enabled() -> bool:
-    return _anomaly[0]
 
 
 _ENGINE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep

@@ -10,32 +10,31 @@ import functools
 import math
 import re
 import warnings
+import weakref
 from collections import namedtuple
 
 import numpy as np
 
-from engine import dtypes
+from engine import dtypes, state
 from engine.derivatives import OPS, saved_tensors, variadic
-from engine.graph import AccumulateGrad, Node, _anomaly, accumulate, as_grad, guard_shape, record_trace, size_guard
+from engine.graph import AccumulateGrad, Node, accumulate, as_grad, guard_shape, record_trace
 from engine.printing import format_tensor
 
 _FLOAT32 = np.dtype(np.float32)
 _FLOAT64 = np.dtype(np.float64)
-_grad_enabled = True
-_forward_ad = None  # `engine.forward_ad` while a dual level is open: ops then give their results tangents
+_modes = state.current  # the engine's modes (grad, inference, forward AD, anomaly, size guard): `engine.state`
 
 
 def set_size_guard(guard) -> None:
     """Install `guard(shape, work=0)` to vet every tensor shape before it is allocated, with the multiply-adds of
     every matrix product (None removes it); it is also called at each node of a backward sweep and each module
     call (`guard_work`), where it may stop the work."""
-    size_guard[0] = guard
+    state.update(size_guard=guard)
 
 
 def set_forward_ad(module) -> None:
     """Open (the forward_ad module) or close (None) forward-mode AD: the one check ordinary ops pay."""
-    global _forward_ad
-    _forward_ad = module
+    state.update(forward_ad=module)
 
 
 def guard_work() -> None:
@@ -54,12 +53,10 @@ class no_grad:  # noqa: N801 - PyTorch's spelling
         return cls()(orig_func)
 
     def __enter__(self):
-        global _grad_enabled
-        self._previous, _grad_enabled = _grad_enabled, False
+        self._previous = state.update(grad=False)
 
     def __exit__(self, *exc):
-        global _grad_enabled
-        _grad_enabled = self._previous
+        state.restore(self._previous, "grad")
 
     def __call__(self, fn):
         clone = self._clone
@@ -81,16 +78,14 @@ class set_grad_enabled(no_grad):  # noqa: N801 - PyTorch's spelling
         return object.__new__(cls)
 
     def __init__(self, mode: bool) -> None:
-        global _grad_enabled
-        self._previous, _grad_enabled = _grad_enabled, bool(mode)
+        self._previous = state.update(grad=bool(mode))
         self._mode = bool(mode)
 
     def __enter__(self):
         pass
 
     def __call__(self, fn):
-        global _grad_enabled
-        _grad_enabled = self._previous  # as a decorator it switches nothing now, only during each call
+        state.restore(self._previous, "grad")  # as a decorator it switches nothing now, only during each call
         return super().__call__(fn)
 
     def _clone(self):
@@ -101,12 +96,47 @@ class enable_grad(no_grad):  # noqa: N801
     """`with torch.enable_grad():` — record again inside a `no_grad` block."""
 
     def __enter__(self):
-        global _grad_enabled
-        self._previous, _grad_enabled = _grad_enabled, True
+        self._previous = state.update(grad=True)
 
 
 def is_grad_enabled() -> bool:
-    return _grad_enabled
+    return _modes().grad
+
+
+class inference_mode(no_grad):  # noqa: N801 - PyTorch's spelling
+    """`with torch.inference_mode():` — like no_grad, and the tensors made inside are inference tensors,
+    which a graph may not save later (`@torch.inference_mode()` on a function too; `inference_mode(False)`
+    switches it off inside)."""
+
+    def __new__(cls, mode=True):
+        if callable(mode) and not isinstance(mode, bool):
+            return cls()(mode)
+        return object.__new__(cls)
+
+    def __init__(self, mode: bool = True) -> None:
+        self._mode = bool(mode)
+
+    def __enter__(self):
+        self._previous = state.update(grad=not self._mode, inference=self._mode)
+
+    def __exit__(self, *exc):
+        state.restore(self._previous, "grad", "inference")
+
+    def _clone(self):
+        return inference_mode(self._mode)
+
+
+def is_inference_mode_enabled() -> bool:
+    return _modes().inference
+
+
+INFERENCE_SAVED = ("Inference tensors cannot be saved for backward. Please do not use Tensors created in inference "
+                   "mode in computation tracked by autograd. To work around this, you can make a clone to get a "
+                   "normal tensor and use it in autograd, or use `torch.no_grad()` instead of "
+                   "`torch.inference_mode()`.")
+INFERENCE_INPLACE = ("Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to "
+                     "get a normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for "
+                     "more details.")
 
 
 def _result_dtype(arrays, out_dtype):
@@ -121,7 +151,8 @@ def _apply(name: str, inputs: tuple, /, **attrs) -> "Tensor":
     return _run(OPS[name], inputs, attrs)
 
 
-def _run(op, inputs: tuple, attrs: dict) -> "Tensor":
+def _run(op, inputs: tuple, attrs: dict, modes=None) -> "Tensor":
+    """Dispatch one op record: forward, dtype, view link, tangent, node (`modes`: the caller's read of them)."""
     arrays = []  # (a loop, not a comprehension: this runs for every op, and a comprehension is a call)
     for t in inputs:
         arrays.append(t._data if type(t) in _TENSOR_TYPES else t)
@@ -137,9 +168,15 @@ def _run(op, inputs: tuple, attrs: dict) -> "Tensor":
     elif out.dtype == _FLOAT64 and "dtype" not in attrs:  # an explicit cast (`dtype` attr) keeps its dtype
         out = out.astype(_result_dtype(arrays, out.dtype), copy=False)
     result = Tensor._make(out)
-    if _forward_ad is not None:
-        _forward_ad.propagate(op, inputs, attrs, result)
-    if not _grad_enabled:
+    if op.view:
+        _link_view(result, inputs[0], op, attrs)
+    if modes is None:
+        modes = _modes()
+    if modes.forward_ad is not None and not modes.inference:  # (inference tensors carry no tangent)
+        modes.forward_ad.propagate(op, inputs, attrs, result)
+    if not modes.grad:
+        if modes.inference:
+            result._inference = True
         return result
     parents, wanted, bit = [], 0, 1  # wanted: a bit per input that needs a gradient
     for t in inputs[: len(op.vjp)]:
@@ -152,14 +189,51 @@ def _run(op, inputs: tuple, attrs: dict) -> "Tensor":
     if wanted:
         result._requires_grad = True
         node = result._grad_fn = Node(op, tuple(arrays), attrs, out, tuple(parents))
-        if _anomaly[0]:
+        if modes.anomaly:
             record_trace(node)
         if op.saves:
             _save_versions(node, op, inputs, wanted, result)
-        if op.view and wanted & 1:  # remember the leaf this is a view of (in-place writes to it are refused)
-            base = inputs[0]
-            result._base = base if base._grad_fn is None else getattr(base, "_base", None)
     return result
+
+
+def _link_view(result: "Tensor", src: "Tensor", op, attrs: dict) -> None:
+    """A view shares its base's storage and version counter, and remembers the view ops that take it from
+    the base, so that an in-place change of it can rebase the base's graph (`Tensor._rebase`)."""
+    view = getattr(src, "_view", None)
+    base, ops = (src, ()) if view is None else view
+    result._view = (base, ops + ((op, attrs),))
+    result._vc = base._shared_version()
+    views = getattr(base, "_views", None)
+    if views is None:
+        base._views = [weakref.ref(result)]  # (weak references, never compared: Tensor == is elementwise)
+    else:
+        views.append(weakref.ref(result))
+
+
+def _view_index(base: "Tensor", ops: tuple) -> np.ndarray:
+    """Where a view sits in its base: the base's flat positions, laid out as the view (its view ops replayed)."""
+    index = np.arange(base._data.size).reshape(base._data.shape)
+    for op, attrs in ops:
+        index = op.forward(index, **attrs)
+    return np.array(index)
+
+
+def _refresh_views(base: "Tensor", changed: "Tensor | None" = None) -> None:
+    """After the base's graph changed in place, its live views read from its new history (each an
+    AsStridedBackward0 of the base, as PyTorch regenerates them); `changed` has already been done."""
+    views = getattr(base, "_views", None)
+    if not views:
+        return
+    alive = []
+    for ref in views:
+        view = ref()
+        if view is None:
+            continue
+        alive.append(ref)
+        if view is not changed:
+            strided = _run(OPS["as_strided"], (base,), {"index": _view_index(base, view._view[1])})
+            view._grad_fn, view._requires_grad = strided._grad_fn, True
+    base._views = alive
 
 
 def _save_versions(node, op, inputs, wanted: int, result) -> None:
@@ -172,10 +246,12 @@ def _save_versions(node, op, inputs, wanted: int, result) -> None:
     versions = []
     for i in positions:
         if type(inputs[i]) in _TENSOR_TYPES:
+            if getattr(inputs[i], "_inference", False):
+                raise RuntimeError(INFERENCE_SAVED)
             versions.append((inputs[i], inputs[i]._version, False))
     if saves_result:
-        result._version_cell = cell = [0]
-        versions.append((cell, 0, True))
+        cell = result._shared_version()
+        versions.append((cell, cell[0], True))
     if versions:
         node.versions = versions
 
@@ -195,8 +271,9 @@ def _as_operand(other):
 def _broadcast(a: "Tensor", b) -> None:
     """Raise PyTorch's message when shapes do not broadcast, and vet the result's size."""
     if type(b) not in _TENSOR_TYPES or a._data.shape == b._data.shape:
-        if size_guard[0] is not None:  # (_binary, every arithmetic op's path, has this case inline)
-            size_guard[0](a._data.shape)
+        guard = _modes().size_guard  # (_binary, every arithmetic op's path, has this case inline)
+        if guard is not None:
+            guard(a._data.shape)
         return
     sa, sb = a._data.shape, b._data.shape
     for i in range(1, min(len(sa), len(sb)) + 1):
@@ -214,11 +291,12 @@ def _binary(key: str, a: "Tensor", b) -> "Tensor":
     """A binary op of a tensor and a tensor or a Python number (the hot path: checks kept inline)."""
     if type(b) is not Tensor and type(b) is not float and type(b) is not int:
         b = _as_operand(b)
+    modes = _modes()  # (read once for the guard and the dispatch: this runs for every arithmetic op)
     if type(b) in _TENSOR_TYPES and a._data.shape != b._data.shape:
         _broadcast(a, b)
-    elif size_guard[0] is not None:  # _broadcast's first case, inline: a tensor and a number, or equal shapes
-        size_guard[0](a._data.shape)
-    return _run(OPS[key], (a, b), _NO_ATTRS)
+    elif modes.size_guard is not None:  # _broadcast's first case, inline: a tensor and a number, or equal shapes
+        modes.size_guard(a._data.shape)
+    return _run(OPS[key], (a, b), _NO_ATTRS, modes)
 
 
 def _normalize_dim(dim: int, ndim: int) -> int:
@@ -287,6 +365,14 @@ _SCALAR_TYPE_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8":
                       "bool": "Bool", "float16": "Half", "float32": "Float", "float64": "Double"}
 LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
 LEAF_VIEW_INPLACE = "a view of a leaf Variable that requires grad is being used in an in-place operation."
+OVERLAP = ("unsupported operation: more than one element of the written-to tensor refers to a single memory location. "
+           "Please clone() the tensor before performing the operation.")
+
+
+def _check_overlap(array: np.ndarray) -> None:
+    """PyTorch's refusal to write elementwise into an expanded tensor (a stride-0 dim of size > 1)."""
+    if 0 in array.strides and any(st == 0 and n > 1 for st, n in zip(array.strides, array.shape)):
+        raise RuntimeError(OVERLAP)
 _KIND_RANK = {"b": 0, "u": 1, "i": 1, "f": 2}
 
 
@@ -317,7 +403,7 @@ class Tensor:
     """A multi-dimensional array that can record the operations applied to it."""
 
     # _tangent is set only on dual tensors (torch.autograd.forward_ad), so making a tensor costs nothing more
-    __slots__ = ("_data", "_requires_grad", "_grad", "_grad_fn", "_accumulator", "_version", "_version_cell", "_base",
+    __slots__ = ("_data", "_requires_grad", "_grad", "_grad_fn", "_accumulator", "_vc", "_view", "_views", "_inference",
                  "_tangent", "__weakref__")
     __array_priority__ = 1000  # numpy scalars on the left defer to Tensor's reflected operators
 
@@ -330,15 +416,14 @@ class Tensor:
             guard_shape(shape)
             data = np.zeros(shape, dtype=np.float32)
         self._data, self._requires_grad, self._grad, self._grad_fn, self._accumulator = data, False, None, None, None
-        self._version = 0
+        self._vc = None
 
     @classmethod
     def _make(cls, data: np.ndarray, requires_grad: bool = False) -> "Tensor":
         t = object.__new__(cls)
         t._data = data
         t._requires_grad = requires_grad
-        t._grad = t._grad_fn = t._accumulator = None
-        t._version = 0
+        t._grad = t._grad_fn = t._accumulator = t._vc = None
         return t
 
     # --- autograd attributes ------------------------------------------------------------------
@@ -431,12 +516,11 @@ class Tensor:
             if self._grad is not None:
                 self._grad = self._grad + g
             elif g._requires_grad:  # PyTorch copies the incoming gradient into a fresh .grad (CopyBackwards)
-                global _grad_enabled
-                previous, _grad_enabled = _grad_enabled, True
+                previous = state.update(grad=True)
                 try:
                     self._grad = _apply("copy", (Tensor._make(np.zeros_like(self._data)), g))
                 finally:
-                    _grad_enabled = previous
+                    state.restore(previous, "grad")
             else:
                 self._grad = Tensor._make(as_grad(g._data, self._data))
             return
@@ -477,12 +561,21 @@ class Tensor:
         edge.post_hooks[handle.id] = hook
         return handle
 
+    def is_inference(self) -> bool:
+        """Whether this tensor was made in inference mode (`torch.inference_mode`)."""
+        return getattr(self, "_inference", False)
+
     def detach(self) -> "Tensor":
-        return Tensor._make(self._data)
+        """A tensor without a graph on the same storage, with the same version counter (an in-place change of
+        either is seen by the graph that saved the other)."""
+        t = Tensor._make(self._data)
+        t._vc = self._shared_version()
+        return t
 
     def detach_(self) -> "Tensor":
-        if _forward_ad is not None:
-            _forward_ad.inplace(self, None)
+        forward_ad = _modes().forward_ad
+        if forward_ad is not None:
+            forward_ad.inplace(self, None)
         self._grad_fn, self._requires_grad = None, False
         return self
 
@@ -546,7 +639,7 @@ class Tensor:
     def __repr__(self) -> str:
         return format_tensor(self._data, requires_grad=self._requires_grad and self._grad_fn is None,
                              grad_fn=None if self._grad_fn is None else self._grad_fn.op.grad_fn,
-                             tangent=None if _forward_ad is None else _forward_ad.format_suffix(self))
+                             tangent=None if _modes().forward_ad is None else _modes().forward_ad.format_suffix(self))
 
     __str__ = __repr__
 
@@ -842,6 +935,66 @@ class Tensor:
                                    f"{value._data.ndim} dimension(s).")
             return _apply("masked_fill_tensor", (self, value), mask=mask._data)
         return _apply("masked_fill", (self,), mask=mask._data, value=value)
+
+    def gather(self, dim, index):
+        """`x.gather(dim, index)`: out[i][j] = x[i][index[i][j]] (for dim=1)."""
+        d, index = self._index_arg("gather", dim, index, "input")
+        return _apply("gather", (self,), dim=d, index=index)
+
+    def scatter(self, dim, index, src=None, *, value=None, reduce=None):
+        """`x.scatter(dim, index, src)` (or a number `value`): a copy of x with src written along dim at index."""
+        if reduce is not None:
+            raise NotImplementedError("scatter(reduce=...) is not supported by this engine")
+        d, index = self._index_arg("scatter", dim, index, "self")
+        src = value if src is None else src
+        if isinstance(src, Tensor):
+            return _apply("scatter", (self, src), dim=d, index=index)
+        return _apply("scatter_value", (self,), dim=d, index=index, value=_fill_value(src, "scatter"))
+
+    def scatter_add(self, dim, index, src):
+        """`x.scatter_add(dim, index, src)`: a copy of x with src added along dim at index."""
+        d, index = self._index_arg("scatter_add", dim, index, "self")
+        return _apply("scatter_add", (self, _tensor_arg(src, "scatter_add", "src", 3)), dim=d, index=index)
+
+    def _index_arg(self, name: str, dim, index, what: str) -> tuple[int, np.ndarray]:
+        """gather's and scatter's dim and index, checked with PyTorch's messages."""
+        index = _tensor_arg(index, name, "index", 2)
+        if index._data.dtype.kind not in "iu":
+            raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
+        if index._data.ndim != self._data.ndim:
+            raise RuntimeError(f"Index tensor must have the same number of dimensions as {what} tensor")
+        d = _normalize_dim(dim, self._data.ndim)
+        size = self._data.shape[d] if self._data.ndim else 1
+        bad = index._data[(index._data < 0) | (index._data >= size)]
+        if bad.size:
+            raise RuntimeError(f"index {bad.reshape(-1)[0]} is out of bounds for dimension {d % max(1, self._data.ndim)} "
+                               f"with size {size}")
+        for k, (n, m) in enumerate(zip(index._data.shape, self._data.shape)):
+            if n > m and k != d % self._data.ndim:
+                raise RuntimeError(f"Size does not match at dimension {k} expected index {list(index._data.shape)} to "
+                                   f"be no larger than {what} {list(self._data.shape)} apart from dimension "
+                                   f"{d % self._data.ndim}")
+        return d, index._data.astype(np.int64)
+
+    def cumsum(self, dim, *, dtype=None):
+        source = self if dtype is None else self.to(dtype)
+        return _apply("cumsum", (source,), dim=_normalize_dim(dim, max(1, source._data.ndim)))
+
+    def cumprod(self, dim, *, dtype=None):
+        source = self if dtype is None else self.to(dtype)
+        return _apply("cumprod", (source,), dim=_normalize_dim(dim, max(1, source._data.ndim)))
+
+    def repeat(self, *repeats):
+        """`x.repeat(2, 3)`: x tiled (at least one repeat count per dim; more add leading dims)."""
+        repeats = _shape_arg(repeats)
+        if len(repeats) < self._data.ndim:
+            raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of "
+                               "tensor")
+        if any(r < 0 for r in repeats):
+            raise RuntimeError(f"Trying to create tensor with negative dimension {min(repeats)}: {list(repeats)}")
+        padded = (1,) * (len(repeats) - self._data.ndim) + self._data.shape
+        guard_shape(tuple(r * n for r, n in zip(repeats, padded)))
+        return _apply("repeat", (self,), repeats=repeats)
 
     def flip(self, *dims):
         return _apply("flip", (self,), dims=_dims(_shape_arg(dims), self._data.ndim))
@@ -1164,10 +1317,11 @@ class Tensor:
             np_key = _advanced_key(self, key)
             self._inplace(_apply("index_put", (self, value), key=np_key))
             return
-        if self._requires_grad and self._grad_fn is None and _grad_enabled:  # x[i] = v writes into a view of x
+        if self._requires_grad and self._grad_fn is None and _modes().grad:  # x[i] = v writes into a view of x
             raise RuntimeError(LEAF_VIEW_INPLACE)
         self._check_inplace()
-        self._inplace(_apply("copy_slices", (self, value), key=_full_key(key, self._data.ndim)))
+        region = np.arange(self._data.size).reshape(self._data.shape)[_full_key(key, self._data.ndim)]
+        self._inplace(_apply("copy_slices", (self, value), index=np.array(region)))
 
     # --- dtype conversion -----------------------------------------------------------------------
     def to(self, *args, dtype=None, device=None, non_blocking=False, copy=False):
@@ -1191,7 +1345,7 @@ class Tensor:
     def _convert(self, np_dtype):
         if self._data.dtype == np_dtype:
             return self
-        if np_dtype.kind == "f" and (self._requires_grad or _forward_ad is not None):
+        if np_dtype.kind == "f" and (self._requires_grad or _modes().forward_ad is not None):
             return _apply("to_copy", (self,), dtype=np_dtype)
         return Tensor._make(self._data.astype(np_dtype))
 
@@ -1212,51 +1366,91 @@ class Tensor:
 
     # --- in-place ---------------------------------------------------------------------------------
     def _inplace(self, result: "Tensor") -> "Tensor":
-        """Make this tensor hold `result`: same object, new value, and (if recorded) the new grad_fn.
+        """Write `result` into this tensor's storage (its views and base see it) and, if recorded, make its
+        node this tensor's grad_fn (or, for a view, rebase the base's graph: `_rebase`).
 
-        Without a graph the array is overwritten in place, so views such as `x.data` see the change;
-        with one it is replaced, so the nodes that saved the old value keep it (PyTorch saves a copy too)."""
+        The node read this tensor's value before the write: where it holds that array it gets a copy (PyTorch
+        saves `original_self` so), and every other node that saved it sees the new version and refuses."""
         if result._data.shape != self._data.shape:
             raise RuntimeError(f"output with shape [{', '.join(map(str, self._data.shape))}] doesn't match the "
                                f"broadcast shape [{', '.join(map(str, result._data.shape))}]")
         if _KIND_RANK[result._data.dtype.kind] > _KIND_RANK[self._data.dtype.kind]:
             raise RuntimeError(f"result type {_SCALAR_TYPE_NAMES[result._data.dtype.name]} can't be cast to the "
                                f"desired output type {_SCALAR_TYPE_NAMES[self._data.dtype.name]}")
+        _check_overlap(self._data)
         self._bump_version()
-        if _forward_ad is not None:
-            _forward_ad.inplace(self, result)
+        forward_ad = _modes().forward_ad
+        if forward_ad is not None:
+            forward_ad.inplace(self, result)
         node = result._grad_fn
+        storage = self._data
+        if node is not None and any(a is storage for a in node.arrays):
+            node.arrays = tuple(a.copy() if a is storage else a for a in node.arrays)
+        np.copyto(storage, result._data, casting="unsafe")
         if node is None:
-            np.copyto(self._data, result._data, casting="unsafe")
             return self
-        self._data = result._data.astype(self._data.dtype, copy=False)
-        self._grad_fn, self._requires_grad = node, True
-        # The node kept this tensor's old value (PyTorch saves `original_self` too), and its output is now
-        # this tensor, at its new version.
         node.versions = tuple((self._shared_version(), self._version, True) if is_output else (t, v, False)
                               for t, v, is_output in node.versions if t is not self)
+        view = getattr(self, "_view", None)
+        if view is not None:
+            self._rebase(view, result)
+        else:
+            self._grad_fn, self._requires_grad = node, True
+            _refresh_views(self)
         return self
 
+    def _rebase(self, view: tuple, result: "Tensor") -> None:
+        """After an in-place change of this view (already in the shared storage): the base's grad_fn becomes
+        CopySlices(base, result), and this view's AsStridedBackward0 of the base, as PyTorch rebases them."""
+        base, ops = view
+        index = _view_index(base, ops)
+        rebased = _run(OPS["copy_slices"], (base, result), {"index": index})
+        base._grad_fn, base._requires_grad = rebased._grad_fn, True
+        strided = _run(OPS["as_strided"], (base,), {"index": index})
+        self._grad_fn, self._requires_grad = strided._grad_fn, True
+        _refresh_views(base, self)
+
+    @property
+    def _version(self) -> int:
+        """PyTorch's version counter: in-place changes of this tensor's storage (shared with its views and
+        `detach()`es)."""
+        vc = self._vc
+        return 0 if vc is None else vc[0]
+
+    @_version.setter
+    def _version(self, value: int) -> None:
+        self._vc = None if value == 0 else [value]
+
+    @property
+    def _base(self):
+        """The tensor this one is a view of (None if it is not a view)."""
+        view = getattr(self, "_view", None)
+        return None if view is None else view[0]
+
     def _bump_version(self) -> None:
-        """Count an in-place change (PyTorch's version counter), also in the cell of nodes that saved this
-        tensor as their output."""
-        self._version += 1
-        cell = getattr(self, "_version_cell", None)
-        if cell is not None:
-            cell[0] = self._version
+        """Count an in-place change (PyTorch's version counter, shared by the views of one storage)."""
+        vc = self._vc
+        if vc is None:
+            self._vc = [1]
+        else:
+            vc[0] += 1
 
     def _shared_version(self) -> list:
-        """This tensor's version cell (see `_save_versions`), made on first use."""
-        cell = getattr(self, "_version_cell", None)
-        if cell is None:
-            cell = self._version_cell = [self._version]
-        return cell
+        """This tensor's version cell, made on first use: views, detach() and saving nodes share it."""
+        vc = self._vc
+        if vc is None:
+            vc = self._vc = [0]
+        return vc
 
     def _check_inplace(self) -> None:
-        if self._requires_grad and _grad_enabled:
+        modes = _modes()
+        if getattr(self, "_inference", False) and not modes.inference:
+            raise RuntimeError(INFERENCE_INPLACE)
+        if self._requires_grad and modes.grad:
             if self._grad_fn is None:
                 raise RuntimeError(LEAF_INPLACE)
-            if getattr(self, "_base", None) is not None:
+            base = self._base
+            if base is not None and base._requires_grad and base._grad_fn is None:
                 raise RuntimeError(LEAF_VIEW_INPLACE)
 
     def add_(self, other, alpha=1):
@@ -1280,8 +1474,8 @@ class Tensor:
         if self._grad_fn is None:
             self._data[...] = 0
             self._bump_version()
-            if _forward_ad is not None:
-                _forward_ad.filled(self)
+            if _modes().forward_ad is not None:
+                _modes().forward_ad.filled(self)
             return self
         return self._inplace(_apply("zero", (self,)))
 
@@ -1290,15 +1484,17 @@ class Tensor:
         value = _fill_value(value, "fill_")
         self._data[...] = value
         self._bump_version()
-        if _forward_ad is not None:
-            _forward_ad.filled(self)
+        if _modes().forward_ad is not None:
+            _modes().forward_ad.filled(self)
         return self
 
     def copy_(self, src):
         self._check_inplace()
         src = _tensor_arg(src, "copy_", "src")
         np.broadcast_shapes(src._data.shape, self._data.shape)
-        if not (_grad_enabled and src._requires_grad) and _forward_ad is None:
+        modes = _modes()
+        if not (modes.grad and src._requires_grad) and modes.forward_ad is None:
+            _check_overlap(self._data)
             self._bump_version()
             np.copyto(self._data, src._data, casting="unsafe")
             return self
@@ -1325,7 +1521,7 @@ def _inplace_variant(name: str):
 
 INPLACE_VARIANTS = ("exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "abs", "neg", "reciprocal",
                     "sign", "log1p", "square", "clamp", "clamp_min", "clamp_max", "clip", "pow", "masked_fill",
-                    "remainder")
+                    "remainder", "scatter", "scatter_add")
 for _name in INPLACE_VARIANTS:
     setattr(Tensor, _name + "_", _inplace_variant(_name))
 
@@ -1346,10 +1542,6 @@ def _fill_value(value, where: str):
     if isinstance(value, (int, float, bool, np.number, np.bool_)):
         return value
     raise TypeError(f"{where}(): argument 'fill_value' must be Number, not {type(value).__name__}")
-
-
-def _correction(correction, unbiased) -> int:
-    return int(unbiased) if unbiased is not None else correction
 
 
 def cat(tensors, dim=0) -> Tensor:
@@ -1449,6 +1641,9 @@ def _index(t: Tensor, key) -> Tensor:
     """Indexing as PyTorch records it: a chain of select / slice / unsqueeze nodes, or one index node."""
     lone_slice = isinstance(key, slice)  # PyTorch records x[:] as a slice, but skips full slices in x[:, 1:]
     key = key if isinstance(key, tuple) else (key,)
+    if t._data.ndim == 0 and any(isinstance(k, (int, np.integer)) and not isinstance(k, bool) for k in key):
+        raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in "
+                         "C++ to convert a 0-dim tensor to a number")
     # a 0-dim integer tensor indexes like an int (PyTorch records a select)
     key = tuple(int(k._data) if isinstance(k, Tensor) and k._data.ndim == 0 and k._data.dtype.kind in "iu" else k
                 for k in key)
@@ -1594,9 +1789,17 @@ def _to_array(data, np_dtype=None) -> np.ndarray:
     return np.array(array, dtype=np_dtype)
 
 
+def new_leaf(data: np.ndarray) -> Tensor:
+    """A tensor a factory function makes (torch.tensor, ones, arange…): an inference tensor in inference mode."""
+    t = Tensor._make(data)
+    if _modes().inference:
+        t._inference = True
+    return t
+
+
 def tensor(data, dtype=None, requires_grad=False, device=None) -> Tensor:
     """`torch.tensor`: a new leaf tensor copied from `data`."""
-    t = Tensor._make(_to_array(data, None if dtype is None else dtypes.to_numpy(dtype)))
+    t = new_leaf(_to_array(data, None if dtype is None else dtypes.to_numpy(dtype)))
     if requires_grad:
         if t._data.dtype.kind != "f":
             raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
@@ -1615,5 +1818,5 @@ def _input_list(inputs) -> list:
     return inputs
 
 
-from engine import xp_tensor as _xp_tensor  # noqa: E402,F401 - registers the Tensor namespace of engine.xp
 from engine import backward as _backward  # noqa: E402 - the one backward, a layer above Tensor
+from engine import xp_tensor as _xp_tensor  # noqa: E402,F401 - registers the Tensor namespace of engine.xp

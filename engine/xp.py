@@ -342,6 +342,24 @@ def flip(a, axes):
     return np.flip(a, axes)
 
 
+def cumsum(a, axis):
+    if is_tensor(a):
+        return a.cumsum(axis)
+    return np.cumsum(a, axis=axis)
+
+
+def cumprod(a, axis):
+    if is_tensor(a):
+        return a.cumprod(axis)
+    return np.cumprod(a, axis=axis)
+
+
+def concatenate(arrays, axis):
+    if _any_tensor(*arrays):
+        return tensors.cat(arrays, axis)
+    return np.concatenate(arrays, axis=axis)
+
+
 def take(a, index, axis):
     if is_tensor(a):
         return tensors.take(a, index, axis)
@@ -352,13 +370,3 @@ def astype(a, dtype):
     if is_tensor(a):  # a rule's `a.dtype` is then the engine's dtype, which holds numpy's
         return a._convert(np.dtype(getattr(dtype, "numpy", dtype)))
     return a.astype(dtype)
-
-
-def apply(name: str, arrays: tuple, **attrs):
-    """Op `name` of the derivative table: recorded for Tensors, its forward rule for arrays (how a rule
-    calls a backward op PyTorch names in its graphs, such as tanh_backward)."""
-    if _any_tensor(*arrays):
-        return tensors.apply(name, arrays, attrs)
-    from engine.derivatives import OPS
-
-    return OPS[name].forward(*arrays, **attrs)

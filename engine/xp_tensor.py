@@ -12,9 +12,11 @@ from __future__ import annotations
 import numpy as np
 
 from engine import xp
-from engine.graph import AccumulateGrad
-from engine.tensor import Tensor, _run, enable_grad, where as _where  # noqa: F401 - enable_grad: graph.sweep's
 from engine.derivatives import OPS
+from engine.graph import AccumulateGrad
+from engine.tensor import Tensor, _run, enable_grad  # noqa: F401 - enable_grad: graph.sweep's
+from engine.tensor import cat as _cat
+from engine.tensor import where as _where
 
 
 def constant(array: np.ndarray) -> Tensor:
@@ -79,6 +81,10 @@ def moveaxis(a: Tensor, source, destination):
     for dst, src in sorted(zip(destination, source)):
         order.insert(dst, src)
     return a.permute(*order)
+
+
+def cat(arrays, axis: int) -> Tensor:
+    return _cat([a if isinstance(a, Tensor) else constant(a) for a in arrays], axis)
 
 
 def take(a: Tensor, index: int, axis: int):

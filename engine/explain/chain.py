@@ -22,7 +22,7 @@ import sympy
 
 from engine.explain import notation
 from engine.explain.notation import NotationError, Sweep, Value
-from engine.graph import AccumulateGrad, Node
+from engine.graph import Node
 
 MAX_PATHS = 8
 MAX_ELEMENTS = 12          # per-element lines shown when there is no tensor formula

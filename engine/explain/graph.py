@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from engine.graph import AccumulateGrad, Node
+from engine.graph import AccumulateGrad
 
 
 @dataclass

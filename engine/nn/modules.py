@@ -7,13 +7,26 @@ not PyTorch's: lessons that compare numbers set weights explicitly, e.g.
 from __future__ import annotations
 
 import math
-from collections import OrderedDict
+from collections import OrderedDict, namedtuple
 
 import numpy as np
 
-from engine.nn import functional as F
-from engine.tensor import _TENSOR_TYPES, Tensor, guard_work
 from engine.creation import rand
+from engine.nn import functional as F
+from engine.tensor import _TENSOR_TYPES, Tensor, guard_work, no_grad
+
+
+class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    """What `load_state_dict` returns (PyTorch's repr when every key matched)."""
+
+    def __repr__(self) -> str:
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return f"_IncompatibleKeys(missing_keys={self.missing_keys}, unexpected_keys={self.unexpected_keys})"
+
+
+def _quoted(keys) -> str:
+    return ", ".join(f'"{k}"' for k in keys)
 
 
 class Parameter(Tensor):
@@ -170,6 +183,45 @@ class Module:
         for p in self.parameters():
             p.requires_grad_(requires_grad)
         return self
+
+    # --- state_dict / load_state_dict (added by the core branch) ---
+    def state_dict(self, *, destination=None, prefix: str = "", keep_vars: bool = False):
+        """`module.state_dict()`: every parameter by its dotted name, in registration order; detached (on the
+        same storage) unless `keep_vars`."""
+        out = OrderedDict() if destination is None else destination
+        for name, p in self.named_parameters(prefix=prefix.rstrip("."), remove_duplicate=False):
+            out[name] = p if keep_vars else p.detach()
+        return out
+
+    def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
+        """Copy the tensors of `state_dict` into the parameters of the same names (PyTorch's errors for missing,
+        unexpected and mis-shaped entries); returns the missing and unexpected keys."""
+        own = dict(self.named_parameters(remove_duplicate=False))
+        missing = [k for k in own if k not in state_dict]
+        unexpected = [k for k in state_dict if k not in own]
+        errors = []
+        for name, p in own.items():
+            if name not in state_dict:
+                continue
+            value = state_dict[name]
+            if not isinstance(value, Tensor):
+                errors.append(f'While copying the parameter named "{name}", expected torch.Tensor or Tensor-like '
+                              f"object from checkpoint but received {type(value)}")
+            elif tuple(value.shape) != tuple(p.shape):
+                errors.append(f"size mismatch for {name}: copying a param with shape {value.shape} from checkpoint, "
+                              f"the shape in current model is {p.shape}.")
+        if strict:
+            if unexpected:
+                errors.insert(0, f"Unexpected key(s) in state_dict: {_quoted(unexpected)}. ")
+            if missing:
+                errors.insert(0, f"Missing key(s) in state_dict: {_quoted(missing)}. ")
+        if errors:
+            raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n\t" + "\n\t".join(errors))
+        with no_grad():
+            for name, p in own.items():
+                if name in state_dict:
+                    p.copy_(state_dict[name])
+        return _IncompatibleKeys(missing, unexpected)
 
     def extra_repr(self) -> str:
         return ""

@@ -203,14 +203,13 @@ def _engine_state(guards: Guards, output: list[str]) -> Iterator[None]:
     tensor = importlib.import_module("engine.tensor")  # `engine.tensor` the attribute is the function
     saved, outer = printing.get_printoptions(), getattr(_ACTIVE, "guards", None)
     creation = importlib.import_module("engine.creation")
-    graph = importlib.import_module("engine.graph")
-    grad_mode, rng, anomaly = tensor.is_grad_enabled(), creation._rng, list(graph._anomaly)
+    state = importlib.import_module("engine.state")
+    modes, rng = state.current(), creation._rng
     tensor.set_size_guard(_size_hook)  # idempotent; a no-op in threads that run no snippet
     _ACTIVE.guards = guards
     # every run starts as a fresh PyTorch process does: default print options, gradients recorded
     printing.set_printoptions(profile="default")
-    tensor.set_grad_enabled(True)
-    graph._anomaly[:] = [False, True]  # anomaly detection off (`set_detect_anomaly(True)` does not outlive a run)
+    state.update(grad=True, inference=False, anomaly=False, check_nan=True)  # (modes do not outlive a run)
     creation.manual_seed(0)  # the engine's random stream: a snippet's manual_seed does not reach the next
 
     def show(message: object, category: type, *_args: object, **_kw: object) -> None:
@@ -226,9 +225,8 @@ def _engine_state(guards: Guards, output: list[str]) -> Iterator[None]:
     finally:
         _ACTIVE.guards = outer
         printing.set_printoptions(**saved)
-        tensor.set_grad_enabled(grad_mode)
-        graph._anomaly[:] = anomaly
+        state.restore(modes, "grad", "inference", "anomaly", "check_nan")
         creation._rng = rng
         forward_ad = importlib.import_module("engine.forward_ad")
-        if forward_ad._current_level >= 0:  # a level the snippet entered and never exited: its tangents go
+        if forward_ad.current_level() >= 0:  # a level the snippet entered and never exited: its tangents go
             forward_ad.exit_dual_level()

@@ -1,6 +1,5 @@
 """Quiz and Stats screen tests: a fixed clock and an app on the built-in quiz templates only."""
 import pytest
-from quiz_clock import NOW
 
 
 @pytest.fixture

@@ -356,7 +356,28 @@ add("__getitem__", s("x[0]", x=T((3, 4))), s("x[:, 1]", x=T((3, 4))), s("x[1:, :
     s("x[range(2), i]", x=T((3, 4)), i=T([1, 3], i64)), s("x[i]", x=T((3, 4)), i=T(1, i64)), s("x[:]", x=T((3,))),
     s("x[5]", x=T((3, 4))), s("x[1.5]", x=T((3,))), s("x[i]", x=T((3,)), i=T([0., 1.])), s("x[[0, 5]]", x=T((3,))),
     s("x[0, 0, 0]", x=T((3, 4))), s("x[m]", x=T((3,)), m=T([True, False, True])),
-    s("x[[]]", x=T((3,))), s("x[-1]", x=T((3,), i64)), s("x[::-1]", x=T((3,)), error="type"))
+    s("x[[]]", x=T((3,))), s("x[-1]", x=T((3,), i64)), s("x[::-1]", x=T((3,)), error="type"), s("x[0]", x=T(())))
+_IDX = T([[0, 0], [2, 1]], i64)
+add("gather", s("x.gather(1, i)", x=T((2, 3)), i=_IDX), s("torch.gather(x, 0, i)", x=T((3, 2)), i=_IDX),
+    s("x.gather(1, i)", x=T((2, 3)), i=T([[0, 1, 2, 0]], i64)), s("x.gather(-1, i)", x=T((2, 3), f64), i=_IDX),
+    s("x.gather(1, i)", x=T((2, 3)), i=T([[0.]])), s("x.gather(1, i)", x=T((2, 3)), i=T([[5]], i64)),
+    s("x.gather(1, i)", x=T((2, 3)), i=T([-1], i64)), s("x.gather(1, i)", x=T((2, 3)), i=T([[-1]], i64)))
+_UNIQUE = T([[0, 1], [2, 1]], i64)  # (with a repeated position the written value is PyTorch's choice)
+add("scatter", s("x.scatter(1, i, y)", x=T((2, 3)), i=_UNIQUE, y=T((2, 2))), s("x.scatter(1, i, 7.)", x=T((2, 3)), i=_IDX),
+    s("torch.scatter(x, 0, i, y)", x=T((3, 2)), i=_UNIQUE, y=T((3, 3))), s("x.scatter(1, i, value=2.)", x=T((2, 3)), i=_IDX),
+    s("x.scatter(1, i, 1.)", x=T((2, 3)), i=T([[5]], i64)), s("x.scatter(1, i, 1.)", x=T((2, 3)), i=T([0], i64)))
+add("scatter_", s("y = x * 1\ny.scatter_(1, i, 0.)\ny", x=T((2, 3)), i=_IDX),
+    s("y = x * 1\ny.scatter_(1, i, z * 2)\ny", x=T((2, 3)), i=_UNIQUE, z=T((2, 2))))
+add("scatter_add", s("x.scatter_add(1, i, y)", x=T((2, 3)), i=_IDX, y=T((2, 2))),
+    s("torch.scatter_add(x, 0, i, y)", x=T((3, 2)), i=_IDX, y=T((2, 2))))
+add("scatter_add_", s("y = x * 1\ny.scatter_add_(1, i, z)\ny", x=T((2, 3)), i=_IDX, z=T((2, 2))))
+add("cumsum", s("x.cumsum(0)", x=T((3, 2))), s("torch.cumsum(x, dim=-1)", x=T((3, 2))), s("x.cumsum(0)", x=T((4,), i64)),
+    s("x.cumsum(0)", x=T(())), s("x.cumsum(dim=1, dtype=torch.float64)", x=T((2, 3))), s("x.cumsum(2)", x=T((2, 3))))
+add("cumprod", s("x.cumprod(1)", x=T((3, 4))), s("torch.cumprod(x, 0)", x=T((3,), kind="pos")),
+    s("x.cumprod(0)", x=T([2., 0., 3., 0.5])), s("x.cumprod(1)", x=T([[1., 0., 0.], [2., 3., 0.]])),
+    s("x.cumprod(0)", x=T((3,), i64)))
+add("repeat", s("x.repeat(2, 1)", x=T((2, 3))), s("x.repeat(2, 1, 3)", x=T((2, 3))), s("x.repeat((2,))", x=T((3,))),
+    s("x.repeat(2)", x=T((2, 3))), s("x.repeat(3)", x=T(())), s("x.repeat(1, 0)", x=T((2, 3))))
 add("__setitem__", s("y = x * 1\ny[y < 0] = 0.\ny", x=T((3, 4))), s("y = x * 1\ny[0] = 5.\ny", x=T((3,))),
     s("y = x * 1\ny[[0]] = z\ny", x=T((3,)), z=T(())), s("y = x * 1\ny[:, 1] = z\ny", x=T((2, 3)), z=T((2,))),
     s("y = x * 1\ny[1:] = z\ny", x=T((3,)), z=T((2,), f64)), s("x[0] = 1.", x=T((3,))),
@@ -487,6 +508,16 @@ add("set_grad_enabled", s("with torch.set_grad_enabled(False):\n    y = x * 2\ny
     s("torch.set_grad_enabled(False)\ny = x * 2\ntorch.set_grad_enabled(True)\ny", x=T((2,))))
 add("is_grad_enabled", s("with torch.no_grad():\n    inside = torch.is_grad_enabled()\n(inside, torch.is_grad_enabled())"),
     skip_grad=NOT_DIFFERENTIABLE)
+add("inference_mode", s("with torch.inference_mode():\n    y = x * 2\n(y, y.requires_grad, y.is_inference())", x=T((2,))),
+    s("@torch.inference_mode()\ndef f(t):\n    return t * 2\nf(x).is_inference()", x=T((2,))),
+    s("with torch.inference_mode():\n    c = torch.ones(2)\n(x * c).sum()", x=T((2,))),
+    s("with torch.inference_mode():\n    c = torch.ones(2)\n(x * x) * c", x=T((2,))),
+    s("with torch.inference_mode():\n    c = torch.ones(2)\nc.add_(1)"),
+    s("with torch.inference_mode():\n    with torch.inference_mode(False):\n        y = x * 2\ny", x=T((2,))))
+add("is_inference_mode_enabled",
+    s("with torch.inference_mode():\n    inside = (torch.is_inference_mode_enabled(), torch.is_grad_enabled())\n"
+      "(inside, torch.is_inference_mode_enabled())"), skip_grad=NOT_DIFFERENTIABLE)
+add("is_inference", s("x.is_inference()", x=T((2,))), skip_grad=NOT_DIFFERENTIABLE)
 add("autograd", s("torch.autograd.grad((x * x).sum(), x)", x=T((3,))),
     s("torch.autograd.grad((x * y).sum(), [x, y])", x=T((3,)), y=T((3,))))
 add("autograd.grad", s("torch.autograd.grad((x * x).sum(), x)", x=T((3,))),
@@ -655,11 +686,18 @@ add("nn.Linear", s(_LIN + "m(x) * 1", x=T((4, 3)), w=T((2, 3), grad=False), c=T(
     s("repr(torch.nn.Linear(3, 2, bias=False))"))
 add("nn.Parameter", s("repr(torch.nn.Parameter(x))", x=T((3,), grad=False)),
     s("torch.nn.Parameter(x) * 2", x=T((3,), grad=False)), s("torch.nn.Parameter(x, requires_grad=False).requires_grad", x=T((2,), grad=False)))
+_SEQ = "m = torch.nn.Sequential(torch.nn.Linear(3, 2), torch.nn.ReLU(), torch.nn.Linear(2, 1))\n"
 add("nn.Module", s(_LIN + "[(n, p.shape) for n, p in m.named_parameters()]", w=T((2, 3), grad=False), c=T((2,), grad=False)),
     s(_LIN + "m(x).sum().backward()\nm.zero_grad()\n[p.grad for p in m.parameters()]", x=T((4, 3)), w=T((2, 3), grad=False), c=T((2,), grad=False)),
     s("m = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.ReLU())\nm.eval()\n(m.training, m[0].training)"),
     s("class Net(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.fc = torch.nn.Linear(3, 2)\n"
-      "    def forward(self, t):\n        return self.fc(t).relu()\n\nrepr(Net())"))
+      "    def forward(self, t):\n        return self.fc(t).relu()\n\nrepr(Net())"),
+    s(_SEQ + "sd = m.state_dict()\n(list(sd), sd['0.weight'].requires_grad, sd['2.bias'].shape)"),
+    s(_SEQ + "n = torch.nn.Sequential(torch.nn.Linear(3, 2), torch.nn.ReLU(), torch.nn.Linear(2, 1))\n"
+      "r = repr(n.load_state_dict(m.state_dict()))\n(r, bool((n(x) == m(x)).all()), n[0].weight.is_leaf)", x=T((4, 3), grad=False)),
+    s(_SEQ + "m.load_state_dict({'0.weight': torch.ones(2, 3), 'extra': torch.ones(1)})"),
+    s(_SEQ + "m.load_state_dict({**m.state_dict(), '0.weight': torch.ones(3, 3)})"),
+    s(_SEQ + "repr(m.load_state_dict({'0.weight': torch.ones(2, 3)}, strict=False))"))
 add("nn.Sequential", s("repr(torch.nn.Sequential(torch.nn.Linear(2, 3), torch.nn.Tanh(), torch.nn.Linear(3, 1), torch.nn.Sigmoid()))"),
     s("len(torch.nn.Sequential(torch.nn.ReLU(), torch.nn.Flatten()))"))
 for _name, _fn in (("ReLU", "relu"), ("Tanh", "tanh"), ("Sigmoid", "sigmoid")):

@@ -15,9 +15,9 @@ import zlib
 
 import numpy as np
 import pytest
+from opinfo import OPS, T, public_names
 
 import engine
-from opinfo import OPS, T, public_names
 
 torch = pytest.importorskip("torch", reason="the conformance suite compares the engine with real PyTorch")
 

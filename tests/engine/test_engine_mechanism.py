@@ -2,9 +2,9 @@
 `torch.func` transforms, versions shared through `detach()`, in-place writes through views of non-leaves
 (CopySlices), writes to expanded tensors, and what a node saves. Printouts and errors must be identical."""
 import pytest
+from test_engine_vs_torch import run
 
 import engine
-from test_engine_vs_torch import run
 
 torch = pytest.importorskip("torch")
 # PyTorch imports parts of functorch on first use; done here, outside `run`'s patched sys.modules (which would
@@ -146,6 +146,73 @@ z.sum().backward()
 a = torch.zeros(1, 3).expand(2, 3)
 a.add_(1)
 """,
+    "view-of-view-and-transpose": """
+x = torch.tensor([[1., 2., 3.], [4., 5., 6.]], requires_grad=True)
+y = x * 1
+v = y.t()[1:]
+v.mul_(torch.tensor([[2.], [3.]]))
+print(y, v, v.grad_fn, v._base is y, y._version, v._version)
+(y * torch.arange(6.).reshape(2, 3)).sum().backward()
+print(x.grad)
+""",
+    "view-in-place-with-grad-operand": """
+x = torch.tensor([1., 2., 3.], requires_grad=True)
+w = torch.tensor([5., 7.], requires_grad=True)
+y = x.exp()
+z = y * 1
+z[1:].mul_(w)
+z.pow(2).sum().backward()
+print(z, x.grad, w.grad)
+""",
+    "views-see-in-place-change-of-base": """
+x = torch.tensor([1., 2., 3.], requires_grad=True)
+y = x * 2
+v = y[1:]
+y.mul_(10)
+print(v, v._version, y._version)
+v.sum().backward()
+print(x.grad)
+s = y[:2]
+y[2:].add_(x[:1])
+print(s.grad_fn, y.grad_fn)
+a = torch.zeros(2, 3)
+row = a[1]
+a.add_(1)
+row.mul_(5)
+print(a, row, a._version)
+""",
+    "double-backward-through-copy-slices": """
+x = torch.tensor([1., 2., 3.], requires_grad=True)
+y = x * x
+y[:2].mul_(x[1:])
+g, = torch.autograd.grad(y.sum(), x, create_graph=True)
+print(g)
+g.sum().backward()
+print(x.grad)
+""",
+    "fill-expanded-writes-through": """
+b = torch.zeros(1, 3)
+e = b.expand(2, 3)
+e.fill_(2.)
+print(b, e)
+e.zero_()
+print(b)
+e2 = b.expand(2, 3)
+e2.copy_(torch.ones(2, 3))
+""",
+    "data-has-its-own-version": """
+a = torch.ones(2)
+d = a.data
+d.add_(1)
+print(a._version, d._version, a)
+""",
+    "std-saves-input": """
+x = torch.tensor([1., 2., 4.], requires_grad=True)
+y = x * 1
+s = y.std()
+y.add_(1)
+s.backward()
+""",
     "prod-saves-input": """
 x = torch.tensor([1., 2., 3.], requires_grad=True)
 y = x * 1
@@ -156,9 +223,37 @@ p.backward()
 }
 
 
+NEW_API = {
+    "second-derivatives-of-new-ops": """
+x = torch.tensor([[1.5, 0., 2.], [0.5, -1., 0.]], dtype=torch.float64, requires_grad=True)
+i = torch.tensor([[0, 0], [2, 1]])
+for f in (lambda t: t.cumprod(1), lambda t: (t * t).cumsum(0), lambda t: (t * t).gather(1, i),
+          lambda t: (t ** 3).repeat(2, 1), lambda t: (t * t).scatter(1, torch.tensor([[0, 1], [2, 1]]), t[:, :2] ** 3)):
+    g, = torch.autograd.grad((f(x) * torch.arange(1., 1. + f(x).numel()).reshape(f(x).shape)).sum(), x,
+                             create_graph=True)
+    h, = torch.autograd.grad((g * g).sum(), x)
+    print(g.detach(), h)
+""",
+    "zero-dim-index": """
+t = torch.tensor(3.)
+t[0]
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(NEW_API))
+def test_new_api_matches_torch(name):
+    assert run(NEW_API[name], engine) == run(NEW_API[name], torch)
+
+
 @pytest.mark.parametrize("name", sorted(COMPOSED))
 def test_composed_transforms_match_torch(name):
     assert run(COMPOSED[name], engine) == run(COMPOSED[name], torch)
+
+
+@pytest.mark.parametrize("name", sorted(VERSIONS))
+def test_views_and_versions_match_torch(name):
+    assert run(VERSIONS[name], engine) == run(VERSIONS[name], torch)
 
 
 def test_grad_of_grad_of_sin_is_minus_sin():

@@ -3,9 +3,10 @@ and `jacobian`, `vjp` and `backward` agree with each other."""
 import numpy as np
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from programs import build, programs, shapes
 
 import engine as torch
-from programs import build, programs, shapes
+
 
 def leaf(rng, shape):
     return torch.tensor(rng.uniform(-1.5, 1.5, size=shape), dtype=torch.float64, requires_grad=True)

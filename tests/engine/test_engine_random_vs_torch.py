@@ -3,9 +3,9 @@ import numpy as np
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from programs import build, programs, shapes
 
 import engine
-from programs import build, programs, shapes
 
 torch = pytest.importorskip("torch")
 

@@ -1,9 +1,9 @@
 """Issue 11's eight classes of fidelity bugs, each a snippet run on the engine and on real PyTorch 2.13:
 the printouts (values, dtypes, grad_fn names) and errors must be identical."""
 import pytest
+from test_engine_vs_torch import run
 
 import engine
-from test_engine_vs_torch import run
 
 torch = pytest.importorskip("torch")
 

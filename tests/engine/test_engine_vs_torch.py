@@ -3,13 +3,13 @@ import contextlib
 import io
 import re
 import sys
-from unittest import mock
 import warnings
+from unittest import mock
 
 import pytest
+from snippets import ENGINE, ERRORS, SEEDS
 
 import engine
-from snippets import ENGINE, ERRORS, SEEDS
 
 torch = pytest.importorskip("torch")
 

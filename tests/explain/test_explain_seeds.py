@@ -1,6 +1,5 @@
 """The seed articles' examples, explained: the numbers and formulas the articles derive by hand."""
 import numpy as np
-import pytest
 import sympy
 
 from engine.explain import explain_program, explain_symbolic

@@ -1,7 +1,6 @@
 """Lesson packs (issue 16, item 5): pack.toml, `pack DIR` writes one archive, `install FILE` unpacks it safely."""
 from __future__ import annotations
 
-import io
 import stat
 import zipfile
 from pathlib import Path

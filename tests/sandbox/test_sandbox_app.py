@@ -1,5 +1,4 @@
 """The app where snippets cannot be confined: only the bundled course, said once, unless trusted."""
-import asyncio
 from pathlib import Path
 
 import pytest

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine.sandbox import SandboxRun, UnsupportedResult, run_program, worker
+from engine.sandbox import UnsupportedResult, run_program, worker
 from engine.sandbox.client import Worker
 from engine.sandbox.confine import available
 

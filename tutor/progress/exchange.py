@@ -18,7 +18,6 @@ import json
 import math
 import os
 import stat
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
