@@ -42,8 +42,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tutor.classroom.server import process_children, process_tree  # noqa: E402
 from tests.serve.serve_browser import CHROMIUM_ARGS, TERMINAL_TEXT, ServedClass, chromium_path, why_no_browser  # noqa: E402
+from tutor.classroom.server import process_children, process_tree  # noqa: E402
 
 
 def descendants(pid: int) -> list[int]:
@@ -257,9 +257,9 @@ def _own_rss(pid: int) -> float:
 
 
 async def main_async(counts: list[int], settle: float) -> None:
-    from playwright.async_api import async_playwright
-
     import os
+
+    from playwright.async_api import async_playwright
 
     print(f"{os.cpu_count()} CPUs, load average before: {os.getloadavg()[0]:.1f}", flush=True)
     with tempfile.TemporaryDirectory() as folder:

@@ -14,7 +14,14 @@ from typing import Any
 import numpy as np
 
 from lessons.model import (
-    ChoiceStep, ErrorChoice, ErrorStep, Lesson, PredictStep, QuizTemplate, Step, Tolerance,
+    ChoiceStep,
+    ErrorChoice,
+    ErrorStep,
+    Lesson,
+    PredictStep,
+    QuizTemplate,
+    Step,
+    Tolerance,
 )
 from lessons.programs import Program, ProgramBuilder, join
 from lessons.values import Plain, UnsupportedValue, classify, isclose, same

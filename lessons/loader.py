@@ -22,13 +22,27 @@ from lessons.exceptions import unknown_exception
 from lessons.folders import MAX_LESSON_BYTES
 from lessons.glossary import typo_of
 from lessons.linemap import build_line_map, value_line
-from lessons.parse_cache import ParseCache
-from lessons.tomlhelp import TomlError, loads
 from lessons.model import (
-    DEFAULT_TOLERANCE, FORMAT_VERSION, MAX_ANSWER_CELLS, STEP_KINDS, ChoiceOption, ChoiceParam, ChoiceStep,
-    ErrorChoice, ErrorStep, FloatParam, IntParam, Lesson, PredictStep, QuizTemplate, ReadStep, TensorParam,
+    DEFAULT_TOLERANCE,
+    FORMAT_VERSION,
+    MAX_ANSWER_CELLS,
+    STEP_KINDS,
+    ChoiceOption,
+    ChoiceParam,
+    ChoiceStep,
+    ErrorChoice,
+    ErrorStep,
+    FloatParam,
+    IntParam,
+    Lesson,
+    PredictStep,
+    QuizTemplate,
+    ReadStep,
+    TensorParam,
 )
+from lessons.parse_cache import ParseCache
 from lessons.schema import Fields, Problems, toml_type
+from lessons.tomlhelp import TomlError, loads
 
 MAX_QUIZ_CELLS = MAX_ANSWER_CELLS  # the same cap as a predict step's answer (lessons.model)
 _ERROR_CHOICE = re.compile(r"^(none|[A-Za-z_][A-Za-z0-9_.]*(:\s*\S.*)?)$", re.DOTALL)
@@ -338,13 +352,13 @@ def _check_placeholders(fields: Fields, snippet: str, names: set[str]) -> None:
         fields.error("snippet", f"{error}; write {{{{ and }}}} for literal braces")
         return
     used = set()
-    for _, name, spec, conversion in parsed:
+    for _, name, format_spec, conversion in parsed:
         if name is None:
             continue
         if name not in names:
             fields.error("snippet", f"placeholder {{{name}}} has no entry in [quiz.params]"
                                     + (" (write {{ and }} for literal braces)" if not name.isidentifier() else ""))
-        elif spec or conversion:
+        elif format_spec or conversion:
             fields.error("snippet", f"placeholder {{{name}}} must be plain, without '!' or ':'")
         used.add(name)
     for name in sorted(names - used):
@@ -356,15 +370,15 @@ def _params(fields: Fields) -> tuple:
     if table is None:
         return ()
     params = []
-    for name, spec in table.items():
+    for name, entry in table.items():
         key_path = f"{fields.at('params')}.{name}"
         if not name.isidentifier():
             fields.problems.add(key_path, f"param name {name!r} must be a Python identifier")
-        elif not isinstance(spec, dict):
+        elif not isinstance(entry, dict):
             fields.problems.add(key_path, f"expected a table like {{ kind = \"int\", low = 1, high = 5 }}, "
-                                          f"got {toml_type(spec)}")
+                                          f"got {toml_type(entry)}")
         else:
-            param = _param(name, key_path, spec, fields.problems)
+            param = _param(name, key_path, entry, fields.problems)
             if param is not None:
                 params.append(param)
     return tuple(params)

@@ -14,10 +14,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from stat import S_ISREG
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from stat import S_ISREG
 from typing import NamedTuple
 
 from lessons.atomic_file import write_atomically

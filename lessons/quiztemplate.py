@@ -11,7 +11,13 @@ import random
 from dataclasses import dataclass
 
 from lessons.model import (
-    ChoiceParam, FloatParam, IntParam, LocalText, ParamSpec, QuizTemplate, TensorParam,
+    ChoiceParam,
+    FloatParam,
+    IntParam,
+    LocalText,
+    ParamSpec,
+    QuizTemplate,
+    TensorParam,
 )
 
 

@@ -12,7 +12,6 @@ from numbers import Number
 import numpy as np
 
 
-
 class UnsupportedValue(TypeError):
     """The expression gives something a learner cannot type as an answer."""
 

@@ -21,8 +21,8 @@ import numpy as np
 import sympy
 from sympy.printing.str import StrPrinter
 
-from engine.graph import AccumulateGrad, Node
 from engine.explain.jacobian import close
+from engine.graph import AccumulateGrad, Node
 
 
 class NotationError(Exception):

@@ -1,7 +1,19 @@
 """`torch.nn`: `functional` (activations and losses) and the modules of a training loop."""
 from engine.nn import functional, utils
-from engine.nn.modules import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, Flatten, Linear, Module, MSELoss,
-                               Parameter, ReLU, Sequential, Sigmoid, Tanh)
+from engine.nn.modules import (
+                               BCELoss,
+                               BCEWithLogitsLoss,
+                               CrossEntropyLoss,
+                               Flatten,
+                               Linear,
+                               Module,
+                               MSELoss,
+                               Parameter,
+                               ReLU,
+                               Sequential,
+                               Sigmoid,
+                               Tanh,
+)
 
 __all__ = ["functional", "utils", "Parameter", "Module", "Linear", "Sequential", "ReLU", "Tanh", "Sigmoid", "Flatten",
            "MSELoss", "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss"]

@@ -31,10 +31,31 @@ from .limits import Budget, Limits, broadcast_elements, itemsize_of, shape_of
 from .policy import import_engine_module
 from .rewrite import guard_name
 from .surface import (
-    BUILTIN_METHODS, CLASS_BASES, MATH_NAMES, NDARRAY_ATTRS, NDARRAY_KEYWORDS, NDARRAY_POSITIONAL, NODE_MODULE,
-    NUMERIC_KINDS, OVERRIDABLE, SAFE_BUILTINS, attribute_refusal, dtype_refusal, engine_member, is_engine_module_name,
-    is_engine_object, is_engine_type, is_snippet_class, is_snippet_object, is_tensor, own_private, public_engine_types,
-    register_snippet_class, requested_dtype_refusal, type_text, value_refusal,
+    BUILTIN_METHODS,
+    CLASS_BASES,
+    MATH_NAMES,
+    NDARRAY_ATTRS,
+    NDARRAY_KEYWORDS,
+    NDARRAY_POSITIONAL,
+    NODE_MODULE,
+    NUMERIC_KINDS,
+    OVERRIDABLE,
+    SAFE_BUILTINS,
+    attribute_refusal,
+    dtype_refusal,
+    engine_member,
+    is_engine_module_name,
+    is_engine_object,
+    is_engine_type,
+    is_snippet_class,
+    is_snippet_object,
+    is_tensor,
+    own_private,
+    public_engine_types,
+    register_snippet_class,
+    requested_dtype_refusal,
+    type_text,
+    value_refusal,
 )
 
 _BINOPS: dict[str, Callable[[object, object], object]] = {

@@ -272,10 +272,6 @@ class _Checker(ast.NodeVisitor):
 
     # --- shapes of targets and calls -------------------------------------------------------------
 
-    def check_ExceptHandler(self, node: ast.ExceptHandler) -> None:
-        if node.name and node.name.startswith("__"):
-            self.refuse(node, f"'{node.name}': names starting with '__' are internals and not available in snippets")
-
     def check_comprehension(self, node: ast.comprehension) -> None:
         self._simple_target(node.target, "a comprehension")
 

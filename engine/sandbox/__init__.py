@@ -10,8 +10,15 @@ The language layer (`engine.runner`) still checks and guards the code inside the
 holds when that one has a hole: the child cannot open files, run programs, create processes or
 sockets, or outlive its time (see `confine`, `zygote`, docs/runner.md). Only JSON crosses back.
 """
-from engine.sandbox.client import (Confinement, SandboxError, SandboxRun, UnsupportedResult, decode_value,
-                                   run_program, worker)
+from engine.sandbox.client import (
+                                   Confinement,
+                                   SandboxError,
+                                   SandboxRun,
+                                   UnsupportedResult,
+                                   decode_value,
+                                   run_program,
+                                   worker,
+)
 
 __all__ = ["Confinement", "SandboxError", "SandboxRun", "UnsupportedResult", "decode_value", "run_program",
            "worker"]

@@ -72,9 +72,9 @@ def _preload(profile: str) -> dict:
     jobs.run(WARM_UP, expressions=["x.grad", "x.grad.shape", "y.requires_grad"], report=True)
     if profile == "run":
         return {"run": jobs.run}
-    import engine.sandbox.renderables  # noqa: F401
-
     from rich.cells import cell_len
+
+    import engine.sandbox.renderables  # noqa: F401
 
     cell_len("あ∂")  # rich loads its table of character widths on first use
     jobs.explain(WARM_UP, want=("panels", "json", "report"))

@@ -1,11 +1,10 @@
 """Walking the fixture lesson: read, predict (grid, text, formula), hints, skip, bool, error, choice."""
 from textual.widgets import Input
 
-from tutor.widgets.markdown_text import MarkdownText
-
 from tutor.progress.store import ProgressStore
 from tutor.screens.course import CourseScreen
 from tutor.screens.lesson import LessonScreen
+from tutor.widgets.markdown_text import MarkdownText
 
 
 def text_of(app, selector) -> str:

@@ -51,7 +51,7 @@ async def test_steps_record_their_own_concepts(make_app, data_dir):
 async def test_lesson_complete_only_when_every_step_is_solved(make_app):
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
-        screen = await open_step(pilot, 5)
+        await open_step(pilot, 5)
         await pilot.press("escape", "n")
         messages = [str(n.message) for n in app._notifications]
         assert not any("Lesson complete" in m for m in messages)

@@ -4,8 +4,8 @@ from textual.widgets import DataTable, Input
 
 from tutor.progress import Outcome, ProgressStore
 from tutor.quiz import QuizSession, builtin_templates
-from tutor.screens.quiz import QuizScreen
 from tutor.screens.course import CourseScreen
+from tutor.screens.quiz import QuizScreen
 from tutor.screens.quiz_summary import QuizSummaryScreen
 from tutor.screens.stats import StatsScreen
 from tutor.widgets.answer_grid import AnswerGrid, format_cell

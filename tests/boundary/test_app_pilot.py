@@ -3,9 +3,9 @@ notification, every step, hints, the shown answer, every tab of the explanation,
 and after each move the whole screen rendered as the bytes a terminal would get: no escape sequence, control
 character, hyperlink or payload from the content, and the content's markup shown literally, not obeyed."""
 import pytest
+from boundary_checks import assert_inert, visible
 from textual.app import App
 
-from boundary_checks import assert_inert, visible
 from tutor.app import TutorApp
 from tutor.screens.course import CourseScreen
 from tutor.screens.lesson import LessonScreen

@@ -2,7 +2,6 @@
 every explanation tab: the bytes the program wrote (recorded by `script`) carry no payload, the pane's title
 was never set by a lesson and no tmux buffer was created (OSC 52 is accepted by this tmux server), while the
 attacks are on screen in their visible form (␛]0;…␇)."""
-import os
 import shutil
 import subprocess
 import sys

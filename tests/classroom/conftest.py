@@ -1,6 +1,5 @@
 """The class folder fixture (data: class_data.py)."""
 import pytest
-
 from class_data import make_class
 
 

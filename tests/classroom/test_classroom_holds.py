@@ -12,9 +12,8 @@ import time
 import urllib.request
 from pathlib import Path
 
-import pytest
-
 from test_classroom_server import ROOT, client_for, launcher_pid, make_server, read_until
+
 from tutor.classroom.server import CLOSE_MEMORY, MAX_COLUMNS, MAX_ROWS, InputBucket, terminal_size
 
 

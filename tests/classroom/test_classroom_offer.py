@@ -4,9 +4,9 @@ import json
 import shutil
 
 import pytest
+from class_data import COURSE
 from click.testing import CliRunner
 
-from class_data import COURSE
 from tutor.classroom.offer import OfferError, make_offer
 from tutor.classroom.server import ClassroomServer
 from tutor.cli import main

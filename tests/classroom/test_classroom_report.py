@@ -3,10 +3,10 @@ import csv
 import json
 import sqlite3
 
+from class_data import COURSE, LESSON
 from click.testing import CliRunner
 from textual.widgets import DataTable
 
-from class_data import COURSE, LESSON
 from tutor.classroom.report import build_report
 from tutor.cli import main
 
@@ -36,6 +36,7 @@ def test_who_is_stuck_where(class_dir):
     from datetime import timedelta
 
     from class_data import START
+
     from tutor.classroom.folder import ClassFolder
     from tutor.classroom.report import needing_help_first, student_cells
     from tutor.progress import ProgressStore
@@ -120,10 +121,9 @@ def test_cli_empty_and_missing_folder(tmp_path):
 
 
 async def test_class_screen_table_plot_and_language(class_dir, data_dir):
+    from lessons.course import load_course
     from tutor.app import TutorApp
     from tutor.screens.class_screen import ClassScreen
-
-    from lessons.course import load_course
 
     app = TutorApp(lang="en", data_dir=data_dir, start="class")  # the app's own course is the bundled one …
     app.class_dir = class_dir
@@ -171,6 +171,7 @@ async def test_class_view_reads_the_course_serve_recorded(class_dir, data_dir):
     """`class view` with no --lessons: the lessons of class.json (as `serve` wrote them), those who need help
     first, and a name that is markup shown as it is typed."""
     from class_data import answer
+
     from tutor.classroom.folder import ClassFolder
     from tutor.screens.class_screen import ClassScreen
 

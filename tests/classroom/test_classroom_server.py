@@ -13,8 +13,15 @@ import pytest
 from aiohttp.test_utils import TestClient, TestServer
 from click.testing import CliRunner
 
-from tutor.classroom.server import (CLOSE_ELSEWHERE, CLOSE_REPLACED, COOKIE, ClassroomServer, generate_code, is_local,
-                                    normalise_code)
+from tutor.classroom.server import (
+    CLOSE_ELSEWHERE,
+    CLOSE_REPLACED,
+    COOKIE,
+    ClassroomServer,
+    generate_code,
+    is_local,
+    normalise_code,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 

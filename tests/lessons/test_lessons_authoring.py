@@ -263,9 +263,10 @@ def test_the_schema_and_the_loader_give_the_same_verdicts():
 ])
 def test_the_schema_rejects_what_the_loader_rejects(old, new):
     jsonschema = pytest.importorskip("jsonschema")
+    from test_lessons_loader import GOOD
+
     from lessons.loader import parse_lesson
     from lessons.spec import json_schema
-    from test_lessons_loader import GOOD
 
     text = GOOD.replace(old, new, 1)
     assert parse_lesson(text, "v.toml")[1], "the loader rejects it"

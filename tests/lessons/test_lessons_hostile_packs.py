@@ -8,7 +8,6 @@ import zipfile
 from pathlib import Path
 
 import pytest
-
 from test_lessons_packs import PACK_TOML, _good_members, _zip, pack_dir  # noqa: F401 (a fixture)
 
 

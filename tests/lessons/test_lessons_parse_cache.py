@@ -55,8 +55,8 @@ def test_an_unwritable_cache_folder_costs_nothing_but_speed(tmp_path):
 
 def test_a_process_parses_each_text_once_and_never_shares_a_dict(tmp_path, monkeypatch):
     """What a classroom zygote relies on: after one load, a load into a new data folder parses nothing."""
-    import lessons.tomlhelp
     import lessons.parse_cache
+    import lessons.tomlhelp
 
     monkeypatch.setattr(lessons.parse_cache, "_in_process", {})
     parsed = []

@@ -13,11 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from tutor.progress.exchange import export_json, import_json
-
 from tutor.progress import LessonStatus, Outcome, ProgressError, ProgressStore
-from tutor.progress.schema import LATEST_VERSION, MIGRATIONS
+from tutor.progress.exchange import export_json, import_json
 from tutor.progress.scheduler import ConceptScheduler
+from tutor.progress.schema import LATEST_VERSION, MIGRATIONS
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -7,10 +7,10 @@ same.  The refusals of everything else a class statement could do are in hostile
 from __future__ import annotations
 
 import pytest
+from test_runner_generous import _ours, _python
 
 from engine.runner import run_snippet
 from engine.sandbox import run_program
-from test_runner_generous import _ours, _python
 
 torch = pytest.importorskip("torch")
 

@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 from click.testing import CliRunner
-
 from seed_snippets import CHAIN, EYE, MEAN, NON_SCALAR, VECTOR
+
 from tutor.cli import main
 
 

@@ -5,9 +5,9 @@ import importlib
 
 import numpy as np
 import pytest
+from seed_snippets import MEAN
 
 from engine.runner import Limits, SnippetFailure, run_snippet
-from seed_snippets import MEAN
 
 
 def test_print_is_captured_with_the_engine_repr(capsys) -> None:

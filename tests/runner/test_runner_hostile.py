@@ -32,7 +32,6 @@ def test_hostile_snippet_is_stopped_with_a_clear_error(path: Path, tmp_path: Pat
     expected_type, expected_line = _HEADER.match(path.read_text()).groups()
     monkeypatch.chdir(tmp_path)
     before = _host_state()
-    started = time.monotonic()
 
     # A generous wall clock: each file is stopped by the bound it names (all within a second on an idle
     # machine), never by the clock, whatever the machine's load (`-n 8` on 2 cores).

@@ -1,7 +1,6 @@
 """The zygote's loop on its own: a child that closes its answer pipe and carries on is still stopped at
 its deadline, and the zygote answers other jobs meanwhile (it never waits on a running child)."""
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path

@@ -1,6 +1,5 @@
 """Browser tests: skipped, with the reason, where Playwright or Chromium is missing (CI installs both)."""
 import pytest
-
 from serve_browser import why_no_browser
 
 

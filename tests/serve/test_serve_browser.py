@@ -11,7 +11,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from serve_browser import ROOT, TERMINAL_TEXT, ServedClass, join, launch, press, wait_for_text
 
 pytestmark = pytest.mark.browser

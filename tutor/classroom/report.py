@@ -19,7 +19,6 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-
 from tutor.classroom.folder import ClassFolder, Student
 from tutor.progress.model import QUIZ_LESSON, from_iso
 from tutor.progress.schema import LATEST_VERSION

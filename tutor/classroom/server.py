@@ -22,8 +22,8 @@ import ipaddress
 import json
 import logging
 import os
-import secrets
 import resource
+import secrets
 import shlex
 import signal
 import socket

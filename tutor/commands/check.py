@@ -104,7 +104,8 @@ def check_paths(paths: tuple[Path, ...], *, against_torch: bool = False, require
     from lessons.errors import LessonError
     from lessons.folders import PACK_FILE, lesson_files
     from lessons.ids import free_id, taken_ids
-    from lessons.packs import pack_folders as packs_under, read_pack
+    from lessons.packs import pack_folders as packs_under
+    from lessons.packs import read_pack
 
     report = Report()
     files: list[Path] = []

@@ -85,7 +85,13 @@ class ClassScreen(Screen[None]):
         self.app.call_from_thread(self.show, report)
 
     def show(self, report) -> None:
-        from tutor.classroom.report import STEP_HEADINGS, STUDENT_HEADINGS, needing_help_first, step_cells, student_cells
+        from tutor.classroom.report import (
+            STEP_HEADINGS,
+            STUDENT_HEADINGS,
+            needing_help_first,
+            step_cells,
+            student_cells,
+        )
         self.report = report
         lang = self.app.lang
         students, steps = self.query_one("#class-students", DataTable), self.query_one("#class-steps", DataTable)

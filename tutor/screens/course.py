@@ -26,8 +26,8 @@ def matches(lesson, query: str) -> bool:
     if not query:
         return True
     haystack = [lesson.id, *lesson.concepts, *lesson.concept_names]
-    for text in (lesson.title, lesson.summary):
-        haystack += [text.en, text.ja or ""]
+    for field in (lesson.title, lesson.summary):
+        haystack += [field.en, field.ja or ""]
     return any(query in item.casefold() for item in haystack)
 
 

@@ -23,8 +23,8 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.worker import Worker, WorkerState, get_current_worker
 from textual.widgets import Header, LoadingIndicator, Static, TabbedContent, TabPane
+from textual.worker import Worker, WorkerState, get_current_worker
 
 from tutor.i18n import t
 from tutor.untrusted import plain, text

@@ -24,6 +24,7 @@ from tutor.widgets.accuracy_plot import AccuracyPlot
 from tutor.widgets.due_label import due_label
 from tutor.widgets.footer import TutorFooter
 
+
 class StatsScreen(Screen[None]):
     """Opened with F5 or from a quiz summary; Esc returns. `now`/`tz` are fixed in tests."""
 
