@@ -85,7 +85,7 @@ def test_every_chain_formula_is_the_gradient(source):
     call = exp.calls[0]
     sym = explain_symbolic(exp, 0, timeout=20)
     ns = {name: torch.tensor(exp.run.namespace[name].detach().numpy(), dtype=torch.float64)
-          for name in ("c", "w", "m", "b", "bb")}
+          for name in ("c", "w", "m", "b", "bb", "y")}  # y: a formula may use the program's own output
     ns.update(x=torch.tensor(call.leaves[0].value, dtype=torch.float64),
               v=torch.tensor(call.seed, dtype=torch.float64))
     for chain, leaf in zip(sym.chains, call.leaves):
@@ -199,7 +199,12 @@ def torch_run(template: str, values: np.ndarray) -> dict:
     """The program run by real PyTorch with x at `values` (its constants are literals: held): its tensors in
     float64, detached (a named intermediate such as y takes its value at that x), and x.grad as "x.grad"."""
     namespace = {}
-    exec(template.replace("XV", repr(values.tolist())), {"torch": torch}, namespace)  # noqa: S102 - our own program
+    default = torch.get_default_dtype()
+    torch.set_default_dtype(torch.float64)  # intermediates exact, as the formula compares them (x + k == y)
+    try:
+        exec(template.replace("XV", repr(values.tolist())), {"torch": torch}, namespace)  # noqa: S102 - ours
+    finally:
+        torch.set_default_dtype(default)
     found = {k: v.detach().to(torch.float64) for k, v in namespace.items() if isinstance(v, torch.Tensor)}
     found["x.grad"] = namespace["x"].grad.to(torch.float64)
     return found
