@@ -8,10 +8,13 @@ notation where it is not (`v @ W.T`, `softmax(x)·(…)`). Tensors the program n
 `g = 2*x**3`) become their own symbols, so the factors read like the article. A weighted
 `backward(v)` starts the sweep from v, so v appears in the formula.
 
-Every formula is evaluated with numpy at the values the program had when backward ran and compared
-with the gradient backward produced (and each intermediate cotangent with the engine's trace); a
-formula that disagrees is never shown. Where no tensor formula is found or verified, the chain
-carries the per-element form from the symbolic vᵀJ (`∂y/∂x₁ = …`), checked the same way.
+Every formula (the total, each path's share, each local factor and segment, each step) is evaluated
+with numpy at the values the program had when backward ran AND with the leaves moved (`replay.points`:
+constants and the weight held, named intermediates replayed), and compared with what the engine's own
+sweep gives there; a formula that disagrees anywhere is never shown, so one that matches the call's
+values by coincidence cannot pass. Tensors are named by identity (`record.Names`), never by value.
+Where no tensor formula is found or verified, the chain carries the per-element form from the
+symbolic vᵀJ (`∂y/∂x₁ = …`), checked the same way.
 """
 from __future__ import annotations
 
