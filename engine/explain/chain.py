@@ -8,10 +8,13 @@ notation where it is not (`v @ W.T`, `softmax(x)·(…)`). Tensors the program n
 `g = 2*x**3`) become their own symbols, so the factors read like the article. A weighted
 `backward(v)` starts the sweep from v, so v appears in the formula.
 
-Every formula is evaluated with numpy at the values the program had when backward ran and compared
-with the gradient backward produced (and each intermediate cotangent with the engine's trace); a
-formula that disagrees is never shown. Where no tensor formula is found or verified, the chain
-carries the per-element form from the symbolic vᵀJ (`∂y/∂x₁ = …`), checked the same way.
+Every formula (the total, each path's share, each local factor and segment, each step) is evaluated
+with numpy at the values the program had when backward ran AND with the leaves moved (`replay.points`:
+constants and the weight held, named intermediates replayed), and compared with what the engine's own
+sweep gives there; a formula that disagrees anywhere is never shown, so one that matches the call's
+values by coincidence cannot pass. Tensors are named by identity (`record.Names`), never by value.
+Where no tensor formula is found or verified, the chain carries the per-element form from the
+symbolic vᵀJ (`∂y/∂x₁ = …`), checked the same way.
 """
 from __future__ import annotations
 
@@ -279,14 +282,17 @@ def _itself(call, edge, leaf, points) -> Chain:
     return chain
 
 
-def _named(call, edge, paths) -> dict:
-    """{node: Symbol} for the nodes on the paths whose result the program named (`g` in `g = 2*x**3`)."""
+def _named(call, edge, paths, *, output: bool = False) -> dict:
+    """{node: Symbol} for the nodes on the paths whose result the program named (`g` in `g = 2*x**3`); with
+    `output`, the output too (`s` in a total written `(v - (v·s).sum())·s`)."""
     leaf_name = call.names.leaf(edge)
     root = call.nodes[0]
     cut = {}
     for node in {node for path in paths for node, _ in path}:
         name = call.names.node(node)
-        if node is not root and name not in (None, leaf_name, call.output_name) and name.isidentifier():
+        if name is None or name == leaf_name or not name.isidentifier():
+            continue
+        if node is not root and name != call.output_name or node is root and output:
             cut[node] = sympy.Symbol(name, real=True)
     return cut
 
@@ -309,12 +315,14 @@ def _derive(chain: Chain, call, edge, paths, points, check) -> None:
     if not where.agrees(total, full.env, grads):
         return  # never shown: the per-element form is used instead
     sweep, cut = full, {}
-    named_cut = _named(call, edge, paths)
-    if named_cut and len(notation.text(total)) > LINE:  # long in the leaves: try the program's own names
+    named_cut = _named(call, edge, paths, output=True)
+    expanded = len(notation.text(total))
+    if named_cut and expanded > LINE // 2:  # long in the leaves: try the program's own names
         named = Sweep(nodes, symbols.edges, symbols.values, symbols.constant, cut=named_cut)
         named_arrived = named.backward(root, seed, check=check)
         short = notation.drop_matmul_reshapes(notation.tidy(named_arrived[edge].expr), named.env)
-        if len(notation.text(short)) < len(notation.text(total)) and where.agrees(short, named.env, grads, named_cut):
+        shorter = len(notation.text(short)) < (expanded if expanded > LINE else 0.8 * expanded)
+        if shorter and where.agrees(short, named.env, grads, named_cut):
             total, sweep, arrived, cut = short, named, named_arrived, named_cut
             chain.named = sorted(str(s) for s in cut.values() if s in total.free_symbols)
     chain.total = notation._PRINTER.doprint(total)

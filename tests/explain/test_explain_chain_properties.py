@@ -66,6 +66,9 @@ def torch_value(formula: str, namespace: dict, constants=()):
         formula = formula.replace(name, f"_c{k}")
         env[f"_c{k}"] = torch.tensor(np.asarray(value, dtype=np.float64))
     formula = re.sub(r"(?<![\w)\]])\[([^\[\]]*)\]", r"torch.tensor([\1])", formula)
+    # a mask is 0s and 1s in the formula's arithmetic (1 - bm); torch.where takes it as its condition
+    formula = formula.replace("torch.where(", "_where(")
+    env["_where"] = lambda c, a, b: torch.where(torch.as_tensor(c) != 0, a, b)
     default = torch.get_default_dtype()
     torch.set_default_dtype(torch.float64)
     try:
@@ -82,7 +85,7 @@ def test_every_chain_formula_is_the_gradient(source):
     call = exp.calls[0]
     sym = explain_symbolic(exp, 0, timeout=20)
     ns = {name: torch.tensor(exp.run.namespace[name].detach().numpy(), dtype=torch.float64)
-          for name in ("c", "w", "m", "b", "bb")}
+          for name in ("c", "w", "m", "b", "bb", "y")}  # y: a formula may use the program's own output
     ns.update(x=torch.tensor(call.leaves[0].value, dtype=torch.float64),
               v=torch.tensor(call.seed, dtype=torch.float64))
     for chain, leaf in zip(sym.chains, call.leaves):
@@ -156,3 +159,78 @@ def test_linear_layers_are_named_by_their_parameters():
     chains = {c.leaf: c for c in explain_symbolic(explain_program(program), 0).chains}
     assert chains["layer.weight"].verified and chains["layer.bias"].verified
     assert chains["layer.weight"].total == "(x.T @ (layer.bias - t + (x @ layer.weight.T))).T"
+
+
+# --- coincidences: constants equal to the leaf, masks, repeated values ------------------------------------
+LOOKALIKES = ["({a} * k)", "({a} * torch.tensor(X0))", "({a} * mk)", "torch.where(bm, {a}, 2 * {a})", "({a} + k)",
+              "({a} * {a})", "{a}.relu()", "{a}.exp()", "({a} * 3)", "({a} - torch.tensor(X0))", "{a}.abs()"]
+LOOKALIKE_REDUCE = ["{a}.sum()", "{a}.mean()", "({a} * k).sum()", "{a}.max()", "{a}.softmax(dim=-1)",
+                    "({a} * mk).sum()", None]
+
+
+@st.composite
+def lookalike_programs(draw):
+    """A program whose constants deliberately equal the leaf (k, an inline tensor, the weight v), with masks
+    (mk as 0/1 floats, bm as bools, both equal to x > 0) and repeated values in x: every name-by-value
+    shortcut and every check made at one point only would show a wrong formula here."""
+    shape = draw(st.sampled_from(SHAPES))
+    n = int(np.prod(shape))
+    x0 = np.array(draw(st.lists(st.sampled_from([-1.0, -0.5, 0.5, 1.0, 2.0]), min_size=n, max_size=n))).reshape(shape)
+    expr = "x"
+    for op in draw(st.lists(st.sampled_from(LOOKALIKES), min_size=1, max_size=3)):
+        expr = op.format(a=expr)
+    reduce = draw(st.sampled_from(LOOKALIKE_REDUCE))
+    if reduce is not None:
+        expr = reduce.format(a=expr)
+    weight = draw(st.sampled_from(["named", "literal", "sum"]))
+    lines = ["import torch", "x = torch.tensor(XV, requires_grad=True)", f"k = torch.tensor({x0.tolist()})",
+             f"mk = torch.tensor({(x0 > 0).astype(float).tolist()})", f"bm = torch.tensor({(x0 > 0).tolist()})",
+             f"y = {expr.replace('X0', str(x0.tolist()))}"]
+    if reduce is not None or weight == "sum":
+        lines.append("y.backward()" if reduce is not None and "softmax" not in reduce else "y.sum().backward()")
+    elif weight == "named":
+        lines += [f"v = torch.tensor({x0.tolist()})", "y.backward(v)"]
+    else:
+        lines.append(f"y.backward(torch.tensor({x0.tolist()}))")
+    return "\n".join(lines) + "\n", x0
+
+
+def torch_run(template: str, values: np.ndarray) -> dict:
+    """The program run by real PyTorch with x at `values` (its constants are literals: held): its tensors in
+    float64, detached (a named intermediate such as y takes its value at that x), and x.grad as "x.grad"."""
+    namespace = {}
+    default = torch.get_default_dtype()
+    torch.set_default_dtype(torch.float64)  # intermediates exact, as the formula compares them (x + k == y)
+    try:
+        exec(template.replace("XV", repr(values.tolist())), {"torch": torch}, namespace)  # noqa: S102 - ours
+    finally:
+        torch.set_default_dtype(default)
+    found = {k: v.detach().to(torch.float64) for k, v in namespace.items() if isinstance(v, torch.Tensor)}
+    found["x.grad"] = namespace["x"].grad.to(torch.float64)
+    return found
+
+
+@settings(max_examples=40, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(lookalike_programs())
+def test_lookalike_constants_are_never_named_by_value(program):
+    """Each displayed formula (total, each path's share) is evaluated by PyTorch at the call's values and with x
+    moved (constants held), and must give PyTorch's own x.grad at every one of those points."""
+    template, x0 = program
+    source = template.replace("XV", repr(x0.tolist()))
+    exp = explain_program(source)
+    assert exp.ok, (exp.error, source)
+    call = exp.calls[0]
+    chain = explain_symbolic(exp, 0, timeout=20).chains[0]
+    assert chain.ok and chain.verified and (chain.total or chain.elements), (source, chain)
+    if not chain.total:
+        return  # the per-element form comes from the symbolic vᵀJ, checked in the explanation itself
+    rng = np.random.default_rng(7)
+    for step in (0.0, 0.013, -0.009):
+        moved = x0 + step * rng.uniform(0.5, 1.0, x0.shape) * np.maximum(np.abs(x0), 1)
+        here = torch_run(template, moved)
+        expected = here.pop("x.grad")
+        if chain.weight and chain.weight not in here:  # an unnamed weight: the formula calls it v, shown as v =
+            here[chain.weight] = torch.tensor(np.asarray(call.seed, dtype=np.float64))
+        got = torch_value(chain.total, here, chain.constants)
+        torch.testing.assert_close(got.expand_as(expected), expected, rtol=1e-4, atol=1e-5,
+                                   msg=lambda m: f"{source}\n{chain.total} at x = {moved}\n{m}")
