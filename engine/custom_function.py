@@ -12,7 +12,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from engine import state, xp
+from engine import forward_ad, state, xp
 from engine.derivatives import Op
 from engine.graph import SECOND_BACKWARD, Node
 from engine.tensor import Tensor, cat, guard_shape, no_grad
@@ -316,8 +316,6 @@ def _analytical(func, inputs, i, out_index):
 def _forward_mode(func, inputs, i, out_index):
     """The Jacobian as forward-mode AD gives it: one dual level per element of input `i`, with that element's
     one-hot tangent (laid out as `_numerical`'s, input × output)."""
-    from engine import forward_ad
-
     x = inputs[i]
     columns = []
     for k in range(x._data.size):

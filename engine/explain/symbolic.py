@@ -253,7 +253,7 @@ def _failed_at(error: BaseException):
     found, tb = None, error.__traceback__
     while tb is not None:
         node = tb.tb_frame.f_locals.get("node")
-        if type(node) is Node:
+        if isinstance(node, Node):  # each op's nodes are a subclass named as PyTorch's
             found = node
         tb = tb.tb_next
     return found

@@ -95,7 +95,7 @@ def test_class_report_tables_csv_and_json(tmp_path):
     assert_inert(output, "class report")
     for name in ["[@click=app.quit]Eve[/]", "[/]", "[link=https://evil.example/PWNED-LINK]Bob[/]", "Dan\\"]:
         assert name in output, name
-    with open(tmp_path / "report.csv", newline="", encoding="utf-8") as handle:
+    with open(tmp_path / "report.csv", newline="", encoding="utf-8-sig") as handle:  # written with a BOM for Excel
         names = [row["name"] for row in csv.DictReader(handle)]
     assert sorted(names) == sorted("'" + name if name in FORMULAS else name.replace("\x1b", "␛").replace("\x07", "␇")
                                    for name in NAMES)
