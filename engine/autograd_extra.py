@@ -137,16 +137,21 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
     return (outs[0] if single_out else outs), (gs[0] if single_in else gs)
 
 
+def _vectors(v, xs) -> tuple:
+    """`v` as a tuple of tensors; None only for one single-element input, where it means 1 (as PyTorch)."""
+    if v is not None:
+        return (v,) if isinstance(v, Tensor) else tuple(v)
+    if len(xs) != 1 or xs[0].numel() != 1:
+        raise RuntimeError("The vector v can only be None if the input to the user-provided function is a "
+                           "single Tensor with a single element.")
+    return (Tensor._make(np.ones(xs[0]._data.shape, dtype=xs[0]._data.dtype)),)
+
+
 def jvp(func, inputs, v=None, create_graph=False, strict=False):
     """`torch.autograd.functional.jvp`: (func(inputs), J·v), by the double-VJP trick on the reverse rules."""
     single_in, xs = _inputs(inputs, "jvp", create_graph)
-    if v is None:
-        if len(xs) != 1 or xs[0].numel() != 1:
-            raise RuntimeError("The vector v can only be None if the input to the user-provided function is a "
-                               "single Tensor with a single element.")
-        vs = (Tensor._make(np.ones(xs[0]._data.shape, dtype=xs[0]._data.dtype)),)
-    else:
-        vs = (v,) if isinstance(v, Tensor) else tuple(v)
+    vs = _vectors(v, xs)
+    if v is not None:
         for i, (vi, x) in enumerate(zip(vs, xs)):
             if vi._data.shape != x._data.shape:
                 raise RuntimeError(f"Mismatch in shape: v[{i}] has a shape of {vi.shape!r} and input[{i}] has a "
@@ -193,13 +198,7 @@ def _hessian_product(func, inputs, v, create_graph: bool, name: str):
         if out.numel() != 1:
             raise RuntimeError(f"The Tensor returned by the function given to {name} should contain a single "
                                "element")
-        if v is None:
-            if len(xs) != 1 or xs[0].numel() != 1:
-                raise RuntimeError("The vector v can only be None if the input to the user-provided function is a "
-                                   "single Tensor with a single element.")
-            vs = (Tensor._make(np.ones(xs[0]._data.shape, dtype=xs[0]._data.dtype)),)
-        else:
-            vs = (v,) if isinstance(v, Tensor) else tuple(v)
+        vs = _vectors(v, xs)
         zeros = tuple(Tensor._make(np.zeros_like(x._data)) for x in xs)
         if not out.requires_grad:
             return (out.detach(), zeros[0] if single_in else zeros)
