@@ -12,9 +12,11 @@ import numpy as np
 
 from engine.explain.fdcheck import central_differences
 from engine.explain.graph import describe_graph
-from engine.explain.jacobian import batched_pullback, close, numeric_jacobians, one_hot_seeds, structure
+from engine.explain.jacobian import (affordable, batched_pullback, close, jacobian_cost, numeric_jacobians,
+                                     one_hot_seeds, structure)
 from engine.explain.model import CallExplanation, Explanation, LeafExplanation
 from engine.explain.record import Names, record_program
+from engine.explain.replay import clone
 from engine.explain.symbolic import MAX_ENTRIES, SymbolicJacobian, SymbolicLimit, substitute, symbolic_jacobian
 from engine.explain.trace import trace_backward
 from engine.graph import AccumulateGrad
@@ -60,14 +62,23 @@ def explain_call(index: int, captured, names: Names) -> CallExplanation:
     if len(call.roots) > 1:  # several outputs at once: explained as numbers only would mislead; said plainly
         explained.several = len(call.roots)
         return explained
-    jacobians = numeric_jacobians(nodes, out_data.shape, out_data.dtype, edges)
     if batched:
         fds = [None] * len(edges)
     else:
         fds = central_differences(nodes, edges, call.seed, values)
     v = explained.sweep_seed.astype(np.float64).reshape(-1)
-    for edge, J, fd in zip(edges, jacobians, fds):
-        explained.leaves.append(_leaf(call, edge, names, J, fd, v, values[edge], batched))
+    if not affordable(nodes, out_data.shape, edges):  # sized before it is built: vᵀJ only, said so
+        entries, _ = jacobian_cost(nodes, out_data.shape, edges)
+        explained.too_large = entries
+        if batched:  # the call's own result is a Jacobian this large: nothing smaller to show beside it
+            return explained
+        rows = batched_pullback(nodes, clone(nodes), explained.sweep_seed[None].astype(out_data.dtype), edges)
+        for edge, row, fd in zip(edges, rows, fds):
+            explained.leaves.append(_leaf(call, edge, names, None, fd, v, values[edge], batched, row[0]))
+    else:
+        jacobians = numeric_jacobians(nodes, out_data.shape, out_data.dtype, edges)
+        for edge, J, fd in zip(edges, jacobians, fds):
+            explained.leaves.append(_leaf(call, edge, names, J, fd, v, values[edge], batched))
     labels = [f"{g.name} ({g.tensor})" if g.tensor else g.name for g in graph]
     if not batched:
         explained.trace = trace_backward(_Frozen(call, nodes), names, labels)
@@ -87,7 +98,9 @@ def _fresh(names: Names) -> str:
     return next(n for n in ("y", "out", "f", "output") if n not in used)
 
 
-def _leaf(call, edge, names, J, fd, v, value, batched: bool) -> LeafExplanation:
+def _leaf(call, edge, names, J, fd, v, value, batched: bool, vjp_row=None) -> LeafExplanation:
+    """One leaf's explanation from its Jacobian J, or, when J was too large to build (None), from the one
+    row vᵀJ that a single backward sweep gives (`vjp_row`)."""
     leaf = edge.variable
     shape = value.shape
     before, after = None, None
@@ -97,7 +110,11 @@ def _leaf(call, edge, names, J, fd, v, value, batched: bool) -> LeafExplanation:
     for tensor, result in zip(call.inputs or (), call.results):  # autograd.grad, torch.func: what it returned
         if tensor is leaf and result is not None:
             after = result
-    vjp = J.astype(np.float64).reshape(J.shape[:1] + shape) if batched else (v @ J.astype(np.float64)).reshape(shape)
+    if J is None:
+        vjp = np.asarray(vjp_row, dtype=np.float64).reshape(shape)
+    else:
+        vjp = (J.astype(np.float64).reshape(J.shape[:1] + shape) if batched
+               else (v @ J.astype(np.float64)).reshape(shape))
     if after is None:  # not reached by this backward (cannot happen for a leaf of its graph; kept safe)
         after = np.zeros(vjp.shape)
     after = np.asarray(after).reshape(vjp.shape)
@@ -109,7 +126,9 @@ def _leaf(call, edge, names, J, fd, v, value, batched: bool) -> LeafExplanation:
     if fd is not None:
         fd_diff = float(np.nan_to_num(np.abs(fd - contribution), nan=0.0).max(initial=0.0))
         fd_ok = close(fd, contribution, rtol=1e-3, atol=1e-4)
-    return LeafExplanation(names.leaf(edge), shape, value.copy(), J, structure(J),
+    kind = structure(J) if J is not None else {"kind": "too-large", "shape": [len(v), value.size], "nonzero": None,
+                                               "blocks": None}
+    return LeafExplanation(names.leaf(edge), shape, value.copy(), J, kind,
                            vjp, contribution, before, after, matches, fd, fd_diff, fd_ok)
 
 

@@ -8,8 +8,30 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.explain.replay import clone, root_of
+from engine.explain.replay import clone, ops_of, root_of
 from engine.graph import pullback
+
+
+# What building the Jacobians of one call may cost, decided before anything is allocated: the entries of
+# J (m × Σ n) and the work of the batched sweep (m one-hot rows through every node: m × Σ node sizes). A
+# learner's 1000-element output through a few nodes is well inside; an m × m identity of seeds for a
+# 10⁵-element output is not (1.19 GB measured). Beyond either, the explanation says so and shows vᵀJ,
+# which costs one ordinary backward sweep.
+MAX_ENTRIES = 2_000_000
+MAX_WORK = 20_000_000
+
+
+def jacobian_cost(nodes: list, out_shape: tuple, edges: list) -> tuple[int, int]:
+    """(entries of every leaf's J, elements the batched sweep computes) for one call, from shapes only."""
+    m = int(np.prod(out_shape, dtype=np.int64))
+    entries = m * sum(int(edge.variable._data.size) for edge in edges)
+    work = m * sum(int(np.size(node.out)) for node in ops_of(nodes))
+    return entries, work
+
+
+def affordable(nodes: list, out_shape: tuple, edges: list) -> bool:
+    entries, work = jacobian_cost(nodes, out_shape, edges)
+    return entries <= MAX_ENTRIES and work <= MAX_WORK
 
 
 def one_hot_seeds(shape: tuple, dtype) -> np.ndarray:
@@ -55,12 +77,12 @@ def structure(J: np.ndarray, *, tol: float = 0.0) -> dict:
         return {**info, "kind": "rows-equal"}
     if m == 1:
         return {**info, "kind": "row"}
-    for k in range(min(m, n), 1, -1):
+    rows, cols = np.nonzero(nz)
+    for k in range(min(m, n), 1, -1):   # each non-zero inside its own diagonal block: O(nonzeros) per k
         if m % k or n % k:
             continue
         bm, bn = m // k, n // k
-        mask = np.kron(np.eye(k, dtype=bool), np.ones((bm, bn), dtype=bool))
-        if not (nz & ~mask).any():
+        if np.array_equal(rows // bm, cols // bn):
             return {**info, "kind": "block-diagonal", "blocks": [bm, bn]}
     return {**info, "kind": "dense"}
 

@@ -87,6 +87,17 @@ MESSAGES: dict[str, dict[str, str]] = {
     "diagonal_laid_out": {"en": "only the diagonal is non-zero; here it is in the input's shape (entry i is ∂yᵢ/∂xᵢ):",
                           "ja": "0 でないのは対角成分だけです。入力の形状に並べると（i 番目が ∂yᵢ/∂xᵢ）:"},
     "block_title": {"en": "block {k} of {total}", "ja": "ブロック {k} / {total}"},
+    "more_values": {"en": "… and {count} more ({total} values in all)", "ja": "…ほか {count} 個（全部で {total} 個の値）"},
+    "jacobian_too_large": {"en": "J has {entries} entries ({m}x{n}): too many to build here, so this panel does not "
+                                 "show it. The VJP shows what backward computed: one row, vᵀJ, from a single sweep, "
+                                 "without forming J",
+                           "ja": "J の要素は {entries} 個（{m}x{n}）あり、ここで組み立てるには多すぎるので表示しません。"
+                                 "VJP には backward が計算したもの、つまり J を作らずに 1 回の逆伝播で得られる 1 行 vᵀJ "
+                                 "を示します"},
+    "jacobian_too_large_batched": {"en": "{api} returned a Jacobian of {entries} entries: too many to rebuild and check "
+                                         "here",
+                                   "ja": "{api} が返したヤコビ行列は要素が {entries} 個あり、ここで組み立て直して確かめる"
+                                         "には多すぎます"},
     "more_blocks": {"en": "… {count} more blocks; everything off the blocks is 0",
                     "ja": "… ほかに {count} 個のブロック。ブロックの外はすべて 0"},
     "nonzero_map": {"en": "where the non-zeros are (■ non-zero, · zero), one line per output element:",
@@ -99,6 +110,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     "vjp_v": {"en": "v (flattened, read row by row) =", "ja": "v（平らにして行ごとに）="},
     "vjp_v_plain": {"en": "vᵀ =", "ja": "vᵀ ="},
     "vjp_times_j": {"en": "· J (the Jacobian above) =", "ja": "· J（上のヤコビ行列）="},
+    "vjp_times_unbuilt_j": {"en": "· J (too large to build; one backward sweep gives the product without it) =",
+                            "ja": "· J（大きすぎて組み立てません。逆伝播 1 回で J を作らずに積が求まります）="},
     "vjp_symbolic": {"en": "vᵀJ symbolically =", "ja": "記号で vᵀJ ="},
     "vjp_result": {"en": "vᵀJ (flattened, read row by row) =", "ja": "vᵀJ（平らにして行ごとに）="},
     "vjp_result_plain": {"en": "vᵀJ =", "ja": "vᵀJ ="},

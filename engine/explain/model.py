@@ -16,7 +16,7 @@ class LeafExplanation:
     name: str
     shape: tuple
     value: np.ndarray
-    jacobian: np.ndarray             # (m, n): d vec(y) / d vec(x)
+    jacobian: np.ndarray | None      # (m, n): d vec(y) / d vec(x); None when too large to build
     structure: dict                  # kind, shape, nonzero, blocks (see jacobian.structure)
     vjp: np.ndarray                  # vᵀJ reshaped to x's shape
     contribution: np.ndarray         # what this call added to x.grad (after − before)
@@ -58,6 +58,7 @@ class CallExplanation:
     batched: bool = False            # a Jacobian's one-hot rows pushed back at once: it returned J itself
     derivative_of: tuple | None = None   # (y, x) when the output is the program's ∂y/∂x: this is a second derivative
     several: int = 0                 # outputs differentiated at once (autograd.backward([y1, y2])): not explained
+    too_large: int = 0               # entries of J when too many to build (jacobian.affordable): vᵀJ only
 
     @property
     def sweep_seed(self) -> np.ndarray:

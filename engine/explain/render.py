@@ -26,6 +26,8 @@ from engine.explain.notation import one_line
 cell_len("x₁²")  # rich reads its Unicode width table on first use: with this module, not in a confined child
 
 FULL_LIMIT = 12          # show every entry of a Jacobian up to this many rows and columns
+VALUES_SHOWN = 96        # a value is written out up to this many numbers; beyond, the first ones and a count
+ROWS_SHOWN = 60          # a matrix taller than this is never drawn as a table
 BLOCKS_SHOWN = 3
 MAP_WIDTH = 60
 WIDTH = 100              # the width a panel is laid out for when the caller does not say
@@ -90,6 +92,11 @@ def matrix(a, *, title: str | None = None) -> Table:
 
 
 def fits(a, width: int) -> bool:
+    """Whether `a` drawn as a `matrix` fits `width` — decided from its shape first, so a huge array is refused
+    before a single cell of it is formatted."""
+    rows = _rows(a)
+    if rows.shape[0] > ROWS_SHOWN or 4 * rows.shape[1] + 1 > width:
+        return False
     return matrix_width(a) <= width
 
 
@@ -167,7 +174,15 @@ def _fitted(a, width: int, lang: str) -> RenderableType:
     if fits(a, width):
         return matrix(a)
     rows = _rows(a)
-    return Text("\n".join("  ".join(cell(v) for v in row) for row in rows), no_wrap=False)
+    shown, lines = 0, []
+    for row in rows:
+        if shown >= VALUES_SHOWN:
+            break
+        lines.append("  ".join(cell(v) for v in row[:VALUES_SHOWN - shown]))
+        shown += min(row.size, VALUES_SHOWN - shown)
+    if rows.size > shown:
+        lines.append(t("more_values", lang, count=rows.size - shown, total=rows.size))
+    return Text("\n".join(lines), no_wrap=False)
 
 
 # --- Jacobian ---------------------------------------------------------------------------------------
@@ -181,6 +196,10 @@ def render_jacobian(call, symbolic=None, *, lang: str = "en", width: int = WIDTH
         head = t("jacobian_head", lang, y=call.output_name, x=leaf.name, m=m, n=n,
                  y_shape=shape_text(call.output_shape, lang), x_shape=shape_text(leaf.shape, lang))
         sep = "、" if lang == "ja" else ", "
+        if leaf.jacobian is None:  # sized before it was built; the reason follows
+            parts += [Text(head, style="bold"),
+                      Text(t("jacobian_too_large", lang, m=m, n=n, entries=m * n), style="yellow")]
+            continue
         parts.append(Text(head + sep + _kind_words(s, lang, call.output_name, leaf.name), style="bold"))
         sym = _leaf_symbolic(symbolic, leaf.name)
         if sym is not None and sym.verified:
@@ -193,6 +212,9 @@ def render_jacobian(call, symbolic=None, *, lang: str = "en", width: int = WIDTH
         elif symbolic is not None and not symbolic.ok:
             parts.append(Text(t("symbolic_note", lang, note=_note(symbolic, lang)), style="yellow"))
         parts.append(_layout(leaf.jacobian, s, leaf.shape, width, lang))
+    if call.too_large and not call.leaves:  # a batched call whose own result is that Jacobian
+        parts.append(Text(t("jacobian_too_large_batched", lang, entries=call.too_large, api=api_name(call)),
+                          style="yellow"))
     return Group(*parts)
 
 
@@ -254,15 +276,15 @@ def render_vjp(call, symbolic=None, *, lang: str = "en", width: int = WIDTH) -> 
     for leaf in call.leaves:
         sym = _leaf_symbolic(symbolic, leaf.name)
         sym = sym if sym is not None and sym.verified and not call.batched else None
-        m, n = leaf.jacobian.shape
+        m, n = leaf.structure["shape"]
         parts.append(Text(t("vjp_head", lang, x=leaf.name), style="bold"))
         flat = len(call.output_shape) > 1 or len(leaf.shape) > 1
         v_rows = _in_rows(call.seed)
         parts += [Text(t("vjp_v", lang) if flat else t("vjp_v_plain", lang)), _fitted(v_rows, width, lang)]
-        if max(m, n) <= FULL_LIMIT and fits(leaf.jacobian, width - 4):
+        if leaf.jacobian is not None and max(m, n) <= FULL_LIMIT and fits(leaf.jacobian, width - 4):
             parts += [Text("·  J ="), matrix(leaf.jacobian)]
         else:
-            parts.append(Text(t("vjp_times_j", lang)))
+            parts.append(Text(t("vjp_times_j" if leaf.jacobian is not None else "vjp_times_unbuilt_j", lang)))
         if sym is not None and fits(_in_rows(sym.vjp, leaf.shape), width):
             parts += [Text(t("vjp_symbolic", lang)), matrix(_in_rows(sym.vjp, leaf.shape))]
         elif sym is not None:

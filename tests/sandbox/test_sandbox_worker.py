@@ -167,14 +167,44 @@ def test_anomaly_trace_shows_the_programs_own_line_as_pytorch_does():
                                       "    y = torch.where(x > 0, x.sqrt(), 0)"]  # no engine, runner or sandbox
 
 
-def test_an_explanation_past_its_memory_is_stopped_by_the_os_with_a_clear_message():
-    """12 000 outputs: the Jacobian's one-hot seeds alone are 12 000² numbers (576 MB), its rows as many
-    again; the child's address space (explanations.MEMORY) stops it, not the app's patience."""
-    from engine.sandbox.explanations import explain_in_worker
+def test_an_explanation_past_its_memory_is_stopped_by_the_os_with_a_clear_message(monkeypatch):
+    """1400 outputs: a Jacobian small enough to be built (1.96 M entries, under jacobian.MAX_ENTRIES), but
+    the child is given only 24 MB beyond the zygote here: the OS stops it, not the app's patience."""
+    import engine.sandbox.explanations as explanations
 
-    source = "import torch\nx = torch.ones(12000, requires_grad=True)\ny = x * 2\ny.backward(torch.ones(12000))\n"
-    explanation = explain_in_worker(source, clean=str)
+    monkeypatch.setattr(explanations, "MEMORY", 24 * 2**20)
+    source = "import torch\nx = torch.ones(1400, requires_grad=True)\ny = x * 2\ny.backward(torch.ones(1400))\n"
+    explanation = explanations.explain_in_worker(source, clean=str)
     assert not explanation.ok and explanation.error.type == "ResourceLimitExceeded"
     assert explanation.error.message.startswith("working out the explanation was stopped by the sandbox's limits")
-    assert "768 MB" in explanation.error.message and "out of memory" in explanation.error.message
-    assert explain_in_worker(source.replace("12000", "3"), clean=str).ok      # the worker carries on
+    assert "24 MB" in explanation.error.message and "out of memory" in explanation.error.message
+    assert explanations.explain_in_worker(source.replace("1400", "3"), clean=str).ok      # the worker carries on
+
+
+def render_text(renderable, width: int = 100) -> str:
+    from rich.console import Console
+
+    console = Console(width=width, record=True, file=open(os.devnull, "w"))
+    console.print(renderable)
+    return " ".join(console.export_text().split())
+
+
+def test_a_jacobian_too_large_to_build_is_sized_first_and_summarised():
+    """12 000 outputs: the seeds alone would be 12 000² numbers (576 MB, as a lesson once made the app take
+    1.19 GB). The size is worked out from the shapes before anything is built: the panels say J is too
+    large and show vᵀJ from one sweep, the same numbers backward gave."""
+    from engine.sandbox.explanations import explain_in_worker
+
+    source = ("import torch\nx = torch.linspace(0, 1, 12000, requires_grad=True)\ny = x.sin() * 2\n"
+              "y.backward(torch.ones(12000))\n")
+    explanation = explain_in_worker(source, clean=str, want=("json", "panels"))
+    assert explanation.ok, explanation.error
+    leaf = explanation.json["calls"][0]["leaves"][0]
+    assert leaf["jacobian"] is None and leaf["structure"]["kind"] == "too-large"
+    assert leaf["structure"]["shape"] == [12000, 12000] and leaf["vjp_matches_grad"]
+    expected = 2 * np.cos(np.linspace(0, 1, 12000, dtype=np.float32))
+    assert np.allclose(np.asarray(leaf["vjp"], dtype=np.float64), expected, rtol=1e-5, atol=1e-6)
+    jacobian = render_text(explanation.panels[0].jacobian)
+    assert "J has 144000000 entries (12000x12000): too many to build here" in jacobian
+    vjp = render_text(explanation.panels[0].vjp)
+    assert "too large to build" in vjp and "… and" in vjp and len(vjp) < 20_000    # written out bounded
