@@ -12,8 +12,15 @@ import numpy as np
 
 from engine.explain.fdcheck import central_differences
 from engine.explain.graph import describe_graph
-from engine.explain.jacobian import (affordable, batched_pullback, close, jacobian_cost, numeric_jacobians,
-                                     one_hot_seeds, structure)
+from engine.explain.jacobian import (
+    affordable,
+    batched_pullback,
+    close,
+    jacobian_cost,
+    numeric_jacobians,
+    one_hot_seeds,
+    structure,
+)
 from engine.explain.model import CallExplanation, Explanation, LeafExplanation
 from engine.explain.record import Names, record_program
 from engine.explain.replay import clone

@@ -11,7 +11,6 @@ import numpy as np
 from engine.explain.replay import clone, ops_of, root_of
 from engine.graph import pullback
 
-
 # What building the Jacobians of one call may cost, decided before anything is allocated: the entries of
 # J (m × Σ n) and the work of the batched sweep (m one-hot rows through every node: m × Σ node sizes). A
 # learner's 1000-element output through a few nodes is well inside; an m × m identity of seeds for a

@@ -74,6 +74,38 @@ class Confinement:
     started: bool = True     # False: the worker itself could not start (the tutor's problem, not the system's)
 
 
+class Cancel:
+    """A caller's way to give up on its calls: `cancel()` kills the child of every call made with this token
+    (running now or made later) and wakes the caller at once with a "Cancelled" failure. The reveal screen
+    holds one, so leaving it stops an explanation's child instead of letting it run to its deadline."""
+
+    def __init__(self) -> None:
+        self.cancelled = False
+        self._running: dict[int, tuple["Worker", list]] = {}
+        self._lock = threading.Lock()
+
+    def cancel(self) -> None:
+        with self._lock:
+            self.cancelled = True
+            running, self._running = self._running, {}
+        for request_id, (target, waiter) in running.items():
+            target._cancel(request_id)
+            waiter[0].set()
+
+    def _enter(self, target: "Worker", request_id: int, waiter: list) -> bool:
+        with self._lock:
+            if not self.cancelled:
+                self._running[request_id] = (target, waiter)
+            return not self.cancelled
+
+    def _leave(self, request_id: int) -> None:
+        with self._lock:
+            self._running.pop(request_id, None)
+
+
+CANCELLED = {"failure": {"type": "Cancelled", "message": "the call was cancelled"}}
+
+
 class Worker:
     def __init__(self, profile: str = "full") -> None:
         self.profile = profile  # "run": snippets only (no sympy, no explanations), for a quick `run`
@@ -144,14 +176,18 @@ class Worker:
 
     # --- jobs -------------------------------------------------------------------------------
 
-    def call(self, job: str, seconds: float, memory_bytes: int | None = None, **args: Any) -> dict:
+    def call(self, job: str, seconds: float, memory_bytes: int | None = None, cancel: Cancel | None = None,
+             **args: Any) -> dict:
         """Run `job` in a fresh confined child (killed after `seconds`; `memory_bytes` lowers the address
-        space it may add, see `zygote.MEMORY`); its result dict, or a dict with "failure"."""
+        space it may add, see `zygote.MEMORY`; `cancel` can kill it sooner); its result dict, or a dict
+        with "failure"."""
         for attempt in range(2):
             with self._lock:
                 self._start_locked()
                 request_id = next(self._ids)
                 waiter: list = [threading.Event()]
+                if cancel is not None and not cancel._enter(self, request_id, waiter):
+                    return CANCELLED
                 self._waiting[request_id] = waiter
                 line = json.dumps({"id": request_id, "job": job, "args": args, "seconds": seconds,
                                    "memory": memory_bytes}) + "\n"
@@ -163,6 +199,11 @@ class Worker:
                     self._ready = None
                     continue
             waiter[0].wait(seconds + 30)
+            if cancel is not None:
+                cancel._leave(request_id)
+                if cancel.cancelled and len(waiter) == 1:
+                    self._waiting.pop(request_id, None)
+                    return CANCELLED
             if len(waiter) > 1:
                 answer = waiter[1]
                 return answer["result"] if "result" in answer else {"failure": answer.get("failure", {})}
@@ -172,6 +213,17 @@ class Worker:
                 if self._process is not None:
                     self._process.kill()
         raise SandboxError("the tutor's snippet worker stopped answering")
+
+    def _cancel(self, request_id: int) -> None:
+        """Ask the zygote to kill the child of `request_id` (a finished one is not there any more)."""
+        with self._lock:
+            if self._process is None or self._process.poll() is not None:
+                return
+            try:
+                self._process.stdin.write(json.dumps({"cancel": request_id}).encode() + b"\n")
+                self._process.stdin.flush()
+            except (BrokenPipeError, OSError):
+                self._ready = None
 
     def confinement(self) -> Confinement:
         try:

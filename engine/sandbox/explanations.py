@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.runner.errors import SnippetError
-from engine.sandbox.client import RUN_SECONDS, _failure_error, _snippet_error, call, worker
+from engine.sandbox.client import RUN_SECONDS, Cancel, _failure_error, _snippet_error, call, worker
 from engine.sandbox.renderables import from_data
 
 PANELS = ("summary", "jacobian", "vjp", "chain", "graph", "fd")
@@ -50,7 +50,8 @@ class WorkerExplanation:
 
 def explain_in_worker(source: str, *, symbolic: bool = False, timeout: float = 2.0,
                       want: tuple[str, ...] = ("panels",), lang: str = "en", width: int = 100,
-                      expressions: tuple[str, ...] = (), clean: Callable[[str], str]) -> WorkerExplanation:
+                      expressions: tuple[str, ...] = (), clean: Callable[[str], str],
+                      cancel: Cancel | None = None) -> WorkerExplanation:
     """Explain every backward call of `source` in a confined child (never raises for the program's fault).
 
     `want`: "panels" (per call, for the app), "report" (one renderable per call, for the CLI),
@@ -59,9 +60,10 @@ def explain_in_worker(source: str, *, symbolic: bool = False, timeout: float = 2
     worded in `lang` and laid out for `width` cells; `expressions` are evaluated after the program. `clean`
     is the caller's terminal boundary for the program's text in the panels (see `renderables.from_data`);
     `stdout`, the error and the JSON are returned as the program made them, for the caller to clean.
+    `cancel` (a `client.Cancel`) kills the child early when the caller no longer wants the answer.
     """
     seconds = RUN_SECONDS + (timeout * 8 + 10 if symbolic else 6)
-    answer = call(worker(), "explain", seconds, memory_bytes=MEMORY, source=source, symbolic=symbolic,
+    answer = call(worker(), "explain", seconds, memory_bytes=MEMORY, cancel=cancel, source=source, symbolic=symbolic,
                   timeout=timeout, want=list(want), lang=lang, width=int(width), expressions=list(expressions))
     if "failure" in answer:
         failure = answer["failure"]

@@ -90,9 +90,12 @@ def _child(function, args: dict, seconds: float, memory: int, write_fd: int, con
     status = 0
     try:
         if confined:
+            from engine.runner.limits import watch_own_memory
             from engine.sandbox.confine import confine
 
-            confine(cpu_seconds=int(seconds) + 1, memory_bytes=memory, keep_fds=(write_fd,))
+            # /proc is behind the wall once confined: this child's own statm is opened first and kept, so
+            # the runner's memory check still reads it (the OS address-space limit stays the backstop)
+            confine(cpu_seconds=int(seconds) + 1, memory_bytes=memory, keep_fds=(write_fd, *watch_own_memory()))
         try:
             answer = {"result": function(**args)}
         except MemoryError:
@@ -183,6 +186,8 @@ def serve(profile: str = "full", confined: bool = True) -> None:
                 pending += chunk
                 while b"\n" in pending:
                     line, pending = pending.split(b"\n", 1)
+                    if _cancel(line, jobs):
+                        continue
                     job = _start(line, confined, served, send)
                     if job is not None:
                         jobs.append(job)
@@ -222,6 +227,21 @@ def serve(profile: str = "full", confined: bool = True) -> None:
 def _close(selector, fd: int) -> None:
     selector.unregister(fd)
     os.close(fd)
+
+
+def _cancel(line: bytes, jobs: list) -> bool:
+    """A `{"cancel": id}` line: the tutor no longer wants that job's answer, so its child is killed now
+    rather than at its deadline (the learner left the screen that asked). True if the line was one."""
+    try:
+        request = json.loads(line)
+    except ValueError:
+        return False
+    if not isinstance(request, dict) or "cancel" not in request:
+        return False
+    for job in jobs:
+        if job.id == request["cancel"]:
+            job.kill("cancelled: the tutor no longer needs this answer")
+    return True
 
 
 def _start(line: bytes, confined: bool, served: dict, send) -> _Job | None:

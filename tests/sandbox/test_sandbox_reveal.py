@@ -21,6 +21,9 @@ def make_app(data_dir):
                                       include_bundled=False, symbolic_seconds=60.0)
 
 
+tokens: list = []   # the cancel token of each call (what leaving the screen must cancel)
+
+
 def held_back(monkeypatch):
     """explain_in_worker, made to wait for `gate` (as a slow explanation in the child would)."""
     import engine.sandbox.explanations as explanations
@@ -29,6 +32,7 @@ def held_back(monkeypatch):
 
     def slow(*args, **kwargs):
         calls.append(kwargs.get("symbolic", False))
+        tokens.append(kwargs.get("cancel"))
         assert gate.wait(120), "the test never let the explanation finish"
         return real(*args, **kwargs)
 
@@ -72,9 +76,12 @@ async def test_leaving_drops_the_explanation_still_being_worked_out(make_app, mo
     async with app.run_test(size=(100, 30)) as pilot:
         screen = await open_reveal(pilot)
         workers = list(screen.workers)
+        token = tokens[-1]
+        assert token is not None and not token.cancelled
         await pilot.press("escape")
         assert not isinstance(app.screen, RevealScreen)
         assert workers and all(worker.is_cancelled for worker in workers)
+        assert token.cancelled        # the child is killed (see test_sandbox_zygote), not left to its deadline
         gate.set()                                   # the child's answer arrives after the learner left
         await app.workers.wait_for_complete()
         await pilot.pause()

@@ -13,15 +13,24 @@ import os, sys, time
 sys.path.insert(0, sys.argv[1])
 import engine.sandbox.zygote as zygote
 
-def hide(seconds):
+def hide(stay):
     os.closerange(3, 1 << 16)       # the answer pipe is the only descriptor past 2: close it
-    time.sleep(seconds)             # and stay
+    time.sleep(stay)                # and stay
     return {"stayed": True}
 
 def quick():
     return {"answer": 42}
 
-zygote._preload = lambda profile: {"hide": hide, "quick": quick}
+def memory():
+    from engine.runner.limits import process_memory
+    try:
+        open("/proc/self/statm").close()
+        walled = False
+    except OSError:
+        walled = True
+    return {"resident": process_memory(), "walled": walled}
+
+zygote._preload = lambda profile: {"hide": hide, "quick": quick, "memory": memory}
 zygote.serve("run")
 """
 
@@ -31,7 +40,7 @@ def test_a_child_that_closes_its_pipe_is_stopped_at_its_deadline_while_others_ar
                                stdout=subprocess.PIPE, text=True)
     try:
         assert json.loads(process.stdout.readline())["ready"]
-        requests = [{"id": 1, "job": "hide", "args": {"seconds": 3600}, "seconds": 1.0},
+        requests = [{"id": 1, "job": "hide", "args": {"stay": 3600}, "seconds": 1.0},
                     {"id": 2, "job": "quick", "args": {}, "seconds": 30.0}]
         process.stdin.write("".join(json.dumps(request) + "\n" for request in requests))
         process.stdin.flush()
@@ -55,10 +64,101 @@ def test_a_closed_tutor_ends_its_running_jobs_at_once():
                                stdout=subprocess.PIPE, text=True)
     try:
         assert json.loads(process.stdout.readline())["ready"]
-        process.stdin.write(json.dumps({"id": 1, "job": "hide", "args": {"seconds": 3600}, "seconds": 600.0}) + "\n")
+        process.stdin.write(json.dumps({"id": 1, "job": "hide", "args": {"stay": 3600}, "seconds": 600.0}) + "\n")
         process.stdin.flush()
         time.sleep(0.5)  # the job is running
         process.stdin.close()
         assert process.wait(timeout=60) == 0  # its deadline was ten minutes away
     finally:
         process.kill()
+
+
+def test_a_cancelled_job_is_killed_at_once_and_answered_as_cancelled():
+    """The reveal screen gives up on an explanation when the learner leaves: `{"cancel": id}` kills that
+    child now (its deadline was ten minutes away) while another job carries on."""
+    import time
+
+    process = subprocess.Popen([sys.executable, "-c", SCRIPT, str(ROOT)], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, text=True)
+    try:
+        assert json.loads(process.stdout.readline())["ready"]
+        process.stdin.write(json.dumps({"id": 1, "job": "hide", "args": {"stay": 3600}, "seconds": 600.0}) + "\n")
+        process.stdin.flush()
+        time.sleep(0.5)  # the job is running
+        started = time.monotonic()
+        process.stdin.write(json.dumps({"cancel": 1}) + "\n" + json.dumps({"cancel": 99}) + "\n"
+                            + json.dumps({"id": 2, "job": "quick", "args": {}, "seconds": 30.0}) + "\n")
+        process.stdin.flush()
+        answers = {a["id"]: a for a in (json.loads(process.stdout.readline()) for _ in range(2))}
+        assert time.monotonic() - started < 30
+        assert answers[1]["failure"] == {"type": "ResourceLimitExceeded",
+                                         "message": "cancelled: the tutor no longer needs this answer"}
+        assert answers[2] == {"id": 2, "result": {"answer": 42}}   # an unknown id to cancel changes nothing
+        process.stdin.close()
+        assert process.wait(timeout=60) == 0
+    finally:
+        process.kill()
+
+
+def test_cancel_kills_the_child_and_wakes_the_caller(tmp_path, monkeypatch):
+    """Through the client: a caller blocked on a job that would run an hour is woken with "Cancelled" as soon
+    as its token is cancelled, and the zygote has no child left working for it; a token cancelled before a
+    call runs nothing."""
+    import threading
+    import time
+
+    from engine.sandbox import client
+
+    stand_in = tmp_path / "zygote.py"   # the real loop, with the test jobs (started as the client starts it)
+    stand_in.write_text("import json, os, sys, time\nsys.path[:0] = json.loads(sys.argv[1])\n" + SCRIPT.split("\n", 3)[3])
+    monkeypatch.setattr(client, "ZYGOTE", str(stand_in))
+    target = client.Worker("run")
+    try:
+        pid = target.start()["pid"]
+        children = Path(f"/proc/{pid}/task/{pid}/children")
+        if not children.exists():
+            import pytest
+            pytest.skip("no /proc children file to look at the zygote's children")
+        token, box = client.Cancel(), []
+        thread = threading.Thread(target=lambda: box.append(target.call("hide", 3600.0, cancel=token, stay=3600)))
+        thread.start()
+        deadline = time.monotonic() + 30
+        while not children.read_text().split() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert children.read_text().split(), "the job never started"
+        started = time.monotonic()
+        token.cancel()
+        thread.join(10)
+        assert not thread.is_alive() and time.monotonic() - started < 5
+        assert box == [client.CANCELLED]
+        while children.read_text().split() and time.monotonic() < started + 10:
+            time.sleep(0.05)
+        assert not children.read_text().split()          # killed, not left to run its hour
+        assert target.call("quick", 5.0, cancel=token) == client.CANCELLED   # a cancelled token starts nothing
+        assert target.call("quick", 5.0) == {"answer": 42}
+    finally:
+        target.close()
+
+
+def test_the_runner_reads_its_own_memory_behind_the_wall():
+    """Confinement closes /proc to the child; the runner's memory check still reads the child's own
+    resident size, from a descriptor opened before the wall went up."""
+    from engine.sandbox.confine import available
+
+    if not available():
+        import pytest
+        pytest.skip("no confinement on this system")
+    process = subprocess.Popen([sys.executable, "-c", SCRIPT, str(ROOT)], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, text=True)
+    try:
+        assert json.loads(process.stdout.readline())["ready"]
+        process.stdin.write(json.dumps({"id": 1, "job": "memory", "args": {}, "seconds": 30.0}) + "\n")
+        process.stdin.flush()
+        answer = json.loads(process.stdout.readline())
+        process.stdin.close()
+        process.wait(timeout=60)
+    finally:
+        process.kill()
+    result = answer["result"]
+    assert result["walled"]                                  # /proc itself is closed to the child…
+    assert isinstance(result["resident"], int) and result["resident"] > 10 * 2**20   # …its own size is read

@@ -65,9 +65,12 @@ class RevealScreen(Screen[None]):
         self.width: int | None = None  # the panel width the shown panels were laid out for
         self._relayout_timer = None
         self.explained = asyncio.Event()  # set once the numeric explanation (or why there is none) is shown
+        from engine.sandbox.client import Cancel
         from engine.sandbox.explanations import explain_in_worker
 
         self._explain_in_worker = explain_in_worker  # imported here: worker threads importing it could deadlock
+        self._new_cancel = Cancel
+        self._cancel = Cancel()   # leaving (or changing language) kills the children still working for us
 
     def compose(self) -> ComposeResult:
         lang = self.app.lang
@@ -134,7 +137,8 @@ class RevealScreen(Screen[None]):
         (a worker thread: the child runs under the OS's limits, which may take seconds)."""
         explanation = problem = None
         try:
-            explanation = self._explain_in_worker(self.source, lang=lang, width=width, clean=plain)
+            explanation = self._explain_in_worker(self.source, lang=lang, width=width, clean=plain,
+                                                  cancel=self._cancel)
         except Exception as error:  # the worker could not start: costs the panels, not the session
             problem = t("explain_unavailable", lang, reason=f"{type(error).__name__}: {error}")
         else:
@@ -182,7 +186,7 @@ class RevealScreen(Screen[None]):
         """`base` again from the child, laid out for `width` (a worker thread calls this)."""
         seconds = getattr(self.app, "symbolic_seconds", None) or SYMBOLIC_SECONDS  # injectable (tests under load)
         again = self._explain_in_worker(self.source, symbolic=symbolic, timeout=seconds, lang=self.app.lang,
-                                        width=width, clean=plain)
+                                        width=width, clean=plain, cancel=self._cancel)
         if not again.ok or len(again.panels) != len(base.panels):
             error = again.error
             raise RuntimeError(f"{error.type}: {error.message}" if error else "the program changed")
@@ -277,6 +281,8 @@ class RevealScreen(Screen[None]):
         self.sub_title = t("reveal_title", self.app.lang, expression=self.step.expression)
         self.workers.cancel_group(self, "symbolic")
         self.workers.cancel_group(self, "relayout")
+        self._cancel.cancel()
+        self._cancel = self._new_cancel()
         self.explanation = self.symbolic = self.problem = None
         self.call_later(self._recompose_in_language)
 
@@ -285,5 +291,7 @@ class RevealScreen(Screen[None]):
         self._start()
 
     def on_unmount(self) -> None:
-        """Leaving cancels what is still being worked out (its answer, when it comes, is dropped)."""
+        """Leaving cancels what is still being worked out: the sandbox child is killed, not left to run to
+        its deadline, and the worker thread's answer is dropped."""
+        self._cancel.cancel()
         self.workers.cancel_node(self)
