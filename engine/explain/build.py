@@ -11,6 +11,7 @@ import time
 import numpy as np
 
 from engine.explain.fdcheck import central_differences
+from engine.explain.forward import forward_of, partner
 from engine.explain.graph import describe_graph
 from engine.explain.jacobian import (
     affordable,
@@ -34,11 +35,20 @@ def explain_program(source: str, *, max_symbolic: int = MAX_ENTRIES, limits=None
     recording = record_program(source, limits)
     run = recording.run
     final = run.namespace if run.ok or run.namespace else {}
-    calls = []
+    calls, paired = [], set()
     for k, captured in enumerate(recording.captured):
+        if k in paired:
+            continue
         names = Names(captured.bound, final)  # the names bound at the call first, then at the end
         names.add_origin(captured.origin)
-        calls.append(explain_call(k, captured, names))
+        explained = explain_call(len(calls), captured, names)
+        second = partner(recording.captured, k)
+        if second is not None:  # forward mode's two sweeps, explained as the one J·t they compute
+            explained.forward = forward_of(explained, captured, second)
+            if explained.forward is not None:
+                paired.add(k + 1)
+                explained.trace = []   # the sweep that ran started from a zero cotangent: nothing to follow
+        calls.append(explained)
     return Explanation(run.ok, run.error, run.stdout, calls, source, max_symbolic, run)
 
 
@@ -169,7 +179,7 @@ def explain_symbolic(explanation, call_index: int = 0, timeout: float = 2.0) -> 
         if time.perf_counter() > stop:
             raise SymbolicLimit(f"the chain rule took longer than {timeout:g} s")
 
-    for edge in edges:
+    for edge in edges if call.forward is None else ():  # forward mode: J·t, no vᵀ∂y/∂x to chain (render_chain)
         leaf_name = call.names.leaf(edge)
         sym = next((s for s in result.leaves if s.name == leaf_name and s.verified), None) if result.ok else None
         try:

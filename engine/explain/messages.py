@@ -13,6 +13,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     # summary
     "call_title": {"en": "backward call {index} (line {line})", "ja": "backward 呼び出し {index}（{line} 行目）"},
     "call_title_noline": {"en": "backward call {index}", "ja": "backward 呼び出し {index}"},
+    "call_title_forward": {"en": "forward-mode call {index} (line {line})", "ja": "順モードの呼び出し {index}（{line} 行目）"},
+    "call_title_noline_forward": {"en": "forward-mode call {index}", "ja": "順モードの呼び出し {index}"},
     "output": {"en": "output", "ja": "出力"},
     "v": {"en": "v", "ja": "v"},
     "v_implicit": {"en": "{y} is a scalar, so backward() starts from the implicit gradient v = 1",
@@ -26,10 +28,42 @@ MESSAGES: dict[str, dict[str, str]] = {
     "api_accumulates": {"en": "{api}: adds each gradient into .grad", "ja": "{api}: 勾配を .grad に足し込みます"},
     "api_returns": {"en": "{api}: returns the gradient; .grad is not changed",
                     "ja": "{api}: 勾配を返します。.grad は変わりません"},
-    "api_forward": {"en": "{api} is forward mode (J·t); this engine computes it with backward sweeps (the double-vjp "
-                          "trick), each explained as it ran",
-                    "ja": "{api} はフォワードモード（J·t）です。このエンジンは逆伝播（double-vjp の方法）で計算するので、"
-                          "実行した逆伝播をひとつずつ説明します"},
+    "api_forward": {"en": "{api} is forward mode: it pushes the tangent t through the function and returns J·t (this "
+                          "engine gets J·t from two backward sweeps, the double-vjp trick; shown here as the J·t "
+                          "they compute)",
+                    "ja": "{api} は順モードです。接ベクトル t を関数に通して J·t を返します（このエンジンは 2 回の逆伝播、"
+                          "double-vjp の方法で J·t を求めます。ここではその結果の J·t として示します）"},
+    "api_forward_swept": {"en": "{api} is forward mode (J·t); this engine computes it with backward sweeps (the "
+                                "double-vjp trick), each explained as it ran",
+                          "ja": "{api} は順モード（J·t）です。このエンジンは逆伝播（double-vjp の方法）で計算するので、"
+                                "実行した逆伝播をひとつずつ説明します"},
+    "t_given": {"en": "t is the tangent given to {api}(…): the direction the input moves in",
+                "ja": "t は {api}(…) に渡した接ベクトルで、入力を動かす向きです"},
+    "tangent_of": {"en": "{name}: its tangent is given; {name}.grad is not changed",
+                   "ja": "{name}: 接ベクトルを与えています。{name}.grad は変わりません"},
+    "jvp_head": {"en": "J·t for {x}: the Jacobian times the column vector t (forward mode)",
+                 "ja": "{x} のヤコビ行列・ベクトル積 (JVP) J·t: J に列ベクトル t を右から掛けます（順モード）"},
+    "jvp_t": {"en": "t (the tangent of {x}, flattened) =", "ja": "t（{x} の接ベクトル、平らにして）="},
+    "jvp_term": {"en": "J·t adds one term per input: this is {x}'s, J for {x} times its tangent",
+                 "ja": "J·t は入力ごとの項の和です。これは {x} の項で、{x} についての J にその接ベクトルを掛けます"},
+    "jvp_times": {"en": "{x}'s term, J·t for {x} =", "ja": "{x} の項（{x} についての J·t）="},
+    "jvp_result": {"en": "J·t =", "ja": "J·t ="},
+    "jvp_check": {"en": "{mark} J·t equals the tangent {api} returned for {y}",
+                  "ja": "{mark} J·t は {api} が {y} について返した接ベクトルと一致します"},
+    "jvp_check_bad": {"en": "{mark} J·t differs from the tangent {api} returned for {y}",
+                      "ja": "{mark} J·t は {api} が {y} について返した接ベクトルと一致しません"},
+    "chain_forward": {"en": "forward mode: ∂{y}/∂{x} is in the Jacobian tab (with its symbolic form when there is one); "
+                            "J·t multiplies it by the tangent, so the chain rule is the same product of local "
+                            "derivatives, applied from the input side",
+                      "ja": "順モード: ∂{y}/∂{x} はヤコビ行列タブにあります（記号形式があればそれも）。J·t はそれに接ベクトルを"
+                            "掛けたものなので、連鎖律は同じ局所微分の積を入力の側から適用したものです"},
+    "trace_forward": {"en": "forward mode has no backward to follow node by node: J·t is carried from the inputs "
+                            "towards the output",
+                      "ja": "順モードには、ノードごとにたどる逆伝播がありません。J·t は入力から出力へ運ばれます"},
+    "fd_forward_title": {"en": "finite-difference check of J·t", "ja": "J·t の有限差分による確認"},
+    "fd_forward_at": {"en": "the function replayed at x + h·t and x − h·t (float64), no derivative rule involved",
+                      "ja": "関数を x + h·t と x − h·t で再計算（float64）。微分の規則は使いません"},
+    "panel_jvp": {"en": "Jacobian-vector product (JVP)", "ja": "ヤコビ行列・ベクトル積 (JVP)"},
     "several_outputs": {"en": "{count} outputs were differentiated at once; this call is not explained here",
                         "ja": "{count} 個の出力をまとめて微分した呼び出しなので、ここでは説明しません"},
     "returned": {"en": "{name}: the gradient is returned ({name}.grad is not changed)",

@@ -59,6 +59,7 @@ class CallExplanation:
     derivative_of: tuple | None = None   # (y, x) when the output is the program's ∂y/∂x: this is a second derivative
     several: int = 0                 # outputs differentiated at once (autograd.backward([y1, y2])): not explained
     too_large: int = 0               # entries of J when too many to build (jacobian.affordable): vᵀJ only
+    forward: Any = None              # forward.ForwardExplanation for a forward-mode call (jvp): J·t, not vᵀJ
 
     @property
     def sweep_seed(self) -> np.ndarray:
@@ -123,6 +124,8 @@ def _call_json(call: CallExplanation, sym) -> dict:
         "output": {"name": call.output_name, "shape": list(call.output_shape), "value": plain(call.output_value)},
         "v": None if call.gradient is None else plain(call.seed),
         "v_words": call.v_words,
+        "api": call.api,
+        "forward": None if call.forward is None else plain(call.forward),
         "leaves": [_leaf_json(leaf) for leaf in call.leaves],
         "graph": plain(call.graph),
         "trace": plain(call.trace),

@@ -116,9 +116,10 @@ def _note(symbolic, lang: str) -> str:
 
 
 def _call_title(call, lang: str) -> str:
+    forward = "_forward" if getattr(call, "forward", None) else ""
     if call.line is None:
-        return t("call_title_noline", lang, index=call.index + 1)
-    return t("call_title", lang, index=call.index + 1, line=call.line)
+        return t("call_title_noline" + forward, lang, index=call.index + 1)
+    return t("call_title" + forward, lang, index=call.index + 1, line=call.line)
 
 
 def _raised(call, lang: str) -> Text:
@@ -137,17 +138,20 @@ def render_summary(call, *, lang: str = "en", width: int = WIDTH) -> RenderableT
     api = api_name(call)
     lines.add_row(t("output", lang), f"{y}  ({shape_text(call.output_shape, lang)})")
     if call.api != "Tensor.backward":
-        key = ("api_forward" if call.api in _FORWARD else "api_returns" if call.returns or call.batched
-               else "api_accumulates")
+        key = ("api_forward" if call.forward else "api_forward_swept" if call.api in _FORWARD
+               else "api_returns" if call.returns or call.batched else "api_accumulates")
         lines.add_row(t("call_api", lang), t(key, lang, api=api))
-    if call.batched:
+    if call.forward:
+        lines.add_row("t", t("t_given", lang, api=api))
+    elif call.batched:
         lines.add_row("v", t("v_batched", lang, api=api))
     elif call.gradient is None:
         lines.add_row("v", t("v_implicit", lang, y=y))
     else:
         lines.add_row("v", t("v_given", lang, y=y) if call.api == "Tensor.backward" else t("v_given_api", lang, api=api))
     for leaf in call.leaves:
-        state = (t("returned", lang, name=leaf.name) if call.returns or call.batched else
+        state = (t("tangent_of", lang, name=leaf.name) if call.forward else
+                 t("returned", lang, name=leaf.name) if call.returns or call.batched else
                  t("grad_held", lang, name=leaf.name) if leaf.accumulated else t("grad_empty", lang, name=leaf.name))
         lines.add_row(t("leaf", lang, name=leaf.name), f"{shape_text(leaf.shape, lang)} — {state}")
     parts = [lines]
@@ -156,7 +160,11 @@ def render_summary(call, *, lang: str = "en", width: int = WIDTH) -> RenderableT
     if call.several:
         parts.append(Text(t("several_outputs", lang, count=call.several), style="yellow"))
     parts += [Text(t("equals", lang, name=y)), _fitted(call.output_value, width - 4, lang)]
-    if call.gradient is not None and not call.batched:
+    if call.forward:
+        for leaf, tangent in zip(call.leaves, call.forward.tangents):
+            label = "t =" if len(call.leaves) == 1 else f"t ({leaf.name}) ="
+            parts += [Text(label), _fitted(tangent, width - 4, lang)]
+    elif call.gradient is not None and not call.batched:
         parts += [Text("v ="), _fitted(call.seed, width - 4, lang)]
     return Panel(Group(*parts), title=_call_title(call, lang), box=box.ROUNDED)
 
@@ -272,6 +280,8 @@ def render_vjp(call, symbolic=None, *, lang: str = "en", width: int = WIDTH) -> 
     """vᵀ · J = result, stacked vertically so it reads at any width (the article's (1, 1)J = (4, 2))."""
     if call.error is not None:
         return Text(t("raised_short", lang, index=call.index + 1), style="yellow")
+    if call.forward:
+        return render_jvp(call, lang=lang, width=width)
     parts = []
     for leaf in call.leaves:
         sym = _leaf_symbolic(symbolic, leaf.name)
@@ -313,6 +323,31 @@ def render_vjp(call, symbolic=None, *, lang: str = "en", width: int = WIDTH) -> 
     return Group(*parts)
 
 
+def render_jvp(call, *, lang: str = "en", width: int = WIDTH) -> RenderableType:
+    """J·t = result for a forward-mode call, each input's term J·tₓ when there are several, checked against
+    what the call returned (the counterpart of `render_vjp`: t is a column on the right of J)."""
+    forward = call.forward
+    parts = []
+    for leaf, tangent in zip(call.leaves, forward.tangents):
+        parts.append(Text(t("jvp_head", lang, x=leaf.name), style="bold"))
+        if len(call.leaves) > 1:
+            parts.append(Text(t("jvp_term", lang, x=leaf.name), style="dim"))
+        m, n = leaf.jacobian.shape
+        if max(m, n) <= FULL_LIMIT and fits(leaf.jacobian, width - 4):
+            parts += [Text("J ="), matrix(leaf.jacobian)]
+        parts += [Text(t("jvp_t", lang, x=leaf.name)), _fitted(tangent.reshape(-1, 1) if n <= FULL_LIMIT else tangent,
+                                                                width, lang)]
+        if len(call.leaves) > 1:
+            parts += [Text(t("jvp_times", lang, x=leaf.name)),
+                      _fitted((leaf.jacobian.astype(np.float64) @ tangent.reshape(-1)).reshape(call.output_shape),
+                              width, lang)]
+    parts += [Text(t("jvp_result", lang), style="bold"), _fitted(forward.computed, width, lang)]
+    mark, style = ("✓", "green") if forward.matches else ("✗", "red")
+    parts.append(Text(t("jvp_check" if forward.matches else "jvp_check_bad", lang, mark=mark, api=api_name(call),
+                        y=call.output_name), style=style))
+    return Group(*parts)
+
+
 def _sum_rows(before, add, after, width: int, lang: str) -> list:
     """before + add = after, side by side when it fits, else one under the other."""
     if matrix_width(before) + matrix_width(add) + matrix_width(after) + 6 <= width:
@@ -336,6 +371,8 @@ def _in_rows(vector, shape=None):
 def render_chain(call, symbolic=None, *, lang: str = "en", width: int = WIDTH) -> RenderableType:
     if call.error is not None:
         return Text(t("raised_short", lang, index=call.index + 1), style="yellow")
+    if call.forward:
+        return Group(*(Text(t("chain_forward", lang, y=call.output_name, x=leaf.name)) for leaf in call.leaves))
     parts = []
     chains = [] if symbolic is None else symbolic.chains
     for leaf in call.leaves:
@@ -480,6 +517,8 @@ def _node_label(call, k: int) -> str:
 def render_fd_check(call, *, lang: str = "en", width: int = WIDTH) -> RenderableType:
     if call.error is not None:
         return Group(Text(_call_title(call, lang), style="bold"), _raised(call, lang))
+    if call.forward:
+        return _fd_forward(call, lang, width)
     parts = []
     for leaf in call.leaves:
         if leaf.finite_differences is None:
@@ -508,6 +547,21 @@ def render_fd_check(call, *, lang: str = "en", width: int = WIDTH) -> Renderable
     return Group(*parts)
 
 
+def _fd_forward(call, lang: str, width: int) -> RenderableType:
+    forward = call.forward
+    parts = [Text(t("fd_forward_title", lang) + f" — {_call_title(call, lang)}", style="bold"),
+             Text(t("fd_forward_at", lang), style="dim")]
+    if forward.finite_differences is None:
+        return Group(*parts[:1], Text(t("fd_too_large", lang, x=call.output_name)))
+    parts += [Text(t("fd_engine", lang)), _fitted(forward.computed, width - 2, lang),
+              Text(t("fd_central", lang)), _fitted(forward.finite_differences, width - 2, lang)]
+    diff = float(np.nan_to_num(np.abs(forward.finite_differences - forward.computed), nan=0.0).max(initial=0.0))
+    ok = forward.fd_agrees
+    parts.append(Text(t("fd_agrees" if ok else "fd_disagrees", lang, diff=f"{diff:.2e}"),
+                      style="green" if ok else "yellow"))
+    return Group(*parts)
+
+
 def render_call(call, symbolic=None, *, lang: str = "en", width: int = WIDTH, calls: int = 1) -> RenderableType:
     """Everything about one backward call, for the command line."""
     inner = width - 4
@@ -517,9 +571,11 @@ def render_call(call, symbolic=None, *, lang: str = "en", width: int = WIDTH, ca
     return Group(render_summary(call, lang=lang, width=width),
                  Panel(render_jacobian(call, symbolic, lang=lang, width=inner), title=t("panel_jacobian", lang),
                        box=box.ROUNDED),
-                 Panel(render_vjp(call, symbolic, lang=lang, width=inner), title=t("panel_vjp", lang), box=box.ROUNDED),
+                 Panel(render_vjp(call, symbolic, lang=lang, width=inner),
+                       title=t("panel_jvp" if call.forward else "panel_vjp", lang), box=box.ROUNDED),
                  Panel(render_chain(call, symbolic, lang=lang, width=inner), title=t("panel_chain", lang),
                        box=box.ROUNDED),
                  Panel(render_graph(call, lang=lang, width=inner), title=t("panel_graph", lang), box=box.ROUNDED),
-                 Panel(Group(*trace), title=t("panel_trace", lang), box=box.ROUNDED),
+                 Panel(Group(*trace) if trace or not call.forward else Text(t("trace_forward", lang)),
+                       title=t("panel_trace", lang), box=box.ROUNDED),
                  Panel(render_fd_check(call, lang=lang, width=inner), title=t("panel_fd", lang), box=box.ROUNDED))

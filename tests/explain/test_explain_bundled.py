@@ -88,7 +88,9 @@ def test_every_derivative_call_has_every_tab(source):
             continue
         sym = explain_symbolic(call, timeout=5)
         assert call.leaves and all(leaf.vjp_matches for leaf in call.leaves), (source, call.index)
-        assert call.trace or call.batched
+        assert call.trace or call.batched or call.forward
+        if call.forward is not None:   # forward mode: J·t checked against what jvp returned and a replay
+            assert call.forward.matches and call.forward.fd_agrees is not False, (source, call.index)
         for lang in LANGUAGES:
             text = "".join(text_of(render(call, sym, lang=lang)) for render in (render_jacobian, render_vjp, render_chain))
             text += text_of(render_summary(call, lang=lang)) + text_of(render_graph(call, lang=lang))
