@@ -27,7 +27,7 @@ from engine.explain.record import Names, record_program
 from engine.explain.replay import clone
 from engine.explain.symbolic import MAX_ENTRIES, SymbolicJacobian, SymbolicLimit, substitute, symbolic_jacobian
 from engine.explain.trace import trace_backward
-from engine.graph import AccumulateGrad
+from engine.graph import AccumulateGrad, Node
 
 
 def explain_program(source: str, *, max_symbolic: int = MAX_ENTRIES, limits=None) -> Explanation:
@@ -65,7 +65,7 @@ def explain_call(index: int, captured, names: Names) -> CallExplanation:
     out_data = np.asarray(root.out) if type(root) is not AccumulateGrad else values[root]
     output_name = captured.expression or names.tensor(call.output) or names.node(root) or _fresh(names)
     graph = describe_graph(nodes, names)
-    batched = np.ndim(call.seed) > out_data.ndim
+    batched = len(call.roots) <= 1 and np.ndim(call.seed) > out_data.ndim
     wanted = None if call.inputs is None else {id(x) for x in call.inputs}
     edges = [n for n in nodes if type(n) is AccumulateGrad and (wanted is None or id(n.variable) in wanted)]
     explained = CallExplanation(index, output_name, out_data.shape, out_data.copy(), call.gradient, call.seed,
@@ -76,30 +76,55 @@ def explain_call(index: int, captured, names: Names) -> CallExplanation:
                                 derivative_of=captured.derivative_of)
     if captured.error is not None:  # backward raised: no gradient was produced, so there is nothing to check
         return explained
-    if len(call.roots) > 1:  # several outputs at once: explained as numbers only would mislead; said plainly
-        explained.several = len(call.roots)
-        return explained
+    roots = None
+    if len(call.roots) > 1:  # several outputs at once: read as one vector, their Jacobians stacked
+        roots = _stack_outputs(explained, captured, names)
+        if roots is None:
+            return explained
+        explained.root_indices = [next(k for k, n in enumerate(nodes) if n is r) for r in roots]
+        for k in explained.root_indices:
+            graph[k].kind = "output"
     if batched:
         fds = [None] * len(edges)
     else:
-        fds = central_differences(nodes, edges, call.seed, values)
+        fds = central_differences(nodes, edges, explained.seed, values, roots=roots)
     v = explained.sweep_seed.astype(np.float64).reshape(-1)
-    if not affordable(nodes, out_data.shape, edges):  # sized before it is built: vᵀJ only, said so
-        entries, _ = jacobian_cost(nodes, out_data.shape, edges)
+    if not affordable(nodes, explained.output_shape, edges):  # sized before it is built: vᵀJ only, said so
+        entries, _ = jacobian_cost(nodes, explained.output_shape, edges)
         explained.too_large = entries
-        if batched:  # the call's own result is a Jacobian this large: nothing smaller to show beside it
+        if batched or roots is not None:  # a Jacobian this large returned, or several outputs: said, not shown
             return explained
         rows = batched_pullback(nodes, clone(nodes), explained.sweep_seed[None].astype(out_data.dtype), edges)
         for edge, row, fd in zip(edges, rows, fds):
             explained.leaves.append(_leaf(call, edge, names, None, fd, v, values[edge], batched, row[0]))
     else:
-        jacobians = numeric_jacobians(nodes, out_data.shape, out_data.dtype, edges)
+        jacobians = numeric_jacobians(nodes, explained.output_shape, out_data.dtype, edges, roots)
         for edge, J, fd in zip(edges, jacobians, fds):
             explained.leaves.append(_leaf(call, edge, names, J, fd, v, values[edge], batched))
     labels = [f"{g.name} ({g.tensor})" if g.tensor else g.name for g in graph]
-    if not batched:
+    if not batched and roots is None:  # several outputs: one sweep from all of them, not one path to follow
         explained.trace = trace_backward(_Frozen(call, nodes), names, labels)
     return explained
+
+
+def _stack_outputs(explained: CallExplanation, captured, names: Names) -> list | None:
+    """Several outputs differentiated at once (`autograd.backward([y1, y2])`, `autograd.grad([y1, y2], x)`),
+    read as one vector: their values, cotangents and Jacobians stacked in the call's order (so vᵀJ is
+    v₁ᵀJ₁ + v₂ᵀJ₂ + …). Returns their frozen nodes (identity: each root's own node), or None."""
+    call = captured.call
+    frozen = {original: copy for copy, original in captured.origin.items() if isinstance(copy, Node)}
+    roots = [frozen.get(r._grad_edge(), r._grad_edge()) for r in call.roots]
+    if any(r is None for r in roots) or np.ndim(call.seeds[0]) > np.ndim(call.roots[0]._data):
+        return None   # a batched sweep of several outputs: not explained
+    outs = [np.asarray(explained.leaf_values[r] if type(r) is AccumulateGrad else r.out) for r in roots]
+    explained.several = len(roots)
+    explained.output_names = [names.tensor(y) or f"y{k + 1}" for k, y in enumerate(call.roots)]
+    explained.output_name = "(" + ", ".join(explained.output_names) + ")"
+    explained.output_value = np.concatenate([out.reshape(-1) for out in outs])
+    explained.output_shape = explained.output_value.shape
+    explained.seed = np.concatenate([np.asarray(seed, dtype=np.float64).reshape(-1) for seed in call.seeds])
+    explained.gradient = None if all(g is None for g in call.gradients) else explained.seed
+    return roots
 
 
 class _Frozen:
@@ -166,6 +191,8 @@ def explain_symbolic(explanation, call_index: int = 0, timeout: float = 2.0) -> 
     started = time.perf_counter()
     if call.error is not None:
         return SymbolicJacobian(False, "raised")
+    if call.several:  # the symbolic replay follows one output; the stacked numbers are shown, checked
+        return SymbolicJacobian(False, "several outputs", note_key="symbolic_several")
     explained = {leaf.name for leaf in call.leaves}
     edges = [n for n in call.nodes if type(n) is AccumulateGrad and call.names.leaf(n) in explained]
     result = symbolic_jacobian(call.nodes, call.names, call.output_shape, call.sweep_seed, edges,

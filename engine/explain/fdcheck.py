@@ -15,18 +15,23 @@ from engine.explain.replay import as64, ops_of, replay, root_of
 from engine.graph import AccumulateGrad
 
 
-def _output(nodes, values) -> np.ndarray:
-    root = root_of(nodes)
-    if type(root) is AccumulateGrad:
-        return values[root]
-    return replay(nodes, values, constant=as64, fix_dtype=as64)[root].out
+def _output(nodes, values, roots=None) -> np.ndarray:
+    """The output replayed at `values`; for several `roots`, their values flattened and stacked in order."""
+    if roots is None:
+        root = root_of(nodes)
+        if type(root) is AccumulateGrad:
+            return values[root]
+        return replay(nodes, values, constant=as64, fix_dtype=as64)[root].out
+    replayed = replay(nodes, values, constant=as64, fix_dtype=as64)
+    return np.concatenate([np.ravel(values[r] if type(r) is AccumulateGrad else replayed[r].out) for r in roots])
 
 
 def central_differences(nodes: list, edges: list, seed: np.ndarray, values: dict | None = None, *,
-                        max_elements: int = 2000) -> list:
+                        max_elements: int = 2000, roots: list | None = None) -> list:
     """d(Σ seed·y)/dx per leaf edge as float64 arrays shaped like the leaf; None beyond max_elements.
 
-    `values`: {edge: the leaf's array when backward was called} (as captured at the call)."""
+    `values`: {edge: the leaf's array when backward was called} (as captured at the call). With several
+    `roots`, `seed` is their cotangents stacked as `_output` stacks them."""
     values = values or {}
     base = {edge: np.asarray(value).astype(np.float64) for edge, value in values.items()}  # every leaf: replayed
     base.update({edge: np.asarray(values[edge] if edge in values else edge_value(nodes, edge)).astype(np.float64)
@@ -47,7 +52,7 @@ def central_differences(nodes: list, edges: list, seed: np.ndarray, values: dict
             for step in (h, -h):
                 moved = x.copy()
                 moved.flat[k] += step
-                out = _output(nodes, {**base, edge: moved})
+                out = _output(nodes, {**base, edge: moved}, roots)
                 sides.append(float(np.sum(v * out)))
             grad.flat[k] = (sides[0] - sides[1]) / (2 * h)
         results.append(grad)

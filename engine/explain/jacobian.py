@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.explain.replay import clone, ops_of, root_of
-from engine.graph import pullback
+from engine.graph import AccumulateGrad, pullback
 
 # What building the Jacobians of one call may cost, decided before anything is allocated: the entries of
 # J (m × Σ n) and the work of the batched sweep (m one-hot rows through every node: m × Σ node sizes). A
@@ -45,9 +45,22 @@ def batched_pullback(nodes: list, copies: dict, seeds: np.ndarray, edges: list) 
     return [row.reshape(seeds.shape[0], -1) for row in rows]
 
 
-def numeric_jacobians(nodes: list, out_shape: tuple, out_dtype, edges: list) -> list[np.ndarray]:
-    """One (m, n) Jacobian per leaf edge, in the graph's own dtypes (what backward computed with)."""
-    return batched_pullback(nodes, clone(nodes), one_hot_seeds(out_shape, out_dtype), edges)
+def numeric_jacobians(nodes: list, out_shape: tuple, out_dtype, edges: list, roots: list | None = None
+                      ) -> list[np.ndarray]:
+    """One (m, n) Jacobian per leaf edge, in the graph's own dtypes (what backward computed with).
+
+    `roots`: several outputs differentiated at once (their nodes, in order): J is their Jacobians stacked,
+    rows of the first output first — the Jacobian of the outputs read as one vector."""
+    if roots is None:
+        return batched_pullback(nodes, clone(nodes), one_hot_seeds(out_shape, out_dtype), edges)
+    copies = clone(nodes)
+    blocks = []
+    for root in roots:
+        shape = np.shape(root.out) if type(root) is not AccumulateGrad else root.variable._data.shape
+        seeds = one_hot_seeds(shape, out_dtype)
+        rows = pullback(copies.get(root, root), seeds, edges, nbatch=1, retain_graph=True)
+        blocks.append([row.reshape(seeds.shape[0], -1) for row in rows])
+    return [np.concatenate([block[i] for block in blocks]) for i in range(len(edges))]
 
 
 def structure(J: np.ndarray, *, tol: float = 0.0) -> dict:

@@ -60,12 +60,22 @@ MESSAGES: dict[str, dict[str, str]] = {
     "trace_forward": {"en": "forward mode has no backward to follow node by node: J·t is carried from the inputs "
                             "towards the output",
                       "ja": "順モードには、ノードごとにたどる逆伝播がありません。J·t は入力から出力へ運ばれます"},
+    "trace_several": {"en": "backward pushed every output's v through the graph in one sweep; the node-by-node view "
+                            "follows a single output, so it is not shown for several at once",
+                      "ja": "backward はすべての出力の v を 1 回の逆伝播でまとめてグラフに流しました。ノードごとの表示は"
+                            "1 つの出力をたどるものなので、複数の出力をまとめた呼び出しには示しません"},
     "fd_forward_title": {"en": "finite-difference check of J·t", "ja": "J·t の有限差分による確認"},
     "fd_forward_at": {"en": "the function replayed at x + h·t and x − h·t (float64), no derivative rule involved",
                       "ja": "関数を x + h·t と x − h·t で再計算（float64）。微分の規則は使いません"},
     "panel_jvp": {"en": "Jacobian-vector product (JVP)", "ja": "ヤコビ行列・ベクトル積 (JVP)"},
-    "several_outputs": {"en": "{count} outputs were differentiated at once; this call is not explained here",
-                        "ja": "{count} 個の出力をまとめて微分した呼び出しなので、ここでは説明しません"},
+    "symbolic_several": {"en": "no symbolic form for several outputs at once: the numbers are shown, each checked",
+                         "ja": "複数の出力をまとめて微分した呼び出しには記号形式を示しません。数値はそれぞれ確かめて表示しています"},
+    "several_outputs": {"en": "{count} outputs were differentiated at once ({names}): they are read here as one vector, "
+                              "each flattened, one after another, and v likewise; J stacks their Jacobians, so vᵀJ = "
+                              "v₁ᵀJ₁ + v₂ᵀJ₂ + …, the sum backward computes",
+                        "ja": "{count} 個の出力（{names}）をまとめて微分しました。ここではそれぞれを平らにして順に並べた 1 つの"
+                              "ベクトルとして読み、v も同じように並べます。J はそれぞれのヤコビ行列を縦に積んだもので、"
+                              "vᵀJ = v₁ᵀJ₁ + v₂ᵀJ₂ + … が backward の計算する和です"},
     "returned": {"en": "{name}: the gradient is returned ({name}.grad is not changed)",
                  "ja": "{name}: 勾配は返り値になります（{name}.grad は変わりません）"},
     "leaf": {"en": "leaf {name}", "ja": "葉テンソル {name}"},
@@ -270,6 +280,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "no_backward": {"en": "The program made no backward call, so there is no gradient to explain.",
                     "ja": "このプログラムは backward を呼ばないので、説明する勾配はありません。"},
     "program_failed": {"en": "The program failed:", "ja": "プログラムはエラーで終了しました:"},
+    "explanation_failed": {"en": "The explanation could not be worked out:", "ja": "解説を計算できませんでした:"},
     # symbolic limits
     # symbolic limits: the reason why there is no symbolic form (shown after "numbers only:")
     "limit_nodes": {"en": "the graph has {count} nodes, more than the {limit} the symbolic form handles",

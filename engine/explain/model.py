@@ -57,7 +57,9 @@ class CallExplanation:
     returns: bool = False            # it returned its gradients (autograd.grad, torch.func) instead of adding to .grad
     batched: bool = False            # a Jacobian's one-hot rows pushed back at once: it returned J itself
     derivative_of: tuple | None = None   # (y, x) when the output is the program's ∂y/∂x: this is a second derivative
-    several: int = 0                 # outputs differentiated at once (autograd.backward([y1, y2])): not explained
+    several: int = 0                 # outputs differentiated at once (autograd.backward([y1, y2])): stacked into one
+    output_names: list = field(default_factory=list)   # their names, in the order they are stacked
+    root_indices: list = field(default_factory=lambda: [0])   # where the outputs are in `graph`
     too_large: int = 0               # entries of J when too many to build (jacobian.affordable): vᵀJ only
     forward: Any = None              # forward.ForwardExplanation for a forward-mode call (jvp): J·t, not vᵀJ
 

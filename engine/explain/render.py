@@ -158,7 +158,7 @@ def render_summary(call, *, lang: str = "en", width: int = WIDTH) -> RenderableT
     if call.error is not None:
         parts.append(_raised(call, lang))
     if call.several:
-        parts.append(Text(t("several_outputs", lang, count=call.several), style="yellow"))
+        parts.append(Text(t("several_outputs", lang, count=call.several, names=", ".join(call.output_names))))
     parts += [Text(t("equals", lang, name=y)), _fitted(call.output_value, width - 4, lang)]
     if call.forward:
         for leaf, tangent in zip(call.leaves, call.forward.tangents):
@@ -465,9 +465,12 @@ def render_graph(call, *, lang: str = "en", width: int = WIDTH) -> RenderableTyp
                 child = tree.add(Text(f"{edge.input}: ") + label(graph[edge.source]))
                 grow(child, graph[edge.source], seen)
 
-    tree = Tree(label(graph[0]))
-    grow(tree, graph[0], {0})
-    return tree
+    seen = set(call.root_indices)
+    trees = []
+    for k in call.root_indices:   # one tree per output; a node two outputs share is drawn once
+        trees.append(Tree(label(graph[k])))
+        grow(trees[-1], graph[k], seen)
+    return trees[0] if len(trees) == 1 else Group(*trees)
 
 
 def _edge_label(edge, lang: str) -> str:
@@ -576,6 +579,7 @@ def render_call(call, symbolic=None, *, lang: str = "en", width: int = WIDTH, ca
                  Panel(render_chain(call, symbolic, lang=lang, width=inner), title=t("panel_chain", lang),
                        box=box.ROUNDED),
                  Panel(render_graph(call, lang=lang, width=inner), title=t("panel_graph", lang), box=box.ROUNDED),
-                 Panel(Group(*trace) if trace or not call.forward else Text(t("trace_forward", lang)),
+                 Panel(Group(*trace) if trace or not (call.forward or call.several) else
+                       Text(t("trace_forward" if call.forward else "trace_several", lang)),
                        title=t("panel_trace", lang), box=box.ROUNDED),
                  Panel(render_fd_check(call, lang=lang, width=inner), title=t("panel_fd", lang), box=box.ROUNDED))

@@ -19,6 +19,9 @@ PANELS = ("summary", "jacobian", "vjp", "chain", "graph", "fd")
 # (64 MB of tensors), so what is left is for Jacobians (one m×m batch of seeds, m×n rows per leaf),
 # sympy and rendering. An explanation past it is stopped by the OS, never by the UI thread's patience.
 MEMORY = 768 * 2**20
+# failures the sandbox itself reports (their messages say what happened); any other type in a "failure" is an
+# exception raised by the explanation code in the child
+SANDBOX_FAILURES = {"ResourceLimitExceeded", "WorkerUnavailable", "Cancelled", "SandboxError", "ProtocolError"}
 
 
 @dataclass
@@ -46,6 +49,8 @@ class WorkerExplanation:
     panels: list[CallPanels] = field(default_factory=list)
     report: list = field(default_factory=list)
     values: list | None = None        # the `expressions` evaluated (tagged plain data, see jobs.encode_value)
+    fault: bool = False               # the explanation itself failed (limits, the worker, the tutor's own code),
+                                      # never the program: callers must not report it as the program's error
 
 
 def explain_in_worker(source: str, *, symbolic: bool = False, timeout: float = 2.0,
@@ -70,14 +75,18 @@ def explain_in_worker(source: str, *, symbolic: bool = False, timeout: float = 2
         if failure.get("type") == "ResourceLimitExceeded":  # the child was stopped: say what was stopped
             failure = {**failure, "message": f"working out the explanation was stopped by the sandbox's limits "
                                              f"({seconds:.0f} s, {MEMORY // 2**20} MB): {failure.get('message')}"}
+        elif failure.get("type") not in SANDBOX_FAILURES:  # an exception in the explanation code: ours
+            failure = {"type": "ExplanationFailed",
+                       "message": f"the tutor could not work out this explanation (its own fault, not the "
+                                  f"program's): {failure.get('type')}: {failure.get('message')}"}
         error = _failure_error(failure)
         return WorkerExplanation(False, error, "", json={"ok": False, "error": error.to_json(), "stdout": "",
-                                                         "calls": []})
+                                                         "calls": []}, fault=True)
     try:
         return _rebuild(answer, clean)
     except (ValueError, KeyError, TypeError, IndexError):  # the child sent something that is no explanation
         error = SnippetError("SandboxError", "the explanation could not be read back from the sandbox")
-        return WorkerExplanation(False, error, "")
+        return WorkerExplanation(False, error, "", fault=True)
 
 
 def _line(value) -> int | None:

@@ -208,3 +208,26 @@ def test_a_jacobian_too_large_to_build_is_sized_first_and_summarised():
     assert "J has 144000000 entries (12000x12000): too many to build here" in jacobian
     vjp = render_text(explanation.panels[0].vjp)
     assert "too large to build" in vjp and "… and" in vjp and len(vjp) < 20_000    # written out bounded
+
+
+def test_an_exception_in_the_explanation_code_is_the_tutors_fault_never_the_programs(monkeypatch):
+    """A bug in the explanation layer (an exception in the child, sent back as a failure of its type) is said
+    to be the tutor's, and the CLI does not print it as "The program failed"."""
+    import engine.sandbox.explanations as explanations
+    from tutor.commands.explain import _print
+
+    monkeypatch.setattr(explanations, "call", lambda *a, **k: {"failure": {"type": "KeyError", "message": "'k'"}})
+    explanation = explanations.explain_in_worker("x = 1", clean=str)
+    assert not explanation.ok and explanation.fault and explanation.error.type == "ExplanationFailed"
+    assert "its own fault, not the program's): KeyError: 'k'" in explanation.error.message
+    from rich.console import Console
+
+    console = Console(width=200, record=True, file=open(os.devnull, "w"))
+    _print(console, explanation, "en", None)
+    shown = console.export_text()
+    assert shown.startswith("The explanation could not be worked out:") and "program failed" not in shown
+    assert "made no backward call" not in shown
+    limits = {"failure": {"type": "ResourceLimitExceeded", "message": "out of memory"}}
+    monkeypatch.setattr(explanations, "call", lambda *a, **k: limits)
+    stopped = explanations.explain_in_worker("x = 1", clean=str)
+    assert stopped.fault and stopped.error.type == "ResourceLimitExceeded"   # the limits keep their own words

@@ -95,6 +95,9 @@ def _print(console, explanation, lang: str, step_info: dict | None) -> None:
     if explanation.stdout:
         console.rule(text(t("printed", lang)))
         console.out(plain(explanation.stdout), end="" if explanation.stdout.endswith("\n") else "\n")
+    if explanation.fault:  # the explanation could not be made: say so, never "the program failed"
+        console.print(text(Text.assemble((t("explanation_failed", lang) + " ", "red"), str(explanation.error))))
+        return
     if not explanation.calls:
         console.print(text(t("no_backward", lang)))
     for renderable in explanation.report:
