@@ -30,6 +30,7 @@ from engine.graph import Node
 MAX_PATHS = 8
 MAX_ELEMENTS = 12          # per-element lines shown when there is no tensor formula
 LINE = 76                  # a total longer than one panel line is written with the program's named results
+SEGMENTED_AFTER = 3 * LINE  # a total longer than ~3 lines at 80 columns is shown in segments at those names
 
 
 @dataclass
@@ -73,6 +74,8 @@ class Chain:
     named: list[str] = field(default_factory=list)    # the program's intermediate results the total is written in
     constants: list[tuple[str, np.ndarray]] = field(default_factory=list)  # c₁ = …: constants the formulas use
     hook_changed: bool = False  # hooks changed x.grad: the formula is the function's gradient, vᵀJ
+    segments: list[tuple[str, str]] = field(default_factory=list)   # (∂y/∂d, formula) from the output down,
+                                # each in terms of those above it: shown instead of a long total
 
     def lhs(self) -> str:
         output = self.output if self.output.isidentifier() else f"({self.output})"
@@ -101,6 +104,8 @@ class Chain:
             if several:
                 marks = " + ".join(path_mark(k) for k in range(len(self.paths)))
                 lines.append(f"{self.lhs()} = {marks} = {self.total}")
+        elif self.segments:
+            lines += [f"{lhs} = {formula}" for lhs, formula in self.segments]
         elif self.total:
             lines.append(f"{self.lhs()} = {self.total}")
         else:
@@ -211,19 +216,22 @@ class Where:
     def __init__(self, points: list, edges: dict) -> None:
         self.points, self.edges = points, edges
 
-    def envs(self, env: dict, cut: dict | None = None) -> list[dict]:
+    def envs(self, env: dict, cut: dict | None = None, grads: dict | None = None) -> list[dict]:
         found = []
         for point in self.points:
             here = dict(env)
             here.update({symbol: point.leaves[edge] for edge, symbol in self.edges.items()})
             here.update({symbol: np.asarray(point.out(node), dtype=np.float64) for node, symbol in (cut or {}).items()})
+            here.update({symbol: np.broadcast_to(np.asarray(point.arrived[node], dtype=np.float64),
+                                                 np.shape(point.out(node))) for node, symbol in (grads or {}).items()})
             found.append(here)
         return found
 
-    def agrees(self, formula, env: dict, expected: list, cut: dict | None = None) -> bool:
-        """True when the formula gives `expected[k]` at point k, for every point (and there are points)."""
+    def agrees(self, formula, env: dict, expected: list, cut: dict | None = None, grads: dict | None = None) -> bool:
+        """True when the formula gives `expected[k]` at point k, for every point (and there are points).
+        `grads`: {node: Symbol} standing for the gradient arriving at node, at each point's value."""
         return bool(self.points) and all(notation.agrees(formula, here, want)
-                                         for here, want in zip(self.envs(env, cut), expected, strict=True))
+                                         for here, want in zip(self.envs(env, cut, grads), expected, strict=True))
 
 
 def nearby(call) -> list:
@@ -328,10 +336,54 @@ def _derive(chain: Chain, call, edge, paths, points, check) -> None:
     chain.total = notation._PRINTER.doprint(total)
     chain.verified = True
     chain.paths = _multiplicative_paths(call, edge, paths, symbols, seed, full, where, check)
-    if not chain.paths:
+    if not chain.paths and len(chain.total) > SEGMENTED_AFTER:
+        try:
+            chain.segments = _segments(call, edge, paths, sweep, seed, where, cut, check)
+        except (NotationError, ValueError, TypeError, ZeroDivisionError, AttributeError, KeyError, IndexError,
+                RecursionError, NotImplementedError):
+            chain.segments = []   # the expansion, checked above, is shown instead
+    if not chain.paths and not chain.segments:
         chain.steps = _steps(call, edge, paths, sweep, arrived, where, cut)
-    shown = chain.text() + "\n".join(step.formula for step in chain.steps)
+    shown = chain.text() + "\n".join(step.formula for step in chain.steps) + "\n".join(f for _, f in chain.segments)
     chain.constants = [(name, value) for name, value in symbols.constants if name in shown]
+
+
+def _segments(call, edge, paths, sweep: Sweep, seed, where: Where, cut: dict, check) -> list[tuple[str, str]]:
+    """The gradient written in segments at the program's named intermediates, from the output down:
+    ∂y/∂d = …, then ∂y/∂x in terms of ∂y/∂d — each segment a sweep stopped at the names above it, and each
+    checked at every point with the gradient symbols taking the engine's own arriving gradients there.
+    [] when there is nothing to segment at, or any segment fails its check (the expansion is shown)."""
+    root = call.nodes[0]
+    output = call.output_name if call.output_name.isidentifier() else f"({call.output_name})"
+    named = {node: symbol for node, symbol in _named(call, edge, paths).items() if node is not root}
+    if not named:
+        return []
+    stop = {node: sympy.Symbol(f"∂{output}/∂{symbol}", real=True) for node, symbol in named.items()}
+    if not where.points or any(any(node not in p.arrived for p in where.points) for node in stop):
+        return []
+    for node, symbol in stop.items():  # shapes are read by evaluating: the gradient symbols need a value
+        sweep.env[symbol] = np.broadcast_to(np.asarray(where.points[0].arrived[node], dtype=np.float64),
+                                            np.shape(where.points[0].out(node)))
+    arrived = sweep.backward(root, seed, check=check, stop=stop)
+    segments = []
+    for node in call.nodes:  # topological: from the output down, each segment using those above it
+        target = node if node in stop else edge if node is edge else None
+        if target is None or node not in arrived:
+            continue
+        expr = notation.drop_matmul_reshapes(notation.tidy(arrived[node].expr), sweep.env)
+        used = {n: g for n, g in stop.items() if g in expr.free_symbols}
+        if node is edge:
+            expected = [p.grad(edge) for p in where.points]
+        else:
+            shape = np.shape(where.points[0].out(node))
+            expected = [np.broadcast_to(np.asarray(p.arrived[node], dtype=np.float64), shape) for p in where.points]
+        if not where.agrees(expr, sweep.env, expected, cut, used):
+            return []
+        lhs = str(stop[node]) if node in stop else f"∂{output}/∂{call.names.leaf(edge)}"
+        segments.append((lhs, notation._PRINTER.doprint(expr)))
+    if len(segments) < 2 or not any(str(g) in formula for _, formula in segments for g in stop.values()):
+        return []
+    return segments
 
 
 def _steps(call, edge, paths, sweep: Sweep, arrived: dict, where: Where, cut: dict) -> list[Step]:

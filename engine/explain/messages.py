@@ -196,6 +196,11 @@ MESSAGES: dict[str, dict[str, str]] = {
                                "数値はヤコビ行列タブにあります"},
     "chain_jacobian": {"en": "∂{y}/∂{x}: {api} returned the whole Jacobian; the Jacobian tab shows it, checked",
                        "ja": "∂{y}/∂{x}: {api} はヤコビ行列全体を返しました。ヤコビ行列タブで確かめて表示しています"},
+    "chain_segments": {"en": "in segments, from the output down: the gradient arriving at each result the program "
+                             "named, each line using the ones above it (written out in full it would run past three "
+                             "lines)",
+                       "ja": "出力から順に区切って書きます。プログラムが名前を付けた各結果に届く勾配で、各行はそれより上の行を"
+                             "使います（まとめて展開すると 3 行を超えるため）"},
     "chain_second": {"en": "{dy} is ∂{y}/∂{x} (autograd.grad with create_graph=True), so this is the second "
                            "derivative d²{y}/d{x}² = ∂{dy}/∂{x}:",
                      "ja": "{dy} は ∂{y}/∂{x}（create_graph=True の autograd.grad）なので、これは 2 階微分 "

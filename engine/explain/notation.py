@@ -495,8 +495,11 @@ class Sweep:
                 values.append(array)  # a Python number or an attribute-like value
         return values
 
-    def backward(self, root, seed: Value, check=None) -> dict:
-        """{edge or node: Value of the cotangent arriving there} for every node the sweep reaches."""
+    def backward(self, root, seed: Value, check=None, stop: dict | None = None) -> dict:
+        """{edge or node: Value of the cotangent arriving there} for every node the sweep reaches.
+
+        `stop`: {node: Symbol}: what arrives at such a node is recorded as it is, then passed on as that
+        symbol (∂y/∂d), so the formulas below it are written in terms of the gradient at d (segments)."""
         from engine.graph import topological
 
         grads: dict = {root: seed}
@@ -508,6 +511,8 @@ class Sweep:
             arrived[node] = g
             if type(node) is AccumulateGrad:
                 continue
+            if stop and node in stop:
+                g = Value(stop[node], g.shape)
             if check is not None:
                 check()
             inputs = self._inputs(node)

@@ -394,6 +394,8 @@ def render_chain(call, symbolic=None, *, lang: str = "en", width: int = WIDTH) -
             parts.append(Text(t("chain_second", lang, dy=y, y=call.derivative_of[0], x=x)))
         if chain.elements:  # the intro comes before the lines it introduces
             parts.append(Text(t("chain_per_element", lang), style="dim"))
+        if chain.segments:
+            parts.append(Text(t("chain_segments", lang, y=y), style="dim"))
         parts.append(Text(one_line(chain.text()), style="bold"))
         for name, value in chain.constants:
             parts += [Text(t("chain_constant", lang, name=name)), _fitted(value, width - 4, lang)]
