@@ -72,7 +72,7 @@ def test_several_outputs_are_stacked_and_equal_pytorch(name):
 def test_the_panels_say_how_several_outputs_are_read():
     source, _ = PROGRAMS["autograd.backward"]
     call = explain_program(source).calls[0]
-    symbolic = explain_symbolic(call)
+    symbolic = explain_symbolic(call, timeout=60)
     whole = text(render_call(call, symbolic))
     assert "2 outputs were differentiated at once (y1, y2)" in whole and "v₁ᵀJ₁ + v₂ᵀJ₂" in whole
     assert "no symbolic form for several outputs at once" in whole and "✓ vᵀJ equals x.grad" in whole
