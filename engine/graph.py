@@ -137,12 +137,13 @@ def topological(root) -> list:
     return order
 
 
-def guard_shape(shape, work: int = 0) -> None:
-    """Report a shape about to be made (and, for a matrix product, its multiply-adds: one numpy call that nothing
-    interrupts) to the size guard of `engine.state`, which may refuse it."""
+def guard_shape(shape, work: int = 0, itemsize: int | None = None) -> None:
+    """Report a shape about to be made outside an op's dispatch (a factory, a Jacobian; `itemsize` its bytes
+    per element when known) to the size guard of `engine.state`, which may refuse it. Ops report theirs in
+    `engine.tensor._run`, from their records' shape functions."""
     guard = state.current().size_guard
     if guard is not None:
-        guard(tuple(shape), work)
+        guard(tuple(shape), work, itemsize)
 
 
 class _Roots:

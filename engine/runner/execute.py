@@ -186,12 +186,12 @@ def _code_objects(code: types.CodeType) -> Iterator[types.CodeType]:
 _ACTIVE = threading.local()  # the Guards of the run going on in each thread
 
 
-def _size_hook(shape: tuple[int, ...], work: int = 0) -> None:
+def _size_hook(shape: tuple[int, ...], work: int = 0, itemsize: int | None = None) -> None:
     """The engine's allocation hook: vets shapes (and matrix products' work) for the run in this thread; others
     pass freely."""
     guards = getattr(_ACTIVE, "guards", None)
     if guards is not None:
-        guards.size_guard(shape, work)
+        guards.size_guard(shape, work, itemsize)
 
 
 @contextlib.contextmanager
