@@ -42,6 +42,10 @@ class Op:
     # runs; None for an op whose result is never larger than an input
     shape: Callable | None = None
     check: Callable | None = None  # (arrays, attrs) -> None, raising PyTorch's error for operands it refuses
+    # the non-tensor arguments PyTorch saves (`grad_fn._saved_exponent`), by their attribute names, where the
+    # attribute holds the learner's value as given (dims do not: rules count them from the end); they stay
+    # when the graph is freed, and never stop a second backward
+    saved_args: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -95,12 +99,12 @@ def saved_tensors(op: Op, wanted: int) -> tuple[tuple[int, ...], bool]:
 
 
 def op(key, grad_fn, inputs, forward, rules, saves=(), dtype=None, view=False, names=None, shape=None,
-       check=None):
+       check=None, saved_args=()):
     """Register an op. `rules` maps each input name to (formula text, rule function); `saves` declares what
     PyTorch saves for the rule of each input — {input: [names]}, or, for an op with one differentiable input,
     the list of names — among the inputs' names, "result", and non-tensor arguments such as "indices" (only
     tensors are version-checked); `dtype` is how the result's dtype follows from the inputs (PROMOTE,
-    FLOATING, INTEGRAL_TO_LONG, or a function); `names`, `shape` and `check` as `Op` says."""
+    FLOATING, INTEGRAL_TO_LONG, or a function); `names`, `shape`, `check` and `saved_args` as `Op` says."""
     formula = tuple(rules[name][0] for name in inputs)
     vjp = tuple(rules[name][1] for name in inputs)
     if isinstance(saves, dict):
@@ -111,7 +115,7 @@ def op(key, grad_fn, inputs, forward, rules, saves=(), dtype=None, view=False, n
         needs = tuple(tuple(saves) for _ in inputs)
     declared = tuple(dict.fromkeys(name for names in needs for name in names))
     OPS[key] = Op(grad_fn, tuple(inputs), forward, vjp, formula, declared, needs, dtype, view, names=names,
-                  shape=shape, check=check)
+                  shape=shape, check=check, saved_args=tuple(saved_args))
 
 
 # How a result's dtype follows from the operands (PyTorch's type promotion, `engine.dtypes.result_type`):
@@ -466,7 +470,7 @@ op("reciprocal", "ReciprocalBackward0", ["self"], lambda a: 1 / a,
 op("pow", "PowBackward0", ["self"], lambda a, exponent: a ** exponent,
    {"self": ("grad * exponent * self.pow(exponent - 1), 0 where exponent == 0",
              lambda g, out, a, exponent: _pow_self_rule(g, out, a, exponent))}, saves=["self"], dtype=_pow_dtype,
-   names=names("pow", inplace=True, number_first="__rpow__"))
+   saved_args=["exponent"], names=names("pow", inplace=True, number_first="__rpow__"))
 op("pow_tensor", "PowBackward1", ["self", "exponent"], lambda a, b: a ** b,
    {"self": ("grad * exponent * self.pow(exponent - 1), 0 where exponent == 0", _pow_self_rule),
     "exponent": ("grad * result * self.log(), 0 where self == 0 and exponent >= 0", _pow_exponent_rule)},
@@ -730,7 +734,7 @@ op("addmm", "AddmmBackward0", ["self", "mat1", "mat2"], _addmm,
     "mat2": ("mm_mat2_backward(grad, mat1, alpha): mat1.t().mm(grad) * alpha",
              lambda g, out, s, a, b, beta, alpha: _scaled(_mT(a) @ g, alpha))},
    saves={"mat1": ["mat2"], "mat2": ["mat1"]}, dtype=PROMOTE,
-   shape=PRODUCT_SHAPE, names=names("addmm"))
+   shape=PRODUCT_SHAPE, saved_args=["alpha", "beta"], names=names("addmm"))
 op("mv", "MvBackward0", ["self", "vec"], np.matmul,
    {"self": ("grad.ger(vec)", lambda g, out, a, v: xp.expand_dims(g, -1) * v),
     "vec": ("self.t().mv(grad)", lambda g, out, a, v: g @ a)}, saves={"self": ["vec"], "vec": ["self"]},

@@ -69,6 +69,21 @@ class Node:
     def next_functions(self) -> tuple:
         return tuple((p, 0) for p in self.parents)
 
+    def __getattr__(self, name: str):
+        """PyTorch's `grad_fn._saved_self`, `_saved_result`, `_saved_exponent`…: what the op's record declares
+        saved (`engine.tensor.saved_value`)."""
+        if name.startswith("_saved_"):  # (only then: an unset slot must not reach self.op)
+            from engine.tensor import saved_names, saved_value  # engine.tensor imports this module (Node): a cycle
+
+            if name[7:] in saved_names(self.op):
+                return saved_value(self, name[7:])
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __dir__(self) -> list:
+        from engine.tensor import saved_names  # (the same cycle)
+
+        return sorted({*super().__dir__(), *(f"_saved_{name}" for name in saved_names(self.op))})
+
     def __repr__(self) -> str:
         return f"<{self.op.grad_fn} object at {id(self):#x}>"
 

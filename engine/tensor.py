@@ -17,7 +17,7 @@ import numpy as np
 
 from engine import dtypes, state
 from engine.derivatives import OPS, saved_tensors, variadic
-from engine.graph import AccumulateGrad, Node, accumulate, as_grad, guard_shape, record_trace
+from engine.graph import SECOND_BACKWARD, AccumulateGrad, Node, accumulate, as_grad, guard_shape, record_trace
 from engine.printing import format_tensor
 
 _FLOAT32 = np.dtype(np.float32)
@@ -259,6 +259,37 @@ def _save_versions(node, op, inputs, wanted: int, result) -> None:
         versions.append((cell, cell[0], True))
     if versions:
         node.versions = versions
+
+
+def saved_names(op) -> tuple[str, ...]:
+    """The `_saved_*` names a node of `op` offers: its saved inputs and result, and its saved arguments.
+    Tensors PyTorch saves beside the inputs (an index, a mask) the engine keeps in its own layout (indices with
+    kept dims, a key instead of a list), so it does not offer them: never a plausible wrong value."""
+    return tuple(n for n in op.saves if n in op.inputs or n == "result") + op.saved_args
+
+
+def saved_value(node, name: str):
+    """`grad_fn._saved_<name>` as PyTorch gives it: a saved input is that very Tensor (a number operand a 0-dim
+    tensor), the saved result a new Tensor on the result's data whose grad_fn is this node, a saved argument
+    its value; None for an input not saved because no gradient needed it. Saved tensors are gone once a
+    backward freed the graph (PyTorch's error); arguments stay."""
+    op = node.op
+    if name in op.saved_args:
+        return node.attrs[name]
+    if node.freed:
+        raise RuntimeError(SECOND_BACKWARD)
+    if name == "result":  # PyTorch saves an output whichever input needs a gradient
+        result = Tensor._make(node.out)
+        result._grad_fn, result._requires_grad = node, True
+        return result
+    wanted = sum(1 << i for i, parent in enumerate(node.parents) if parent is not None)
+    i = op.inputs.index(name)
+    if i not in saved_tensors(op, wanted)[0]:
+        return None
+    for saved, _, is_output in node.versions:
+        if not is_output and saved._data is node.arrays[i]:
+            return saved
+    return Tensor._make(np.asarray(node.arrays[i]))
 
 
 def _as_operand(other):
