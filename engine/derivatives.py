@@ -743,10 +743,6 @@ op("dot", "DotBackward0", ["self", "tensor"], np.matmul,
    {"self": ("grad * tensor", lambda g, out, a, b: xp.expand_dims(g, -1) * b),
     "tensor": ("grad * self", lambda g, out, a, b: xp.expand_dims(g, -1) * a)}, saves={"self": ["tensor"], "tensor": ["self"]},
    shape=PRODUCT_SHAPE, names=names("dot"))
-op("bmm", "UnsafeViewBackward0", ["self", "other"], np.matmul,
-   {"self": ("grad.matmul(other.mT)", lambda g, out, a, b: g @ _mT(b)),
-    "other": ("self.mT.matmul(grad)", lambda g, out, a, b: _mT(a) @ g)}, saves={"self": ["other"], "other": ["self"]},
-   shape=PRODUCT_SHAPE)
 op("bmm3", "BmmBackward0", ["self", "mat2"], np.matmul,
    {"self": ("grad.bmm(mat2.transpose(1, 2))", lambda g, out, a, b: g @ _mT(b)),
     "mat2": ("self.transpose(1, 2).bmm(grad)", lambda g, out, a, b: _mT(a) @ g)}, saves={"self": ["mat2"], "mat2": ["self"]},

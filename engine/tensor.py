@@ -16,7 +16,7 @@ from collections import namedtuple
 import numpy as np
 
 from engine import dtypes, state
-from engine.derivatives import OPS, saved_tensors, variadic
+from engine.derivatives import OPS, broadcast_shapes, saved_tensors, variadic
 from engine.graph import SECOND_BACKWARD, AccumulateGrad, Node, accumulate, as_grad, guard_shape, record_trace
 from engine.printing import format_tensor
 
@@ -1565,8 +1565,50 @@ def _index(t: Tensor, key) -> Tensor:
     # a 0-dim integer tensor indexes like an int (PyTorch records a select)
     key = tuple(int(k._data) if isinstance(k, Tensor) and k._data.ndim == 0 and k._data.dtype.kind in "iu" else k
                 for k in key)
-    if any(isinstance(k, (list, range, np.ndarray, Tensor)) for k in key):
-        return _apply("index", (t,), key=_advanced_key(t, key))
+    if any(isinstance(k, _ADVANCED) for k in key):
+        return _mixed_index(t, key)
+    out = _basic_index(t, key, lone_slice)
+    return _apply("alias", (t,)) if out is t else out
+
+
+_ADVANCED = (list, range, np.ndarray, Tensor)
+
+
+def _mixed_index(t: Tensor, key: tuple) -> Tensor:
+    """PyTorch's order for a key with lists or tensors in it: the basic entries first (select, slice and
+    unsqueeze nodes: `x[0, [1, 2]]` is SelectBackward0 then IndexBackward0), then one index op with the advanced
+    entries on the dims that are left; so `x[0, :, [1, 2]]` has PyTorch's shape, not numpy's."""
+    basic, placed = [], []  # the key with each advanced entry as full slices; (its first slice, entry, dims)
+    for k in key:
+        if isinstance(k, _ADVANCED):
+            array = k._data if isinstance(k, Tensor) else None
+            dims = array.ndim if array is not None and array.dtype == np.bool_ and array.ndim else 1
+            placed.append((len(basic), k, dims))
+            basic.extend([slice(None)] * dims)
+        else:
+            basic.append(k)
+    if basic.count(Ellipsis) == 1:  # spelled out here, so that the entries' positions follow it
+        at = basic.index(Ellipsis)
+        fill = t._data.ndim - (len(basic) - 1 - basic.count(None))
+        basic[at: at + 1] = [slice(None)] * fill
+        placed = [(p if p < at else p + fill - 1, k, dims) for p, k, dims in placed]
+    out = _basic_index(t, tuple(basic), False)
+    # where each advanced entry's dims are in `out`: ints before it removed dims, Nones added some
+    dim_of, dim = {}, 0
+    for i, k in enumerate(basic):
+        dim_of[i] = dim
+        if k is None or isinstance(k, slice):
+            dim += 1
+    advanced = [slice(None)] * out._data.ndim
+    for position, k, dims in reversed(placed):
+        at = dim_of[position]
+        advanced[at: at + dims] = [k]
+    return _apply("index", (out,), key=_advanced_key(out, tuple(advanced)))
+
+
+def _basic_index(t: Tensor, key: tuple, lone_slice: bool) -> Tensor:
+    """Ints, slices, None and Ellipsis, as PyTorch records them: select, slice (not a full one, unless the key
+    is one lone slice) and unsqueeze nodes, in order; `t` itself when the key changes nothing."""
     if key.count(Ellipsis) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
     if Ellipsis in key:
@@ -1598,8 +1640,6 @@ def _index(t: Tensor, key) -> Tensor:
         else:
             raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
                              f"are valid indices (got {type(k).__name__})")
-    if out is t:
-        return _apply("alias", (t,))
     return out
 
 
@@ -1629,16 +1669,71 @@ def matmul(a, b) -> Tensor:
         if sa[1] != sb[0]:
             raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({sa[0]}x{sa[1]} and {sb[0]}x{sb[1]})")
         return _apply("mm", (a, b))
-    if na == 1:  # folded into a batched matmul, whose result PyTorch views back
-        out = matmul(a.unsqueeze(0), b)
-        return _apply("unsafe_view", (out,), shape=out._data.shape[:-2] + out._data.shape[-1:])
-    if nb == 1:
-        out = matmul(a, b.unsqueeze(-1))
-        return _apply("unsafe_view", (out,), shape=out._data.shape[:-1])
-    if sa[-1] != sb[-2]:
-        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
-                           f"[{sb[0] if nb > 2 else 1}, {sa[-1]}] but got: [{sb[0] if nb > 2 else 1}, {sb[-2]}].")
-    return _apply("bmm", (a, b))
+    if na == 3 and nb == 3 and sa[0] != sb[0]:  # a batch of one that needs a gradient is one matrix (as PyTorch)
+        if sa[0] == 1 and a._requires_grad:
+            a = a.squeeze(0)
+        elif sb[0] == 1 and b._requires_grad:
+            b = b.squeeze(0)
+    return _folded_matmul(a, b) if _should_fold(a, b) else _batched_matmul(a, b)
+
+
+def _should_fold(a: Tensor, b: Tensor) -> bool:
+    """PyTorch's `should_fold`: fold the larger operand's batch into its rows (one mm or mv) when the other has
+    at most 2 dims and either needs a gradient (its backward is then one mm) or the fold is a view."""
+    larger = a._data.ndim >= b._data.ndim
+    t1 = a._data if larger else np.swapaxes(b._data, -1, -2)
+    if not (t1.ndim >= 3 and (b if larger else a)._data.ndim <= 2):
+        return False
+    if (b if larger else a)._requires_grad:
+        return True
+    if a._data.ndim == 2:  # it would need a transposed copy of the result
+        return False
+    if t1.size == 0:
+        return True
+    return all(t1.strides[i] == t1.strides[i + 1] * t1.shape[i + 1] for i in range(t1.ndim - 2))
+
+
+def _folded_matmul(a: Tensor, b: Tensor) -> Tensor:
+    """PyTorch's fold: (…, n, k) @ (k, p) as one (N, k) mm (or mv), its result viewed back (`_unsafe_view`);
+    with the larger operand second, the same on the transposes, transposed back into a contiguous copy."""
+    transpose = b._data.ndim > a._data.ndim
+    t1 = b.mT if transpose else a
+    t2 = (a.t() if a._data.ndim == 2 else a) if transpose else b
+    shape = t1._data.shape[:-1]
+    rows, k = math.prod(shape), t1._data.shape[-1]
+    folded = t1.reshape(rows, k)
+    if t2._data.ndim == 1:
+        if t2._data.shape[0] != k:
+            raise RuntimeError(f"size mismatch, got input ({rows}), mat ({rows}x{k}), vec ({t2._data.shape[0]})")
+        return _apply("unsafe_view", (_apply("mv", (folded, t2)),), shape=shape)
+    k2, p = t2._data.shape
+    if k2 != k:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{k} and {k2}x{p})")
+    out = _apply("unsafe_view", (_apply("mm", (folded, t2)),), shape=shape + (p,))
+    return out.mT.contiguous() if transpose else out
+
+
+def _batched_matmul(a: Tensor, b: Tensor) -> Tensor:
+    """PyTorch's batched matmul: both operands expanded to the broadcast batch and reshaped to 3 dims, one bmm,
+    its result viewed back (`_unsafe_view`)."""
+    sa, sb = a._data.shape, b._data.shape
+    n, m1 = (sa[-2] if len(sa) > 1 else 1), sa[-1]
+    m2, p = (sb[-2], sb[-1]) if len(sb) > 1 else (sb[0], 1)
+    batch = broadcast_shapes(sa[:-2], sb[:-2])
+    count = math.prod(batch)
+    left = a.expand(batch + (n, m1)).reshape(count, n, m1)
+    if len(sb) == 1:
+        right = b.expand(batch + (m2,)).reshape(count, m2).unsqueeze(2)
+    else:
+        right = b.expand(batch + (m2, p)).reshape(count, m2, p)
+    if m1 != m2:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{count}, {m1}] but got: "
+                           f"[{count}, {m2}].")
+    out = _apply("bmm3", (left, right))
+    if len(sb) == 1:
+        out = out.squeeze(-1)
+    shape = batch + ((n,) if len(sa) > 1 else ()) + ((p,) if len(sb) > 1 else ())
+    return _apply("unsafe_view", (out,), shape=shape)
 
 
 def _matmul_dtype_error(da: str, db: str, na: int, nb: int):
