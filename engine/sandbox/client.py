@@ -211,6 +211,7 @@ class SandboxRun:
     error: SnippetError | None
     tensors: dict = field(default_factory=dict)
     values: list = field(default_factory=list)   # decoded values of the expressions asked for up front
+    stderr: str = ""                             # the warnings it raised (PyTorch writes them to stderr)
 
     def evaluate(self, expression: str) -> Any:
         """`expression` evaluated after the program (run again in a fresh child); raises SnippetFailure."""
@@ -238,7 +239,7 @@ def run_program(source: str, *, filename: str = "<snippet>", expressions: list[s
         else:
             values.append({"value": decode_value(outcome["value"])})
     return SandboxRun(source, bool(answer["ok"]), str(answer["stdout"]), _snippet_error(answer["error"]),
-                      answer.get("tensors", {}), values)
+                      answer.get("tensors", {}), values, str(answer.get("stderr", "")))
 
 
 def call(target: Worker, job: str, seconds: float, **args: Any) -> dict:

@@ -22,7 +22,8 @@ MAX_REPORT_ELEMENTS = 10**6   # numbers in one `run` report (the rest are summar
 def run(source: str, filename: str = "<snippet>", expressions: list[str] = (), report: bool = False) -> dict:
     """Run `source`; evaluate `expressions` in what it leaves; optionally report its top-level tensors."""
     result = run_snippet(source, filename=filename)
-    out: dict[str, object] = {"ok": result.ok, "stdout": result.stdout, "error": _error(result.error)}
+    out: dict[str, object] = {"ok": result.ok, "stdout": result.stdout, "stderr": result.stderr,
+                              "error": _error(result.error)}
     if expressions:
         out["values"] = [_evaluate(result, expression) for expression in expressions]
     if report:

@@ -175,3 +175,27 @@ def test_limits_apply_to_the_snippets_thread_only() -> None:
     thread.join()
     assert results[0].error.type == "ResourceLimitExceeded"
 
+
+
+def test_warnings_go_to_stderr_as_pytorchs_do() -> None:
+    """The non-leaf `.grad` warning is on stderr, apart from what the snippet printed (PyTorch's streams)."""
+    result = run_snippet("import torch\nx = torch.ones(2, requires_grad=True)\ny = x * 2\nprint(y.grad)\n")
+    assert result.ok and result.stdout == "None\n"
+    assert result.stderr.startswith("UserWarning: The .grad attribute of a Tensor that is not a leaf Tensor")
+    assert run_snippet("import torch\nprint(torch.ones(2).grad)\n").stderr == ""
+
+
+def test_the_run_command_writes_warnings_to_stderr(tmp_path) -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    from tutor.cli import main
+
+    program = tmp_path / "nonleaf.py"
+    program.write_text("import torch\nx = torch.ones(2, requires_grad=True)\ny = x * 2\nprint(y.grad)\n")
+    plain = CliRunner().invoke(main, ["run", str(program)])
+    assert plain.stdout.startswith("None\n") and "UserWarning" not in plain.stdout
+    assert "UserWarning: The .grad attribute" in plain.stderr
+    report = json.loads(CliRunner().invoke(main, ["run", str(program), "--json"]).stdout)
+    assert report["stdout"] == "None\n" and report["stderr"].startswith("UserWarning: The .grad attribute")
