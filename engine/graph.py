@@ -44,9 +44,9 @@ class Node:
     def __new__(cls, op: Op, *_args: object) -> Node:
         """Each op's nodes are of a class of its own named as PyTorch's (`type(y.grad_fn).__name__` is
         `MulBackward0`), made once per name; they differ from Node in nothing else."""
-        kind = _NODE_CLASSES.get(op.grad_fn)
+        kind = _NODE_CLASSES.get((cls, op.grad_fn))
         if kind is None:
-            kind = _NODE_CLASSES[op.grad_fn] = type(op.grad_fn, (Node,), {"__slots__": (), "__doc__": Node.__doc__})
+            kind = _NODE_CLASSES[cls, op.grad_fn] = type(op.grad_fn, (cls,), {"__slots__": (), "__doc__": cls.__doc__})
         return object.__new__(kind)
 
     def __init__(self, op: Op, arrays: tuple, attrs: dict, out: np.ndarray, parents: tuple) -> None:
@@ -69,26 +69,11 @@ class Node:
     def next_functions(self) -> tuple:
         return tuple((p, 0) for p in self.parents)
 
-    def __getattr__(self, name: str):
-        """PyTorch's `grad_fn._saved_self`, `_saved_result`, `_saved_exponent`…: what the op's record declares
-        saved (`engine.tensor.saved_value`)."""
-        if name.startswith("_saved_"):  # (only then: an unset slot must not reach self.op)
-            from engine.tensor import saved_names, saved_value  # engine.tensor imports this module (Node): a cycle
-
-            if name[7:] in saved_names(self.op):
-                return saved_value(self, name[7:])
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
-
-    def __dir__(self) -> list:
-        from engine.tensor import saved_names  # (the same cycle)
-
-        return sorted({*super().__dir__(), *(f"_saved_{name}" for name in saved_names(self.op))})
-
     def __repr__(self) -> str:
         return f"<{self.op.grad_fn} object at {id(self):#x}>"
 
 
-_NODE_CLASSES: dict[str, type] = {}
+_NODE_CLASSES: dict[tuple[type, str], type] = {}
 
 
 class AccumulateGrad:

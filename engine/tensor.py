@@ -193,7 +193,7 @@ def _run(op, inputs: tuple, attrs: dict, modes=None) -> "Tensor":
         bit <<= 1
     if wanted:
         result._requires_grad = True
-        node = result._grad_fn = Node(op, tuple(arrays), attrs, out, tuple(parents))
+        node = result._grad_fn = OpNode(op, tuple(arrays), attrs, out, tuple(parents))
         if modes.anomaly:
             record_trace(node)
         if op.saves:
@@ -259,6 +259,21 @@ def _save_versions(node, op, inputs, wanted: int, result) -> None:
         versions.append((cell, cell[0], True))
     if versions:
         node.versions = versions
+
+
+class OpNode(Node):
+    """The node an op's dispatch records (`grad_fn`): a `Node` that also shows what it saved, by PyTorch's
+    names (`y.grad_fn._saved_self`, `_saved_result`, `_saved_exponent`)."""
+
+    __slots__ = ()
+
+    def __getattr__(self, name: str):
+        if name.startswith("_saved_") and name[7:] in saved_names(self.op):  # (only then: slots are set)
+            return saved_value(self, name[7:])
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __dir__(self) -> list:
+        return sorted({*super().__dir__(), *(f"_saved_{name}" for name in saved_names(self.op))})
 
 
 def saved_names(op) -> tuple[str, ...]:

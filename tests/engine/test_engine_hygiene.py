@@ -13,7 +13,6 @@ ENGINE = Path(engine.__file__).parent
 SERVICES = ("runner", "sandbox", "explain")  # the three services beside the torch surface
 # imports inside a function body of the torch surface, each named with why it is lazy
 LAZY_IMPORTS = {
-    ("graph.py", "engine.tensor"): "engine.tensor imports graph (Node); grad_fn._saved_* makes Tensors",
     ("custom_function.py", "engine.autograd"): "engine.autograd imports this module (autograd.Function): a cycle",
     ("custom_function.py", "engine.printing"): "no cycle: can move to the top (custom_function.py is another branch's)",
 }

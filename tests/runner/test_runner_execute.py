@@ -199,3 +199,15 @@ def test_the_run_command_writes_warnings_to_stderr(tmp_path) -> None:
     assert "UserWarning: The .grad attribute" in plain.stderr
     report = json.loads(CliRunner().invoke(main, ["run", str(program), "--json"]).stdout)
     assert report["stdout"] == "None\n" and report["stderr"].startswith("UserWarning: The .grad attribute")
+
+
+def test_saved_tensors_of_a_node_are_readable_and_nothing_else_private() -> None:
+    """The saved-tensors tutorial runs (`y.grad_fn._saved_self is x`); `_saved_*` of anything but a node stays refused."""
+    result = run_snippet("import torch\nx = torch.ones(2, requires_grad=True)\ny = x.pow(2)\n"
+                         "print(y.grad_fn._saved_self is x, y.grad_fn._saved_exponent)\n"
+                         "z = x.exp()\nprint(z.grad_fn._saved_result.equal(z), z.grad_fn._saved_result is z)\n")
+    assert result.ok and result.stdout == "True 2\nTrue False\n"
+    refused = run_snippet("import torch\nx = torch.ones(2)\nprint(x._saved_self)\n")
+    assert refused.error.type == "SnippetRejected"
+    assigned = run_snippet("import torch\nx = torch.ones(2, requires_grad=True)\n(x * 2).grad_fn._saved_self = 3\n")
+    assert assigned.error.type == "SnippetRejected"
