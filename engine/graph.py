@@ -185,7 +185,7 @@ def _sweep(order, grads, nbatch, retain_graph, on_node, capture, tensors) -> dic
     """`sweep`'s loop: on arrays (`tensors` None) or, recorded, on Tensors (`tensors`: `engine.xp_tensor`)."""
     leaves = {}
     modes = state.current()
-    anomaly, guard = modes.anomaly and modes.check_nan, modes.size_guard
+    anomaly, guard, belief = modes.anomaly and modes.check_nan, modes.size_guard, modes.belief
     for node in order:
         g = grads.pop(node, None)
         if g is None:
@@ -216,7 +216,8 @@ def _sweep(order, grads, nbatch, retain_graph, on_node, capture, tensors) -> dic
                 continue
             if guard is not None:  # a batch of cotangents can outgrow every tensor
                 guard(tuple(g.shape[:nbatch]) + np.shape(arrays[i]))
-            gi = vjp[i](g, out, *inputs, **attrs)
+            rule = vjp[i] if belief is None else belief.vjp(node, i, vjp[i])  # a misconception's rule, or PyTorch's
+            gi = rule(g, out, *inputs, **attrs)
             if gi is None:  # an undefined gradient (PyTorch's norm with p=0): nothing flows
                 continue
             array = arrays[i]

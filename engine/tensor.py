@@ -568,6 +568,9 @@ class Tensor:
     def detach(self) -> "Tensor":
         """A tensor without a graph on the same storage, with the same version counter (an in-place change of
         either is seen by the graph that saved the other)."""
+        belief = _modes().belief
+        if belief is not None and belief.keeps_graph:  # a learner who believes gradients flow through detach()
+            return self.view_as(self)
         t = Tensor._make(self._data)
         t._vc = self._shared_version()
         return t

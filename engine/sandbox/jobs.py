@@ -72,7 +72,16 @@ def explain(source: str, symbolic: bool = False, timeout: float = 2.0, want: tup
     return out
 
 
-JOBS = {"run": run, "explain": explain}
+def beliefs(source: str, expression: str, ids: list[str] | None = None) -> dict:
+    """What `expression` is after `source` when run as each misconception believes (`engine.explain.beliefs`):
+    {"answers": {id: [value, …]}}, the id "" holding the correct value (lists empty where nothing applies)."""
+    from engine.explain.beliefs import IDS, believed_answers
+
+    answers = believed_answers(source, expression, tuple(i for i in (ids or IDS) if i in IDS))
+    return {"answers": {key: [encode_value(v) for v in values] for key, values in answers.items()}}
+
+
+JOBS = {"run": run, "explain": explain, "beliefs": beliefs}
 
 
 # --- plain data ---------------------------------------------------------------------------------
