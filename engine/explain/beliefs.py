@@ -254,7 +254,7 @@ RULES = {belief.id: belief for belief in (MeanWithoutN, BroadcastNotSummed, Matm
 
 
 # --- beliefs about values, not rules ---------------------------------------------------------------------
-def _value_not_gradient(run, calls, expression, value) -> list:
+def _value_not_gradient(source, run, calls, expression, value) -> list:
     """The forward values (every tensor of the differentiated graphs, leaves included) shaped like the answer."""
     if not calls or not _is_array(value):
         return []
@@ -268,16 +268,16 @@ def _value_not_gradient(run, calls, expression, value) -> list:
     return found
 
 
-def _all_ones(run, calls, expression, value) -> list:
+def _all_ones(source, run, calls, expression, value) -> list:
     return [np.ones(value.shape)] if calls and _is_array(value) else []
 
 
-def _zero_grad_zeros(run, calls, expression, value) -> list:
+def _zero_grad_zeros(source, run, calls, expression, value) -> list:
     """`p.grad` read as zeros where `zero_grad()` left None (the program calls zero_grad)."""
     if value is not None:
         return []
     tree = ast.parse(expression, mode="eval").body
-    if not (isinstance(tree, ast.Attribute) and tree.attr == "grad") or not _calls_zero_grad(run.source):
+    if not (isinstance(tree, ast.Attribute) and tree.attr == "grad") or not _calls_zero_grad(source):
         return []
     base = run.evaluate(ast.unparse(tree.value))
     return [np.zeros(tuple(base.shape))] if hasattr(base, "shape") else []
@@ -322,7 +322,7 @@ def believed_answers(source: str, expression: str, ids=IDS, run_snippet=None) ->
     for key in ids:
         if key in VALUES:
             try:
-                answers[key] = VALUES[key](correct, calls, expression, value) if correct.ok else []
+                answers[key] = VALUES[key](source, correct, calls, expression, value) if correct.ok else []
             except (SnippetFailure, SyntaxError, ValueError):
                 answers[key] = []
             continue
