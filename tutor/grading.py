@@ -24,15 +24,14 @@ def read_prediction(answer: Answer, text: str) -> Reading:
     return read_answer(text, answer.kind, answer.shape, evaluate, names)
 
 
-def grade_prediction(step, answer: Answer, text: str, lang: str = "en",
-                     titles=None) -> tuple[Comparison, Diagnosis | None]:
+def grade_prediction(step, answer: Answer, text: str, titles=None) -> tuple[Comparison, Diagnosis | None]:
     """The verdict on a typed prediction, as the app gives it, with the misconception behind a wrong one
     (`AnswerFormatError` when unreadable)."""
     reading = read_prediction(answer, text)
     verdict = compare(answer, reading.value, reading.half_unit, reading.decimals)
     if verdict.correct or verdict.close:
         return verdict, None
-    return verdict, diagnose(step, answer, reading, lang, titles)
+    return verdict, diagnose(step, answer, reading, titles)
 
 
 def pick(labels: list[list[str]], text: str) -> int:
@@ -50,14 +49,18 @@ def pick(labels: list[list[str]], text: str) -> int:
 
 @dataclass(frozen=True)
 class Diagnosis:
-    id: str        # a misconception of `lessons/misconceptions.toml`
-    message: str   # in the learner's own numbers, with the step that teaches the right idea
-    teach: str     # "lesson-id:step-id"
+    id: str                    # a misconception of `lessons/misconceptions.toml`
+    messages: dict[str, str]   # per language: in the learner's own numbers, with the step that teaches it
+    teach: str                 # "lesson-id:step-id"
+
+    def message(self, lang: str) -> str:
+        return self.messages.get(lang) or self.messages["en"]
 
 
-def diagnose(step, answer: Answer, reading: Reading, lang: str, titles=None) -> Diagnosis | None:
+def diagnose(step, answer: Answer, reading: Reading, titles=None) -> Diagnosis | None:
     """The misconception behind the wrong prediction `reading` to predict step `step`, or None (also when the
-    worker cannot run the buggy rules). `titles` maps a lesson id to its title (the text names the lesson)."""
+    worker cannot run the buggy rules). `titles(lang)` maps a lesson id to its title (the text names the
+    lesson that teaches it)."""
     from lessons.misconceptions import CATALOGUE, believed, diagnose as match_answer
 
     run = answer.run
@@ -71,7 +74,11 @@ def diagnose(step, answer: Answer, reading: Reading, lang: str, titles=None) -> 
     found = match_answer(answer, answers, reading.value, reading.half_unit, reading.decimals)
     if found is None:
         return None
-    return Diagnosis(found.id, diagnosis_message(found, answer, reading.value, lang, titles), CATALOGUE[found.id].teach)
+    from tutor.i18n import LANGUAGES
+
+    messages = {lang: diagnosis_message(found, answer, reading.value, lang, titles(lang) if titles else None)
+                for lang in LANGUAGES}
+    return Diagnosis(found.id, messages, CATALOGUE[found.id].teach)
 
 
 def diagnosis_message(found, answer: Answer, typed, lang: str, titles=None) -> str:

@@ -35,6 +35,7 @@ class StepState:
     wrong_choices: set[int] = field(default_factory=set)
     hints_shown: int = 0
     started: float = field(default_factory=time.monotonic)
+    diagnosis: Any = None  # the misconception behind the last wrong prediction (`tutor.grading.Diagnosis`)
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,7 @@ misconception; random wrong answers are diagnosed as nothing (never a guess)."""
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
 
 import numpy as np
 import pytest
@@ -11,6 +12,12 @@ from misconception_corpus import CORPUS, typed
 from lessons.answers import compute_answer
 from lessons.course import load_course
 from tutor.grading import grade_prediction
+
+
+@dataclass(frozen=True)
+class Diagnosed:
+    id: str
+    message: str
 
 
 @functools.cache
@@ -28,8 +35,9 @@ def _step(target: str):
 
 def _diagnosed(target: str, text: str, lang: str = "en"):
     lesson, step, answer = _step(target)
-    verdict, diagnosis = grade_prediction(step, answer, text, lang, {lesson.id: lesson.title.get(lang)})
-    return verdict, diagnosis
+    verdict, diagnosis = grade_prediction(step, answer, text, lambda lang: {lesson.id: lesson.title.get(lang)
+                                                                           for lesson in _course().lessons})
+    return verdict, diagnosis if diagnosis is None else Diagnosed(diagnosis.id, diagnosis.message(lang))
 
 
 @pytest.mark.parametrize("target, misconception, by_hand", CORPUS, ids=[f"{t}-{m}-{f.__name__}" for t, m, f in CORPUS])

@@ -48,15 +48,15 @@ def command(target: str, answer_text: str, as_json: bool, lang: str | None, less
     from tutor.answer_input import AnswerFormatError
 
     try:
-        verdict, diagnosis = _grade(course, step, answer, answer_text, lang)
+        verdict, diagnosis = _grade(course, step, answer, answer_text)
     except AnswerFormatError as error:
         _fail(1, error.message(lang))
     if as_json:
         echo(json.dumps({"correct": verdict.correct, "close": bool(verdict.close and not verdict.correct),
                          "diagnosis": None if diagnosis is None else {"id": diagnosis.id,
-                                                                      "message": diagnosis.message}}))
+                                                                      "message": diagnosis.message(lang)}}))
     else:
-        echo(_describe(verdict, lang) + ("" if diagnosis is None else "\n" + diagnosis.message))
+        echo(_describe(verdict, lang) + ("" if diagnosis is None else "\n" + diagnosis.message(lang)))
 
 
 def _find(target: str, lesson_dirs: tuple[str, ...], data_dir: str | None):
@@ -78,7 +78,7 @@ def _find(target: str, lesson_dirs: tuple[str, ...], data_dir: str | None):
     return course, lesson, step
 
 
-def _grade(course, step, answer, text: str, lang: str):
+def _grade(course, step, answer, text: str):
     """The verdict (and any diagnosis) through the app's own path: predictions as the step view reads them,
     options by label."""
     from lessons.answers import Comparison, compare
@@ -86,7 +86,8 @@ def _grade(course, step, answer, text: str, lang: str):
     from tutor.i18n import t
 
     if step.kind == "predict":  # a bool prediction too: True or False, the app's two options
-        return grade_prediction(step, answer, text, lang, {lesson.id: lesson.title.get(lang) for lesson in course.lessons})
+        return grade_prediction(step, answer, text, lambda lang: {lesson.id: lesson.title.get(lang)
+                                                                  for lesson in course.lessons})
     if step.kind == "choice":
         labels = [[option.text.get("en"), option.text.get("ja")] for option in step.options]
     else:
