@@ -26,6 +26,7 @@ class Misconception:
     name: dict[str, str]      # {"en": …, "ja": …}
     explain: dict[str, str]   # one sentence each
     teach: str                # "lesson-id:step-id": the step that teaches the right idea
+    concepts: tuple[str, ...]  # concept tags whose quiz templates practise the right idea
 
     @property
     def lesson_id(self) -> str:
@@ -38,8 +39,8 @@ class Misconception:
 
 def _load() -> dict[str, Misconception]:
     data = tomllib.loads(CATALOGUE_PATH.read_text(encoding="utf-8"))
-    return {key: Misconception(key, dict(entry["name"]), dict(entry["explain"]), entry["teach"])
-            for key, entry in data.items()}
+    return {key: Misconception(key, dict(entry["name"]), dict(entry["explain"]), entry["teach"],
+                               tuple(entry["concepts"])) for key, entry in data.items()}
 
 
 CATALOGUE: dict[str, Misconception] = _load()

@@ -61,7 +61,8 @@ def diagnose(step, answer: Answer, reading: Reading, titles=None) -> Diagnosis |
     """The misconception behind the wrong prediction `reading` to predict step `step`, or None (also when the
     worker cannot run the buggy rules). `titles(lang)` maps a lesson id to its title (the text names the
     lesson that teaches it)."""
-    from lessons.misconceptions import CATALOGUE, believed, diagnose as match_answer
+    from lessons.misconceptions import CATALOGUE, believed
+    from lessons.misconceptions import diagnose as match_answer
 
     run = answer.run
     if getattr(step, "kind", None) != "predict" or answer.kind not in ("tensor", "number", "none") \

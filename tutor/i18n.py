@@ -329,6 +329,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "diagnosis_ratio": "Every number of yours is {ratio}× the answer: that is “{name}”.",
         "diagnosis_teach": "Step “{step}” of “{lesson}” teaches it.",
         "diagnosis_label": "Misconception",
+        "class_misconception": "{count} of {total} students: {name}, on {place}",
+        "class_misconceptions_title": "Misconceptions diagnosed",
+        "stats_misconceptions": "Misconceptions diagnosed in your wrong predictions",
+        "stats_misconception_row": "{name}: {count}× (last on {place})",
     },
     "ja": {
         "course_title": "コース",
@@ -627,6 +631,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "diagnosis_ratio": "あなたの答えはどの値も正解の {ratio} 倍です。これは「{name}」のときに出る値です。",
         "diagnosis_teach": "「{lesson}」のステップ「{step}」で学べます。",
         "diagnosis_label": "つまずき",
+        "class_misconception": "{total} 人中 {count} 人: {name}（{place}）",
+        "class_misconceptions_title": "見つかったつまずき",
+        "stats_misconceptions": "不正解の予想から見つかったつまずき",
+        "stats_misconception_row": "{name}: {count} 回（最後は {place}）",
     },
 }
 

@@ -56,7 +56,8 @@ class Practice(Protocol):
 
     def output(self, index: int) -> StepOutput: ...
 
-    def record(self, index: int, answer_text: str | None, outcome: str, hints_used: int, duration_ms: int) -> bool: ...
+    def record(self, index: int, answer_text: str | None, outcome: str, hints_used: int, duration_ms: int,
+               misconception: str | None = None) -> bool: ...
 
     def records_retries(self) -> bool: ...
 
@@ -142,10 +143,12 @@ class LessonPractice:
         self._outputs[step.id] = StepOutput(stdout, earlier, raised)
         return self._outputs[step.id]
 
-    def record(self, index: int, answer_text: str | None, outcome: str, hints_used: int, duration_ms: int) -> bool:
+    def record(self, index: int, answer_text: str | None, outcome: str, hints_used: int, duration_ms: int,
+               misconception: str | None = None) -> bool:
         step = self.lesson.steps[index]
         self._recorder(lesson_id=self.lesson.id, step_id=step.id, concepts=self.concepts(index),
-                       answer=answer_text, outcome=outcome, hints_used=hints_used, duration_ms=duration_ms)
+                       answer=answer_text, outcome=outcome, hints_used=hints_used, duration_ms=duration_ms,
+                       misconception=misconception)
         return True
 
     def records_retries(self) -> bool:
@@ -194,11 +197,13 @@ class QuizPractice:
         answer = self.question.answer
         return StepOutput(answer.stdout, "", getattr(answer, "raised", None))
 
-    def record(self, index: int, answer_text: str | None, outcome: str, hints_used: int, duration_ms: int) -> bool:
+    def record(self, index: int, answer_text: str | None, outcome: str, hints_used: int, duration_ms: int,
+               misconception: str | None = None) -> bool:
         from tutor.progress.model import ProgressError
 
         try:
-            self.session.submit(outcome, answer=answer_text, hints_used=hints_used, duration_ms=duration_ms)
+            self.session.submit(outcome, answer=answer_text, hints_used=hints_used, duration_ms=duration_ms,
+                                misconception=misconception)
         except ProgressError:
             raise
         self.outcomes.append(outcome)

@@ -390,7 +390,8 @@ class StepView(VerticalScroll, can_focus=True):
         from tutor.progress.model import ProgressError
 
         try:
-            self.practice.record(self.index, text, outcome, state.hints_shown, duration)
+            diagnosed = state.diagnosis.id if outcome == "wrong" and state.diagnosis is not None else None
+            self.practice.record(self.index, text, outcome, state.hints_shown, duration, diagnosed)
         except ProgressError as error:
             self.post_message(self.RecordFailed(error))
             return
