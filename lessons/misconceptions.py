@@ -52,20 +52,28 @@ class Match:
     believed: Plain   # the answer the misconception gives (what the learner typed, at full precision)
 
 
-_CACHE: dict[tuple[str, str, tuple], dict[str, list[Plain]] | None] = {}
+_CACHE: dict[tuple, dict[str, list[Plain]] | None] = {}
 _CACHE_LOCK = threading.Lock()
 
 
-def believed(source: str, expression: str, ids: tuple[str, ...] = tuple(CATALOGUE)) -> dict[str, list[Plain]] | None:
+def step_ids(step) -> tuple[str, ...]:
+    """The misconceptions a predict step may name: the catalogue's, less those it switches off."""
+    return tuple(key for key in CATALOGUE if key not in step.misconceptions_off)
+
+
+def believed(source: str, expression: str, ids: tuple[str, ...] = tuple(CATALOGUE),
+             extra: tuple = ()) -> dict[str, list[Plain]] | None:
     """{id: the answers a learner holding it gives} for `expression` after `source` (None when the worker could
-    not run it). Run once per program and expression: the app asks again on every wrong answer."""
-    key = (source, expression, tuple(ids))
+    not run it); `extra`, an author's `BuggyAnswer`s. Run once per program and expression: the app asks again
+    on every wrong answer."""
+    pairs = tuple((buggy.misconception, buggy.answer) for buggy in extra)
+    key = (source, expression, tuple(ids), pairs)
     with _CACHE_LOCK:
         if key in _CACHE:
             return _CACHE[key]
     from engine.sandbox.client import believed_answers
 
-    raw = believed_answers(source, expression, list(ids))
+    raw = believed_answers(source, expression, list(ids), list(pairs))
     result = None if raw is None else {i: _plains(raw.get(i, [])) for i in ids}
     with _CACHE_LOCK:
         _CACHE[key] = result
@@ -127,3 +135,54 @@ def diagnose(answer: Answer, answers: dict[str, list[Plain]], value, half_unit=N
 
 def _finite(plain: Plain) -> bool:
     return bool(np.isfinite(np.asarray(plain.value, dtype=np.float64)).all())
+
+
+@dataclass(frozen=True)
+class StepTelling:
+    """What `check --misconceptions` says about one predict step."""
+
+    index: int
+    step_id: str
+    told: tuple[str, ...]  # the misconceptions its wrong answers name
+    why_not: str = ""      # when fewer than two: why
+
+
+def telling_report(lesson, builder=None) -> list[StepTelling]:
+    """Per predict step of `lesson`, the misconceptions a wrong answer to it can name, and why not more."""
+    from lessons.answers import AnswerError, compute_answer
+    from lessons.model import PredictStep
+    from lessons.programs import ProgramBuilder
+
+    builder = builder or ProgramBuilder(lesson)
+    found = []
+    for index, step in enumerate(lesson.steps):
+        if not isinstance(step, PredictStep):
+            continue
+        try:
+            answer = compute_answer(lesson, step, builder)
+        except AnswerError:
+            continue  # `check` reports the broken step itself
+        if answer.kind not in ("tensor", "number", "none"):
+            found.append(StepTelling(index, step.id, (), f"its answer is a {answer.kind}: only numbers, tensors and "
+                                                          "None answers are diagnosed"))
+            continue
+        answers = believed(answer.run.source, step.expression, step_ids(step), step.buggy)
+        if answers is None:
+            found.append(StepTelling(index, step.id, (), "the snippet worker could not run the buggy rules"))
+            continue
+        told = telling_apart(answer, answers)
+        found.append(StepTelling(index, step.id, told, "" if len(told) >= 2 else _why_not(answer, answers, told)))
+    return found
+
+
+def _why_not(answer: Answer, answers: dict[str, list[Plain]], told: tuple[str, ...]) -> str:
+    wrong = distinct(answer, answers)
+    same_as_correct = [key for key in answers if key and key not in wrong]
+    coinciding = [key for key in wrong if key not in told]
+    parts = []
+    if same_as_correct:
+        named = ", ".join(same_as_correct) if len(same_as_correct) <= 3 else f"{len(same_as_correct)} others"
+        parts.append(f"on this program {named} give the correct answer")
+    if coinciding:
+        parts.append(f"{', '.join(coinciding)} give the same wrong answer as another misconception")
+    return "; ".join(parts) or "no misconception applies"

@@ -61,15 +61,14 @@ def diagnose(step, answer: Answer, reading: Reading, titles=None) -> Diagnosis |
     """The misconception behind the wrong prediction `reading` to predict step `step`, or None (also when the
     worker cannot run the buggy rules). `titles(lang)` maps a lesson id to its title (the text names the
     lesson that teaches it)."""
-    from lessons.misconceptions import CATALOGUE, believed
+    from lessons.misconceptions import CATALOGUE, believed, step_ids
     from lessons.misconceptions import diagnose as match_answer
 
     run = answer.run
     if getattr(step, "kind", None) != "predict" or answer.kind not in ("tensor", "number", "none") \
             or getattr(run, "source", None) is None:
         return None
-    ids = tuple(key for key in CATALOGUE if key not in getattr(step, "misconceptions_off", ()))
-    answers = believed(run.source, step.expression, ids)
+    answers = believed(run.source, step.expression, step_ids(step), step.buggy)
     if not answers:
         return None
     found = match_answer(answer, answers, reading.value, reading.half_unit, reading.decimals)

@@ -297,9 +297,10 @@ IDS = tuple(RULES) + tuple(VALUES)
 
 
 # --- running them ---------------------------------------------------------------------------------------
-def believed_answers(source: str, expression: str, ids=IDS, run_snippet=None) -> dict[str, list]:
+def believed_answers(source: str, expression: str, ids=IDS, run_snippet=None, extra=()) -> dict[str, list]:
     """{belief id: the values `expression` takes when the program runs as a learner holding it believes}
-    (one per variant that runs; empty where the belief does not apply). Also "" : [PyTorch's value]."""
+    (one per variant that runs; empty where the belief does not apply). Also "" : [PyTorch's value].
+    `extra`: (id, expression) pairs, a lesson author's buggy answers, evaluated after the correct run."""
     if run_snippet is None:
         from engine.runner import run_snippet
     from engine.runner.errors import SnippetFailure
@@ -319,14 +320,22 @@ def believed_answers(source: str, expression: str, ids=IDS, run_snippet=None) ->
         correct = run_snippet(source)
     value = evaluated(correct)
     answers: dict[str, list] = {"": [value]}
+    for key, believed in extra:
+        try:
+            found = correct.evaluate(believed) if correct.ok else None
+        except SnippetFailure:
+            found = None
+        if found is not None:
+            answers.setdefault(key, []).append(found.detach().numpy() if hasattr(found, "detach") else found)
     for key in ids:
         if key in VALUES:
             try:
-                answers[key] = VALUES[key](source, correct, calls, expression, value) if correct.ok else []
+                found = VALUES[key](source, correct, calls, expression, value) if correct.ok else []
             except (SnippetFailure, SyntaxError, ValueError):
-                answers[key] = []
+                found = []
+            answers[key] = answers.get(key, []) + found
             continue
-        found = []
+        found = answers.get(key, [])
         for variant in RULES[key].variants:
             previous = state.update(belief=RULES[key](variant))
             try:

@@ -244,10 +244,13 @@ def run_program(source: str, *, filename: str = "<snippet>", expressions: list[s
 BELIEFS_SECONDS = 30.0  # the program once per buggy rule (each run still stopped by the language layer at 2 s)
 
 
-def believed_answers(source: str, expression: str, ids: list[str] | None = None) -> dict[str, list] | None:
+def believed_answers(source: str, expression: str, ids: list[str] | None = None,
+                     extra: list | None = None) -> dict[str, list] | None:
     """{misconception id: the values `expression` takes when `source` runs as that misconception believes},
-    "" for the correct value (see `engine.explain.beliefs`); None when the worker could not run the job."""
-    answer = call(worker(), "beliefs", BELIEFS_SECONDS, source=source, expression=expression, ids=ids)
+    "" for the correct value (see `engine.explain.beliefs`; `extra`: an author's [id, expression] pairs);
+    None when the worker could not run the job."""
+    answer = call(worker(), "beliefs", BELIEFS_SECONDS, source=source, expression=expression, ids=ids,
+                  extra=[list(pair) for pair in extra or ()])
     if "failure" in answer:
         return None
     return {key: [decode_value(v) for v in values] for key, values in answer["answers"].items()}

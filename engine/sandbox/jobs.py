@@ -72,12 +72,15 @@ def explain(source: str, symbolic: bool = False, timeout: float = 2.0, want: tup
     return out
 
 
-def beliefs(source: str, expression: str, ids: list[str] | None = None) -> dict:
+def beliefs(source: str, expression: str, ids: list[str] | None = None, extra: list | None = None) -> dict:
     """What `expression` is after `source` when run as each misconception believes (`engine.explain.beliefs`):
-    {"answers": {id: [value, …]}}, the id "" holding the correct value (lists empty where nothing applies)."""
+    {"answers": {id: [value, …]}}, the id "" holding the correct value (lists empty where nothing applies).
+    `extra`: [id, expression] pairs, an author's buggy answers, evaluated after the correct run."""
     from engine.explain.beliefs import IDS, believed_answers
 
-    answers = believed_answers(source, expression, tuple(i for i in (ids or IDS) if i in IDS))
+    wanted = tuple(i for i in (ids or IDS) if i in IDS)
+    answers = believed_answers(source, expression, wanted,
+                               extra=[(str(key), str(answer)) for key, answer in (extra or ()) if key in wanted])
     return {"answers": {key: [encode_value(v) for v in values] for key, values in answers.items()}}
 
 
