@@ -254,9 +254,21 @@ RULES = {belief.id: belief for belief in (MeanWithoutN, BroadcastNotSummed, Matm
 
 
 # --- beliefs about values, not rules ---------------------------------------------------------------------
+def _asks_gradient(expression: str, value, calls) -> bool:
+    """Whether the step asks for a gradient: `….grad`, or what a gradient-returning call gave (autograd.grad,
+    torch.func…; those results are copies, so they are recognised by their numbers)."""
+    tree = ast.parse(expression, mode="eval").body
+    while isinstance(tree, ast.Subscript):
+        tree = tree.value
+    if isinstance(tree, ast.Attribute) and tree.attr == "grad":
+        return True
+    return any(result is not None and np.shape(result) == value.shape and np.array_equal(result, value)
+               for call in calls for result in call.results)
+
+
 def _value_not_gradient(source, run, calls, expression, value) -> list:
     """The forward values (every tensor of the differentiated graphs, leaves included) shaped like the answer."""
-    if not calls or not _is_array(value):
+    if not calls or not _is_array(value) or not _asks_gradient(expression, value, calls):
         return []
     seen, found = set(), []
     for call in calls:
@@ -269,7 +281,7 @@ def _value_not_gradient(source, run, calls, expression, value) -> list:
 
 
 def _all_ones(source, run, calls, expression, value) -> list:
-    return [np.ones(value.shape)] if calls and _is_array(value) else []
+    return [np.ones(value.shape)] if calls and _is_array(value) and _asks_gradient(expression, value, calls) else []
 
 
 def _zero_grad_zeros(source, run, calls, expression, value) -> list:
@@ -313,7 +325,11 @@ def believed_answers(source: str, expression: str, ids=IDS, run_snippet=None, ex
         except SnippetFailure:
             return None
         if hasattr(value, "detach"):
-            value = np.array(value.detach().numpy(), dtype=np.float64)
+            previous = state.update(belief=None)  # a flows-through-detach belief keeps detach() in the graph
+            try:
+                value = np.array(value.detach().numpy(), dtype=np.float64)
+            finally:
+                state.restore(previous, "belief")
         return value
 
     with record_backward() as calls:
@@ -341,7 +357,7 @@ def believed_answers(source: str, expression: str, ids=IDS, run_snippet=None, ex
             try:
                 result = run_snippet(source)
                 believed = evaluated(result)
-            except NotApplicable:
+            except Exception:  # noqa: BLE001 - NotApplicable, or a rule that cannot hold here: no buggy answer
                 believed = None
             finally:
                 state.restore(previous, "belief")

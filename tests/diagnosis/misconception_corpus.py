@@ -144,6 +144,33 @@ def maximum_tie_right():
     return x.grad
 
 
+def stack_jacobian_times_v():
+    import torch
+
+    def f(x):
+        return torch.stack([x[0] * x[1], x[0] ** 2])
+
+    jac = torch.autograd.functional.jacobian(f, _t([2., 3.]))
+    return jac @ _t([1., 10.])   # J·v: v multiplied into J's columns
+
+
+def square_w_no_transpose():
+    import torch
+
+    return _t([[1., 2.], [3., 4.]]) @ torch.ones(2, 2)   # X @ grad instead of Xᵀ @ grad
+
+
+def zero_grad_zeros():
+    import torch
+
+    w = _t([1., 2.], requires_grad=True)
+    opt = torch.optim.SGD([w], lr=0.1)
+    (w * w).sum().backward()
+    opt.step()
+    opt.zero_grad(set_to_none=False)   # what the learner believes zero_grad() does
+    return w.grad
+
+
 def small_backward_ones():
     import torch
 
@@ -173,6 +200,9 @@ CORPUS = [
     ("non-differentiable-points:abs-at-zero", "kink-other-side", abs_left_side),
     ("non-differentiable-points:maximum-tie", "kink-other-side", maximum_tie_right),
     ("tensor-gradient-jacobian:small-backward", "all-ones", small_backward_ones),
+    ("tensor-gradient-jacobian:stack-vjp-not-jv", "jacobian-times-v", stack_jacobian_times_v),
+    ("matmul-gradients:square-w-grad", "matmul-no-transpose", square_w_no_transpose),
+    ("training-loop:grad-after-zero-grad", "zero-grad-zeros", zero_grad_zeros),
 ]
 
 
