@@ -78,3 +78,14 @@ def test_a_program_without_the_op_gives_the_correct_answer(key):
     found = answers("x = torch.tensor([1., 2.], requires_grad=True)\n(x * 3).sum().backward()\n", "x.grad")
     for value in found[key]:
         np.testing.assert_allclose(value, [3., 3.])
+
+
+def test_the_authoring_guide_documents_every_misconception_in_both_languages():
+    from pathlib import Path
+
+    guide = (Path(__file__).parents[2] / "docs" / "authoring.md").read_text(encoding="utf-8")
+    english, japanese = guide.split("# 日本語: autograd-tutor のレッスンを書く")
+    for entry in CATALOGUE.values():
+        assert f"| `{entry.id}` | {entry.name['en']} | `{entry.teach}` |" in english
+        assert f"| `{entry.id}` | {entry.name['ja']} | `{entry.teach}` |" in japanese
+    assert "misconceptions_off" in english and "[[steps.buggy]]" in japanese
