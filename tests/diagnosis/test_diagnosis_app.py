@@ -59,3 +59,27 @@ async def test_a_diagnosis_follows_a_language_switch(data_dir):
 
 def test_pictures_folder_is_optional():
     assert PICTURES is None or Path(PICTURES).is_dir()
+
+
+@pytest.mark.parametrize("lang, says", [("en", ["Misconceptions diagnosed", "mean without 1/n: 2×",
+                                                "trying-autograd:mean-grad"]),
+                                        ("ja", ["不正解の予想から見つかったつまずき", "1/n を忘れた平均: 2 回"])])
+async def test_the_stats_screen_lists_the_diagnosed_misconceptions(data_dir, lang, says):
+    from datetime import datetime, timezone
+
+    from tutor.progress import ProgressStore
+
+    with ProgressStore(data_dir=data_dir) as store:
+        for minute in range(2):
+            store.record_attempt(lesson_id="trying-autograd", step_id="mean-grad", concepts=["mean-gradient"],
+                                 answer="[[7, 8, 9], [10, 11, 12]]", outcome="wrong", misconception="mean-without-n",
+                                 at=datetime(2025, 5, 1, 9, minute, tzinfo=timezone.utc))
+    app = TutorApp(lang=lang, data_dir=data_dir)
+    async with app.run_test(size=(100, 40)) as pilot:
+        app.open_stats()
+        await pilot.pause()
+        shown = str(app.screen.query_one("#stats-misconceptions").render())
+        for part in says:
+            assert part in shown, shown
+        if PICTURES:
+            app.save_screenshot(filename=f"stats-{lang}.svg", path=PICTURES)

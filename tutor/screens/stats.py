@@ -97,7 +97,7 @@ def _misconceptions(attempts, lang: str):
     rows = misconception_stats(attempts)
     if not rows:
         return
-    lines = [Text(t("stats_misconceptions", lang), style="bold")]
+    lines = [Text(""), Text(t("stats_misconceptions", lang), style="bold")]  # a blank line below the plot
     for row in rows:
         entry = CATALOGUE.get(row.misconception)
         name = (entry.name.get(lang) or entry.name["en"]) if entry else row.misconception
