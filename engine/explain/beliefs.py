@@ -266,17 +266,32 @@ def _asks_gradient(expression: str, value, calls) -> bool:
                for call in calls for result in call.results)
 
 
+_FULL_REDUCTIONS = _op("sum", "mean")
+
+
 def _value_not_gradient(source, run, calls, expression, value) -> list:
-    """The forward values (every tensor of the differentiated graphs, leaves included) shaped like the answer."""
+    """The value instead of the gradient: the differentiated tensor's own value (`x` for `x.grad`, the inputs
+    of autograd.grad), or the function's — each differentiated output's value, or, for an output that is a
+    full sum or mean, the values it reduced. Only those shaped like the answer."""
     if not calls or not _is_array(value) or not _asks_gradient(expression, value, calls):
         return []
-    seen, found = set(), []
+    tree = ast.parse(expression, mode="eval").body
+    if isinstance(tree, ast.Attribute) and tree.attr == "grad":
+        tensors = [run.evaluate(ast.unparse(tree.value))]
+    else:
+        tensors = [x for call in calls for x in call.inputs or ()]
+    arrays = [t.detach().numpy() for t in tensors if hasattr(t, "detach")]
     for call in calls:
-        for node in call.nodes:
-            array = node.variable._data if type(node) is AccumulateGrad else getattr(node, "out", None)
-            if _is_array(array) and array.shape == value.shape and id(array) not in seen:
-                seen.add(id(array))
-                found.append(np.array(array, dtype=np.float64))
+        for root in call.roots:
+            node = root.grad_fn
+            if node is None:
+                continue
+            reduced = node.op in _FULL_REDUCTIONS and isinstance(node.parents[0], Node)
+            arrays.append(node.parents[0].out if reduced else node.out)
+    found = []
+    for array in arrays:
+        if _is_array(array) and array.shape == value.shape and not any(np.array_equal(array, f) for f in found):
+            found.append(np.array(array, dtype=np.float64))
     return found
 
 
