@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engine import state
 from engine.explain.beliefs import IDS, RULES, believed_answers
@@ -89,3 +91,25 @@ def test_the_authoring_guide_documents_every_misconception_in_both_languages():
         assert f"| `{entry.id}` | {entry.name['en']} | `{entry.teach}` |" in english
         assert f"| `{entry.id}` | {entry.name['ja']} | `{entry.teach}` |" in japanese
     assert "misconceptions_off" in english and "[[steps.buggy]]" in japanese
+
+
+_entries = st.integers(-3, 3).map(float)
+
+
+@settings(max_examples=25, deadline=None)
+@given(n=st.integers(2, 3), data=st.data())
+def test_for_any_square_linear_map_jacobian_times_v_is_A_v_and_no_transpose_is_X_ones(n, data):
+    """Properties over random programs, against PyTorch: y = A @ x with backward(v) gives Aᵀv, and J·v is A v;
+    (X @ W).sum() gives W.grad = Xᵀ·1, and without the transpose X·1."""
+    a = data.draw(st.lists(st.lists(_entries, min_size=n, max_size=n), min_size=n, max_size=n))
+    v = data.draw(st.lists(_entries, min_size=n, max_size=n))
+    src = (f"A = torch.tensor({a})\nx = torch.ones({n}, requires_grad=True)\n"
+           f"(A @ x).backward(torch.tensor({v}))\n")
+    found = answers(src, "x.grad")
+    A, V = torch.tensor(a), torch.tensor(v)
+    x = torch.ones(n, requires_grad=True)
+    (A @ x).backward(V)
+    np.testing.assert_allclose(found[""][0], x.grad.numpy())
+    np.testing.assert_allclose(found["jacobian-times-v"][0], (A @ V).numpy())
+    src = f"X = torch.tensor({a})\nW = torch.ones({n}, {n}, requires_grad=True)\n(X @ W).sum().backward()\n"
+    np.testing.assert_allclose(answers(src, "W.grad")["matmul-no-transpose"][0], (A @ torch.ones(n, n)).numpy())
