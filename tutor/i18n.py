@@ -627,8 +627,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "class_no_such_student": "このクラスに {name} という生徒はいません（生徒: {known}）",
         "class_student_reset": "{name} さんはもう一度参加できます。次にこの名前で参加した人に新しい個人コードと {name} さんの進捗が渡ります。本人でなかった場合は、もう一度リセットしてください。",
         # --- branch diagnosis (#28): the misconception behind a wrong prediction
-        "diagnosis_matches": "あなたの答え {yours} は、「{name}」のときに出る値とちょうど一致します。",
-        "diagnosis_ratio": "あなたの答えはどの値も正解の {ratio} 倍です。これは「{name}」のときに出る値です。",
+        "diagnosis_matches": "あなたの答え {yours} は、「{name}」というつまずきから出てくる値とちょうど一致します。",
+        "diagnosis_ratio": "あなたの答えはどの値も正解の {ratio} 倍です。これは「{name}」というつまずきから出てくる値です。",
         "diagnosis_teach": "「{lesson}」のステップ「{step}」で学べます。",
         "diagnosis_label": "つまずき",
         "class_misconception": "{total} 人中 {count} 人: {name}（{place}）",
