@@ -8,6 +8,13 @@
     (one create_graph gradient + one batched sweep; double-VJP) vs torch.func.hessian / torch.func.jvp,
     alternating in this one process.
 Prints medians and ratios to PyTorch. Run: python benchmarks/engine.py [--repeat N]
+
+Instructions per chain, independent of the machine's load (callgrind counts, it does not time): run
+`--chains K` (K engine float32 chains with backward, nothing else) for two K under valgrind and take the
+difference, which leaves out the interpreter's start and the imports:
+    valgrind --tool=callgrind --callgrind-out-file=/dev/null python benchmarks/engine.py --chains 1
+    valgrind --tool=callgrind --callgrind-out-file=/dev/null python benchmarks/engine.py --chains 11
+(instructions per chain = (Collected of 11 - Collected of 1) / 10).
 """
 from __future__ import annotations
 
@@ -23,15 +30,17 @@ import numpy as np
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 import engine  # noqa: E402
 
-try:
-    import torch
-except ImportError:  # the comparison columns are left out
-    torch = None
-try:
-    import autograd
-    import autograd.numpy as anp
-except ImportError:
-    autograd = None
+torch = autograd = None
+if "--chains" not in sys.argv:  # (counting instructions: the references' imports would dwarf the chains)
+    try:
+        import torch
+    except ImportError:  # the comparison columns are left out
+        pass
+    try:
+        import autograd
+        import autograd.numpy as anp
+    except ImportError:
+        pass
 
 
 def median_seconds(fn, repeat: int) -> float:
@@ -140,7 +149,13 @@ def jvp_of(lib, n):
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeat", type=int, default=21)
+    parser.add_argument("--chains", type=int, default=None, help="only run this many engine chains (callgrind)")
     args = parser.parse_args()
+    if args.chains is not None:
+        run = chain_of(engine, "float32")
+        for _ in range(args.chains):
+            run()
+        return
     rows = []
     pair_ratios = {}
     for dtype_name in ("float32", "float64"):

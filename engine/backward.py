@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 
-from engine import dtypes
+from engine import dtypes, state
 from engine.graph import AccumulateGrad, BackwardCall, _Roots, active_recorders, as_grad, sweep, topological
 from engine.tensor import Tensor, tensor
 
@@ -48,8 +48,9 @@ def run_backward(roots, grads, *, inputs=None, retain_graph=None, create_graph=F
     root, cotangent = (edges[0], seeds[0]) if len(edges) == 1 else (edges, seeds)
     capture = None if inputs is None else {x._grad_edge() for x in inputs}
     call = _record(api, roots, given, seeds, edges, inputs, create_graph)
-    reached = sweep(root, cotangent, nbatch=nbatch, retain_graph=bool(retain_graph), create_graph=create_graph,
-                    capture=capture)
+    belief = state.current().belief  # a misconception diagnosed by running the program as the learner believes
+    reached = (sweep if belief is None else belief.sweep)(root, cotangent, nbatch=nbatch, retain_graph=bool(retain_graph),
+                                                          create_graph=create_graph, capture=capture)
     if not accumulate:
         results = [_result(reached.get(x._grad_edge()), x, cotangent_batch(seeds[0], nbatch)) for x in inputs]
         if call is not None:
@@ -65,7 +66,7 @@ def run_backward(roots, grads, *, inputs=None, retain_graph=None, create_graph=F
         if call is not None:
             call.leaves.append(x)
             call.grads_before.append(None if x._grad is None else x._grad._data.copy())
-        x._accumulate(g)
+        x._accumulate(g) if belief is None else belief.accumulate(x, g)
         if type(edge) is AccumulateGrad and edge.post_hooks:
             for hook in list(edge.post_hooks.values()):
                 hook(x)

@@ -9,6 +9,11 @@ from engine.tensor import Tensor, _fill_value, _shape_arg, guard_shape, new_leaf
 _rng = np.random.default_rng(0)
 
 
+def _itemsize(dtype) -> int | None:
+    """Bytes per element of a requested dtype, for the size guard (None: the default's)."""
+    return None if dtype is None else np.dtype(dtypes.to_numpy(dtype)).itemsize
+
+
 def manual_seed(seed: int) -> None:
     """Make `rand`/`randn` reproducible (the engine's own stream, not PyTorch's numbers)."""
     global _rng
@@ -27,7 +32,7 @@ def _leaf(data: np.ndarray, dtype, requires_grad: bool, default=np.float32) -> T
 
 def _filled(shape, value, dtype, requires_grad):
     shape = _shape_arg(shape)
-    guard_shape(shape)
+    guard_shape(shape, itemsize=_itemsize(dtype))
     return _leaf(np.full(shape, value), dtype, requires_grad)
 
 
@@ -70,7 +75,7 @@ def full_like(input: Tensor, fill_value, dtype=None, requires_grad=False) -> Ten
 
 
 def eye(n: int, m: int | None = None, dtype=None, requires_grad=False, device=None) -> Tensor:
-    guard_shape((n, n if m is None else m))
+    guard_shape((n, n if m is None else m), itemsize=_itemsize(dtype))
     return _leaf(np.eye(n, m), dtype, requires_grad)
 
 
@@ -79,26 +84,26 @@ def arange(start, end=None, step=1, dtype=None, requires_grad=False, device=None
         start, end = 0, start
     if step == 0:
         raise RuntimeError("step must be nonzero")
-    guard_shape((max(0, int(np.ceil((end - start) / step))),))
+    guard_shape((max(0, int(np.ceil((end - start) / step))),), itemsize=_itemsize(dtype))
     values = np.arange(start, end, step)
     integral = all(isinstance(v, (int, np.integer)) for v in (start, end, step))
     return _leaf(values, dtype, requires_grad, default=np.int64 if integral else np.float32)
 
 
 def linspace(start, end, steps: int, dtype=None, requires_grad=False, device=None) -> Tensor:
-    guard_shape((steps,))
+    guard_shape((steps,), itemsize=_itemsize(dtype))
     return _leaf(np.linspace(start, end, steps), dtype, requires_grad)
 
 
 def randn(*size, dtype=None, requires_grad=False, generator=None, device=None) -> Tensor:
     shape = _shape_arg(size)
-    guard_shape(shape)
+    guard_shape(shape, itemsize=_itemsize(dtype))
     return _leaf(_rng.standard_normal(shape), dtype, requires_grad)
 
 
 def rand(*size, dtype=None, requires_grad=False, generator=None, device=None) -> Tensor:
     shape = _shape_arg(size)
-    guard_shape(shape)
+    guard_shape(shape, itemsize=_itemsize(dtype))
     return _leaf(_rng.random(shape), dtype, requires_grad)
 
 
@@ -110,13 +115,13 @@ def randint(low, high=None, size=None, dtype=None, requires_grad=False, generato
         low, high = 0, low
     if size is None:
         raise TypeError("randint() missing 1 required positional arguments: \"size\"")
-    guard_shape(tuple(size))
+    guard_shape(tuple(size), itemsize=_itemsize(dtype))
     return _leaf(_rng.integers(low, high, size=tuple(size)), dtype, requires_grad, default=np.int64)
 
 
 def randperm(n: int, dtype=None, requires_grad=False, generator=None, device=None) -> Tensor:
     """A random permutation of 0..n-1 (the engine's own stream, not PyTorch's numbers)."""
-    guard_shape((n,))
+    guard_shape((n,), itemsize=_itemsize(dtype))
     return _leaf(_rng.permutation(int(n)), dtype, requires_grad, default=np.int64)
 
 

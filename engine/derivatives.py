@@ -37,6 +37,54 @@ class Op:
     result_dtype: Callable | None = None
     view: bool = False           # the result is a view of input 0 (in-place writes through it reach it)
     custom: bool = False         # a custom autograd.Function: its rules are the learner's code, not formulas
+    names: Names | None = None   # how learners reach it (Tensor methods, torch functions, in-place variants)
+    # (arrays, attrs) -> (result shape, multiply-adds): what dispatch shows the size guard before the forward
+    # runs; None for an op whose result is never larger than an input
+    shape: Callable | None = None
+    check: Callable | None = None  # (arrays, attrs) -> None, raising PyTorch's error for operands it refuses
+    # the non-tensor arguments PyTorch saves (`grad_fn._saved_exponent`), by their attribute names, where the
+    # attribute holds the learner's value as given (dims do not: rules count them from the end); they stay
+    # when the graph is freed, and never stop a second backward
+    saved_args: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Names:
+    """How learners reach an op, as PyTorch's native_functions.yaml `variants` say: `Tensor` methods, `torch`
+    functions, in-place methods (`x.exp_()`) and in-place functions (`torch.exp_`). `engine.registry` attaches
+    them; a method the `Tensor` class spells out itself is the op's argument parser (`x.sum(dim, keepdim)`).
+    `number_first` is what `torch.f(2, t)` means: "" refused as PyTorch does, "op" the op with the number as a
+    wrapped operand (`torch.sub(2, t)` records SubBackward0), or the Tensor's reflected operator (`__radd__`)."""
+    methods: tuple[str, ...] = ()
+    functions: tuple[str, ...] = ()
+    inplace: tuple[str, ...] = ()
+    inplace_functions: tuple[str, ...] = ()
+    number_first: str = ""
+
+
+def names(*methods: str, function: bool = True, inplace: bool = False, inplace_function: bool = False,
+          number_first: str = "") -> Names:
+    """The names of an op reached as `x.m(...)` for each of `methods` (aliases after the first), as `torch.m`
+    when `function`, as `x.m_()` when `inplace`, and as `torch.m_` when `inplace_function`."""
+    return Names(methods, methods if function else (), tuple(m + "_" for m in methods) if inplace else (),
+                 tuple(m + "_" for m in methods) if inplace_function else (), number_first)
+
+
+def functions(*names: str) -> Names:
+    """The names of an op reached only as a `torch` function (`torch.cat`, `torch.where`)."""
+    return Names(functions=names)
+
+
+# Functions over tensors that are not one op record of their own, declared here beside the ops so that every
+# name of the torch surface comes from this module: composites that run other ops' records (`square` is
+# `pow(2)`, `flatten` a view, `matmul` picks mm, mv, dot or a batched product, `cat` and `stack` make their
+# record per number of inputs) and queries that record nothing (`numel`, `equal`, `detach`).
+COMPOSITES: tuple[Names, ...] = (
+    names("square", inplace=True, inplace_function=True), names("flatten"), names("matmul"), functions("cat"),
+    functions("stack"), names("view_as", "reshape_as", "expand_as", function=False), names("argmax"),
+    names("argmin"), names("numel"), names("allclose"), names("equal"), names("is_floating_point"),
+    names("detach", inplace=True), Names(inplace=("fill_",)),
+)
 
 
 OPS: dict[str, Op] = {}
@@ -50,12 +98,13 @@ def saved_tensors(op: Op, wanted: int) -> tuple[tuple[int, ...], bool]:
     return tuple(i for i, name in enumerate(op.inputs) if name in names), "result" in names
 
 
-def op(key, grad_fn, inputs, forward, rules, saves=(), dtype=None, view=False):
+def op(key, grad_fn, inputs, forward, rules, saves=(), dtype=None, view=False, names=None, shape=None,
+       check=None, saved_args=()):
     """Register an op. `rules` maps each input name to (formula text, rule function); `saves` declares what
     PyTorch saves for the rule of each input — {input: [names]}, or, for an op with one differentiable input,
     the list of names — among the inputs' names, "result", and non-tensor arguments such as "indices" (only
     tensors are version-checked); `dtype` is how the result's dtype follows from the inputs (PROMOTE,
-    FLOATING, INTEGRAL_TO_LONG, or a function)."""
+    FLOATING, INTEGRAL_TO_LONG, or a function); `names`, `shape`, `check` and `saved_args` as `Op` says."""
     formula = tuple(rules[name][0] for name in inputs)
     vjp = tuple(rules[name][1] for name in inputs)
     if isinstance(saves, dict):
@@ -65,7 +114,8 @@ def op(key, grad_fn, inputs, forward, rules, saves=(), dtype=None, view=False):
         assert len(inputs) == 1 or not saves, f"{key}: declare what each input's rule saves"
         needs = tuple(tuple(saves) for _ in inputs)
     declared = tuple(dict.fromkeys(name for names in needs for name in names))
-    OPS[key] = Op(grad_fn, tuple(inputs), forward, vjp, formula, declared, needs, dtype, view)
+    OPS[key] = Op(grad_fn, tuple(inputs), forward, vjp, formula, declared, needs, dtype, view, names=names,
+                  shape=shape, check=check, saved_args=tuple(saved_args))
 
 
 # How a result's dtype follows from the operands (PyTorch's type promotion, `engine.dtypes.result_type`):
@@ -96,6 +146,46 @@ def not_implemented(name: str):
     def rule(g, out, *arrays, **attrs):
         raise RuntimeError(f"derivative for aten::{name} is not implemented")
     return rule
+
+
+def broadcast_shapes(sa: tuple, sb: tuple) -> tuple:
+    """The shape two operands broadcast to, or PyTorch's error naming the first dim that does not match."""
+    for i in range(1, min(len(sa), len(sb)) + 1):
+        if sa[-i] != sb[-i] and sa[-i] != 1 and sb[-i] != 1:
+            raise RuntimeError(f"The size of tensor a ({sa[-i]}) must match the size of tensor b ({sb[-i]}) "
+                               f"at non-singleton dimension {max(len(sa), len(sb)) - i}")
+    return np.broadcast_shapes(sa, sb)
+
+
+def BROADCASTS(arrays, attrs):  # noqa: N802 - used like a constant
+    """The check of an elementwise op of two operands (a number operand broadcasts to anything)."""
+    a, b = arrays[0], arrays[1]
+    if type(b) is np.ndarray and type(a) is np.ndarray and a.shape != b.shape:
+        broadcast_shapes(a.shape, b.shape)
+
+
+def BROADCAST_SHAPE(arrays, attrs):  # noqa: N802
+    """The shape function of an elementwise op: its operands' broadcast shape."""
+    return np.broadcast_shapes(*(np.shape(a) for a in arrays)), 0
+
+
+def PRODUCT_SHAPE(arrays, attrs):  # noqa: N802
+    """A matrix product's result shape (dot, mv, mm, bmm, broadcast batches) and its multiply-adds."""
+    a, b = np.shape(arrays[-2]), np.shape(arrays[-1])
+    shape = np.broadcast_shapes(a[:-2], b[:-2]) + a[-2:-1] + (b[-1:] if len(b) > 1 else ())
+    return shape, math.prod(shape) * a[-1]
+
+
+def _mask_shape(arrays, attrs):
+    """masked_fill's check and shape: the mask broadcast against self (PyTorch names the mask tensor a)."""
+    return broadcast_shapes(attrs["mask"].shape, arrays[0].shape), 0
+
+
+def _refuse_bool(kernel: str):
+    def check(arrays, attrs):
+        if arrays[0].dtype == np.bool_:
+            raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+    return check
 
 
 def _reduced_count(a, out) -> int:
@@ -334,46 +424,58 @@ op("value_selecting_backward", "ValueSelectingReductionBackwardBackward0", ["gra
 
 # --- arithmetic -------------------------------------------------------------------------------
 op("add", "AddBackward0", ["self", "other"], lambda a, b: a + b,
-   {"self": ("grad", lambda g, out, a, b: g), "other": ("grad", lambda g, out, a, b: g)}, dtype=PROMOTE)
+   {"self": ("grad", lambda g, out, a, b: g), "other": ("grad", lambda g, out, a, b: g)}, dtype=PROMOTE,
+   names=names("add", inplace=True, number_first="__radd__"), shape=BROADCAST_SHAPE, check=BROADCASTS)
 op("sub", "SubBackward0", ["self", "other"], _bool_arith("-", _BOOL_SUB),
-   {"self": ("grad", lambda g, out, a, b: g), "other": ("-grad", lambda g, out, a, b: -g)}, dtype=PROMOTE)
+   {"self": ("grad", lambda g, out, a, b: g), "other": ("-grad", lambda g, out, a, b: -g)}, dtype=PROMOTE,
+   names=names("sub", inplace=True, number_first="op"), shape=BROADCAST_SHAPE, check=BROADCASTS)
 op("rsub", "RsubBackward1", ["self"], _bool_arith("r-", _BOOL_SUB_SCALAR),
    {"self": ("-grad", lambda g, out, a, b: -g)}, dtype=PROMOTE)
 op("mul", "MulBackward0", ["self", "other"], lambda a, b: a * b,
    {"self": ("grad * other", lambda g, out, a, b: g * b),
-    "other": ("grad * self", lambda g, out, a, b: g * a)}, saves={"self": ["other"], "other": ["self"]}, dtype=PROMOTE)
+    "other": ("grad * self", lambda g, out, a, b: g * a)}, saves={"self": ["other"], "other": ["self"]}, dtype=PROMOTE,
+   names=names("mul", inplace=True, number_first="__rmul__"), shape=BROADCAST_SHAPE, check=BROADCASTS)
 op("div", "DivBackward0", ["self", "other"], lambda a, b: a / b,
    {"self": ("grad / other", lambda g, out, a, b: g / b),
     "other": ("-grad * self / (other * other)", lambda g, out, a, b: g * (-a / (b * b)))},
-   saves={"self": ["other"], "other": ["self", "other"]}, dtype=FLOATING)
+   saves={"self": ["other"], "other": ["self", "other"]}, dtype=FLOATING,
+   names=names("div", inplace=True, number_first="op"), shape=BROADCAST_SHAPE, check=BROADCASTS)
 op("div_scalar", "DivBackward1", ["self"], lambda a, other: a / other,
    {"self": ("grad / other", lambda g, out, a, other: g / other)}, dtype=FLOATING)
 op("floor_divide", "NotImplemented", ["self", "other"], _floor_divide,
    {"self": ("not differentiable", not_implemented("floor_divide")),
-    "other": ("not differentiable", not_implemented("floor_divide"))}, dtype=PROMOTE)
+    "other": ("not differentiable", not_implemented("floor_divide"))}, dtype=PROMOTE,
+   names=names("floor_divide", inplace=True, number_first="__rfloordiv__"), shape=BROADCAST_SHAPE, check=BROADCASTS)
 op("rfloor_divide", "NotImplemented", ["self"], lambda b, a: _floor_divide(a, b),
    {"self": ("not differentiable", not_implemented("floor_divide"))}, dtype=PROMOTE)
 op("floor_divide_", "NotImplemented", ["self", "other"], _floor_divide,
    {"self": ("not differentiable", not_implemented("floor_divide_")),
-    "other": ("not differentiable", not_implemented("floor_divide_"))}, dtype=PROMOTE)
+    "other": ("not differentiable", not_implemented("floor_divide_"))}, dtype=PROMOTE,
+   shape=BROADCAST_SHAPE, check=BROADCASTS)
 op("remainder", "RemainderBackward0", ["self"], _remainder,
-   {"self": ("grad", lambda g, out, a, b: g)}, dtype=PROMOTE)
+   {"self": ("grad", lambda g, out, a, b: g)}, dtype=PROMOTE,
+   names=names("remainder", inplace=True, number_first="__rmod__"))
 op("remainder_tensor", "RemainderBackward1", ["self", "other"], _remainder,
    {"self": ("grad", lambda g, out, a, b: g),
     "other": ("-grad * self.div(other, rounding_mode='floor')",
-              lambda g, out, a, b: -g * np.floor_divide(xp.numeric(a), xp.numeric(b)))}, saves={"other": ["self", "other"]}, dtype=PROMOTE)
+              lambda g, out, a, b: -g * np.floor_divide(xp.numeric(a), xp.numeric(b)))}, saves={"other": ["self", "other"]}, dtype=PROMOTE,
+   shape=BROADCAST_SHAPE, check=BROADCASTS)
 op("rremainder", "NotImplemented", ["self"], lambda b, a: _remainder(a, b),
    {"self": ("not differentiable", not_implemented("remainder"))}, dtype=PROMOTE)
-op("neg", "NegBackward0", ["self"], _neg, {"self": ("-grad", lambda g, out, a: -g)})
+op("neg", "NegBackward0", ["self"], _neg, {"self": ("-grad", lambda g, out, a: -g)},
+   names=names("neg", inplace=True, inplace_function=True))
 op("reciprocal", "ReciprocalBackward0", ["self"], lambda a: 1 / a,
-   {"self": ("-grad * result * result", lambda g, out, a: g * -(out * out))}, saves=["result"], dtype=FLOATING)
+   {"self": ("-grad * result * result", lambda g, out, a: g * -(out * out))}, saves=["result"], dtype=FLOATING,
+   names=names("reciprocal", inplace=True))
 op("pow", "PowBackward0", ["self"], lambda a, exponent: a ** exponent,
    {"self": ("grad * exponent * self.pow(exponent - 1), 0 where exponent == 0",
-             lambda g, out, a, exponent: _pow_self_rule(g, out, a, exponent))}, saves=["self"], dtype=_pow_dtype)
+             lambda g, out, a, exponent: _pow_self_rule(g, out, a, exponent))}, saves=["self"], dtype=_pow_dtype,
+   saved_args=["exponent"], names=names("pow", inplace=True, number_first="__rpow__"))
 op("pow_tensor", "PowBackward1", ["self", "exponent"], lambda a, b: a ** b,
    {"self": ("grad * exponent * self.pow(exponent - 1), 0 where exponent == 0", _pow_self_rule),
     "exponent": ("grad * result * self.log(), 0 where self == 0 and exponent >= 0", _pow_exponent_rule)},
-   saves={"self": ["self", "exponent"], "exponent": ["self", "exponent", "result"]}, dtype=PROMOTE)
+   saves={"self": ["self", "exponent"], "exponent": ["self", "exponent", "result"]}, dtype=PROMOTE,
+   shape=BROADCAST_SHAPE, check=BROADCASTS)
 op("rpow", "PowBackward2", ["exponent"], lambda b, base: base ** b,
    {"exponent": ("grad * result * log(self), 0 where self == 0 and exponent >= 0",
                  lambda g, out, b, base: _pow_exponent_rule(g, out, base, b))},
@@ -381,54 +483,71 @@ op("rpow", "PowBackward2", ["exponent"], lambda b, base: base ** b,
 
 # --- unary ------------------------------------------------------------------------------------
 op("exp", "ExpBackward0", ["self"], xp.exp, {"self": ("grad * result", lambda g, out, a: g * out)},
-   saves=["result"], dtype=FLOATING)
+   saves=["result"], dtype=FLOATING,
+   names=names("exp", inplace=True, inplace_function=True))
 op("log", "LogBackward0", ["self"], xp.log, {"self": ("grad / self", lambda g, out, a: g / a)},
-   saves=["self"], dtype=FLOATING)
+   saves=["self"], dtype=FLOATING,
+   names=names("log", inplace=True))
 op("sqrt", "SqrtBackward0", ["self"], xp.sqrt,
-   {"self": ("grad / (2 * result)", lambda g, out, a: g * (0.5 / out))}, saves=["result"], dtype=FLOATING)
+   {"self": ("grad / (2 * result)", lambda g, out, a: g * (0.5 / out))}, saves=["result"], dtype=FLOATING,
+   names=names("sqrt", inplace=True, inplace_function=True))
 op("sin", "SinBackward0", ["self"], xp.sin,
-   {"self": ("grad * self.cos()", lambda g, out, a: g * xp.cos(a))}, saves=["self"], dtype=FLOATING)
+   {"self": ("grad * self.cos()", lambda g, out, a: g * xp.cos(a))}, saves=["self"], dtype=FLOATING,
+   names=names("sin", inplace=True))
 op("cos", "CosBackward0", ["self"], xp.cos,
-   {"self": ("grad * -self.sin()", lambda g, out, a: g * -xp.sin(a))}, saves=["self"], dtype=FLOATING)
+   {"self": ("grad * -self.sin()", lambda g, out, a: g * -xp.sin(a))}, saves=["self"], dtype=FLOATING,
+   names=names("cos", inplace=True))
 op("tanh", "TanhBackward0", ["self"], xp.tanh,
    {"self": ("tanh_backward(grad, result): grad * (1 - result * result)",
              lambda g, out, a: _tanh_backward(g, out))}, saves=["result"],
-   dtype=FLOATING)
+   dtype=FLOATING,
+   names=names("tanh", inplace=True, inplace_function=True))
 op("sigmoid", "SigmoidBackward0", ["self"], xp.sigmoid,
    {"self": ("sigmoid_backward(grad, result): grad * result * (1 - result)",
              lambda g, out, a: _sigmoid_backward(g, out))}, saves=["result"],
-   dtype=FLOATING)
+   dtype=FLOATING,
+   names=names("sigmoid", inplace=True, inplace_function=True))
 op("relu", "ReluBackward0", ["self"], xp.relu,
    {"self": ("threshold_backward(grad, result, 0): 0 where result <= 0",
-             lambda g, out, a: _threshold_backward(g, out))}, saves=["result"])
+             lambda g, out, a: _threshold_backward(g, out))}, saves=["result"],
+   names=names("relu", inplace=True, inplace_function=True))
 op("abs", "AbsBackward0", ["self"], xp.abs,
-   {"self": ("grad * self.sign()", lambda g, out, a: g * xp.sign(a))}, saves=["self"])
+   {"self": ("grad * self.sign()", lambda g, out, a: g * xp.sign(a))}, saves=["self"],
+   names=names("abs", inplace=True, inplace_function=True), check=_refuse_bool("abs_cpu"))
 op("sign", "SignBackward0", ["self"], lambda a: xp.sign(a) if a.dtype != np.bool_ else a.copy(),
-   {"self": ("zeros_like(grad)", lambda g, out, a: g * 0)})
+   {"self": ("zeros_like(grad)", lambda g, out, a: g * 0)},
+   names=names("sign", inplace=True))
 op("clamp_min", "ClampMinBackward0", ["self"], lambda a, low: xp.clip(a, low, None),
    {"self": ("where(self >= min, grad, 0)", lambda g, out, a, low: g * xp.between(a, low, None))},
-   saves=["self"], dtype=lambda arrays, attrs: result_type(arrays[0], attrs["low"]))
+   saves=["self"], dtype=lambda arrays, attrs: result_type(arrays[0], attrs["low"]),
+   names=names("clamp_min", inplace=True))
 op("clamp_max", "ClampMaxBackward0", ["self"], lambda a, high: xp.clip(a, None, high),
    {"self": ("where(self <= max, grad, 0)", lambda g, out, a, high: g * xp.between(a, None, high))},
-   saves=["self"], dtype=lambda arrays, attrs: result_type(arrays[0], attrs["high"]))
-op("zero", "ZeroBackward0", ["self"], lambda a: a * 0, {"self": ("zeros_like(grad)", lambda g, out, a: g * 0)})
+   saves=["self"], dtype=lambda arrays, attrs: result_type(arrays[0], attrs["high"]),
+   names=names("clamp_max", inplace=True))
+op("zero", "ZeroBackward0", ["self"], lambda a: a * 0, {"self": ("zeros_like(grad)", lambda g, out, a: g * 0)},
+   names=Names(inplace=("zero_",)))
 op("clamp", "ClampBackward1", ["self"], lambda a, low, high: xp.clip(a, low, high),
    {"self": ("grad * (min <= self <= max)", lambda g, out, a, low, high: g * xp.between(a, low, high))},
-   saves=["self"], dtype=_clamp_dtype)
+   saves=["self"], dtype=_clamp_dtype,
+   names=names("clamp", "clip", inplace=True))
 op("maximum", "MaximumBackward0", ["self", "other"], xp.maximum,
    {"self": ("grad, halved where self == other, 0 where self < other",
              lambda g, out, a, b: g * (1 - xp.greater(b, a) - xp.equal(a, b) / 2)),
     "other": ("grad, halved where self == other, 0 where self > other",
               lambda g, out, a, b: g * (1 - xp.greater(a, b) - xp.equal(a, b) / 2))},
-   saves={"self": ["self", "other"], "other": ["self", "other"]}, dtype=PROMOTE)
+   saves={"self": ["self", "other"], "other": ["self", "other"]}, dtype=PROMOTE,
+   names=names("maximum"), shape=BROADCAST_SHAPE, check=BROADCASTS)
 op("minimum", "MinimumBackward0", ["self", "other"], xp.minimum,
    {"self": ("grad, halved where self == other, 0 where self > other",
              lambda g, out, a, b: g * (1 - xp.greater(a, b) - xp.equal(a, b) / 2)),
     "other": ("grad, halved where self == other, 0 where self < other",
               lambda g, out, a, b: g * (1 - xp.greater(b, a) - xp.equal(a, b) / 2))},
-   saves={"self": ["self", "other"], "other": ["self", "other"]}, dtype=PROMOTE)
+   saves={"self": ["self", "other"], "other": ["self", "other"]}, dtype=PROMOTE,
+   names=names("minimum"), shape=BROADCAST_SHAPE, check=BROADCASTS)
 op("log1p", "Log1PBackward0", ["self"], lambda a: xp.log(1 + a),
-   {"self": ("grad / (self + 1)", lambda g, out, a: g * (1 / (a + 1)))}, saves=["self"], dtype=FLOATING)
+   {"self": ("grad / (self + 1)", lambda g, out, a: g * (1 / (a + 1)))}, saves=["self"], dtype=FLOATING,
+   names=names("log1p", inplace=True))
 
 
 # --- reductions -------------------------------------------------------------------------------
@@ -454,14 +573,16 @@ def _kept(x, dims, keepdim):
 
 op("sum", "SumBackward0", ["self"], lambda a: np.sum(a),
    {"self": ("grad.expand(self.sizes())", lambda g, out, a: xp.expand_to(g, out, a.shape))},
-   dtype=INTEGRAL_TO_LONG)
+   dtype=INTEGRAL_TO_LONG,
+   names=names("sum"))
 op("sum_dim", "SumBackward1", ["self"], lambda a, dims, keepdim: np.sum(a, axis=dims, keepdims=keepdim),
    {"self": ("grad.unsqueeze(dim).expand(self.sizes())",
              lambda g, out, a, dims, keepdim: xp.expand_to(_unsqueeze(g, dims, keepdim), a, a.shape))},
    dtype=INTEGRAL_TO_LONG)
 op("mean", "MeanBackward0", ["self"], lambda a: np.mean(a),
    {"self": ("grad.expand(self.sizes()) / self.numel()",
-             lambda g, out, a: xp.expand_to(g, out, a.shape) / max(1, xp.size(a)))})
+             lambda g, out, a: xp.expand_to(g, out, a.shape) / max(1, xp.size(a)))},
+   names=names("mean"))
 op("mean_dim", "MeanBackward1", ["self"], lambda a, dims, keepdim: np.mean(a, axis=dims, keepdims=keepdim),
    {"self": ("grad.unsqueeze(dim).expand(self.sizes()) / N",
              lambda g, out, a, dims, keepdim:
@@ -471,7 +592,7 @@ for _key, _name, _pick in (("max", "MaxBackward1", xp.amax), ("min", "MinBackwar
        {"self": ("evenly_distribute_backward(grad, self, result)",
                  lambda g, out, a: xp.expand_to(g, out, a.shape) * xp.equal(a, out, nan_equal=True)
                  / np.sum(xp.numeric(xp.equal(a, out, nan_equal=True))).item())},
-       saves=["self", "result"])
+       saves=["self", "result"], names=names(_key))
 for _key, _name in (("max_dim", "MaxBackward0"), ("min_dim", "MinBackward0")):
     op(_key, _name, ["self"], lambda a, dim, keepdim, indices: _take(a, dim, keepdim, indices),
        {"self": ("value_selecting_reduction_backward(grad, dim, indices, self.sizes(), keepdim)",
@@ -480,16 +601,19 @@ for _key, _name in (("max_dim", "MaxBackward0"), ("min_dim", "MinBackward0")):
 op("softmax", "SoftmaxBackward0", ["self"], lambda a, dim: xp.softmax(a, dim),
    {"self": ("result * (grad - (grad * result).sum(dim, keepdim=True))",
              lambda g, out, a, dim: _softmax_backward(g, out, dim))},
-   saves=["result"])
+   saves=["result"],
+   names=names("softmax"))
 op("log_softmax", "LogSoftmaxBackward0", ["self"], lambda a, dim: a - xp.logsumexp(a, dim),
    {"self": ("grad - result.exp() * grad.sum(dim, keepdim=True)",
              lambda g, out, a, dim: _log_softmax_backward(g, out, dim))},
-   saves=["result"])
+   saves=["result"],
+   names=names("log_softmax"))
 op("logsumexp", "LogsumexpBackward0", ["self"],
    lambda a, dims, keepdim: _logsumexp(a, dims, keepdim),
    {"self": ("grad * (self - result).exp() (result and grad unsqueezed over dim)",
              lambda g, out, a, dims, keepdim: _expand_back(g, out, a, dims, keepdim)
-             * xp.exp(a - _kept(out, dims, keepdim)))}, saves=["self", "result"], dtype=FLOATING)
+             * xp.exp(a - _kept(out, dims, keepdim)))}, saves=["self", "result"], dtype=FLOATING,
+   names=names("logsumexp"))
 
 
 def _logsumexp(a, dims, keepdim):
@@ -517,7 +641,8 @@ def _prod_others(a, axis):
 op("prod", "ProdBackward0", ["self"], lambda a: np.prod(a),
    {"self": ("grad * (product of the other elements)",
              lambda g, out, a: xp.expand_to(g, out, a.shape) * _prod_others(a.reshape(-1), 0).reshape(a.shape))},
-   saves=["self", "result"], dtype=INTEGRAL_TO_LONG)
+   saves=["self", "result"], dtype=INTEGRAL_TO_LONG,
+   names=names("prod"))
 op("prod_dim", "ProdBackward1", ["self"], lambda a, dim, keepdim: np.prod(a, axis=dim, keepdims=keepdim),
    {"self": ("grad.unsqueeze(dim) * (product of the other elements along dim)",
              lambda g, out, a, dim, keepdim: _expand_back(g, out, a, None if dim is None else (dim,), keepdim)
@@ -541,9 +666,11 @@ def _std_rule(g, out, a, dims, correction, keepdim):
 
 
 op("var", "VarBackward0", ["self"], _var,
-   {"self": ("grad * 2 * (self - self.mean(dim, True)) / (N - correction)", _var_rule)}, saves=["self"])
+   {"self": ("grad * 2 * (self - self.mean(dim, True)) / (N - correction)", _var_rule)}, saves=["self"],
+   names=names("var"))
 op("std", "StdBackward0", ["self"], lambda a, dims, correction, keepdim: xp.sqrt(_var(a, dims, correction, keepdim)),
-   {"self": ("var_backward(grad / (2 * result), ...) (0 where result is 0)", _std_rule)}, saves=["self", "result"])
+   {"self": ("var_backward(grad / (2 * result), ...) (0 where result is 0)", _std_rule)}, saves=["self", "result"],
+   names=names("std"))
 
 
 def _norm(a, p, dims, keepdim):
@@ -582,12 +709,14 @@ def _norm_rule(g, out, a, p, dims, keepdim):
 
 
 op("norm", "LinalgVectorNormBackward0", ["self"], _norm,
-   {"self": ("norm_backward(grad, self, p, result, dim, keepdim) (none for p = 0)", _norm_rule)}, saves=["self", "result"])
+   {"self": ("norm_backward(grad, self, p, result, dim, keepdim) (none for p = 0)", _norm_rule)}, saves=["self", "result"],
+   names=names("norm"))
 
 # --- products ---------------------------------------------------------------------------------
 op("mm", "MmBackward0", ["self", "mat2"], np.matmul,
    {"self": ("grad.mm(mat2.t())", lambda g, out, a, b: g @ _mT(b)),
-    "mat2": ("self.t().mm(grad)", lambda g, out, a, b: _mT(a) @ g)}, saves={"self": ["mat2"], "mat2": ["self"]})
+    "mat2": ("self.t().mm(grad)", lambda g, out, a, b: _mT(a) @ g)}, saves={"self": ["mat2"], "mat2": ["self"]},
+   shape=PRODUCT_SHAPE, names=names("mm"))
 def _addmm(s, a, b, beta, alpha):
     """beta * self + alpha * (mat1 @ mat2); with beta == 0 self is not read (its nan and inf do not show)."""
     product = a @ b if alpha == 1 else (a @ b) * alpha
@@ -604,49 +733,60 @@ op("addmm", "AddmmBackward0", ["self", "mat1", "mat2"], _addmm,
              lambda g, out, s, a, b, beta, alpha: _scaled(g @ _mT(b), alpha)),
     "mat2": ("mm_mat2_backward(grad, mat1, alpha): mat1.t().mm(grad) * alpha",
              lambda g, out, s, a, b, beta, alpha: _scaled(_mT(a) @ g, alpha))},
-   saves={"mat1": ["mat2"], "mat2": ["mat1"]}, dtype=PROMOTE)
+   saves={"mat1": ["mat2"], "mat2": ["mat1"]}, dtype=PROMOTE,
+   shape=PRODUCT_SHAPE, saved_args=["alpha", "beta"], names=names("addmm"))
 op("mv", "MvBackward0", ["self", "vec"], np.matmul,
    {"self": ("grad.ger(vec)", lambda g, out, a, v: xp.expand_dims(g, -1) * v),
-    "vec": ("self.t().mv(grad)", lambda g, out, a, v: g @ a)}, saves={"self": ["vec"], "vec": ["self"]})
+    "vec": ("self.t().mv(grad)", lambda g, out, a, v: g @ a)}, saves={"self": ["vec"], "vec": ["self"]},
+   shape=PRODUCT_SHAPE, names=names("mv"))
 op("dot", "DotBackward0", ["self", "tensor"], np.matmul,
    {"self": ("grad * tensor", lambda g, out, a, b: xp.expand_dims(g, -1) * b),
-    "tensor": ("grad * self", lambda g, out, a, b: xp.expand_dims(g, -1) * a)}, saves={"self": ["tensor"], "tensor": ["self"]})
-op("bmm", "UnsafeViewBackward0", ["self", "other"], np.matmul,
-   {"self": ("grad.matmul(other.mT)", lambda g, out, a, b: g @ _mT(b)),
-    "other": ("self.mT.matmul(grad)", lambda g, out, a, b: _mT(a) @ g)}, saves={"self": ["other"], "other": ["self"]})
+    "tensor": ("grad * self", lambda g, out, a, b: xp.expand_dims(g, -1) * a)}, saves={"self": ["tensor"], "tensor": ["self"]},
+   shape=PRODUCT_SHAPE, names=names("dot"))
 op("bmm3", "BmmBackward0", ["self", "mat2"], np.matmul,
    {"self": ("grad.bmm(mat2.transpose(1, 2))", lambda g, out, a, b: g @ _mT(b)),
-    "mat2": ("self.transpose(1, 2).bmm(grad)", lambda g, out, a, b: _mT(a) @ g)}, saves={"self": ["mat2"], "mat2": ["self"]})
+    "mat2": ("self.transpose(1, 2).bmm(grad)", lambda g, out, a, b: _mT(a) @ g)}, saves={"self": ["mat2"], "mat2": ["self"]},
+   shape=PRODUCT_SHAPE, names=names("bmm"))
 
 # --- shapes and indexing ----------------------------------------------------------------------
 _reshape_back = ("grad.reshape(self.sizes())", lambda g, out, a, **_: g.reshape(xp.batch_shape(g, out) + a.shape))
-op("view", "ViewBackward0", ["self"], lambda a, shape: a.reshape(shape), {"self": _reshape_back}, view=True)
+op("view", "ViewBackward0", ["self"], lambda a, shape: a.reshape(shape), {"self": _reshape_back}, view=True,
+   names=names("view", function=False))
 op("reshape_alias", "ReshapeAliasBackward0", ["self"], lambda a, shape: a.reshape(shape), {"self": _reshape_back},
-   view=True)
+   view=True,
+   names=names("reshape"))
 op("unsafe_view", "UnsafeViewBackward0", ["self"], lambda a, shape: a.reshape(shape), {"self": _reshape_back})
 op("unsqueeze", "UnsqueezeBackward0", ["self"], lambda a, dim: np.expand_dims(a, dim), {"self": _reshape_back},
-   view=True)
-op("squeeze", "SqueezeBackward0", ["self"], lambda a: np.squeeze(a), {"self": _reshape_back}, view=True)
+   view=True,
+   names=names("unsqueeze"))
+op("squeeze", "SqueezeBackward0", ["self"], lambda a: np.squeeze(a), {"self": _reshape_back}, view=True,
+   names=names("squeeze"))
 op("squeeze_dim", "SqueezeBackward1", ["self"], lambda a, dim: np.squeeze(a, dim) if a.ndim and a.shape[dim] == 1 else a,
    {"self": _reshape_back},
    view=True)
 op("squeeze_matmul", "SqueezeBackward4", ["self"], lambda a, dim: np.squeeze(a, dim), {"self": _reshape_back})
 op("expand", "ExpandBackward0", ["self"], _expand,
-   {"self": ("at::sum_to(grad, self.sizes())", lambda g, out, a, shape: g)}, view=True)
+   {"self": ("at::sum_to(grad, self.sizes())", lambda g, out, a, shape: g)}, view=True,
+   names=names("expand", function=False), shape=lambda arrays, attrs: (attrs["shape"], 0))
 op("alias", "AliasBackward0", ["self"], lambda a: a, {"self": ("grad", lambda g, out, a: g)}, view=True)
-op("clone", "CloneBackward0", ["self"], lambda a: a.copy(), {"self": ("grad", lambda g, out, a: g)})
+op("clone", "CloneBackward0", ["self"], lambda a: a.copy(), {"self": ("grad", lambda g, out, a: g)},
+   names=names("clone"))
 op("to_copy", "ToCopyBackward0", ["self"], lambda a, dtype: a if xp.symbolic(a) else a.astype(dtype),
    {"self": ("grad.to(self.dtype)", lambda g, out, a, dtype: g if xp.symbolic(g) else xp.astype(g, a.dtype))})
 op("t", "TBackward0", ["self"], lambda a: a.T, {"self": ("grad.t()", lambda g, out, a: g if np.ndim(a) < 2 else _mT(g))},
-   view=True)
+   view=True,
+   names=names("t"))
 op("transpose", "TransposeBackward0", ["self"], lambda a, dim0, dim1: np.swapaxes(a, dim0, dim1),
-   {"self": ("grad.transpose(dim0, dim1)", lambda g, out, a, dim0, dim1: xp.swapaxes(g, dim0, dim1))}, view=True)
+   {"self": ("grad.transpose(dim0, dim1)", lambda g, out, a, dim0, dim1: xp.swapaxes(g, dim0, dim1))}, view=True,
+   names=names("transpose"))
 op("permute", "PermuteBackward0", ["self"], lambda a, dims: np.transpose(a, dims),
    {"self": ("permute_backwards(grad, dims)",
              lambda g, out, a, dims: xp.moveaxis(g, [d - a.ndim for d in range(a.ndim)],
-                                                 [d - a.ndim for d in dims]))}, view=True)
+                                                 [d - a.ndim for d in dims]))}, view=True,
+   names=names("permute"))
 op("flip", "FlipBackward0", ["self"], lambda a, dims: np.flip(a, dims) if dims else a.copy(),
-   {"self": ("grad.flip(dims)", lambda g, out, a, dims: xp.flip(g, dims) if dims else g)})
+   {"self": ("grad.flip(dims)", lambda g, out, a, dims: xp.flip(g, dims) if dims else g)},
+   names=names("flip"))
 op("unbind", "UnbindBackward0", ["self"], lambda a, key: a[key],
    {"self": ("unbind_backward(grads, dim)", lambda g, out, a, key: _unbind_backward(g, shape=a.shape, key=key))},
    view=True)
@@ -668,7 +808,8 @@ op("as_strided_backward", "AsStridedBackwardBackward0", ["grad_output"], _scatte
    {"grad_output": ("grad at the viewed elements", lambda gg, y, g, shape, index: _take_flat(gg, index, shape))})
 op("copy", "CopyBackwards", ["self", "src"], lambda a, b: np.broadcast_to(b, np.shape(a)).astype(a.dtype),
    {"self": ("zeros_like(grad)", lambda g, out, a, b: g * 0),
-    "src": ("grad.to(src.dtype)", lambda g, out, a, b: g)}, dtype=lambda arrays, attrs: arrays[0].dtype)
+    "src": ("grad.to(src.dtype)", lambda g, out, a, b: g)}, dtype=lambda arrays, attrs: arrays[0].dtype,
+   names=Names(inplace=("copy_",)))
 op("index_put", "IndexPutBackward0", ["self", "values"], lambda a, b, key: _put(a, key, b),
    {"self": ("grad.index_put(indices, zeros_like(values))", lambda g, out, a, b, key: _put_zero(g, key)),
     "values": ("grad[indices]", lambda g, out, a, b, key: g[(Ellipsis,) + key])})
@@ -677,16 +818,49 @@ op("index", "IndexBackward0", ["self"], lambda a, key: a[key],
              lambda g, out, a, key: _index_backward(g, shape=a.shape, key=key))}, saves=["indices"])
 op("masked_fill", "MaskedFillBackward0", ["self"], lambda a, mask, value: np.where(mask, value, a),
    {"self": ("grad.masked_fill(mask, 0)", lambda g, out, a, mask, value: xp.where(mask, 0, g))}, saves=["mask"],
-   dtype=lambda arrays, attrs: arrays[0].dtype)
+   check=_mask_shape, shape=_mask_shape, dtype=lambda arrays, attrs: arrays[0].dtype,
+   names=names("masked_fill", inplace=True))
 op("masked_fill_tensor", "MaskedFillBackward1", ["self", "value"], lambda a, value, mask: np.where(mask, value, a),
    {"self": ("grad.masked_fill(mask, 0)", lambda g, out, a, value, mask: xp.where(mask, 0, g)),
     "value": ("where(mask, grad, 0).sum()",
               lambda g, out, a, value, mask: xp.sum(xp.where(mask, g, 0), axis=tuple(range(-a.ndim, 0))))},
-   saves={"self": ["mask"], "value": ["mask"]}, dtype=lambda arrays, attrs: arrays[0].dtype)
+   saves={"self": ["mask"], "value": ["mask"]}, check=_mask_shape, shape=_mask_shape, dtype=lambda arrays, attrs: arrays[0].dtype)
 op("where", "WhereBackward0", ["self", "other"], lambda a, b, condition: np.where(condition, a, b),
    {"self": ("where(condition, grad, 0)", lambda g, out, a, b, condition: g * condition),
     "other": ("where(condition, 0, grad)", lambda g, out, a, b, condition: g * ~condition)},
-   saves={"self": ["condition"], "other": ["condition"]}, dtype=PROMOTE)
+   saves={"self": ["condition"], "other": ["condition"]}, dtype=PROMOTE,
+   names=functions("where"),
+   shape=lambda arrays, attrs: (np.broadcast_shapes(attrs["condition"].shape, *map(np.shape, arrays)), 0))
+
+
+def _bool_result(arrays, attrs):
+    return _BOOL
+
+
+_BOOL = np.dtype(np.bool_)
+
+
+def _integral_operands(symbol: str):
+    """The check of `&`, `|`, `^`: integer and bool operands only (PyTorch's TypeError for a float one)."""
+    def check(arrays, attrs):
+        a, b = arrays
+        if a.dtype.kind == "f" or np.asarray(b).dtype.kind == "f":
+            raise TypeError(f"unsupported operand type(s) for {symbol}: 'Tensor' and "
+                            f"'{'Tensor' if type(b) is np.ndarray else type(b).__name__}'")
+        BROADCASTS(arrays, attrs)
+    return check
+
+
+# --- comparisons and logical operators: no derivative, so their results never require grad ----------------
+for _key, _compare in (("eq", np.equal), ("ne", np.not_equal), ("lt", np.less), ("le", np.less_equal),
+                       ("gt", np.greater), ("ge", np.greater_equal)):
+    op(_key, None, [], _compare, {}, dtype=_bool_result, names=names(_key), shape=BROADCAST_SHAPE, check=BROADCASTS)
+for _key, _fn, _symbol in (("bitwise_and", np.bitwise_and, "&"), ("bitwise_or", np.bitwise_or, "|"),
+                           ("bitwise_xor", np.bitwise_xor, "^")):
+    op(_key, None, [], _fn, {}, dtype=PROMOTE, shape=BROADCAST_SHAPE, check=_integral_operands(_symbol))
+op("logical_not", None, [], np.logical_not, {}, dtype=_bool_result, names=names("logical_not"))
+op("all", None, [], np.all, {}, dtype=_bool_result, names=names("all"))
+op("any", None, [], np.any, {}, dtype=_bool_result, names=names("any"))
 
 
 # --- gather, scatter, cumulative sums and products, repeat ----------------------------------------------
@@ -741,12 +915,14 @@ op("gather_backward", "ScatterAddBackward0", ["grad_output"], _scatter_add_along
 op("gather", "GatherBackward0", ["self"], lambda a, dim, index: a[_grids(index, dim)],
    {"self": ("gather_backward(grad, self, dim, index): zeros with grad added at index",
              lambda g, out, a, dim, index: _gather_backward(g, shape=np.shape(a), dim=dim, index=index))},
-   saves=["self", "index"])
+   saves=["self", "index"],
+   names=names("gather"))
 op("scatter", "ScatterBackward0", ["self", "src"], _scatter_forward,
    {"self": ("grad.scatter(dim, index, 0)", lambda g, out, a, src, dim, index:
              xp.where(_scattered(np.shape(a), dim, index), 0, g)),
     "src": ("grad.gather(dim, index)", _src_rule)}, saves={"self": ["index"], "src": ["index"]},
-   dtype=lambda arrays, attrs: arrays[0].dtype)
+   dtype=lambda arrays, attrs: arrays[0].dtype,
+   names=names("scatter", inplace=True))
 op("scatter_value", "ScatterBackward1", ["self"], lambda a, dim, index, value: _scatter_forward(a, value, dim, index),
    {"self": ("grad.scatter(dim, index, 0)", lambda g, out, a, dim, index, value:
              xp.where(_scattered(np.shape(a), dim, index), 0, g))}, saves=["index"],
@@ -756,7 +932,8 @@ op("scatter_add", "ScatterAddBackward0", ["self", "src"],
    {"self": ("grad", lambda g, out, a, src, dim, index: g),
     "src": ("grad.gather(dim, index)",
             lambda g, out, a, src, dim, index: _src_rule(g, out, a, src, dim, index, "ScatterAddBackward0"))},
-   saves={"src": ["index"]}, dtype=lambda arrays, attrs: arrays[0].dtype)
+   saves={"src": ["index"]}, dtype=lambda arrays, attrs: arrays[0].dtype,
+   names=names("scatter_add", inplace=True))
 
 
 def _cumulative(fn):
@@ -792,10 +969,18 @@ def _cumulative_dtype(arrays, attrs):
 op("cumsum", "CumsumBackward0", ["self"], _cumulative(np.cumsum),
    {"self": ("grad.flip(dim).cumsum(dim).flip(dim)",
              lambda g, out, a, dim: _reverse_cumsum(g, dim) if np.ndim(a) else g)},
-   dtype=_cumulative_dtype)
+   dtype=_cumulative_dtype,
+   names=names("cumsum"))
 op("cumprod", "CumprodBackward0", ["self"], _cumulative(np.cumprod),
    {"self": ("cumprod_backward(grad, self, dim, result)", _cumprod_rule)}, saves=["self", "result"],
-   dtype=_cumulative_dtype)
+   dtype=_cumulative_dtype,
+   names=names("cumprod"))
+
+
+def _repeat_shape(arrays, attrs):
+    repeats = attrs["repeats"]
+    padded = (1,) * (len(repeats) - np.ndim(arrays[0])) + np.shape(arrays[0])
+    return tuple(r * n for r, n in zip(repeats, padded)), 0
 
 
 def _repeat_rule(g, out, a, repeats):
@@ -807,7 +992,8 @@ def _repeat_rule(g, out, a, repeats):
 
 
 op("repeat", "RepeatBackward0", ["self"], lambda a, repeats: np.tile(a, repeats),
-   {"self": ("grad summed over the copies", _repeat_rule)})
+   {"self": ("grad summed over the copies", _repeat_rule)},
+   names=names("repeat", function=False), shape=_repeat_shape)
 
 
 # --- losses -----------------------------------------------------------------------------------
@@ -853,7 +1039,8 @@ op("mse_loss", "MseLossBackward0", ["self", "target"], lambda a, b, reduction: _
              lambda g, out, a, b, reduction: _mse_backward(g, a, b, reduction=reduction)),
     "target": ("-mse_loss_backward(grad, self, target)",
                lambda g, out, a, b, reduction: -_mse_backward(g, a, b, reduction=reduction))},
-   saves={"self": ["self", "target"], "target": ["self", "target"]}, dtype=PROMOTE)
+   saves={"self": ["self", "target"], "target": ["self", "target"]}, dtype=PROMOTE,
+   shape=BROADCAST_SHAPE, check=BROADCASTS)
 
 
 def _bce_logits(a, b, reduction):
@@ -990,13 +1177,28 @@ VARIADIC = {
 }
 
 
+def _cat_shape(arrays, attrs):
+    dim, shape = attrs["dim"], list(np.shape(arrays[0]))
+    shape[dim] = sum(np.shape(a)[dim] for a in arrays)
+    return tuple(shape), 0
+
+
+def _stack_shape(arrays, attrs):
+    shape = list(np.shape(arrays[0]))
+    shape.insert(attrs["dim"] % (len(shape) + 1), len(arrays))
+    return tuple(shape), 0
+
+
+_JOINED_SHAPE = {"cat": _cat_shape, "stack": _stack_shape}
+
+
 def variadic(key: str, n: int) -> Op:
     """The Op of `cat`/`stack` over n tensors: the same rule, told which input it serves."""
     name = f"{key}/{n}"
     if name not in OPS:
         grad_fn, forward, formula, rule = VARIADIC[key]
         rules = {f"tensors[{i}]": (formula, _bind_index(rule, i)) for i in range(n)}
-        op(name, grad_fn, list(rules), forward, rules)
+        op(name, grad_fn, list(rules), forward, rules, shape=_JOINED_SHAPE[key])
     return OPS[name]
 
 

@@ -44,9 +44,9 @@ class Node:
     def __new__(cls, op: Op, *_args: object) -> Node:
         """Each op's nodes are of a class of its own named as PyTorch's (`type(y.grad_fn).__name__` is
         `MulBackward0`), made once per name; they differ from Node in nothing else."""
-        kind = _NODE_CLASSES.get(op.grad_fn)
+        kind = _NODE_CLASSES.get((cls, op.grad_fn))
         if kind is None:
-            kind = _NODE_CLASSES[op.grad_fn] = type(op.grad_fn, (Node,), {"__slots__": (), "__doc__": Node.__doc__})
+            kind = _NODE_CLASSES[cls, op.grad_fn] = type(op.grad_fn, (cls,), {"__slots__": (), "__doc__": cls.__doc__})
         return object.__new__(kind)
 
     def __init__(self, op: Op, arrays: tuple, attrs: dict, out: np.ndarray, parents: tuple) -> None:
@@ -73,7 +73,7 @@ class Node:
         return f"<{self.op.grad_fn} object at {id(self):#x}>"
 
 
-_NODE_CLASSES: dict[str, type] = {}
+_NODE_CLASSES: dict[tuple[type, str], type] = {}
 
 
 class AccumulateGrad:
@@ -137,12 +137,13 @@ def topological(root) -> list:
     return order
 
 
-def guard_shape(shape, work: int = 0) -> None:
-    """Report a shape about to be made (and, for a matrix product, its multiply-adds: one numpy call that nothing
-    interrupts) to the size guard of `engine.state`, which may refuse it."""
+def guard_shape(shape, work: int = 0, itemsize: int | None = None) -> None:
+    """Report a shape about to be made outside an op's dispatch (a factory, a Jacobian; `itemsize` its bytes
+    per element when known) to the size guard of `engine.state`, which may refuse it. Ops report theirs in
+    `engine.tensor._run`, from their records' shape functions."""
     guard = state.current().size_guard
     if guard is not None:
-        guard(tuple(shape), work)
+        guard(tuple(shape), work, itemsize)
 
 
 class _Roots:
@@ -185,7 +186,7 @@ def _sweep(order, grads, nbatch, retain_graph, on_node, capture, tensors) -> dic
     """`sweep`'s loop: on arrays (`tensors` None) or, recorded, on Tensors (`tensors`: `engine.xp_tensor`)."""
     leaves = {}
     modes = state.current()
-    anomaly, guard = modes.anomaly and modes.check_nan, modes.size_guard
+    anomaly, guard, belief = modes.anomaly and modes.check_nan, modes.size_guard, modes.belief
     for node in order:
         g = grads.pop(node, None)
         if g is None:
@@ -216,7 +217,8 @@ def _sweep(order, grads, nbatch, retain_graph, on_node, capture, tensors) -> dic
                 continue
             if guard is not None:  # a batch of cotangents can outgrow every tensor
                 guard(tuple(g.shape[:nbatch]) + np.shape(arrays[i]))
-            gi = vjp[i](g, out, *inputs, **attrs)
+            rule = vjp[i] if belief is None else belief.vjp(node, i, vjp[i])  # a misconception's rule, or PyTorch's
+            gi = rule(g, out, *inputs, **attrs)
             if gi is None:  # an undefined gradient (PyTorch's norm with p=0): nothing flows
                 continue
             array = arrays[i]

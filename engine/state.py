@@ -1,5 +1,5 @@
 """The engine's modes, in one context-local place: grad mode, inference mode, the forward-AD level,
-anomaly detection and the size guard.
+anomaly detection, the size guard and (for diagnosing a learner's misconception) a belief.
 
 They live in one `ContextVar`, so a mode set in one thread or asyncio task (a snippet run by the runner,
 a worker of the app) is that context's own, and a new thread starts from the defaults as a fresh PyTorch
@@ -23,6 +23,8 @@ class Modes:
     anomaly: bool = False              # torch.is_anomaly_enabled()
     check_nan: bool = True             # set_detect_anomaly(check_nan=...)
     size_guard: Callable | None = None  # vets every shape before it is allocated (the runner's limits)
+    # a misconception's buggy rules for one run (`engine.explain.beliefs.Belief`); None: PyTorch's own
+    belief: Any = None
 
 
 _modes: contextvars.ContextVar[Modes] = contextvars.ContextVar("engine_modes", default=Modes())

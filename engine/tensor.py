@@ -16,8 +16,8 @@ from collections import namedtuple
 import numpy as np
 
 from engine import dtypes, state
-from engine.derivatives import OPS, saved_tensors, variadic
-from engine.graph import AccumulateGrad, Node, accumulate, as_grad, guard_shape, record_trace
+from engine.derivatives import OPS, broadcast_shapes, saved_tensors, variadic
+from engine.graph import SECOND_BACKWARD, AccumulateGrad, Node, accumulate, as_grad, guard_shape, record_trace
 from engine.printing import format_tensor
 
 _FLOAT32 = np.dtype(np.float32)
@@ -26,9 +26,9 @@ _modes = state.current  # the engine's modes (grad, inference, forward AD, anoma
 
 
 def set_size_guard(guard) -> None:
-    """Install `guard(shape, work=0)` to vet every tensor shape before it is allocated, with the multiply-adds of
-    every matrix product (None removes it); it is also called at each node of a backward sweep and each module
-    call (`guard_work`), where it may stop the work."""
+    """Install `guard(shape, work=0, itemsize=None)` to vet every tensor shape before it is allocated, with the
+    multiply-adds of every matrix product (None removes it); it is also called at each node of a backward sweep
+    and each module call (`guard_work`), where it may stop the work."""
     state.update(size_guard=guard)
 
 
@@ -152,10 +152,17 @@ def _apply(name: str, inputs: tuple, /, **attrs) -> "Tensor":
 
 
 def _run(op, inputs: tuple, attrs: dict, modes=None) -> "Tensor":
-    """Dispatch one op record: forward, dtype, view link, tangent, node (`modes`: the caller's read of them)."""
+    """Dispatch one op record: check, shape and size guard, forward, dtype, view link, tangent, node (`modes`:
+    the caller's read of them). Every op of every method, function and operator runs here, once."""
     arrays = []  # (a loop, not a comprehension: this runs for every op, and a comprehension is a call)
     for t in inputs:
         arrays.append(t._data if type(t) in _TENSOR_TYPES else t)
+    if op.check is not None:
+        op.check(arrays, attrs)
+    if modes is None:
+        modes = _modes()
+    if modes.size_guard is not None and op.shape is not None:
+        modes.size_guard(*op.shape(arrays, attrs))
     out = op.forward(*arrays, **attrs)
     if type(out) is not np.ndarray:
         out = np.asarray(out)
@@ -170,8 +177,6 @@ def _run(op, inputs: tuple, attrs: dict, modes=None) -> "Tensor":
     result = Tensor._make(out)
     if op.view:
         _link_view(result, inputs[0], op, attrs)
-    if modes is None:
-        modes = _modes()
     if modes.forward_ad is not None and not modes.inference:  # (inference tensors carry no tangent)
         modes.forward_ad.propagate(op, inputs, attrs, result)
     if not modes.grad:
@@ -188,7 +193,7 @@ def _run(op, inputs: tuple, attrs: dict, modes=None) -> "Tensor":
         bit <<= 1
     if wanted:
         result._requires_grad = True
-        node = result._grad_fn = Node(op, tuple(arrays), attrs, out, tuple(parents))
+        node = result._grad_fn = OpNode(op, tuple(arrays), attrs, out, tuple(parents))
         if modes.anomaly:
             record_trace(node)
         if op.saves:
@@ -256,6 +261,52 @@ def _save_versions(node, op, inputs, wanted: int, result) -> None:
         node.versions = versions
 
 
+class OpNode(Node):
+    """The node an op's dispatch records (`grad_fn`): a `Node` that also shows what it saved, by PyTorch's
+    names (`y.grad_fn._saved_self`, `_saved_result`, `_saved_exponent`)."""
+
+    __slots__ = ()
+
+    def __getattr__(self, name: str):
+        if name.startswith("_saved_") and name[7:] in saved_names(self.op):  # (only then: slots are set)
+            return saved_value(self, name[7:])
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __dir__(self) -> list:
+        return sorted({*super().__dir__(), *(f"_saved_{name}" for name in saved_names(self.op))})
+
+
+def saved_names(op) -> tuple[str, ...]:
+    """The `_saved_*` names a node of `op` offers: its saved inputs and result, and its saved arguments.
+    Tensors PyTorch saves beside the inputs (an index, a mask) the engine keeps in its own layout (indices with
+    kept dims, a key instead of a list), so it does not offer them: never a plausible wrong value."""
+    return tuple(n for n in op.saves if n in op.inputs or n == "result") + op.saved_args
+
+
+def saved_value(node, name: str):
+    """`grad_fn._saved_<name>` as PyTorch gives it: a saved input is that very Tensor (a number operand a 0-dim
+    tensor), the saved result a new Tensor on the result's data whose grad_fn is this node, a saved argument
+    its value; None for an input not saved because no gradient needed it. Saved tensors are gone once a
+    backward freed the graph (PyTorch's error); arguments stay."""
+    op = node.op
+    if name in op.saved_args:
+        return node.attrs[name]
+    if node.freed:
+        raise RuntimeError(SECOND_BACKWARD)
+    if name == "result":  # PyTorch saves an output whichever input needs a gradient
+        result = Tensor._make(node.out)
+        result._grad_fn, result._requires_grad = node, True
+        return result
+    wanted = sum(1 << i for i, parent in enumerate(node.parents) if parent is not None)
+    i = op.inputs.index(name)
+    if i not in saved_tensors(op, wanted)[0]:
+        return None
+    for saved, _, is_output in node.versions:
+        if not is_output and saved._data is node.arrays[i]:
+            return saved
+    return Tensor._make(np.asarray(node.arrays[i]))
+
+
 def _as_operand(other):
     """A Tensor or a Python number, as PyTorch's binary operators accept."""
     if type(other) is Tensor or isinstance(other, (int, float, bool)):
@@ -268,35 +319,14 @@ def _as_operand(other):
     raise TypeError(f"unsupported operand type: '{type(other).__name__}'")
 
 
-def _broadcast(a: "Tensor", b) -> None:
-    """Raise PyTorch's message when shapes do not broadcast, and vet the result's size."""
-    if type(b) not in _TENSOR_TYPES or a._data.shape == b._data.shape:
-        guard = _modes().size_guard  # (_binary, every arithmetic op's path, has this case inline)
-        if guard is not None:
-            guard(a._data.shape)
-        return
-    sa, sb = a._data.shape, b._data.shape
-    for i in range(1, min(len(sa), len(sb)) + 1):
-        if sa[-i] != sb[-i] and sa[-i] != 1 and sb[-i] != 1:
-            dim = max(len(sa), len(sb)) - i
-            raise RuntimeError(f"The size of tensor a ({sa[-i]}) must match the size of tensor b ({sb[-i]}) "
-                               f"at non-singleton dimension {dim}")
-    guard_shape(np.broadcast_shapes(sa, sb))
-
-
 _NO_ATTRS: dict = {}
 
 
 def _binary(key: str, a: "Tensor", b) -> "Tensor":
-    """A binary op of a tensor and a tensor or a Python number (the hot path: checks kept inline)."""
+    """A binary op of a tensor and a tensor or a Python number."""
     if type(b) is not Tensor and type(b) is not float and type(b) is not int:
         b = _as_operand(b)
-    modes = _modes()  # (read once for the guard and the dispatch: this runs for every arithmetic op)
-    if type(b) in _TENSOR_TYPES and a._data.shape != b._data.shape:
-        _broadcast(a, b)
-    elif modes.size_guard is not None:  # _broadcast's first case, inline: a tensor and a number, or equal shapes
-        modes.size_guard(a._data.shape)
-    return _run(OPS[key], (a, b), _NO_ATTRS, modes)
+    return _run(OPS[key], (a, b), _NO_ATTRS)
 
 
 def _normalize_dim(dim: int, ndim: int) -> int:
@@ -568,6 +598,9 @@ class Tensor:
     def detach(self) -> "Tensor":
         """A tensor without a graph on the same storage, with the same version counter (an in-place change of
         either is seen by the graph that saved the other)."""
+        belief = _modes().belief
+        if belief is not None and belief.keeps_graph:  # a learner who believes gradients flow through detach()
+            return self.view_as(self)
         t = Tensor._make(self._data)
         t._vc = self._shared_version()
         return t
@@ -775,81 +808,44 @@ class Tensor:
     def div(self, other):
         return self / other
 
-    def neg(self):
-        return -self
-
     def square(self):
         return self.pow(2)
 
-    def reciprocal(self):
-        return _apply("reciprocal", (self._floating(),))
-
-    # comparisons give bool tensors and never record a graph
-    def _compare(self, other, fn):
-        other = _as_operand(other)
-        _broadcast(self, other)
-        other = other._data if isinstance(other, Tensor) else other
-        return Tensor._make(np.asarray(fn(self._data, other)))
-
-    def __eq__(self, other):
-        return self._compare(other, np.equal)
-
-    def __ne__(self, other):
-        return self._compare(other, np.not_equal)
-
-    def __lt__(self, other):
-        return self._compare(other, np.less)
-
-    def __le__(self, other):
-        return self._compare(other, np.less_equal)
-
-    def __gt__(self, other):
-        return self._compare(other, np.greater)
-
-    def __ge__(self, other):
-        return self._compare(other, np.greater_equal)
-
-    def all(self):
-        return Tensor._make(np.asarray(np.all(self._data)))
-
-    def any(self):
-        return Tensor._make(np.asarray(np.any(self._data)))
-
+    # comparisons and logical operators give tensors that never require grad (their records have no rules)
     def eq(self, other):
-        return self == other
+        return _binary("eq", self, other)
 
     def ne(self, other):
-        return self != other
-
-    def gt(self, other):
-        return self > other
-
-    def ge(self, other):
-        return self >= other
+        return _binary("ne", self, other)
 
     def lt(self, other):
-        return self < other
+        return _binary("lt", self, other)
 
     def le(self, other):
-        return self <= other
+        return _binary("le", self, other)
 
-    def _logical(self, other, fn, symbol: str):
-        other = _as_operand(other)
-        operands = (self._data, other._data if isinstance(other, Tensor) else other)
-        if any(np.asarray(a).dtype.kind == "f" for a in operands):
-            raise TypeError(f"unsupported operand type(s) for {symbol}: 'Tensor' and "
-                            f"'{'Tensor' if isinstance(other, Tensor) else type(other).__name__}'")
-        _broadcast(self, other)
-        return Tensor._make(np.asarray(fn(*operands)).astype(dtypes.result_type(*operands)))
+    def gt(self, other):
+        return _binary("gt", self, other)
+
+    def ge(self, other):
+        return _binary("ge", self, other)
+
+    __eq__, __ne__, __lt__, __le__, __gt__, __ge__ = eq, ne, lt, le, gt, ge
+
+    def all(self):
+        return _apply("all", (self,))
+
+    def any(self):
+        return _apply("any", (self,))
 
     def __and__(self, other):
-        return self._logical(other, np.bitwise_and, "&")
+        return _binary("bitwise_and", self, other)
 
     def __or__(self, other):
-        return self._logical(other, np.bitwise_or, "|")
+        return _binary("bitwise_or", self, other)
 
     def __xor__(self, other):
-        return self._logical(other, np.bitwise_xor, "^")
+        return _binary("bitwise_xor", self, other)
 
     __rand__, __ror__, __rxor__ = __and__, __or__, __xor__
 
@@ -859,7 +855,7 @@ class Tensor:
         return Tensor._make(np.invert(self._data))
 
     def logical_not(self):
-        return Tensor._make(np.logical_not(self._data))
+        return _apply("logical_not", (self,))
 
     def allclose(self, other, rtol=1e-05, atol=1e-08) -> bool:
         return bool(np.allclose(self._data, _as_operand(other)._data, rtol=rtol, atol=atol))
@@ -867,36 +863,7 @@ class Tensor:
     def equal(self, other) -> bool:
         return self._data.shape == other._data.shape and bool(np.array_equal(self._data, other._data))
 
-    # --- elementwise functions ----------------------------------------------------------------
-    def exp(self):
-        return _apply("exp", (self._floating(),))
-
-    def log(self):
-        return _apply("log", (self._floating(),))
-
-    def sqrt(self):
-        return _apply("sqrt", (self._floating(),))
-
-    def sin(self):
-        return _apply("sin", (self._floating(),))
-
-    def cos(self):
-        return _apply("cos", (self._floating(),))
-
-    def tanh(self):
-        return _apply("tanh", (self._floating(),))
-
-    def sigmoid(self):
-        return _apply("sigmoid", (self._floating(),))
-
-    def relu(self):
-        return _apply("relu", (self,))
-
-    def abs(self):
-        if self._data.dtype == np.bool_:
-            raise NotImplementedError('"abs_cpu" not implemented for \'Bool\'')
-        return _apply("abs", (self,))
-
+    # --- elementwise functions (exp, sin, relu…: generated from their records by `engine.registry`) ---------
     def _floating(self) -> "Tensor":
         """Integer and bool inputs of float-valued ops (exp, sqrt…) are computed as float32, as PyTorch."""
         return self if self._data.dtype.kind == "f" else Tensor._make(self._data.astype(np.float32))
@@ -920,15 +887,11 @@ class Tensor:
     def minimum(self, other):
         return _binary("minimum", self, _tensor_arg(other, "minimum", "other"))
 
-    def sign(self):
-        return _apply("sign", (self,))
-
     def masked_fill(self, mask, value):
         mask = _tensor_arg(mask, "masked_fill", "mask")
         if mask._data.dtype != np.bool_:
             raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
                                f"{_C_TYPE_NAMES[mask._data.dtype.name]}")
-        _broadcast(mask, self)
         if isinstance(value, Tensor):
             if value._data.ndim:
                 raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
@@ -992,8 +955,6 @@ class Tensor:
                                "tensor")
         if any(r < 0 for r in repeats):
             raise RuntimeError(f"Trying to create tensor with negative dimension {min(repeats)}: {list(repeats)}")
-        padded = (1,) * (len(repeats) - self._data.ndim) + self._data.shape
-        guard_shape(tuple(r * n for r, n in zip(repeats, padded)))
         return _apply("repeat", (self,), repeats=repeats)
 
     def flip(self, *dims):
@@ -1139,9 +1100,6 @@ class Tensor:
         return _apply("logsumexp", (self,), dims=dims if dims or not self._data.ndim else None,
                       keepdim=bool(keepdim))
 
-    def log1p(self):
-        return _apply("log1p", (self._floating(),))
-
     # --- products -----------------------------------------------------------------------------
     def matmul(self, other):
         return matmul(self, other)
@@ -1170,7 +1128,6 @@ class Tensor:
                                    f"{_SCALAR_TYPE_NAMES[t._data.dtype.name]} and "
                                    f"{_SCALAR_TYPE_NAMES[mat2._data.dtype.name]}")
         Tensor._make(self._data).expand(n, p)  # PyTorch's message when input does not broadcast to the result
-        guard_shape((n, p), work=n * k * p)
         if self._data.dtype.kind in "iu":  # integer tensors take integral factors
             beta, alpha = int(beta), int(alpha)
         return _apply("addmm", (self, mat1, mat2), beta=beta, alpha=alpha)
@@ -1200,7 +1157,6 @@ class Tensor:
         if self._data.dtype != mat2._data.dtype:
             raise RuntimeError(f"expected scalar type {_SCALAR_TYPE_NAMES[self._data.dtype.name]} but found "
                                f"{_SCALAR_TYPE_NAMES[mat2._data.dtype.name]}")
-        guard_shape((sa[0], sa[1], sb[2]), work=sa[0] * sa[1] * sa[2] * sb[2])
         return _apply("bmm3", (self, mat2))
 
     # --- shapes -------------------------------------------------------------------------------
@@ -1259,7 +1215,6 @@ class Tensor:
         for i, s in enumerate(self._data.shape):
             if shape[lead + i] == -1:
                 shape[lead + i] = s
-        guard_shape(shape)
         try:
             np.broadcast_shapes(self._data.shape, tuple(shape))
         except ValueError:
@@ -1509,23 +1464,6 @@ class Tensor:
 _TENSOR_TYPES = {Tensor}  # Tensor and its subclasses the engine makes (nn.Parameter adds itself)
 
 
-def _inplace_variant(name: str):
-    def method(self, *args, **kwargs):
-        self._check_inplace()
-        return self._inplace(getattr(self, name)(*args, **kwargs))
-
-    method.__name__ = method.__qualname__ = name + "_"
-    method.__doc__ = f"`x.{name}_(...)`: `x.{name}(...)` written into x."
-    return method
-
-
-INPLACE_VARIANTS = ("exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "abs", "neg", "reciprocal",
-                    "sign", "log1p", "square", "clamp", "clamp_min", "clamp_max", "clip", "pow", "masked_fill",
-                    "remainder", "scatter", "scatter_add")
-for _name in INPLACE_VARIANTS:
-    setattr(Tensor, _name + "_", _inplace_variant(_name))
-
-
 def _floor_divide_(self, other):
     """`x //= y`: the in-place op (its missing derivative is named floor_divide_, as in PyTorch)."""
     self._check_inplace()
@@ -1578,8 +1516,6 @@ def where(condition, input, other) -> Tensor:  # noqa: A002 - PyTorch's argument
     input, other = _as_operand(input), _as_operand(other)
     a = input if isinstance(input, Tensor) else Tensor._make(np.asarray(input, dtype=np.float32))
     cond = np.asarray(condition._data if isinstance(condition, Tensor) else condition, dtype=bool)
-    guard_shape(np.broadcast_shapes(cond.shape, a._data.shape, np.shape(other._data if isinstance(other, Tensor)
-                                                                        else other)))
     return _apply("where", (a, other), condition=cond)
 
 
@@ -1647,8 +1583,50 @@ def _index(t: Tensor, key) -> Tensor:
     # a 0-dim integer tensor indexes like an int (PyTorch records a select)
     key = tuple(int(k._data) if isinstance(k, Tensor) and k._data.ndim == 0 and k._data.dtype.kind in "iu" else k
                 for k in key)
-    if any(isinstance(k, (list, range, np.ndarray, Tensor)) for k in key):
-        return _apply("index", (t,), key=_advanced_key(t, key))
+    if any(isinstance(k, _ADVANCED) for k in key):
+        return _mixed_index(t, key)
+    out = _basic_index(t, key, lone_slice)
+    return _apply("alias", (t,)) if out is t else out
+
+
+_ADVANCED = (list, range, np.ndarray, Tensor)
+
+
+def _mixed_index(t: Tensor, key: tuple) -> Tensor:
+    """PyTorch's order for a key with lists or tensors in it: the basic entries first (select, slice and
+    unsqueeze nodes: `x[0, [1, 2]]` is SelectBackward0 then IndexBackward0), then one index op with the advanced
+    entries on the dims that are left; so `x[0, :, [1, 2]]` has PyTorch's shape, not numpy's."""
+    basic, placed = [], []  # the key with each advanced entry as full slices; (its first slice, entry, dims)
+    for k in key:
+        if isinstance(k, _ADVANCED):
+            array = k._data if isinstance(k, Tensor) else None
+            dims = array.ndim if array is not None and array.dtype == np.bool_ and array.ndim else 1
+            placed.append((len(basic), k, dims))
+            basic.extend([slice(None)] * dims)
+        else:
+            basic.append(k)
+    if basic.count(Ellipsis) == 1:  # spelled out here, so that the entries' positions follow it
+        at = basic.index(Ellipsis)
+        fill = t._data.ndim - (len(basic) - 1 - basic.count(None))
+        basic[at: at + 1] = [slice(None)] * fill
+        placed = [(p if p < at else p + fill - 1, k, dims) for p, k, dims in placed]
+    out = _basic_index(t, tuple(basic), False)
+    # where each advanced entry's dims are in `out`: ints before it removed dims, Nones added some
+    dim_of, dim = {}, 0
+    for i, k in enumerate(basic):
+        dim_of[i] = dim
+        if k is None or isinstance(k, slice):
+            dim += 1
+    advanced = [slice(None)] * out._data.ndim
+    for position, k, dims in reversed(placed):
+        at = dim_of[position]
+        advanced[at: at + dims] = [k]
+    return _apply("index", (out,), key=_advanced_key(out, tuple(advanced)))
+
+
+def _basic_index(t: Tensor, key: tuple, lone_slice: bool) -> Tensor:
+    """Ints, slices, None and Ellipsis, as PyTorch records them: select, slice (not a full one, unless the key
+    is one lone slice) and unsqueeze nodes, in order; `t` itself when the key changes nothing."""
     if key.count(Ellipsis) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
     if Ellipsis in key:
@@ -1680,8 +1658,6 @@ def _index(t: Tensor, key) -> Tensor:
         else:
             raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
                              f"are valid indices (got {type(k).__name__})")
-    if out is t:
-        return _apply("alias", (t,))
     return out
 
 
@@ -1710,20 +1686,72 @@ def matmul(a, b) -> Tensor:
     if na == 2 and nb == 2:
         if sa[1] != sb[0]:
             raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({sa[0]}x{sa[1]} and {sb[0]}x{sb[1]})")
-        guard_shape((sa[0], sb[1]), work=sa[0] * sa[1] * sb[1])
         return _apply("mm", (a, b))
-    if na == 1:  # folded into a batched matmul, whose result PyTorch views back
-        out = matmul(a.unsqueeze(0), b)
-        return _apply("unsafe_view", (out,), shape=out._data.shape[:-2] + out._data.shape[-1:])
-    if nb == 1:
-        out = matmul(a, b.unsqueeze(-1))
-        return _apply("unsafe_view", (out,), shape=out._data.shape[:-1])
-    if sa[-1] != sb[-2]:
-        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
-                           f"[{sb[0] if nb > 2 else 1}, {sa[-1]}] but got: [{sb[0] if nb > 2 else 1}, {sb[-2]}].")
-    shape = np.broadcast_shapes(sa[:-2], sb[:-2]) + (sa[-2], sb[-1])
-    guard_shape(shape, work=math.prod(shape) * sa[-1])
-    return _apply("bmm", (a, b))
+    if na == 3 and nb == 3 and sa[0] != sb[0]:  # a batch of one that needs a gradient is one matrix (as PyTorch)
+        if sa[0] == 1 and a._requires_grad:
+            a = a.squeeze(0)
+        elif sb[0] == 1 and b._requires_grad:
+            b = b.squeeze(0)
+    return _folded_matmul(a, b) if _should_fold(a, b) else _batched_matmul(a, b)
+
+
+def _should_fold(a: Tensor, b: Tensor) -> bool:
+    """PyTorch's `should_fold`: fold the larger operand's batch into its rows (one mm or mv) when the other has
+    at most 2 dims and either needs a gradient (its backward is then one mm) or the fold is a view."""
+    larger = a._data.ndim >= b._data.ndim
+    t1 = a._data if larger else np.swapaxes(b._data, -1, -2)
+    if not (t1.ndim >= 3 and (b if larger else a)._data.ndim <= 2):
+        return False
+    if (b if larger else a)._requires_grad:
+        return True
+    if a._data.ndim == 2:  # it would need a transposed copy of the result
+        return False
+    if t1.size == 0:
+        return True
+    return all(t1.strides[i] == t1.strides[i + 1] * t1.shape[i + 1] for i in range(t1.ndim - 2))
+
+
+def _folded_matmul(a: Tensor, b: Tensor) -> Tensor:
+    """PyTorch's fold: (…, n, k) @ (k, p) as one (N, k) mm (or mv), its result viewed back (`_unsafe_view`);
+    with the larger operand second, the same on the transposes, transposed back into a contiguous copy."""
+    transpose = b._data.ndim > a._data.ndim
+    t1 = b.mT if transpose else a
+    t2 = (a.t() if a._data.ndim == 2 else a) if transpose else b
+    shape = t1._data.shape[:-1]
+    rows, k = math.prod(shape), t1._data.shape[-1]
+    folded = t1.reshape(rows, k)
+    if t2._data.ndim == 1:
+        if t2._data.shape[0] != k:
+            raise RuntimeError(f"size mismatch, got input ({rows}), mat ({rows}x{k}), vec ({t2._data.shape[0]})")
+        return _apply("unsafe_view", (_apply("mv", (folded, t2)),), shape=shape)
+    k2, p = t2._data.shape
+    if k2 != k:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{k} and {k2}x{p})")
+    out = _apply("unsafe_view", (_apply("mm", (folded, t2)),), shape=shape + (p,))
+    return out.mT.contiguous() if transpose else out
+
+
+def _batched_matmul(a: Tensor, b: Tensor) -> Tensor:
+    """PyTorch's batched matmul: both operands expanded to the broadcast batch and reshaped to 3 dims, one bmm,
+    its result viewed back (`_unsafe_view`)."""
+    sa, sb = a._data.shape, b._data.shape
+    n, m1 = (sa[-2] if len(sa) > 1 else 1), sa[-1]
+    m2, p = (sb[-2], sb[-1]) if len(sb) > 1 else (sb[0], 1)
+    batch = broadcast_shapes(sa[:-2], sb[:-2])
+    count = math.prod(batch)
+    left = a.expand(batch + (n, m1)).reshape(count, n, m1)
+    if len(sb) == 1:
+        right = b.expand(batch + (m2,)).reshape(count, m2).unsqueeze(2)
+    else:
+        right = b.expand(batch + (m2, p)).reshape(count, m2, p)
+    if m1 != m2:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{count}, {m1}] but got: "
+                           f"[{count}, {m2}].")
+    out = _apply("bmm3", (left, right))
+    if len(sb) == 1:
+        out = out.squeeze(-1)
+    shape = batch + ((n,) if len(sa) > 1 else ()) + ((p,) if len(sb) > 1 else ())
+    return _apply("unsafe_view", (out,), shape=shape)
 
 
 def _matmul_dtype_error(da: str, db: str, na: int, nb: int):

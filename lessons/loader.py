@@ -27,6 +27,7 @@ from lessons.model import (
     FORMAT_VERSION,
     MAX_ANSWER_CELLS,
     STEP_KINDS,
+    BuggyAnswer,
     ChoiceOption,
     ChoiceParam,
     ChoiceStep,
@@ -217,12 +218,49 @@ def _read_step(key_path: str, table: dict, problems: Problems, glossary: frozens
                                    "after the previous step's program")
         return PredictStep(**common, expression=_expression(fields, "expression", required=True) or "",
                            expect=_expression(fields, "expect"), tolerance=fields.tolerance("tolerance"),
-                           nonfinite=fields.boolean("nonfinite"))
+                           nonfinite=fields.boolean("nonfinite"),
+                           misconceptions_off=_misconceptions(fields, "misconceptions_off"),
+                           buggy=_buggy_answers(fields))
     if known_kind == "error":
         return ErrorStep(**common, choices=_error_choices(fields))
     if known_kind == "choice":
         return ChoiceStep(**common, options=_options(fields))
     return ReadStep(**common)
+
+
+def _misconceptions(fields: Fields, key: str) -> tuple[str, ...]:
+    """Misconception ids, each one of the catalogue (a typo is named, with the closest id)."""
+    ids = fields.tags(key, required=False) or ()
+    for i, name in enumerate(ids):
+        unknown = _unknown_misconception(name)
+        if unknown:
+            fields.problems.add(f"{fields.at(key)}[{i}]", unknown)
+    return tuple(name for name in ids if not _unknown_misconception(name))
+
+
+def _buggy_answers(fields: Fields) -> tuple[BuggyAnswer, ...]:
+    """`[[steps.buggy]]`: an author's extra buggy answers, each for a misconception of the catalogue."""
+    found = []
+    for key_path, table in fields.tables("buggy"):
+        sub = Fields(table, key_path, fields.problems, list(spec.BUGGY))
+        name = sub.identifier("misconception")
+        answer = _expression(sub, "answer", required=True)
+        unknown = _unknown_misconception(name) if name is not None else None
+        if unknown:
+            sub.error("misconception", unknown)
+        elif name is not None and answer is not None:
+            found.append(BuggyAnswer(name, answer))
+    return tuple(found)
+
+
+def _unknown_misconception(name: str) -> str | None:
+    from lessons.misconceptions import CATALOGUE
+
+    if name in CATALOGUE:
+        return None
+    close = difflib.get_close_matches(name, list(CATALOGUE), n=1, cutoff=0.6)
+    hint = f" — did you mean '{close[0]}'?" if close else f" (known: {', '.join(CATALOGUE)})"
+    return f"no misconception '{name}' in lessons/misconceptions.toml{hint}"
 
 
 def _kind_hint(kind: object) -> str:

@@ -82,6 +82,16 @@ class PredictStep(_StepBase):
     expect: str | None = None
     tolerance: Tolerance | None = None
     nonfinite: bool = False  # the answer is meant to contain inf or nan
+    misconceptions_off: tuple[str, ...] = ()  # misconceptions never named on this step
+    buggy: tuple[BuggyAnswer, ...] = ()  # the author's extra buggy answers
+
+
+@dataclass(frozen=True)
+class BuggyAnswer:
+    """What a learner holding `misconception` answers on a step: `answer`, an expression of its program."""
+
+    misconception: str
+    answer: str
 
 
 @dataclass(frozen=True)

@@ -69,6 +69,10 @@ OPTION = {
     "correct": Key("boolean", "exactly one option is correct"),
     "why": Key("text", "why this option is right or wrong"),
 }
+BUGGY = {
+    "misconception": Key("id", "the misconception's id (lessons/misconceptions.toml)", required=True),
+    "answer": Key("expression", "an expression of the program's names giving that learner's answer", required=True),
+}
 KIND_KEYS = {
     "read": {},
     "predict": {
@@ -77,6 +81,9 @@ KIND_KEYS = {
         "expect": Key("expression", "optional: your intent; check fails if the engine disagrees"),
         "tolerance": Key("table", "overrides the lesson's tolerance", items=TOLERANCE),
         "nonfinite": Key("boolean", "the answer is meant to contain inf or nan"),
+        "misconceptions_off": Key("tags", "misconceptions (ids of lessons/misconceptions.toml) never named here"),
+        "buggy": Key("tables", "extra buggy answers: what a learner holding a misconception answers here",
+                     items=BUGGY),
     },
     "error": {"choices": Key("tables", "the possible outcomes; exactly one matches", required=True,
                              items=ERROR_CHOICE, extra={"minItems": 2})},

@@ -2,8 +2,14 @@
 
 No UI here (as `tutor.practice`): the step view reads its editor, a script passes a string; both end in
 `read_prediction` and `lessons.answers.compare`, so a course's autograder grades exactly as the app does.
+A wrong prediction then goes through `diagnose`, which names the misconception behind it when the engine's
+buggy rules say so beyond doubt (`lessons.misconceptions`).
 """
 from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
 
 from lessons.answers import Answer, Comparison, compare
 from tutor.answer_input import AnswerFormatError, Reading, defined_names, read_answer
@@ -18,10 +24,14 @@ def read_prediction(answer: Answer, text: str) -> Reading:
     return read_answer(text, answer.kind, answer.shape, evaluate, names)
 
 
-def grade_prediction(answer: Answer, text: str) -> Comparison:
-    """The verdict on a typed prediction, as the app gives it (`AnswerFormatError` when unreadable)."""
+def grade_prediction(step, answer: Answer, text: str, titles=None) -> tuple[Comparison, Diagnosis | None]:
+    """The verdict on a typed prediction, as the app gives it, with the misconception behind a wrong one
+    (`AnswerFormatError` when unreadable)."""
     reading = read_prediction(answer, text)
-    return compare(answer, reading.value, reading.half_unit, reading.decimals)
+    verdict = compare(answer, reading.value, reading.half_unit, reading.decimals)
+    if verdict.correct or verdict.close:
+        return verdict, None
+    return verdict, diagnose(step, answer, reading, titles)
 
 
 def pick(labels: list[list[str]], text: str) -> int:
@@ -35,3 +45,81 @@ def pick(labels: list[list[str]], text: str) -> int:
     if len(found) != 1:
         raise AnswerFormatError("grade_no_such_option", count=len(labels))
     return found.pop()
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    id: str                    # a misconception of `lessons/misconceptions.toml`
+    messages: dict[str, str]   # per language: in the learner's own numbers, with the step that teaches it
+    teach: str                 # "lesson-id:step-id"
+
+    def message(self, lang: str) -> str:
+        return self.messages.get(lang) or self.messages["en"]
+
+
+def diagnose(step, answer: Answer, reading: Reading, titles=None) -> Diagnosis | None:
+    """The misconception behind the wrong prediction `reading` to predict step `step`, or None (also when the
+    worker cannot run the buggy rules). `titles(lang)` maps a lesson id to its title (the text names the
+    lesson that teaches it)."""
+    from lessons.misconceptions import CATALOGUE, believed, step_ids
+    from lessons.misconceptions import diagnose as match_answer
+
+    run = answer.run
+    if getattr(step, "kind", None) != "predict" or answer.kind not in ("tensor", "number", "none") \
+            or getattr(run, "source", None) is None:
+        return None
+    answers = believed(run.source, step.expression, step_ids(step), step.buggy)
+    if not answers:
+        return None
+    found = match_answer(answer, answers, reading.value, reading.half_unit, reading.decimals)
+    if found is None:
+        return None
+    from tutor.i18n import LANGUAGES
+
+    messages = {lang: diagnosis_message(found, answer, reading.value, lang, titles(lang) if titles else None)
+                for lang in LANGUAGES}
+    return Diagnosis(found.id, messages, CATALOGUE[found.id].teach)
+
+
+def diagnosis_message(found, answer: Answer, typed, lang: str, titles=None) -> str:
+    """"Every number of yours is 6× the answer: that is “mean without 1/n”. <why> <where it is taught>"."""
+    from lessons.misconceptions import CATALOGUE
+    from tutor.formatting import format_cell
+    from tutor.i18n import t
+
+    entry = CATALOGUE[found.id]
+    name = entry.name.get(lang) or entry.name["en"]
+    ratio = _ratio(found.believed.value, answer.value)
+    if ratio is not None:
+        first = t("diagnosis_ratio", lang, ratio=format_cell(ratio), name=name)
+    else:
+        first = t("diagnosis_matches", lang, yours=_numbers(typed), name=name)
+    lesson = (titles or {}).get(entry.lesson_id, entry.lesson_id)
+    teach = t("diagnosis_teach", lang, step=entry.step_id, lesson=lesson)
+    gap = "" if lang == "ja" else " "
+    return gap.join((first, entry.explain.get(lang) or entry.explain["en"], teach))
+
+
+def _ratio(believed, correct) -> float | None:
+    """The one factor between the believed and the correct answer (6 for a mean without its 1/6), if any."""
+    if correct is None:
+        return None
+    b, c = np.asarray(believed, dtype=np.float64), np.asarray(correct, dtype=np.float64)
+    if b.shape != c.shape or not np.all(np.isfinite(b)) or not np.all(np.isfinite(c)) or np.any(c == 0):
+        return None
+    ratios = b / c
+    ratio = float(ratios.flat[0])
+    if abs(ratio - 1) < 1e-6 or abs(ratio) < 1e-6 or not np.allclose(ratios, ratio, rtol=1e-5, atol=0):
+        return None
+    rounded = round(ratio)
+    return float(rounded) if abs(ratio - rounded) < 1e-5 and rounded != 0 else None
+
+
+def _numbers(value) -> str:
+    """The learner's numbers as one short line (a long tensor is abridged, as numpy prints it)."""
+    array = np.asarray(value, dtype=np.float64)
+    if array.ndim == 0:
+        return f"{float(array):g}"
+    text = np.array2string(array, separator=", ", threshold=12, edgeitems=2, precision=4, suppress_small=True,
+                           max_line_width=10**6, formatter={"float_kind": lambda x: f"{x:g}"})
+    return " ".join(text.split())

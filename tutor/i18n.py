@@ -324,6 +324,15 @@ STRINGS: dict[str, dict[str, str]] = {
         "web_memory_exceeded": "Your tutor used more memory than the class allows and was stopped. Your answers are saved.",
         "class_no_such_student": "No student called {name} in this class (students: {known})",
         "class_student_reset": "{name} can join again: the next to join under this name gets a new personal code and {name}'s progress. If that is not {name}, reset again.",
+        # --- branch diagnosis (#28): the misconception behind a wrong prediction
+        "diagnosis_matches": "Your answer {yours} is exactly what “{name}” gives.",
+        "diagnosis_ratio": "Every number of yours is {ratio}× the answer: that is “{name}”.",
+        "diagnosis_teach": "Step “{step}” of “{lesson}” teaches it.",
+        "diagnosis_label": "Misconception",
+        "class_misconception": "{count} of {total} students: {name}, on {place}",
+        "class_misconceptions_title": "Misconceptions diagnosed",
+        "stats_misconceptions": "Misconceptions diagnosed in your wrong predictions",
+        "stats_misconception_row": "{name}: {count}× (last on {place})",
     },
     "ja": {
         "course_title": "コース",
@@ -617,6 +626,15 @@ STRINGS: dict[str, dict[str, str]] = {
         "web_memory_exceeded": "チューターが教室で許されたメモリーを超えたため停止しました。解答は保存されています。",
         "class_no_such_student": "このクラスに {name} という生徒はいません（生徒: {known}）",
         "class_student_reset": "{name} さんはもう一度参加できます。次にこの名前で参加した人に新しい個人コードと {name} さんの進捗が渡ります。本人でなかった場合は、もう一度リセットしてください。",
+        # --- branch diagnosis (#28): the misconception behind a wrong prediction
+        "diagnosis_matches": "あなたの答え {yours} は、「{name}」というつまずきから出てくる値とちょうど一致します。",
+        "diagnosis_ratio": "あなたの答えはどの値も正解の {ratio} 倍です。これは「{name}」というつまずきから出てくる値です。",
+        "diagnosis_teach": "「{lesson}」のステップ「{step}」で学べます。",
+        "diagnosis_label": "つまずき",
+        "class_misconception": "{total} 人中 {count} 人: {name}（{place}）",
+        "class_misconceptions_title": "見つかったつまずき",
+        "stats_misconceptions": "不正解の予想から見つかったつまずき",
+        "stats_misconception_row": "{name}: {count} 回（最後は {place}）",
     },
 }
 

@@ -35,6 +35,7 @@ class StepState:
     wrong_choices: set[int] = field(default_factory=set)
     hints_shown: int = 0
     started: float = field(default_factory=time.monotonic)
+    diagnosis: Any = None  # the misconception behind the last wrong prediction (`tutor.grading.Diagnosis`)
 
 
 @dataclass(frozen=True)
@@ -55,7 +56,8 @@ class Practice(Protocol):
 
     def output(self, index: int) -> StepOutput: ...
 
-    def record(self, index: int, answer_text: str | None, outcome: str, hints_used: int, duration_ms: int) -> bool: ...
+    def record(self, index: int, answer_text: str | None, outcome: str, hints_used: int, duration_ms: int,
+               misconception: str | None = None) -> bool: ...
 
     def records_retries(self) -> bool: ...
 
@@ -141,10 +143,12 @@ class LessonPractice:
         self._outputs[step.id] = StepOutput(stdout, earlier, raised)
         return self._outputs[step.id]
 
-    def record(self, index: int, answer_text: str | None, outcome: str, hints_used: int, duration_ms: int) -> bool:
+    def record(self, index: int, answer_text: str | None, outcome: str, hints_used: int, duration_ms: int,
+               misconception: str | None = None) -> bool:
         step = self.lesson.steps[index]
         self._recorder(lesson_id=self.lesson.id, step_id=step.id, concepts=self.concepts(index),
-                       answer=answer_text, outcome=outcome, hints_used=hints_used, duration_ms=duration_ms)
+                       answer=answer_text, outcome=outcome, hints_used=hints_used, duration_ms=duration_ms,
+                       misconception=misconception)
         return True
 
     def records_retries(self) -> bool:
@@ -193,11 +197,13 @@ class QuizPractice:
         answer = self.question.answer
         return StepOutput(answer.stdout, "", getattr(answer, "raised", None))
 
-    def record(self, index: int, answer_text: str | None, outcome: str, hints_used: int, duration_ms: int) -> bool:
+    def record(self, index: int, answer_text: str | None, outcome: str, hints_used: int, duration_ms: int,
+               misconception: str | None = None) -> bool:
         from tutor.progress.model import ProgressError
 
         try:
-            self.session.submit(outcome, answer=answer_text, hints_used=hints_used, duration_ms=duration_ms)
+            self.session.submit(outcome, answer=answer_text, hints_used=hints_used, duration_ms=duration_ms,
+                                misconception=misconception)
         except ProgressError:
             raise
         self.outcomes.append(outcome)

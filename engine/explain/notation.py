@@ -627,7 +627,7 @@ def forward_expr(node, inputs: list, constant):  # noqa: C901 - one case per op
         return softmax(a.expr, attrs["dim"] % max(len(a.shape), 1))
     if key == "log_softmax":
         return sympy.log(softmax(a.expr, attrs["dim"] % max(len(a.shape), 1)))
-    if key in ("mm", "mv", "bmm", "dot"):
+    if key in ("mm", "mv", "dot"):
         return _mm(a.expr, inputs[1].expr)
     if key == "t":
         return _t(a.expr) if len(a.shape) == 2 else a.expr
@@ -743,7 +743,7 @@ def vjp_expr(node, i: int, g: Value, inputs: list, sweep: Sweep) -> Value:  # no
     if key == "log_softmax":
         dim = attrs["dim"] % max(len(in_shape), 1)
         return Value(g.expr - sympy.exp(out) * tsumdim(sweep.full(g), _tuple([dim]), sympy.true), in_shape)
-    if key in ("mm", "bmm"):
+    if key == "mm":
         b = inputs[1]
         gi = _mm(sweep.full(g), _t(b.expr)) if i == 0 else _mm(_t(a.expr), sweep.full(g))
         return Value(gi, in_shape)

@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 
 from engine import dtypes
-from engine.tensor import _SCALAR_TYPE_NAMES, Tensor, _apply, _broadcast, _normalize_dim, _tensor_arg
+from engine.tensor import _SCALAR_TYPE_NAMES, Tensor, _apply, _normalize_dim, _tensor_arg
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -82,7 +82,6 @@ def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,  # n
         warnings.warn(f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
                       "This will likely lead to incorrect results due to broadcasting. Please ensure they have the "
                       "same size.", UserWarning, stacklevel=2)
-    _broadcast(input, target)
     return _apply("mse_loss", (input, target), reduction=reduction)
 
 

@@ -35,6 +35,7 @@ class RunResult:
     stdout: str
     error: SnippetError | None
     _sandbox: _Sandbox = field(repr=False)
+    stderr: str = ""  # the warnings it raised, as PyTorch's go to stderr (`UserWarning: ...`)
 
     @property
     def namespace(self) -> dict[str, object]:
@@ -51,7 +52,7 @@ class RunResult:
                                      filename=self._sandbox.filename)
         if errors:
             raise SnippetFailure(errors[0])
-        value, error = self._sandbox.execute(tree, limits, output=[])
+        value, error = self._sandbox.execute(tree, limits, output=[], stderr=[])
         if error is not None:
             raise SnippetFailure(error)
         return value
@@ -65,11 +66,12 @@ def run_snippet(source: str, *, limits: Limits | None = None, filename: str = "<
     if errors:
         return RunResult(False, "", errors[0], sandbox)
     output: list[str] = []
+    stderr: list[str] = []
     # traces of the program's own frames (anomaly detection's forward trace) show its lines, as PyTorch's do,
     # also where the sandbox cannot read the file
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    _, error = sandbox.execute(tree, limits, output=output)
-    return RunResult(error is None, "".join(output), error, sandbox)
+    _, error = sandbox.execute(tree, limits, output=output, stderr=stderr)
+    return RunResult(error is None, "".join(output), error, sandbox, "".join(stderr))
 
 
 class _Sandbox:
@@ -81,7 +83,8 @@ class _Sandbox:
         self.globals: dict[str, object] = {"__name__": "__main__"}  # run as a script: `if __name__ == "__main__":`
         self.codes: set[types.CodeType] = set()
 
-    def execute(self, tree: ast.AST, limits: Limits, *, output: list[str]) -> tuple[object, SnippetError | None]:
+    def execute(self, tree: ast.AST, limits: Limits, *, output: list[str],
+                stderr: list[str]) -> tuple[object, SnippetError | None]:
         try:
             code = compile(rewrite(tree), self.filename, "eval" if isinstance(tree, ast.Expression) else "exec")
         except SyntaxError as exc:  # e.g. `return` outside a function
@@ -93,7 +96,7 @@ class _Sandbox:
         self.globals.update(guards.names())
         self.globals["__builtins__"] = guards.builtins
         try:
-            with _engine_state(guards, output):
+            with _engine_state(guards, stderr):
                 return eval(code, self.globals), None  # noqa: S307 - checked and guarded above
         except (_Stop, Exception) as raised:
             # a stop is reported as itself, also when another error raised on its way out carries it
@@ -186,18 +189,18 @@ def _code_objects(code: types.CodeType) -> Iterator[types.CodeType]:
 _ACTIVE = threading.local()  # the Guards of the run going on in each thread
 
 
-def _size_hook(shape: tuple[int, ...], work: int = 0) -> None:
+def _size_hook(shape: tuple[int, ...], work: int = 0, itemsize: int | None = None) -> None:
     """The engine's allocation hook: vets shapes (and matrix products' work) for the run in this thread; others
     pass freely."""
     guards = getattr(_ACTIVE, "guards", None)
     if guards is not None:
-        guards.size_guard(shape, work)
+        guards.size_guard(shape, work, itemsize)
 
 
 @contextlib.contextmanager
-def _engine_state(guards: Guards, output: list[str]) -> Iterator[None]:
-    """Make the run's guards vet the engine's allocations; show the engine's warnings in the output (as a
-    notebook does — the non-leaf `.grad` warning is a lesson in itself); put back the print options, grad mode,
+def _engine_state(guards: Guards, stderr: list[str]) -> Iterator[None]:
+    """Make the run's guards vet the engine's allocations; write the engine's warnings to `stderr`, as
+    PyTorch's go (the non-leaf `.grad` warning is a lesson in itself: a notebook shows it under the cell); put back the print options, grad mode,
     anomaly mode and random stream, and close a forward-AD level the snippet left open."""
     printing = importlib.import_module("engine.printing")
     tensor = importlib.import_module("engine.tensor")  # `engine.tensor` the attribute is the function
@@ -215,7 +218,7 @@ def _engine_state(guards: Guards, output: list[str]) -> Iterator[None]:
     def show(message: object, category: type, *_args: object, **_kw: object) -> None:
         text = f"{category.__name__}: {str(message)[:_MAX_MESSAGE]}\n"
         guards.budget.printed(len(text))  # warnings count against max_output like print does
-        output.append(text)
+        stderr.append(text)
 
     try:
         with np.errstate(all="ignore"), warnings.catch_warnings():  # PyTorch gives inf/nan silently

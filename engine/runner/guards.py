@@ -105,13 +105,14 @@ class Guards:
         self._trusted_builtins: dict[int, dict] = {}  # earlier runs' builtins, checked once per run
         self._decorated: dict[int, object] = {}  # what the snippet's decorators made (see `decorator`)
 
-    def size_guard(self, shape: tuple[int, ...], work: int = 0) -> None:
+    def size_guard(self, shape: tuple[int, ...], work: int = 0, itemsize: int | None = None) -> None:
         """Vet a shape the engine is about to allocate, and check the clock: the engine calls this at every
         tensor it makes, sweep node and module call (see `execute._size_hook`), so work the snippet started in
         one call (a Jacobian, a gradcheck, a module tree called in full) stops at the deadline like a loop. Every
         matrix product reports its multiply-adds here, however it was reached (`@`, `F.linear`, `addmm`, a
-        Linear module inside a Sequential)."""
-        self.budget.elements(math.prod(shape))
+        Linear module inside a Sequential). `itemsize`: the bytes per element, when known before the result
+        exists (a factory's)."""
+        self.budget.elements(math.prod(shape), itemsize=itemsize)
         if work:
             self.budget.product_work(work, "the matrix product")
         self.budget.clock()
@@ -392,13 +393,7 @@ class Guards:
             if getattr(fn, "__name__", "") in sizes.CONCAT and args and isinstance(args[0], (list, tuple)):
                 # the backward of a join passes every input to every input's rule: n² work in one call
                 self.budget.nested_work(None, f"joining {len(args[0])} tensors", factor=len(args[0]) ** 2)
-            owner = getattr(fn, "__self__", None)
             args, kwargs = self._callable_arguments(fn, args, kwargs)
-            self._check_elements(sizes.engine_call_elements(fn, owner, args, kwargs),
-                                 _dtype_itemsize(kwargs.get("dtype")))
-            product = sizes.engine_call_product(fn, owner, args)
-            if product is not None:
-                self.budget.product(*product, "the matrix product")
             # a builtin handed to the engine (`jacobian(str.format, x)`) is called through the call guard too
             args = tuple(self._through_guard(a) if _is_builtin_callable(a) else a for a in args)
             kwargs = {k: self._through_guard(v) if _is_builtin_callable(v) else v for k, v in kwargs.items()}
@@ -641,10 +636,6 @@ class Guards:
         if len(shapes) > 1:
             self.budget.elements(broadcast_elements(shapes) or 0, what)
 
-    def _check_elements(self, count: int | None, itemsize: int | None = None) -> None:
-        if count is not None:
-            self.budget.elements(count, "the requested tensor", itemsize)
-
     def _after(self, value: object) -> object:
         self.budget.result(value)
         _check_dtypes(value)
@@ -824,11 +815,6 @@ def _shown(value: object) -> object:
     """An engine class as PyTorch prints it (`<class 'torch.Tensor'>`); any other value as it is."""
     text = type_text(value)
     return value if text is None else text
-
-
-def _dtype_itemsize(dtype: object) -> int | None:
-    """Bytes per element of an engine dtype passed as `dtype=` (None when not given or not an engine dtype)."""
-    return np.dtype(dtype.numpy).itemsize if isinstance(dtype, EngineDtype) else None
 
 
 def _is_builtin_callable(value: object) -> bool:

@@ -147,7 +147,8 @@ class _Checker(ast.NodeVisitor):
         if _calls_super(node.value) and id(node) not in self.approved:
             return  # `super(C, self).__init__`, `super().__class__`: the refusal of `super` says what is supported
         if node.attr.startswith("_") and id(node) not in self.approved and not (
-                node.attr in READABLE_DUNDERS and isinstance(node.ctx, ast.Load)):
+                node.attr in READABLE_DUNDERS and isinstance(node.ctx, ast.Load)) and not (
+                node.attr.startswith("_saved_") and isinstance(node.ctx, ast.Load)):  # graph nodes only (surface)
             self.refuse(node, f"'.{node.attr}': names starting with '_' are internals and not available in snippets")
 
     def check_Constant(self, node: ast.Constant) -> None:

@@ -1,7 +1,9 @@
 """Estimates of how big a result will be, computed from the operands before the operation runs.
 
-They are upper bounds for the cases that can blow up (a broadcast, a requested shape, an advanced
-index, a repeat, a Jacobian); an estimate of None means "no growth beyond the operands".
+They are upper bounds for what the snippet's own Python can blow up (an advanced index, a comparison
+of containers, a str method, a repr). Engine calls are not estimated here: the engine's dispatch shows
+every op's result shape (from its record's shape function), and every factory's, to the size guard
+before it allocates (`engine.state.size_guard`, installed by `execute`).
 """
 from __future__ import annotations
 
@@ -14,64 +16,16 @@ import numpy as np
 from engine.nn import Module
 from engine.optim import Optimizer
 
-from .limits import broadcast_elements, nested_elements, operand_shape, shape_of
+from .limits import nested_elements, operand_shape, shape_of
 from .surface import is_engine_type
 
-_CREATION = frozenset({
-    "ones", "zeros", "empty", "rand", "randn", "full", "randint", "new_ones", "new_zeros", "new_empty",
-    "new_full",
-})
-_LEGACY = frozenset({"Tensor", "FloatTensor", "DoubleTensor", "LongTensor"})  # sizes only as ints
-_MATMUL = frozenset({"matmul", "mm", "bmm", "mv", "dot", "__matmul__", "__rmatmul__"})
-CONCAT = _CONCAT = frozenset({"cat", "concat", "concatenate", "stack", "hstack", "vstack"})
+# the joins, whose backward passes every input to every input's rule (n² work in one call)
+CONCAT = frozenset({"cat", "stack"})
 
 
 def numpy_dtype(tensor: object) -> np.dtype:
     dtype = tensor.dtype
     return np.dtype(getattr(dtype, "numpy", dtype))
-
-
-def engine_call_elements(fn: object, owner: object, args: tuple, kwargs: dict) -> int | None:
-    """Largest result size an engine call could produce, judged from its name and arguments."""
-    name = getattr(fn, "__name__", "")
-    operands = ([owner] if shape_of(owner) is not None else []) + list(args) + list(kwargs.values())
-    shapes = [s for s in map(shape_of, operands) if s is not None]
-    estimates = [nested_elements(a) for a in operands if isinstance(a, (list, tuple))]
-    if len(shapes) > 1:
-        estimates.append(broadcast_elements(shapes) or 0)
-    if name in _CREATION:
-        estimates.append(_requested(args, kwargs))
-    elif name in _LEGACY and args and isinstance(args[0], int):
-        estimates.append(math.prod(max(d, 0) for d in _dims(args, kwargs)))
-    elif name == "eye" and args:
-        n = _int(args[0])
-        estimates.append(n * _int(args[1] if len(args) > 1 and args[1] is not None else kwargs.get("m", n)))
-    elif name == "arange":
-        estimates.append(_arange_length(args, kwargs))
-    elif name in ("linspace", "logspace"):
-        estimates.append(_int(args[2] if len(args) > 2 else kwargs.get("steps", 0)))
-    elif name in ("expand", "broadcast_to") and shapes:
-        dims = _dims(args[1:] if owner is None else args, kwargs)
-        estimates.append(math.prod(max(d, 1) for d in dims) * (1 if dims else math.prod(shapes[0])))
-    elif name in ("repeat", "tile") and shapes:
-        estimates.append(math.prod(shapes[0]) * math.prod(max(d, 1) for d in _dims(args[1:] if owner is None else args, kwargs)))
-    elif name in ("outer", "ger", "kron") and len(shapes) >= 2:
-        estimates.append(math.prod(shapes[0]) * math.prod(shapes[1]))
-    elif name in ("diag", "diag_embed") and shapes:
-        estimates.append(math.prod(shapes[0]) ** 2)
-    elif name in ("jacobian", "hessian") and shapes:
-        estimates.append(math.prod(shapes[0]) ** 2)
-    elif name in _CONCAT and args and isinstance(args[0], (list, tuple)):
-        estimates.append(sum(math.prod(s) for s in map(shape_of, args[0]) if s is not None))
-    return max(estimates, default=None)
-
-
-def engine_call_product(fn: object, owner: object, args: tuple) -> tuple[tuple[int, ...], ...] | None:
-    """The operand shapes of a matrix-product call (`torch.matmul(a, b)`, `a.mm(b)`…), else None."""
-    if getattr(fn, "__name__", "") not in _MATMUL:
-        return None
-    shapes = [s for s in map(shape_of, ([owner] if shape_of(owner) is not None else []) + list(args)) if s]
-    return tuple(shapes[:2]) if len(shapes) >= 2 else None
 
 
 def indexed_elements(shape: tuple[int, ...], index: object) -> int:
@@ -121,46 +75,6 @@ def str_method_length(text: str, name: str, args: tuple) -> int:
     if name in ("center", "ljust", "rjust", "zfill") and args and isinstance(args[0], int):
         return max(len(text), args[0])  # padded to the width asked for
     return len(text)
-
-
-def _requested(args: tuple, kwargs: dict) -> int:
-    if "size" in kwargs:
-        return math.prod(max(d, 0) for d in _dims((kwargs["size"],), {}))
-    for arg in args:
-        if isinstance(arg, (list, tuple)) and all(isinstance(d, int) for d in arg):
-            return math.prod(max(d, 0) for d in arg)
-    return math.prod(max(d, 0) for d in _dims(args, kwargs))
-
-
-def _dims(args: tuple, kwargs: dict) -> list[int]:
-    """Sizes given as `f(2, 3)`, `f((2, 3))` or `f(size=(2, 3))` (ints only; the op checks the rest)."""
-    if "size" in kwargs:
-        args = (kwargs["size"],)
-    if len(args) == 1 and isinstance(args[0], (list, tuple)):
-        args = tuple(args[0])
-    dims = []
-    for arg in args:
-        if isinstance(arg, bool) or not isinstance(arg, int):
-            break
-        dims.append(arg)
-    return dims
-
-
-def _int(value: object) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
-
-def _arange_length(args: tuple, kwargs: dict) -> int:
-    values = list(args[:3])
-    if len(values) == 1:
-        values = [0, values[0]]
-    start = kwargs.get("start", values[0] if values else 0)
-    end = kwargs.get("end", values[1] if len(values) > 1 else 0)
-    step = kwargs.get("step", values[2] if len(values) > 2 else 1)
-    try:
-        return max(0, math.ceil((float(end) - float(start)) / float(step)))
-    except (TypeError, ValueError, ZeroDivisionError, OverflowError):
-        return 0
 
 
 # --- the work and text of one call over nested containers ----------------------------------------

@@ -171,6 +171,8 @@ def attribute_refusal(obj: object, name: str) -> str | None:
     """None when `obj.name` is part of the allowed surface, else the reason it is not."""
     if own_private(obj, name):
         return None
+    if name.startswith("_saved_") and type(obj).__module__ == NODE_MODULE:  # PyTorch's y.grad_fn._saved_self
+        return None
     if name.startswith("_"):
         return f"'{name}': names starting with '_' are internals and not available in snippets"
     if obj is math:

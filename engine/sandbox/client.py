@@ -263,6 +263,7 @@ class SandboxRun:
     error: SnippetError | None
     tensors: dict = field(default_factory=dict)
     values: list = field(default_factory=list)   # decoded values of the expressions asked for up front
+    stderr: str = ""                             # the warnings it raised (PyTorch writes them to stderr)
 
     def evaluate(self, expression: str) -> Any:
         """`expression` evaluated after the program (run again in a fresh child); raises SnippetFailure."""
@@ -290,7 +291,22 @@ def run_program(source: str, *, filename: str = "<snippet>", expressions: list[s
         else:
             values.append({"value": decode_value(outcome["value"])})
     return SandboxRun(source, bool(answer["ok"]), str(answer["stdout"]), _snippet_error(answer["error"]),
-                      answer.get("tensors", {}), values)
+                      answer.get("tensors", {}), values, str(answer.get("stderr", "")))
+
+
+BELIEFS_SECONDS = 30.0  # the program once per buggy rule (each run still stopped by the language layer at 2 s)
+
+
+def believed_answers(source: str, expression: str, ids: list[str] | None = None,
+                     extra: list | None = None) -> dict[str, list] | None:
+    """{misconception id: the values `expression` takes when `source` runs as that misconception believes},
+    "" for the correct value (see `engine.explain.beliefs`; `extra`: an author's [id, expression] pairs);
+    None when the worker could not run the job."""
+    answer = call(worker(), "beliefs", BELIEFS_SECONDS, source=source, expression=expression, ids=ids,
+                  extra=[list(pair) for pair in extra or ()])
+    if "failure" in answer:
+        return None
+    return {key: [decode_value(v) for v in values] for key, values in answer["answers"].items()}
 
 
 def call(target: Worker, job: str, seconds: float, **args: Any) -> dict:

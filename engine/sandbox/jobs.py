@@ -22,7 +22,8 @@ MAX_REPORT_ELEMENTS = 10**6   # numbers in one `run` report (the rest are summar
 def run(source: str, filename: str = "<snippet>", expressions: list[str] = (), report: bool = False) -> dict:
     """Run `source`; evaluate `expressions` in what it leaves; optionally report its top-level tensors."""
     result = run_snippet(source, filename=filename)
-    out: dict[str, object] = {"ok": result.ok, "stdout": result.stdout, "error": _error(result.error)}
+    out: dict[str, object] = {"ok": result.ok, "stdout": result.stdout, "stderr": result.stderr,
+                              "error": _error(result.error)}
     if expressions:
         out["values"] = [_evaluate(result, expression) for expression in expressions]
     if report:
@@ -72,7 +73,19 @@ def explain(source: str, symbolic: bool = False, timeout: float = 2.0, want: tup
     return out
 
 
-JOBS = {"run": run, "explain": explain}
+def beliefs(source: str, expression: str, ids: list[str] | None = None, extra: list | None = None) -> dict:
+    """What `expression` is after `source` when run as each misconception believes (`engine.explain.beliefs`):
+    {"answers": {id: [value, …]}}, the id "" holding the correct value (lists empty where nothing applies).
+    `extra`: [id, expression] pairs, an author's buggy answers, evaluated after the correct run."""
+    from engine.explain.beliefs import IDS, believed_answers
+
+    wanted = tuple(i for i in (ids or IDS) if i in IDS)
+    answers = believed_answers(source, expression, wanted,
+                               extra=[(str(key), str(answer)) for key, answer in (extra or ()) if key in wanted])
+    return {"answers": {key: [encode_value(v) for v in values] for key, values in answers.items()}}
+
+
+JOBS = {"run": run, "explain": explain, "beliefs": beliefs}
 
 
 # --- plain data ---------------------------------------------------------------------------------

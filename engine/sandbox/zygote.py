@@ -82,6 +82,7 @@ def _preload(profile: str) -> dict:
     jobs.explain(WARM_UP_SYMBOLIC, symbolic=True, timeout=60, want=("panels", "json", "report"), lang="ja",
                  width=76, expressions=["x.grad"])  # narrow layouts, Japanese words, every chain-rule notation
     jobs.explain(WARM_UP_SYMBOLIC, want=("panels",), lang="en", width=116)  # wide layouts
+    jobs.beliefs(WARM_UP, "x.grad")  # the misconceptions' buggy rules
     return dict(jobs.JOBS)
 
 

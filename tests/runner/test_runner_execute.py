@@ -175,3 +175,39 @@ def test_limits_apply_to_the_snippets_thread_only() -> None:
     thread.join()
     assert results[0].error.type == "ResourceLimitExceeded"
 
+
+
+def test_warnings_go_to_stderr_as_pytorchs_do() -> None:
+    """The non-leaf `.grad` warning is on stderr, apart from what the snippet printed (PyTorch's streams)."""
+    result = run_snippet("import torch\nx = torch.ones(2, requires_grad=True)\ny = x * 2\nprint(y.grad)\n")
+    assert result.ok and result.stdout == "None\n"
+    assert result.stderr.startswith("UserWarning: The .grad attribute of a Tensor that is not a leaf Tensor")
+    assert run_snippet("import torch\nprint(torch.ones(2).grad)\n").stderr == ""
+
+
+def test_the_run_command_writes_warnings_to_stderr(tmp_path) -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    from tutor.cli import main
+
+    program = tmp_path / "nonleaf.py"
+    program.write_text("import torch\nx = torch.ones(2, requires_grad=True)\ny = x * 2\nprint(y.grad)\n")
+    plain = CliRunner().invoke(main, ["run", str(program)])
+    assert plain.stdout.startswith("None\n") and "UserWarning" not in plain.stdout
+    assert "UserWarning: The .grad attribute" in plain.stderr
+    report = json.loads(CliRunner().invoke(main, ["run", str(program), "--json"]).stdout)
+    assert report["stdout"] == "None\n" and report["stderr"].startswith("UserWarning: The .grad attribute")
+
+
+def test_saved_tensors_of_a_node_are_readable_and_nothing_else_private() -> None:
+    """The saved-tensors tutorial runs (`y.grad_fn._saved_self is x`); `_saved_*` of anything but a node stays refused."""
+    result = run_snippet("import torch\nx = torch.ones(2, requires_grad=True)\ny = x.pow(2)\n"
+                         "print(y.grad_fn._saved_self is x, y.grad_fn._saved_exponent)\n"
+                         "z = x.exp()\nprint(z.grad_fn._saved_result.equal(z), z.grad_fn._saved_result is z)\n")
+    assert result.ok and result.stdout == "True 2\nTrue False\n"
+    refused = run_snippet("import torch\nx = torch.ones(2)\nprint(x._saved_self)\n")
+    assert refused.error.type == "SnippetRejected"
+    assigned = run_snippet("import torch\nx = torch.ones(2, requires_grad=True)\n(x * 2).grad_fn._saved_self = 3\n")
+    assert assigned.error.type == "SnippetRejected"

@@ -85,6 +85,24 @@ class StepRow(Place):
 
 
 @dataclass(frozen=True)
+class MisconceptionRow(Place):
+    """A misconception diagnosed behind wrong predictions on one step (`lessons/misconceptions.toml`)."""
+
+    misconception: str  # its id
+    students: tuple[str, ...]  # the names of the students it was diagnosed in there
+
+    def label(self, lang: str, *, within: Place | None = None, total: int = 0) -> str:
+        """`12 of 30 students: mean without 1/n, on Trying autograd › 3. mean-grad`."""
+        from lessons.misconceptions import CATALOGUE
+        from tutor.i18n import t
+
+        entry = CATALOGUE.get(self.misconception)
+        name = (entry.name.get(lang) or entry.name["en"]) if entry else self.misconception
+        return t("class_misconception", lang, count=len(self.students), total=total, name=name,
+                 place=super().label(lang))
+
+
+@dataclass(frozen=True)
 class LessonRow:
     lesson_id: str
     title: dict[str, str]
@@ -104,6 +122,7 @@ class ClassReport:
     students: list[StudentRow] = field(default_factory=list)
     steps: list[StepRow] = field(default_factory=list)  # hardest first
     lessons: list[LessonRow] = field(default_factory=list)  # course order, lessons someone attempted
+    misconceptions: list[MisconceptionRow] = field(default_factory=list)  # the most students first
 
     def to_json(self) -> dict:
         def student(row: StudentRow) -> dict:
@@ -122,7 +141,12 @@ class ClassReport:
             "steps": [{**asdict(row), "unsolved": list(row.unsolved), "first_try_rate": row.first_try_rate}
                       for row in self.steps],
             "lessons": [{**asdict(row), "accuracy": row.accuracy} for row in self.lessons],
+            "misconceptions": [{**asdict(row), "students": list(row.students)} for row in self.misconceptions],
         }
+
+    def misconception_lines(self, lang: str) -> list[str]:
+        """One line per misconception and step: how many of the class's students it was diagnosed in."""
+        return [row.label(lang, total=len(self.students)) for row in self.misconceptions]
 
 
 @dataclass
@@ -131,6 +155,7 @@ class _Record:
     visited: dict[str, str]  # lesson -> the step the student was last on, most recent last
     last_seen: datetime | None
     last_answer: datetime | None
+    misconceptions: set[tuple[str, str, str]] = field(default_factory=set)  # (misconception, lesson, step) diagnosed
 
 
 def class_course(folder: ClassFolder):
@@ -165,12 +190,15 @@ def build_report(class_dir, lesson_dirs=None, *, include_bundled: bool = True, c
     per_step: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0, 0])
     unsolved_by: dict[tuple[str, str], list[str]] = defaultdict(list)
     per_lesson: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
+    diagnosed: dict[tuple[str, str, str], list[str]] = defaultdict(list)
     for student in folder.students():
         try:
             record = _read(student)
         except (sqlite3.Error, ValueError) as error:
             report.students.append(StudentRow(student.name, student.folder.name, 0, len(lessons), 0, 0, None, str(error)))
             continue
+        for key in record.misconceptions:
+            diagnosed[key].append(student.name)
         first: dict[tuple[str, str], str] = {}
         solved: dict[tuple[str, str], bool] = {}
         wrong: dict[tuple[str, str], int] = defaultdict(int)
@@ -221,6 +249,12 @@ def build_report(class_dir, lesson_dirs=None, *, include_bundled: bool = True, c
     order = {lesson.id: index for index, lesson in enumerate(course.lessons)}
     report.steps.sort(key=lambda row: (row.first_try_rate, row.right_eventually / row.students, -row.students, order.get(row.lesson_id, len(order)),
                                        row.lesson_id, row.step_number or 0, row.step_id))
+    for (misconception, lesson_id, step_id), names in diagnosed.items():
+        where = place(lesson_id, step_id)
+        report.misconceptions.append(MisconceptionRow(lesson_id, where.lesson_title, step_id, where.step_number,
+                                                      misconception, tuple(names)))
+    report.misconceptions.sort(key=lambda row: (-len(row.students), order.get(row.lesson_id, len(order)),
+                                                row.step_number or 0, row.misconception))
     for lesson_id in sorted(per_lesson, key=lambda lesson_id: (order.get(lesson_id, len(order)), lesson_id)):
         attempts, correct, done = per_lesson[lesson_id]
         if attempts or done:
@@ -251,6 +285,9 @@ def _read(student: Student) -> _Record:
             return _Record([], {}, None, None)
         rows = conn.execute("SELECT lesson_id, step_id, outcome, hints_used, at FROM attempts ORDER BY at, id").fetchall()
         positions = conn.execute("SELECT lesson_id, step_id, updated_at FROM positions ORDER BY updated_at").fetchall()
+        misconceptions = set(conn.execute(  # schema v4 on (a report reads older files as they are)
+            "SELECT DISTINCT misconception, lesson_id, step_id FROM attempts WHERE misconception IS NOT NULL "
+            f"AND lesson_id != '{QUIZ_LESSON}'").fetchall()) if version >= 4 else set()
     finally:
         conn.close()
     answered = [from_iso(at) for *_, at in rows]
@@ -258,7 +295,7 @@ def _read(student: Student) -> _Record:
     attempts = [(lesson, step, outcome, int(hints or 0)) for lesson, step, outcome, hints, _ in rows
                 if lesson != QUIZ_LESSON]
     return _Record(attempts, {lesson: step for lesson, step, _ in positions}, max(moments, default=None),
-                   max(answered, default=None))
+                   max(answered, default=None), {tuple(str(v) for v in row) for row in misconceptions})
 
 
 # ---------------------------------------------------------------------- output

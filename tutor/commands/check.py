@@ -40,12 +40,16 @@ class Report:
               help="Also list the pedagogy warnings (missing hints, Japanese, quiz…) and fail on them.")
 @click.option("--require-lang", "require_lang", type=click.Choice(["ja"]), multiple=True,
               help="Every text must have this language (a missing one is a problem, not a warning).")
+@click.option("--misconceptions", "tell_apart", is_flag=True,
+              help="Also say, per predict step, which misconceptions a wrong answer to it can name (runs each "
+                   "program once per buggy rule; see docs/authoring.md).")
 @click.option("--watch", is_flag=True, help="Check again whenever a file changes (Ctrl-C stops).")
 @click.option("--watch-rounds", type=int, default=None, hidden=True)  # tests: stop after N re-checks
 @trust_option
 @click.pass_context
 def command(ctx: click.Context, paths: tuple[Path, ...], against_torch: bool, strict: bool,
-            require_lang: tuple[str, ...], watch: bool, watch_rounds: int | None, trust_lessons: bool) -> None:
+            require_lang: tuple[str, ...], tell_apart: bool, watch: bool, watch_rounds: int | None,
+            trust_lessons: bool) -> None:
     """Validate lesson files, or folders of them (searched recursively for lesson *.toml files)."""
     from lessons.against_torch import torch_available
 
@@ -61,7 +65,8 @@ def command(ctx: click.Context, paths: tuple[Path, ...], against_torch: bool, st
     def once() -> int:
         with warnings.catch_warnings():  # engine warnings (PyTorch's own, like non-leaf .grad) are not problems
             warnings.simplefilter("ignore")
-            report = check_paths(paths, against_torch=against_torch, require_lang=require_lang, user_dir=user_dir)
+            report = check_paths(paths, against_torch=against_torch, require_lang=require_lang, user_dir=user_dir,
+                                 tell_apart=tell_apart)
         return print_report(report, strict, lang)
 
     status = once()
@@ -98,7 +103,7 @@ def print_report(report: Report, strict: bool, lang: str = "en") -> int:
 
 
 def check_paths(paths: tuple[Path, ...], *, against_torch: bool = False, require_lang: tuple[str, ...] = (),
-                user_dir: Path | None = None) -> Report:
+                user_dir: Path | None = None, tell_apart: bool = False) -> Report:
     """All problems and warnings in the lesson files under `paths`, and how many files were checked."""
     from lessons.course import shadow_of
     from lessons.errors import LessonError
@@ -164,6 +169,8 @@ def check_paths(paths: tuple[Path, ...], *, against_torch: bool = False, require
                 f"lesson id '{lesson.id}' is already used by {other} ({where}); the tutor would not load this "
                 f"lesson — give it another id, like '{suggestion}'")))
         first_with_id.setdefault(lesson.id, path)
+    if tell_apart:
+        report.notes.extend(_telling(lesson) for lesson in sound)
     if against_torch:
         from lessons.against_torch import compare_with_torch
 
@@ -172,6 +179,18 @@ def check_paths(paths: tuple[Path, ...], *, against_torch: bool = False, require
         report.torch = comparison.version
     report.checked = len(files)
     return report
+
+
+def _telling(lesson) -> str:
+    """Per predict step, the misconceptions a wrong answer can name (two or more wanted), and why not more."""
+    from lessons.misconceptions import telling_report
+
+    lines = [f"{lesson.path}: misconceptions a wrong answer can name, per predict step:"]
+    for item in telling_report(lesson):
+        where = f"  {lesson.path}:{lesson.line_of(f'steps[{item.index}]') or 0}: {item.step_id}: "
+        told = ", ".join(item.told) or "none"
+        lines.append(where + told + (f" (fewer than 2: {item.why_not})" if item.why_not else ""))
+    return "\n".join(lines)
 
 
 def _hidden(path: Path, root: Path) -> bool:

@@ -72,6 +72,10 @@ def report(ctx: click.Context, class_dir: str, csv_path: str | None, as_json: bo
         console.print(step_table(result, lang))
     else:
         console.print(t("class_no_steps", lang))
+    if result.misconceptions:  # "12 of 30 students: mean without 1/n, on Trying autograd › 3. mean-grad"
+        console.print(text(t("class_misconceptions_title", lang), "bold"))
+        for line in result.misconception_lines(lang):
+            console.print(text("  " + line))
 
 
 @command.command("view")

@@ -4,7 +4,8 @@ autograder or a notebook.
 LESSON is a lesson id (`pack/lesson` for a pack's) or its file; STEP a step id or 1-based number. ANSWER is
 what a learner would type: a prediction (a number, a nested list, a pasted printout, a formula of the
 program's names), or for a choice or error step the option's text or its number in the lesson file.
-`--json` prints one object: {"correct": bool, "close": bool, "diagnosis": null}.
+`--json` prints one object: {"correct": bool, "close": bool, "diagnosis": null | {"id": …, "message": …}},
+the misconception behind a wrong prediction when the engine's buggy rules name it beyond doubt.
 Exit status: 0 graded (right or wrong), 1 an answer that cannot be read, 2 an unknown lesson or step.
 """
 from __future__ import annotations
@@ -34,7 +35,7 @@ def command(target: str, answer_text: str, as_json: bool, lang: str | None, less
     from tutor.i18n import default_language
 
     lang = lang or default_language()
-    lesson, step = _find(target, lesson_dirs, data_dir)
+    course, lesson, step = _find(target, lesson_dirs, data_dir)
     if lesson.path is not None:
         require_confinement("grade", trust_lessons, (lesson.path,))
     from lessons.answers import AnswerError, compute_answer
@@ -47,14 +48,15 @@ def command(target: str, answer_text: str, as_json: bool, lang: str | None, less
     from tutor.answer_input import AnswerFormatError
 
     try:
-        verdict = _grade(step, answer, answer_text)
+        verdict, diagnosis = _grade(course, step, answer, answer_text)
     except AnswerFormatError as error:
         _fail(1, error.message(lang))
     if as_json:
         echo(json.dumps({"correct": verdict.correct, "close": bool(verdict.close and not verdict.correct),
-                               "diagnosis": None}))
+                         "diagnosis": None if diagnosis is None else {"id": diagnosis.id,
+                                                                      "message": diagnosis.message(lang)}}))
     else:
-        echo(_describe(verdict, lang))
+        echo(_describe(verdict, lang) + ("" if diagnosis is None else "\n" + diagnosis.message(lang)))
 
 
 def _find(target: str, lesson_dirs: tuple[str, ...], data_dir: str | None):
@@ -73,23 +75,25 @@ def _find(target: str, lesson_dirs: tuple[str, ...], data_dir: str | None):
     step = lesson.step(step_id)
     if step.kind == "read":
         _fail(2, f"{target}: a read step has no answer to grade")
-    return lesson, step
+    return course, lesson, step
 
 
-def _grade(step, answer, text: str):
-    """The verdict through the app's own path: predictions as the step view reads them, options by label."""
+def _grade(course, step, answer, text: str):
+    """The verdict (and any diagnosis) through the app's own path: predictions as the step view reads them,
+    options by label."""
     from lessons.answers import Comparison, compare
     from tutor.grading import grade_prediction, pick
     from tutor.i18n import t
 
     if step.kind == "predict":  # a bool prediction too: True or False, the app's two options
-        return grade_prediction(answer, text)
+        return grade_prediction(step, answer, text, lambda lang: {lesson.id: lesson.title.get(lang)
+                                                                  for lesson in course.lessons})
     if step.kind == "choice":
         labels = [[option.text.get("en"), option.text.get("ja")] for option in step.options]
     else:
         labels = [[t("error_none", "en"), t("error_none", "ja"), "none"] if choice.is_none
                   else [choice.error, choice.error.partition(":")[0]] for choice in step.choices]
-    return compare(answer, pick(labels, text)) if answer.kind in ("choice", "error") else Comparison(False)
+    return (compare(answer, pick(labels, text)) if answer.kind in ("choice", "error") else Comparison(False)), None
 
 
 def _describe(verdict, lang: str) -> str:

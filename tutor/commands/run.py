@@ -30,18 +30,19 @@ def command(file: Path, as_json: bool, trust_lessons: bool) -> None:
     source = read_snippet(file, max_chars, "run")
     if source is None:
         error = SnippetError("SnippetRejected", f"the file is larger than the limit of {max_chars} characters", 1, 1)
-        ok, stdout, tensors = False, "", {}
+        ok, stdout, stderr, tensors = False, "", "", {}
     else:
         result = run_program(source, filename=str(file), report=True, profile="run")
-        ok, stdout, error, tensors = result.ok, result.stdout, result.error, result.tensors
+        ok, stdout, stderr, error, tensors = result.ok, result.stdout, result.stderr, result.error, result.tensors
     if as_json:
-        report: dict[str, object] = {"ok": ok, "stdout": stdout}
+        report: dict[str, object] = {"ok": ok, "stdout": stdout, "stderr": stderr}
         if error is not None:
             report["error"] = error.to_json()
         report["tensors"] = {name: _json_entry(entry) for name, entry in tensors.items()}
         echo(json_dumps(report))
     else:
         echo(stdout, nl=False)
+        echo(stderr, err=True, nl=False)  # the warnings, where PyTorch writes them
         _print_tensors(tensors)
         if error is not None:
             echo(error, err=True)

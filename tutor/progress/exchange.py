@@ -3,11 +3,12 @@
 ```json
 {"format": "autograd-tutor-progress", "version": 1, "exported_at": "<UTC ISO>",
  "attempts":  [{"uid", "lesson_id", "step_id", "concepts", "answer", "outcome",
-                "hints_used", "duration_ms", "at"}],
+                "hints_used", "duration_ms", "at", "misconception"}],
  "positions": [{"lesson_id", "step_id", "updated_at"}],
  "cards":     [{"key", "card": <fsrs Card.to_dict()>, "updated_at"}]}
 ```
-Reading validates everything before anything is written, and every problem is
+`misconception` (the id of the misconception diagnosed behind a wrong prediction, or null) may be absent
+in files written before it existed. Reading validates everything before anything is written, and every problem is
 reported with the file and the place inside it (`attempts[3].outcome`). An import file may come from
 anyone, so it is read only if it is a regular file of at most `MAX_IMPORT_BYTES`, and every value is
 bounded before it reaches the database: integers, text (valid Unicode, no lone surrogate), times.
@@ -70,6 +71,7 @@ def export_document(snapshot: Snapshot, now: datetime) -> dict[str, Any]:
                 "hints_used": a.hints_used,
                 "duration_ms": a.duration_ms,
                 "at": to_iso(a.at),
+                "misconception": a.misconception,
             }
             for a in attempts
         ],
@@ -246,6 +248,7 @@ class _Reader:
             hints_used=self.field(where, item, "hints_used", int),
             duration_ms=self.field(where, item, "duration_ms", int, optional=True),
             at=self.moment(where, item, "at"),
+            misconception=self.field(where, item, "misconception", str, optional=True),
         )
 
     def position(self, where: str, item: dict) -> Position:

@@ -41,6 +41,7 @@ class Attempt:
     hints_used: int
     duration_ms: int | None
     at: datetime  # UTC
+    misconception: str | None = None  # the misconception diagnosed behind a wrong prediction (its id)
 
 
 @dataclass(frozen=True)

@@ -77,10 +77,14 @@ class ConceptScheduler:
         outcome: Outcome | str,
         hints_used: int = 0,
         duration_ms: int | None = None,
+        misconception: str | None = None,
     ) -> Attempt:
-        """Record an attempt and review its concepts' cards, in one transaction."""
+        """Record an attempt and review its concepts' cards, in one transaction. A misconception diagnosed
+        behind it (`lessons/misconceptions.toml`) also reviews the concepts that practise it, as failed: the
+        quiz brings back their templates."""
         moment = self.now().astimezone(timezone.utc)
         rating = rating_for(outcome, hints_used)
+        concepts = tuple(concepts)
 
         def review(key: str, stored: str | None) -> str:
             card = self._card(key, stored, moment)
@@ -97,6 +101,8 @@ class ConceptScheduler:
             duration_ms=duration_ms,
             at=moment,
             update_cards=review,
+            card_keys=dict.fromkeys((*concepts, *misconception_concepts(misconception))),
+            misconception=misconception,
         )
 
     def card(self, concept: str) -> Card:
@@ -135,3 +141,13 @@ class ConceptScheduler:
 def _stable_id(key: str) -> int:
     """A card id derived from the concept name, so the same concept has the same id on every machine."""
     return int.from_bytes(hashlib.sha256(key.encode()).digest()[:6], "big")
+
+
+def misconception_concepts(misconception: str | None) -> tuple[str, ...]:
+    """The concept tags whose practice a diagnosed misconception calls for (none for an unknown id)."""
+    if misconception is None:
+        return ()
+    from lessons.misconceptions import CATALOGUE
+
+    entry = CATALOGUE.get(misconception)
+    return entry.concepts if entry is not None else ()

@@ -80,6 +80,12 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX attempts_by_time ON attempts (at);
     CREATE INDEX attempt_concepts_by_concept ON attempt_concepts (concept);
     """,
+    # v4: the misconception diagnosed behind a wrong prediction (an id of lessons/misconceptions.toml), NULL
+    # where none was named (every attempt recorded before).
+    """
+    ALTER TABLE attempts ADD COLUMN misconception TEXT;
+    CREATE INDEX attempts_by_misconception ON attempts (misconception) WHERE misconception IS NOT NULL;
+    """,
 )
 
 LATEST_VERSION = len(MIGRATIONS)

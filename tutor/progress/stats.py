@@ -70,6 +70,29 @@ def concept_stats(scheduler: ConceptScheduler, now: datetime | None = None) -> l
     return stats
 
 
+@dataclass(frozen=True)
+class MisconceptionStats:
+    misconception: str  # an id of lessons/misconceptions.toml
+    count: int  # wrong predictions it was diagnosed behind
+    last_lesson: str  # where it was diagnosed last
+    last_step: str
+    last_at: datetime
+
+
+def misconception_stats(attempts: Iterable[Attempt]) -> list[MisconceptionStats]:
+    """The misconceptions diagnosed behind the learner's wrong predictions, the most frequent first."""
+    found: dict[str, list] = {}
+    for attempt in attempts:
+        if attempt.misconception is None:
+            continue
+        entry = found.setdefault(attempt.misconception, [0, attempt])
+        entry[0] += 1
+        if attempt.at >= entry[1].at:
+            entry[1] = attempt
+    rows = [MisconceptionStats(key, count, last.lesson_id, last.step_id, last.at) for key, (count, last) in found.items()]
+    return sorted(rows, key=lambda row: (-row.count, -row.last_at.timestamp(), row.misconception))
+
+
 def practice_days(attempts: Iterable[Attempt], tz: tzinfo | None = None) -> list[date]:
     return sorted({_local_day(a.at, tz) for a in attempts})
 

@@ -46,7 +46,8 @@ from tutor.progress.schema import LATEST_VERSION, MIGRATIONS
 
 BUSY_TIMEOUT_MS = 10_000
 GRADABLE_KINDS = ("predict", "error", "choice")
-_ATTEMPT_COLUMNS = "uid, lesson_id, step_id, concepts, answer, outcome, hints_used, duration_ms, at"
+_ATTEMPT_COLUMNS = "uid, lesson_id, step_id, concepts, answer, outcome, hints_used, duration_ms, at, misconception"
+_ATTEMPT_COLUMNS_V3 = _ATTEMPT_COLUMNS.rsplit(", ", 1)[0]  # a damaged file from before schema v4
 _OLD_OUTCOMES = {"skipped": Outcome.REVEALED.value}  # schema v1 and v2 called "show answer" `skipped`
 _log = logging.getLogger(__name__)
 
@@ -206,6 +207,7 @@ class ProgressStore:
         at: datetime | None = None,
         update_cards: CardUpdate | None = None,
         card_keys: Iterable[str] | None = None,
+        misconception: str | None = None,
     ) -> Attempt:
         """Record one attempt, committed before this returns.
 
@@ -223,6 +225,7 @@ class ProgressStore:
             hints_used=int(hints_used),
             duration_ms=None if duration_ms is None else int(duration_ms),
             at=(at or self.now()).astimezone(timezone.utc),
+            misconception=misconception,
         )
         with self._write() as conn:
             _insert_attempt(conn, attempt)
@@ -403,13 +406,14 @@ def _count(value: object) -> int:
 
 
 def _attempt(row: tuple) -> Attempt:
-    uid, lesson, step, concepts, answer, outcome, hints, duration, at = row
+    uid, lesson, step, concepts, answer, outcome, hints, duration, at, *misconception = row
     concepts = json.loads(_text(concepts))
     if not isinstance(concepts, list):
         raise TypeError("concepts is not a list")
     return Attempt(_text(uid), _text(lesson), _text(step), tuple(_text(c) for c in concepts),
                    None if answer is None else _text(answer), Outcome(_OLD_OUTCOMES.get(outcome, outcome)),
-                   _count(hints), None if duration is None else _count(duration), from_iso(_text(at)))
+                   _count(hints), None if duration is None else _count(duration), from_iso(_text(at)),
+                   None if not misconception or misconception[0] is None else _text(misconception[0]))
 
 
 def _position(row: tuple) -> Position:
@@ -446,7 +450,8 @@ def _salvage(damaged: Path, conn: sqlite3.Connection) -> dict[str, int]:
             return kept
         try:
             with _immediate(conn):
-                for row in _readable_rows(source, "attempts", _ATTEMPT_COLUMNS):
+                columns = _ATTEMPT_COLUMNS if _has_column(source, "attempts", "misconception") else _ATTEMPT_COLUMNS_V3
+                for row in _readable_rows(source, "attempts", columns):
                     try:
                         kept["attempts"] += _insert_attempt(conn, _attempt(row))
                     except _ROW_ERRORS:
@@ -467,6 +472,13 @@ def _salvage(damaged: Path, conn: sqlite3.Connection) -> dict[str, int]:
         finally:
             source.close()
     return kept
+
+
+def _has_column(source: sqlite3.Connection, table: str, column: str) -> bool:
+    try:
+        return any(row[1] == column for row in source.execute(f"PRAGMA table_info({table})"))
+    except sqlite3.DatabaseError:
+        return False
 
 
 def _readable_rows(source: sqlite3.Connection, table: str, columns: str) -> Iterator[tuple]:
@@ -503,8 +515,7 @@ _MAX_JUMPS = 64
 
 def _insert_attempt(conn: sqlite3.Connection, attempt: Attempt) -> int:
     cursor = conn.execute(
-        "INSERT OR IGNORE INTO attempts (uid, lesson_id, step_id, concepts, answer, outcome, hints_used, duration_ms, at) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        f"INSERT OR IGNORE INTO attempts ({_ATTEMPT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             attempt.uid,
             attempt.lesson_id,
@@ -515,6 +526,7 @@ def _insert_attempt(conn: sqlite3.Connection, attempt: Attempt) -> int:
             attempt.hints_used,
             attempt.duration_ms,
             to_iso(attempt.at),
+            attempt.misconception,
         ),
     )
     if cursor.rowcount:

@@ -113,8 +113,10 @@ class QuizSession:
         answer: str | None = None,
         hints_used: int = 0,
         duration_ms: int | None = None,
+        misconception: str | None = None,
     ) -> Attempt:
-        """Record the answer to the current question (committed at once) and reschedule its concepts."""
+        """Record the answer to the current question (committed at once) and reschedule its concepts (and
+        those practising a misconception diagnosed behind it)."""
         question = self.current
         if question is None:
             raise RuntimeError("no question is waiting for an answer; call next_question() first")
@@ -126,6 +128,7 @@ class QuizSession:
             outcome=outcome,
             hints_used=hints_used,
             duration_ms=duration_ms,
+            misconception=misconception,
         )
         self._attempts.append(attempt)
         return attempt

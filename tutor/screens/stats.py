@@ -70,6 +70,7 @@ class StatsScreen(Screen[None]):
                           due_label(item.due, now, lang), key=item.concept)
         yield table
         yield AccuracyPlot(accuracy_over_time(attempts, self.tz), lang, id="stats-plot")
+        yield from _misconceptions(attempts, lang)
 
     def on_mount(self) -> None:
         self.sub_title = t("stats_title", self.app.lang)
@@ -86,3 +87,20 @@ class StatsScreen(Screen[None]):
 
     def action_back(self) -> None:
         self.dismiss()
+
+
+def _misconceptions(attempts, lang: str):
+    """What the diagnoses of the learner's wrong predictions found (branch diagnosis, #28), if any."""
+    from lessons.misconceptions import CATALOGUE
+    from tutor.progress.stats import misconception_stats
+
+    rows = misconception_stats(attempts)
+    if not rows:
+        return
+    lines = [Text(""), Text(t("stats_misconceptions", lang), style="bold")]  # a blank line below the plot
+    for row in rows:
+        entry = CATALOGUE.get(row.misconception)
+        name = (entry.name.get(lang) or entry.name["en"]) if entry else row.misconception
+        lines.append(text(t("stats_misconception_row", lang, name=name, count=row.count,
+                            place=f"{row.last_lesson}:{row.last_step}")))
+    yield Static(Text("\n").join(lines), id="stats-misconceptions")

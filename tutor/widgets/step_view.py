@@ -283,11 +283,26 @@ class StepView(VerticalScroll, can_focus=True):
             state.wrong_count, state.cell_count = int((~verdict.cells).sum()), int(verdict.cells.size)
         else:
             state.wrong_count = state.cell_count = 0
+        state.diagnosis = None
         if verdict.close and not verdict.correct:
             state.verdict = "close"
             self._show_verdict(lang)
             return
+        if not verdict.correct:
+            state.diagnosis = self._diagnose(answer, reading)
         self._grade(text, verdict.correct)
+
+    def _diagnose(self, answer, reading):
+        """The misconception behind a wrong prediction, if the engine's buggy rules name one (never fatal)."""
+        from tutor.grading import diagnose
+
+        def titles(lang: str) -> dict[str, str]:
+            return {lesson.id: lesson.title.get(lang) for lesson in self.app.course.lessons}
+
+        try:
+            return diagnose(self.step, answer, reading, titles)
+        except Exception:  # noqa: BLE001 - a diagnosis is a bonus: the verdict stands without it
+            return None
 
     def choose(self, chosen: int) -> None:
         """An option was selected (its index in the step's own order)."""
@@ -375,7 +390,8 @@ class StepView(VerticalScroll, can_focus=True):
         from tutor.progress.model import ProgressError
 
         try:
-            self.practice.record(self.index, text, outcome, state.hints_shown, duration)
+            diagnosed = state.diagnosis.id if outcome == "wrong" and state.diagnosis is not None else None
+            self.practice.record(self.index, text, outcome, state.hints_shown, duration, diagnosed)
         except ProgressError as error:
             self.post_message(self.RecordFailed(error))
             return
@@ -407,6 +423,9 @@ class StepView(VerticalScroll, can_focus=True):
             message = Text.assemble((t("wrong", lang), "bold red"))
             if state.cell_count > 1:
                 message.append(_space(lang) + t("wrong_cells", lang, count=state.wrong_count, total=state.cell_count))
+            if state.diagnosis is not None:
+                message.append("\n" + t("diagnosis_label", lang) + ": ", style="bold")
+                message.append(plain(state.diagnosis.message(lang)))  # names a lesson by its (untrusted) title
             message.append("\n" + t("try_again" if self.step.hints else "try_again_no_hints", lang), style="")
             kind = "-wrong"
         else:

@@ -1,0 +1,382 @@
+"""Buggy rules: the answers a learner holding a misconception would give, computed by the engine itself.
+
+A `Belief` is one misconception's buggy rule (the catalogue of their names and explanations is
+`lessons/misconceptions.toml`, keyed by the same ids). It is selected for one run of a step's program
+through `engine.state.Modes.belief`, which the engine reads at three places only: where the sweep calls a
+node's rule (`Belief.vjp`, keyed by the op record `derivatives.OPS[...]`, never by formula text), where
+`run_backward` sweeps and accumulates (`Belief.sweep`, `Belief.accumulate`), and in `detach()`
+(`Belief.keeps_graph`). Everything else — the forward, the graph, the rules of other ops — is the
+program's real run. A few beliefs are not a rule but a reading of the run's own values (the value instead
+of the gradient, all ones, zeros after `zero_grad()`): `ValueBelief`s, computed from the correct run.
+
+`believed_answers(source, expression)` runs in the sandbox child, as every snippet does: the program once
+as PyTorch runs it (recording its backward calls) and once per belief and variant, each time evaluating
+`expression` in what the program leaves.
+"""
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+
+import numpy as np
+
+from engine import state, xp
+from engine.derivatives import OPS
+from engine.graph import AccumulateGrad, Node, record_backward, sweep, topological
+
+
+class NotApplicable(Exception):
+    """The belief says nothing about this program (shapes that cannot hold it): no buggy answer."""
+
+
+class Belief:
+    """PyTorch's own behaviour; each misconception overrides the one piece it gets wrong."""
+
+    id = ""
+    variants: tuple = (None,)  # a belief held in several ways (either kink side): one run each
+    keeps_graph = False        # detach() keeps the graph (read by `Tensor.detach`)
+
+    def __init__(self, variant=None) -> None:
+        self.variant = variant
+
+    def vjp(self, node: Node, i: int, rule: Callable) -> Callable:
+        """The rule the learner believes for input `i` of `node` (PyTorch's is `rule`)."""
+        return rule
+
+    def sweep(self, root, cotangent, **options) -> dict:
+        return sweep(root, cotangent, **options)
+
+    def accumulate(self, x, g) -> None:
+        x._accumulate(g)
+
+
+def _op(*keys: str) -> frozenset:
+    return frozenset(OPS[key] for key in keys)
+
+
+class MeanWithoutN(Belief):
+    id = "mean-without-n"
+    MEANS = _op("mean", "mean_dim")
+
+    def vjp(self, node, i, rule):
+        if node.op not in self.MEANS:
+            return rule
+        return lambda g, out, a, *rest, **attrs: rule(g, out, a, *rest, **attrs) * (xp.size(a) // max(1, xp.size(out)))
+
+
+class BroadcastNotSummed(Belief):
+    """A broadcast operand's gradient averaged over the copies instead of summed (the copies each "share" it)."""
+
+    id = "broadcast-not-summed"
+    EXPANDS = _op("expand")
+
+    def vjp(self, node, i, rule):
+        def averaged(g, out, *inputs, **attrs):
+            gi = rule(g, out, *inputs, **attrs)
+            shape = np.shape(inputs[i])
+            if node.op in self.EXPANDS:   # expand's own rule already sums the copies
+                return gi * (np.size(inputs[i]) / max(1, np.size(out)))
+            if np.shape(gi) == shape:
+                return gi
+            return xp.sum_to(gi, shape, 0) * (np.prod(shape, dtype=np.int64) / max(1, np.size(gi)))
+        return averaged
+
+
+def _mT(a):  # noqa: N802 - as derivatives._mT
+    return np.swapaxes(a, -1, -2)
+
+
+class MatmulNoTranspose(Belief):
+    """The product's gradient without the transpose (variant "plain"), or with the operands in the other order."""
+
+    id = "matmul-no-transpose"
+    variants = ("plain", "swapped")
+    PRODUCTS = _op("mm", "bmm", "bmm3")
+
+    def vjp(self, node, i, rule):
+        if node.op is OPS["mv"] and i == 1:
+            return lambda g, out, a, v: a @ g
+        if node.op not in self.PRODUCTS:
+            return rule
+        if self.variant == "plain":
+            return (lambda g, out, a, b: g @ b) if i == 0 else (lambda g, out, a, b: a @ g)
+        return (lambda g, out, a, b: _mT(b) @ g) if i == 0 else (lambda g, out, a, b: g @ _mT(a))
+
+
+class JacobianTimesV(Belief):
+    """`backward(v)` taken as J·v (the Jacobian applied to v) instead of vᵀJ: needs a square Jacobian."""
+
+    id = "jacobian-times-v"
+
+    def sweep(self, root, cotangent, **options):
+        if isinstance(root, list) or options.get("nbatch") or options.get("create_graph"):
+            raise NotApplicable("one output, one cotangent")
+        v = np.asarray(cotangent)
+        m = v.size
+        if m == 1:  # an implicit 1 (or a one-element v): nothing for J·v to get wrong
+            return sweep(root, cotangent, **options)
+        rows = np.eye(m, dtype=v.dtype).reshape((m,) + v.shape)
+        reached = sweep(root, rows, **{**options, "nbatch": 1})
+        result = {}
+        for edge, r in reached.items():
+            shape = edge.variable._data.shape if type(edge) is AccumulateGrad else np.shape(r)[1:]
+            if int(np.prod(shape, dtype=np.int64)) != m:
+                raise NotApplicable("J·v needs as many inputs as outputs")
+            jac = np.broadcast_to(r, (m,) + tuple(shape)).reshape(m, m)
+            result[edge] = (jac @ v.reshape(m)).reshape(shape)
+        return result
+
+
+class GradReplaced(Belief):
+    id = "grad-replaced"
+
+    def accumulate(self, x, g):
+        x._grad = None
+        x._accumulate(g)
+
+
+# elementwise functions of one tensor: the "outer" and "inner" functions a learner chains
+_ELEMENTWISE = _op("pow", "exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "log1p", "reciprocal", "neg")
+_SCALINGS = _op("mul", "div")
+
+
+def _elementwise(node) -> bool:
+    if node.op in _ELEMENTWISE:
+        return True
+    return node.op in _SCALINGS and sum(p is not None for p in node.parents) == 1
+
+
+class ChainMissingInner(Belief):
+    """Only the outermost elementwise function's derivative: every function inside it passes the gradient on
+    unchanged (sin(x²) gives cos(x²), not cos(x²)·2x)."""
+
+    id = "chain-missing-inner"
+
+    def __init__(self, variant=None) -> None:
+        super().__init__(variant)
+        self.outer = None
+
+    def sweep(self, root, cotangent, **options):
+        self.outer = None
+        return sweep(root, cotangent, **options)
+
+    def vjp(self, node, i, rule):
+        if not _elementwise(node):
+            return rule
+        if self.outer is None or self.outer is node:
+            self.outer = node
+            return rule
+        return lambda g, out, *inputs, **attrs: g
+
+
+def _leaves(node) -> set:
+    if node is None:
+        return set()
+    return {n for n in topological(node) if type(n) is AccumulateGrad}
+
+
+class ProductRuleOneTerm(Belief):
+    """d(f·g) taken as f'·g only (variant 0 drops the term through the second factor) or f·g' only."""
+
+    id = "product-rule-one-term"
+    variants = (0, 1)
+    PRODUCTS = _op("mul")
+
+    def vjp(self, node, i, rule):
+        if node.op not in self.PRODUCTS or i == self.variant or None in node.parents:
+            return rule
+        if not _leaves(node.parents[0]) & _leaves(node.parents[1]):
+            return rule  # independent factors: there is no product rule to forget
+        return lambda g, out, *inputs, **attrs: None
+
+
+class SoftmaxDiagonalOnly(Belief):
+    id = "softmax-diagonal-only"
+
+    def vjp(self, node, i, rule):
+        if node.op is OPS["softmax"]:
+            return lambda g, out, a, dim: g * out * (1 - out)
+        if node.op is OPS["log_softmax"]:
+            return lambda g, out, a, dim: g * (1 - xp.exp(out))
+        return rule
+
+
+class FlowsThroughDetach(Belief):
+    id = "flows-through-detach"
+    keeps_graph = True
+
+
+class KinkOtherSide(Belief):
+    """relu, abs, clamp, maximum and minimum differentiated as if the input were a hair above (variant +1)
+    or below (-1) where it is: at a kink or a tie, the one-sided derivative PyTorch does not take."""
+
+    id = "kink-other-side"
+    variants = (1, -1)
+    KINKS = _op("relu", "abs", "clamp", "clamp_min", "clamp_max", "maximum", "minimum")
+
+    def vjp(self, node, i, rule):
+        if node.op not in self.KINKS:
+            return rule
+        op, direction = node.op, np.inf * self.variant
+
+        def one_sided(g, out, a, *rest, **attrs):
+            moved = np.nextafter(a, np.asarray(direction, dtype=np.asarray(a).dtype))
+            return rule(g, op.forward(moved, *rest, **attrs), moved, *rest, **attrs)
+        return one_sided
+
+
+class WrongDim(Belief):
+    """A reduction along `dim` differentiated as if along the other dim of a matrix (mean divides by the
+    other size; a sum's cotangent laid along the other axis)."""
+
+    id = "wrong-dim"
+    REDUCTIONS = _op("sum_dim", "mean_dim")
+
+    def vjp(self, node, i, rule):
+        if node.op not in self.REDUCTIONS:
+            return rule
+
+        def other_dim(g, out, a, dims, keepdim):
+            if np.ndim(a) != 2 or dims is None or len(dims) != 1:
+                raise NotApplicable("a matrix reduced along one dim")
+            other = (1 - dims[0] % 2,)
+            if node.op is OPS["mean_dim"]:
+                return rule(g, out, a, dims, keepdim) * (a.shape[dims[0]] / a.shape[other[0]])
+            if a.shape[0] != a.shape[1]:
+                raise NotApplicable("a square matrix")
+            return rule(g, np.sum(a, axis=other, keepdims=keepdim), a, other, keepdim)
+        return other_dim
+
+
+RULES = {belief.id: belief for belief in (MeanWithoutN, BroadcastNotSummed, MatmulNoTranspose, JacobianTimesV,
+                                          GradReplaced, ChainMissingInner, ProductRuleOneTerm, SoftmaxDiagonalOnly,
+                                          FlowsThroughDetach, KinkOtherSide, WrongDim)}
+
+
+# --- beliefs about values, not rules ---------------------------------------------------------------------
+def _asks_gradient(expression: str, value, calls) -> bool:
+    """Whether the step asks for a gradient: `….grad`, or what a gradient-returning call gave (autograd.grad,
+    torch.func…; those results are copies, so they are recognised by their numbers)."""
+    tree = ast.parse(expression, mode="eval").body
+    while isinstance(tree, ast.Subscript):
+        tree = tree.value
+    if isinstance(tree, ast.Attribute) and tree.attr == "grad":
+        return True
+    return any(result is not None and np.shape(result) == value.shape and np.array_equal(result, value)
+               for call in calls for result in call.results)
+
+
+_FULL_REDUCTIONS = _op("sum", "mean")
+
+
+def _value_not_gradient(source, run, calls, expression, value) -> list:
+    """The value instead of the gradient: the differentiated tensor's own value (`x` for `x.grad`, the inputs
+    of autograd.grad), or the function's — each differentiated output's value, or, for an output that is a
+    full sum or mean, the values it reduced. Only those shaped like the answer."""
+    if not calls or not _is_array(value) or not _asks_gradient(expression, value, calls):
+        return []
+    tree = ast.parse(expression, mode="eval").body
+    if isinstance(tree, ast.Attribute) and tree.attr == "grad":
+        tensors = [run.evaluate(ast.unparse(tree.value))]
+    else:
+        tensors = [x for call in calls for x in call.inputs or ()]
+    arrays = [t.detach().numpy() for t in tensors if hasattr(t, "detach")]
+    for call in calls:
+        for root in call.roots:
+            node = root.grad_fn
+            if node is None:
+                continue
+            reduced = node.op in _FULL_REDUCTIONS and isinstance(node.parents[0], Node)
+            arrays.append(node.parents[0].out if reduced else node.out)
+    found = []
+    for array in arrays:
+        if _is_array(array) and array.shape == value.shape and not any(np.array_equal(array, f) for f in found):
+            found.append(np.array(array, dtype=np.float64))
+    return found
+
+
+def _all_ones(source, run, calls, expression, value) -> list:
+    return [np.ones(value.shape)] if calls and _is_array(value) and _asks_gradient(expression, value, calls) else []
+
+
+def _zero_grad_zeros(source, run, calls, expression, value) -> list:
+    """`p.grad` read as zeros where `zero_grad()` left None (the program calls zero_grad)."""
+    if value is not None:
+        return []
+    tree = ast.parse(expression, mode="eval").body
+    if not (isinstance(tree, ast.Attribute) and tree.attr == "grad") or not _calls_zero_grad(source):
+        return []
+    base = run.evaluate(ast.unparse(tree.value))
+    return [np.zeros(tuple(base.shape))] if hasattr(base, "shape") else []
+
+
+def _calls_zero_grad(source: str) -> bool:
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "zero_grad"
+               for n in ast.walk(ast.parse(source)))
+
+
+def _is_array(value) -> bool:
+    return isinstance(value, np.ndarray) and value.dtype.kind == "f"
+
+
+VALUES = {"value-not-gradient": _value_not_gradient, "all-ones": _all_ones, "zero-grad-zeros": _zero_grad_zeros}
+IDS = tuple(RULES) + tuple(VALUES)
+
+
+# --- running them ---------------------------------------------------------------------------------------
+def believed_answers(source: str, expression: str, ids=IDS, run_snippet=None, extra=()) -> dict[str, list]:
+    """{belief id: the values `expression` takes when the program runs as a learner holding it believes}
+    (one per variant that runs; empty where the belief does not apply). Also "" : [PyTorch's value].
+    `extra`: (id, expression) pairs, a lesson author's buggy answers, evaluated after the correct run."""
+    if run_snippet is None:
+        from engine.runner import run_snippet
+    from engine.runner.errors import SnippetFailure
+
+    def evaluated(result):
+        if not result.ok:
+            return None
+        try:
+            value = result.evaluate(expression)
+        except SnippetFailure:
+            return None
+        if hasattr(value, "detach"):
+            previous = state.update(belief=None)  # a flows-through-detach belief keeps detach() in the graph
+            try:
+                value = np.array(value.detach().numpy(), dtype=np.float64)
+            finally:
+                state.restore(previous, "belief")
+        return value
+
+    with record_backward() as calls:
+        correct = run_snippet(source)
+    value = evaluated(correct)
+    answers: dict[str, list] = {"": [value]}
+    for key, believed in extra:
+        try:
+            found = correct.evaluate(believed) if correct.ok else None
+        except SnippetFailure:
+            found = None
+        if found is not None:
+            answers.setdefault(key, []).append(found.detach().numpy() if hasattr(found, "detach") else found)
+    for key in ids:
+        if key in VALUES:
+            try:
+                found = VALUES[key](source, correct, calls, expression, value) if correct.ok else []
+            except (SnippetFailure, SyntaxError, ValueError):
+                found = []
+            answers[key] = answers.get(key, []) + found
+            continue
+        found = answers.get(key, [])
+        for variant in RULES[key].variants:
+            previous = state.update(belief=RULES[key](variant))
+            try:
+                result = run_snippet(source)
+                believed = evaluated(result)
+            except Exception:  # noqa: BLE001 - NotApplicable, or a rule that cannot hold here: no buggy answer
+                believed = None
+            finally:
+                state.restore(previous, "belief")
+            if believed is not None and result.ok:
+                found.append(believed)
+        answers[key] = found
+    return answers

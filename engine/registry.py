@@ -1,0 +1,88 @@
+"""The torch surface, derived from the op records: `Tensor` methods, `torch.*` functions, in-place variants.
+
+Every name comes from a record's `Names` (`engine.derivatives`): an op's own, or a composite's. A method the
+`Tensor` class spells out is that op's argument parser (`x.sum(dim, keepdim)` picks `sum` or `sum_dim`); any
+other method of a record is made here (`x.exp()` runs the `exp` record), as is every in-place variant
+(`x.exp_()`: the op, then written into x) and every `torch.f` (`torch.exp(x)` is `x.exp()`). Nothing else
+lists names: `FUNCTIONS` is what `import engine as torch` exposes beside its factories and modes.
+"""
+from __future__ import annotations
+
+import numbers
+
+from engine import tensor as _tensor
+from engine.derivatives import COMPOSITES, FLOATING, OPS, Names
+from engine.tensor import Tensor, _run
+
+
+def declared() -> list[tuple[Names, object]]:
+    """Every `Names` with its op record (None for a composite), ops first."""
+    return [(op.names, op) for op in OPS.values() if op.names is not None] + [(n, None) for n in COMPOSITES]
+
+
+def _method(op):
+    """`x.exp()`: the op on x (an integer tensor computed as float32, as PyTorch's float-valued ops do)."""
+    if op.result_dtype is FLOATING:
+        def method(self):
+            return _run(op, (self._floating(),), {})
+    else:
+        def method(self):
+            return _run(op, (self,), {})
+    return method
+
+
+def _inplace(name: str):
+    """`x.exp_()`: the out-of-place op, its result written into x (`Tensor._inplace`: versions, views, graph)."""
+    def method(self, *args, **kwargs):
+        self._check_inplace()
+        return self._inplace(getattr(self, name)(*args, **kwargs))
+
+    method.__doc__ = f"`x.{name}_(...)`: `x.{name}(...)` written into x."
+    return method
+
+
+def _function(name: str, number_first: str, op):
+    """`torch.f(input, ...)`: the method `f` of input, with PyTorch's errors for anything but a tensor."""
+    method = getattr(Tensor, name)
+
+    def function(input, *args, **kwargs):  # noqa: A002 - PyTorch's argument name
+        if type(input) is Tensor:  # the common case, without looking the method up again
+            return method(input, *args, **kwargs)
+        if isinstance(input, Tensor):
+            return getattr(input, name)(*args, **kwargs)
+        if number_first and args and isinstance(args[0], Tensor) and isinstance(input, numbers.Number):
+            if number_first == "op":  # the number is a wrapped tensor operand of the op itself
+                return _run(op, (input, args[0]), {})
+            return getattr(args[0], number_first)(input, *args[1:], **kwargs)
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = f"`torch.{name}(input, ...)`, the same as `input.{name}(...)`."
+    return function
+
+
+def _attach() -> dict:
+    """Give `Tensor` the methods the records name and it lacks; return the torch functions by name."""
+    found = {}
+    for names, op in declared():
+        for name in names.methods:
+            if name not in vars(Tensor):
+                assert op is not None, f"composite {name} needs its method in Tensor"
+                method = _method(op)
+                method.__name__ = method.__qualname__ = name
+                method.__doc__ = f"`x.{name}()`: the `{name}` op (`engine.derivatives`)."
+                setattr(Tensor, name, method)
+        for name in names.inplace:
+            if name not in vars(Tensor):
+                method = _inplace(name[:-1])
+                method.__name__ = method.__qualname__ = name
+                setattr(Tensor, name, method)
+        for name in names.functions + names.inplace_functions:
+            if name in vars(Tensor):
+                found[name] = _function(name, names.number_first if name in names.methods else "", op)
+            else:  # a function only (torch.cat, torch.where): the tensor module's own
+                found[name] = vars(_tensor)[name]
+    return found
+
+
+FUNCTIONS: dict = _attach()

@@ -1,0 +1,85 @@
+"""The step view's verdict names the misconception behind a wrong prediction (EN and JA), and the picture
+of it at 80x24 (tests/diagnosis/pictures/, rendered to PNG and looked at before committing)."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tutor.app import TutorApp
+
+PICTURES = os.environ.get("DIAGNOSIS_PICTURES")  # a folder: also save the verdict as SVG there
+
+
+async def _wrong_answer(pilot, text: str) -> str:
+    screen = pilot.app.screen
+    whole = screen.query_one("#whole")
+    whole.focus()
+    whole.value = text
+    await pilot.press("enter")
+    await pilot.pause()
+    return str(screen.query_one("#feedback").render())
+
+
+@pytest.mark.parametrize("lang, says", [
+    ("en", ["Not quite.", "Misconception: Every number of yours is 6× the answer: that is “mean without 1/n”.",
+            "Trying autograd"]),
+    ("ja", ["残念、不正解です。", "つまずき: あなたの答えはどの値も正解の 6 倍です。", "「Autograd を試す」"]),
+])
+async def test_the_verdict_names_the_misconception_in_the_learners_numbers(data_dir, lang, says):
+    app = TutorApp(lang=lang, data_dir=data_dir)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.open_lesson("trying-autograd", "mean-grad")
+        await pilot.pause()
+        feedback = " ".join((await _wrong_answer(pilot, "[[7, 8, 9], [10, 11, 12]]")).split())
+        for part in says:
+            assert " ".join(part.split()) in feedback, feedback
+        if PICTURES:
+            app.save_screenshot(filename=f"verdict-{lang}.svg", path=PICTURES)
+        # a random wrong answer: the usual feedback, no name
+        feedback = await _wrong_answer(pilot, "[[2, 5, 1], [0, 3, 9]]")
+        assert "Not quite" in feedback or "残念" in feedback
+        assert "Misconception" not in feedback and "つまずき" not in feedback
+
+
+async def test_a_diagnosis_follows_a_language_switch(data_dir):
+    app = TutorApp(lang="en", data_dir=data_dir)
+    async with app.run_test(size=(100, 30)) as pilot:
+        app.open_lesson("reduction-gradients", "column-means")
+        await pilot.pause()
+        feedback = await _wrong_answer(pilot, "[[1, 2, 3], [1, 2, 3]]")
+        assert "mean without 1/n" in " ".join(feedback.split())
+        screen = app.screen
+        app.lang = "ja"
+        screen.query_one("StepView")._show_verdict("ja")
+        await pilot.pause()
+        assert "1/n を忘れた平均" in str(screen.query_one("#feedback").render())
+
+
+def test_pictures_folder_is_optional():
+    assert PICTURES is None or Path(PICTURES).is_dir()
+
+
+@pytest.mark.parametrize("lang, says", [("en", ["Misconceptions diagnosed", "mean without 1/n: 2×",
+                                                "trying-autograd:mean-grad"]),
+                                        ("ja", ["不正解の予想から見つかったつまずき", "1/n を忘れた平均: 2 回"])])
+async def test_the_stats_screen_lists_the_diagnosed_misconceptions(data_dir, lang, says):
+    from datetime import datetime, timezone
+
+    from tutor.progress import ProgressStore
+
+    with ProgressStore(data_dir=data_dir) as store:
+        for minute in range(2):
+            store.record_attempt(lesson_id="trying-autograd", step_id="mean-grad", concepts=["mean-gradient"],
+                                 answer="[[7, 8, 9], [10, 11, 12]]", outcome="wrong", misconception="mean-without-n",
+                                 at=datetime(2025, 5, 1, 9, minute, tzinfo=timezone.utc))
+    app = TutorApp(lang=lang, data_dir=data_dir)
+    async with app.run_test(size=(100, 40)) as pilot:
+        app.open_stats()
+        await pilot.pause()
+        shown = str(app.screen.query_one("#stats-misconceptions").render())
+        for part in says:
+            assert part in shown, shown
+        if PICTURES:
+            app.save_screenshot(filename=f"stats-{lang}.svg", path=PICTURES)
