@@ -288,7 +288,8 @@ def _check_integer_division(a, b):
 # --- backward functions that are ops themselves (their rules give the next derivative) ---------------------
 _tanh_backward = _recorded("tanh_backward", lambda g, out: g * (1 - out * out))
 _sigmoid_backward = _recorded("sigmoid_backward", lambda g, out: g * (out * (1 - out)))
-_threshold_backward = _recorded("threshold_backward", lambda g, out: g * (1 - xp.at_most(out, 0)))
+# PyTorch selects (0 where result <= 0), it does not multiply by a mask: a negative gradient gives +0 there, not -0
+_threshold_backward = _recorded("threshold_backward", lambda g, out: np.where(xp.numeric(out) <= 0, 0, g))
 _softmax_backward = _recorded("softmax_backward_data",
                               lambda g, out, dim: out * (g - xp.sum(g * out, axis=dim, keepdims=True)))
 _log_softmax_backward = _recorded("log_softmax_backward_data",

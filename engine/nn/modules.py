@@ -13,6 +13,7 @@ import numpy as np
 
 from engine.creation import rand
 from engine.nn import functional as F
+from engine.nn.hooks import ModuleHooks
 from engine.tensor import _TENSOR_TYPES, Tensor, guard_work, no_grad
 
 
@@ -62,6 +63,7 @@ class Module:
         object.__setattr__(self, "_parameters", OrderedDict())
         object.__setattr__(self, "_modules", OrderedDict())
         object.__setattr__(self, "training", True)
+        object.__setattr__(self, "_hooks", ModuleHooks())
 
     def __setattr__(self, name: str, value) -> None:
         if "_parameters" not in self.__dict__:  # a subclass's __init__ that forgot super().__init__(), as PyTorch
@@ -105,7 +107,33 @@ class Module:
 
     def __call__(self, *args, **kwargs):
         guard_work()  # a tree of shared modules calls each one once per path: the caller's guard may stop it
-        return self.forward(*args, **kwargs)
+        hooks = self.__dict__.get("_hooks")
+        if not hooks:
+            return self.forward(*args, **kwargs)
+        return hooks.call(self, args, kwargs)
+
+    # --- hooks (engine.nn.hooks): each returns a RemovableHandle ---
+    def register_forward_pre_hook(self, hook, *, prepend: bool = False, with_kwargs: bool = False):
+        """`hook(module, args)` (or `(module, args, kwargs)`) before forward; what it returns replaces args
+        (or `(args, kwargs)`)."""
+        return self._hooks.add(self._hooks.forward_pre, hook, prepend=prepend, with_kwargs=with_kwargs)
+
+    def register_forward_hook(self, hook, *, prepend: bool = False, with_kwargs: bool = False,
+                              always_call: bool = False):
+        """`hook(module, args, output)` (or `(module, args, kwargs, output)`) after forward; what it returns
+        replaces the output. `always_call`: called even when forward raised."""
+        return self._hooks.add(self._hooks.forward, hook, prepend=prepend, with_kwargs=with_kwargs,
+                               always_call=always_call)
+
+    def register_full_backward_pre_hook(self, hook, prepend: bool = False):
+        """`hook(module, grad_output)` when the gradient reaches the module's outputs; may return a new
+        grad_output."""
+        return self._hooks.add(self._hooks.backward_pre, hook, prepend=prepend)
+
+    def register_full_backward_hook(self, hook, prepend: bool = False):
+        """`hook(module, grad_input, grad_output)` when the gradient leaves for the module's inputs; may return
+        a new grad_input."""
+        return self._hooks.add(self._hooks.backward, hook, prepend=prepend)
 
     def named_modules(self, memo: set | None = None, prefix: str = "", remove_duplicate: bool = True):
         """Each module once (PyTorch's memo): a module shared by several parents, or by a cycle, is visited once,
