@@ -380,17 +380,20 @@ _CPU = dtypes.device("cpu")
 
 
 class RemovableHandle:
-    """What `register_hook` returns: `handle.remove()` unregisters the hook."""
+    """What `register_hook` (and a module's `register_*_hook`) returns: `handle.remove()` unregisters the hook,
+    from its dict and from the sets that mark its options (`marks`: a module hook's `with_kwargs`...)."""
 
     _next_id = 0
 
-    def __init__(self, hooks: dict) -> None:
-        self._hooks = hooks
+    def __init__(self, hooks: dict, *marks: set) -> None:
+        self._hooks, self._marks = hooks, marks
         self.id = RemovableHandle._next_id
         RemovableHandle._next_id += 1
 
     def remove(self) -> None:
         self._hooks.pop(self.id, None)
+        for mark in self._marks:
+            mark.discard(self.id)
 
     def __enter__(self):
         return self

@@ -1,4 +1,4 @@
-"""Module hooks (`register_forward_hook` and friends) and the handle that removes them, as PyTorch 2.13 has them.
+"""Module hooks (`register_forward_hook` and friends), as PyTorch 2.13 has them; each returns a `RemovableHandle`.
 
 A module call runs its forward pre-hooks, its forward, its forward hooks, each free to replace what it was given.
 Full backward hooks go through the one backward, as PyTorch's `BackwardHook` does: the module's tensor inputs and
@@ -9,32 +9,11 @@ it). The hooks run inside those nodes' backward, in the sweep's order, never in 
 """
 from __future__ import annotations
 
-import itertools
 import warnings
 from collections import OrderedDict
 
 from engine.custom_function import Function
-from engine.tensor import Tensor, is_grad_enabled
-
-_ids = itertools.count()  # one sequence for every handle, as PyTorch's RemovableHandle.next_id
-
-
-class RemovableHandle:
-    """What a `register_*_hook` returns: `.remove()` takes the hook off; as a context manager, at the block's end."""
-
-    def __init__(self, hooks: OrderedDict, *extra) -> None:
-        self.id = next(_ids)
-        self._places = (hooks, *extra)  # the dict holding the hook and the sets marking its options
-
-    def remove(self) -> None:
-        for place in self._places:
-            place.pop(self.id, None) if isinstance(place, dict) else place.discard(self.id)
-
-    def __enter__(self) -> RemovableHandle:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.remove()
+from engine.tensor import RemovableHandle, Tensor, is_grad_enabled
 
 
 class ModuleHooks:
