@@ -428,6 +428,19 @@ op("minimum", "MinimumBackward0", ["self", "other"], xp.minimum,
     "other": ("grad, halved where self == other, 0 where self < other",
               lambda g, out, a, b: g * (1 - xp.greater(b, a) - xp.equal(a, b) / 2))},
    saves={"self": ["self", "other"], "other": ["self", "other"]}, dtype=PROMOTE)
+def _atan2_recip(a, b):
+    """1 / (self² + other²), 0 where that is infinite: PyTorch's atan2_backward gives 0, not nan, at the origin."""
+    with np.errstate(divide="ignore"):
+        r = 1 / (a * a + b * b)
+    return xp.where(np.isinf(xp.numeric(r)), 0, r)
+
+
+op("atan2", "Atan2Backward0", ["self", "other"], xp.atan2,
+   {"self": ("grad * other * recip, recip = 1 / (self² + other²) and 0 where infinite",
+             lambda g, out, a, b: g * b * _atan2_recip(a, b)),
+    "other": ("grad * -self * recip, recip = 1 / (self² + other²) and 0 where infinite",
+              lambda g, out, a, b: g * -a * _atan2_recip(a, b))},
+   saves={"self": ["self", "other"], "other": ["self", "other"]}, dtype=FLOATING)
 op("log1p", "Log1PBackward0", ["self"], lambda a: xp.log(1 + a),
    {"self": ("grad / (self + 1)", lambda g, out, a: g * (1 / (a + 1)))}, saves=["self"], dtype=FLOATING)
 

@@ -920,6 +920,10 @@ class Tensor:
     def maximum(self, other):
         return _binary("maximum", self, _tensor_arg(other, "maximum", "other"))
 
+    def atan2(self, other):
+        """`y.atan2(x)`: the angle of the point (x, y), in (-π, π]; `other` must be a tensor, as in PyTorch."""
+        return _binary("atan2", self, _tensor_arg(other, "atan2", "other"))
+
     def minimum(self, other):
         return _binary("minimum", self, _tensor_arg(other, "minimum", "other"))
 
