@@ -83,7 +83,7 @@ _FUNCTIONS = ("exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "ab
               "equal", "is_floating_point", "prod", "var", "std", "log1p", "minimum", "sign", "logsumexp", "flip",
               "bmm", "masked_fill", "floor_divide", "remainder", "clamp_min", "clamp_max", "exp_", "abs_",
               "sqrt_", "square_", "relu_", "sigmoid_", "tanh_", "neg_", "all", "any", "eq", "ne", "gt", "ge", "lt",
-              "le", "logical_not", "gather", "scatter", "scatter_add", "cumsum", "cumprod", "atan2")
+              "le", "logical_not", "gather", "scatter", "scatter_add", "cumsum", "cumprod", "atan2", "index_add")
 _WRAPPED = ("sub", "div")  # torch.sub(2, t) records SubBackward0, not 2 - t's RsubBackward1
 # torch.add(2, t): a number first is allowed for these, and means the reflected operator
 _REFLECTED = {"add": "__radd__", "sub": "__rsub__", "mul": "__rmul__", "div": "__rtruediv__", "pow": "__rpow__",

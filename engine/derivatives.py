@@ -765,6 +765,23 @@ op("scatter_value", "ScatterBackward1", ["self"], lambda a, dim, index, value: _
    {"self": ("grad.scatter(dim, index, 0)", lambda g, out, a, dim, index, value:
              xp.where(_scattered(np.shape(a), dim, index), 0, g))}, saves=["index"],
    dtype=lambda arrays, attrs: arrays[0].dtype)
+def _along(dim, index):
+    """A numpy key selecting `index` along `dim` (counted from the end: leading batch axes pass through)."""
+    return (Ellipsis, index) + (slice(None),) * (-dim - 1)
+
+
+def _index_add_forward(a, source, dim, index, alpha):
+    out = a.copy()
+    np.add.at(out, _along(dim, index), source if alpha == 1 else source * alpha)  # repeated indices add up
+    return out
+
+
+op("index_add", "IndexAddBackward0", ["self", "source"], _index_add_forward,
+   {"self": ("grad", lambda g, out, a, source, dim, index, alpha: g),
+    "source": ("grad.index_select(dim, index) * alpha",
+               lambda g, out, a, source, dim, index, alpha: g[_along(dim, index)] * alpha if alpha != 1
+               else g[_along(dim, index)])},
+   saves={"source": ["index"]}, dtype=lambda arrays, attrs: arrays[0].dtype)
 op("scatter_add", "ScatterAddBackward0", ["self", "src"],
    lambda a, src, dim, index: _scatter_forward(a, src, dim, index, add=True),
    {"self": ("grad", lambda g, out, a, src, dim, index: g),

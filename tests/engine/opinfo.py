@@ -370,6 +370,21 @@ add("scatter", s("x.scatter(1, i, y)", x=T((2, 3)), i=_UNIQUE, y=T((2, 2))), s("
     s("x.scatter(1, i, 1.)", x=T((2, 3)), i=T([[5]], i64)), s("x.scatter(1, i, 1.)", x=T((2, 3)), i=T([0], i64)))
 add("scatter_", s("y = x * 1\ny.scatter_(1, i, 0.)\ny", x=T((2, 3)), i=_IDX),
     s("y = x * 1\ny.scatter_(1, i, z * 2)\ny", x=T((2, 3)), i=_UNIQUE, z=T((2, 2))))
+_IA = T([0, 2, 0], i64)  # course branch: index_add (a repeated position receives both rows)
+add("index_add", s("x.index_add(0, i, y)", x=T((3, 2)), i=_IA, y=T((3, 2))),
+    s("x.index_add(1, i, y, alpha=2)", x=T((2, 3)), i=T([1, 1], i64), y=T((2, 2))),
+    s("torch.index_add(x, -1, i, y)", x=T((4,)), i=T([3, 0, 3], i32), y=T((3,))),
+    s("x.index_add(0, i, y)", x=T((3, 2), f64), i=_IA, y=T((3, 2), f64)),
+    s("x.index_add(0, i, y)", x=T((3,)), i=T([0., 1.]), y=T((2,))),
+    s("x.index_add(0, i, y)", x=T((3,)), i=T([[0, 1]], i64), y=T((2,))),
+    s("x.index_add(0, i, y)", x=T((3,)), i=_IA, y=T((2,))),
+    s("x.index_add(0, i, y)", x=T((3, 2)), i=_IA, y=T((3, 3))),
+    s("x.index_add(0, i, y)", x=T((3,)), i=T([0, 3], i64), y=T((2,))),
+    s("x.index_add(0, i, y)", x=T((3,)), i=T([0, -1], i64), y=T((2,))),
+    s("x.index_add(0, i, y)", x=T((3, 2)), i=T([0, -1], i64), y=T((2, 2))),
+    s("x.index_add(1, i, y)", x=T((2, 3)), i=T([5], i64), y=T((2, 1))),
+    s("x.index_add(0, i, y)", x=T((3,)), i=_IA, y=T((3,), f64)))
+add("index_add_", s("z = x * 1\nz.index_add_(0, i, y)\nz", x=T((3, 2)), i=_IA, y=T((3, 2))))
 add("scatter_add", s("x.scatter_add(1, i, y)", x=T((2, 3)), i=_IDX, y=T((2, 2))),
     s("torch.scatter_add(x, 0, i, y)", x=T((3, 2)), i=_IDX, y=T((2, 2))))
 add("scatter_add_", s("y = x * 1\ny.scatter_add_(1, i, z)\ny", x=T((2, 3)), i=_IDX, z=T((2, 2))))
