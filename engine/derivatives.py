@@ -770,6 +770,33 @@ def _along(dim, index):
     return (Ellipsis, index) + (slice(None),) * (-dim - 1)
 
 
+def _embedding_rows(g, weight_shape, indices, padding_idx):
+    """embedding_dense_backward: zeros of the weight's shape (batch axes of g first) with each row of g added at
+    its index, so a row looked up twice gets the sum; the padding row gets nothing."""
+    grad = np.zeros(np.shape(g)[: np.ndim(g) - indices.ndim - 1] + tuple(weight_shape), dtype=np.asarray(g).dtype)
+    np.add.at(grad, (Ellipsis, indices, slice(None)), g)
+    if padding_idx is not None:
+        grad[..., padding_idx, :] = 0
+    return grad
+
+
+def _embedding_lookup(g, indices, padding_idx):
+    """Rows of g at `indices` (batch axes first), 0 where the index is the padding row."""
+    rows = g[(Ellipsis, indices, slice(None))]
+    return rows if padding_idx is None else xp.where((indices == padding_idx)[..., None], 0, rows)
+
+
+_embedding_backward = _recorded("embedding_dense_backward", _embedding_rows)
+op("embedding_dense_backward", "EmbeddingDenseBackwardBackward0", ["grad_output"], _embedding_rows,
+   {"grad_output": ("embedding(grad, indices), 0 at padding_idx", lambda gg, y, g, weight_shape, indices, padding_idx:
+                    _embedding_lookup(gg, indices, padding_idx))})
+op("embedding", "EmbeddingBackward0", ["weight"], lambda w, indices, padding_idx: w[indices],
+   {"weight": ("embedding_backward(grad, indices, num_weights, padding_idx): rows of grad added at indices",
+               lambda g, out, w, indices, padding_idx: _embedding_backward(g, weight_shape=np.shape(w), indices=indices,
+                                                                           padding_idx=padding_idx))},
+   saves=["indices"], dtype=lambda arrays, attrs: arrays[0].dtype)
+
+
 def _index_add_forward(a, source, dim, index, alpha):
     out = a.copy()
     np.add.at(out, _along(dim, index), source if alpha == 1 else source * alpha)  # repeated indices add up

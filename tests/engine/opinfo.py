@@ -719,6 +719,19 @@ add("nn.Sequential", s("repr(torch.nn.Sequential(torch.nn.Linear(2, 3), torch.nn
     s("len(torch.nn.Sequential(torch.nn.ReLU(), torch.nn.Flatten()))"))
 for _name, _fn in (("ReLU", "relu"), ("Tanh", "tanh"), ("Sigmoid", "sigmoid")):
     add(f"nn.{_name}", s(f"torch.nn.{_name}()(x)", x=T((2, 3))), s(f"repr(torch.nn.{_name}())"))
+# course branch: embeddings (a row looked up twice gets both gradients; the padding row none)
+_EMB_I = T([[0, 2], [2, 1]], i64)
+add("nn.functional.embedding", s("F.embedding(i, w)", i=_EMB_I, w=T((3, 2))),
+    s("F.embedding(i, w, padding_idx=1)", i=_EMB_I, w=T((3, 2), f64)),
+    s("F.embedding(i, w, padding_idx=-1)", i=T([0, 2, 2], i32), w=T((3, 4))), s("F.embedding(i, w)", i=T(1, i64), w=T((3, 2))),
+    s("F.embedding(i, w)", i=T([3], i64), w=T((3, 2))), s("F.embedding(i, w)", i=T([-1], i64), w=T((3, 2))),
+    s("F.embedding(i, w)", i=T([0.]), w=T((3, 2))), s("F.embedding(i, w, padding_idx=3)", i=T([0], i64), w=T((3, 2))))
+_EMB = "m = torch.nn.Embedding(3, 2, padding_idx=0)\nwith torch.no_grad():\n    m.weight.copy_(w)\n"
+add("nn.Embedding", s(_EMB + "m(i) * 1", i=_EMB_I, w=T((3, 2), grad=False)), s(_EMB + "repr(m)", w=T((3, 2), grad=False)),
+    s(_EMB + "y = m(i)\n(y * y).sum().backward()\nm.weight.grad", i=_EMB_I, w=T((3, 2), grad=False)),
+    s("repr(torch.nn.Embedding(5, 3))"), s("torch.nn.Embedding(3, 2, padding_idx=-1).weight[2]"),
+    s("e = torch.nn.Embedding.from_pretrained(w)\n(e(i), e.weight.requires_grad)", i=_EMB_I, w=T((3, 2), grad=False)),
+    s("torch.nn.Embedding(3, 2, padding_idx=3)"))
 add("nn.Flatten", s("torch.nn.Flatten()(x)", x=T((2, 3, 4))), s("repr(torch.nn.Flatten(0))"))
 add("nn.MSELoss", s("torch.nn.MSELoss()(x, y)", x=M, y=M), s("torch.nn.MSELoss(reduction='sum')(x, y)", x=M, y=M))
 add("nn.CrossEntropyLoss", s("torch.nn.CrossEntropyLoss()(x, t)", x=M, t=CLASSES),
