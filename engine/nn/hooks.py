@@ -107,6 +107,14 @@ class BackwardHookFunction(Function):
         return ctx.on_backward(grads)
 
 
+def _checked(grads) -> tuple:
+    """What a hook returned in place of gradients: Tensors or None, as PyTorch requires."""
+    for g in grads:
+        if g is not None and not isinstance(g, Tensor):
+            raise TypeError(f"expected Variable, but hook returned '{type(g).__name__}'")
+    return tuple(grads)
+
+
 def _pack(indices, values, size: int) -> tuple:
     """`values` at `indices` of a tuple of `size`, None elsewhere (the non-tensor arguments)."""
     packed = [None] * size
@@ -163,7 +171,7 @@ class BackwardHook:
             if len(replaced) != len(self.grad_outputs):
                 raise RuntimeError("Backward pre hook returned an invalid number of grad_output, got "
                                    f"{len(replaced)}, but expected {len(self.grad_outputs)}")
-            self.grad_outputs = replaced
+            self.grad_outputs = _checked(replaced)
         grad_outputs = self.grad_outputs
         if self.input_index is None:
             warnings.warn("Full backward hook is firing when gradients are computed with respect to module outputs "
@@ -191,7 +199,7 @@ class BackwardHook:
             if len(replaced) != len(result):
                 raise RuntimeError("Backward hook returned an invalid number of grad_input, got "
                                    f"{len(replaced)}, but expected {len(result)}")
-            result = replaced
+            result = _checked(replaced)
         self.grad_outputs = None
         out = tuple(result[i] for i in self.input_index)
         for new, old in zip(out, grads):

@@ -198,6 +198,14 @@ lin(x).sum().backward()
 lin.register_forward_pre_hook(lambda m, a, k: 3, with_kwargs=True)
 lin(x)
 """,
+    "grad-input-not-tensors": LAYER + """
+lin.register_full_backward_hook(lambda m, gi, go: ("a",))
+lin(x).sum().backward()
+""",
+    "grad-output-not-tensors": LAYER + """
+lin.register_full_backward_pre_hook(lambda m, go: (3.0,))
+lin(x).sum().backward()
+""",
     "no-input-hook-returns-grads": """
 import torch
 import torch.nn as nn
