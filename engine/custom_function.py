@@ -245,15 +245,18 @@ def _rule(cls, ctx, index: int, n: int, name: str, layout: _Layout | None):
                 else:
                     raise RuntimeError(f"function {name} returned an incorrect number of gradients (expected {n}, "
                                        f"got {len(grads)})")
+            for position, (gi, array) in enumerate(zip(grads, arrays), 1):  # PyTorch checks every one, used or not
+                if gi is not None and not isinstance(gi, Tensor):
+                    raise RuntimeError(f"expected Variable or None (got {type(gi).__name__})")
+                if gi is not None and not isinstance(array, (np.ndarray, Tensor)):  # the input was not a tensor
+                    raise RuntimeError(f"function {name} returned a gradient different than None at position "
+                                       f"{position}, but the corresponding forward input was not a Variable")
             ctx._cache = cache = (g, grads, tensor_mode)
             if not ctx._node_retained():
                 ctx._freed = True
         gi = cache[1][index]
         if gi is None:
             return None
-        if not isinstance(gi, Tensor):
-            raise TypeError(f"function {name} returned a gradient different than None at position {index + 1}, "
-                            f"but the corresponding forward input was not a Variable")
         if gi._data.shape != np.shape(arrays[index]):
             try:
                 np.broadcast_shapes(gi._data.shape, np.shape(arrays[index]))

@@ -378,7 +378,8 @@ def _check_integer_division(a, b):
 # --- backward functions that are ops themselves (their rules give the next derivative) ---------------------
 _tanh_backward = _recorded("tanh_backward", lambda g, out: g * (1 - out * out))
 _sigmoid_backward = _recorded("sigmoid_backward", lambda g, out: g * (out * (1 - out)))
-_threshold_backward = _recorded("threshold_backward", lambda g, out: g * (1 - xp.at_most(out, 0)))
+# PyTorch selects (0 where result <= 0), it does not multiply by a mask: a negative gradient gives +0 there, not -0
+_threshold_backward = _recorded("threshold_backward", lambda g, out: np.where(xp.numeric(out) <= 0, 0, g))
 _softmax_backward = _recorded("softmax_backward_data",
                               lambda g, out, dim: out * (g - xp.sum(g * out, axis=dim, keepdims=True)))
 _log_softmax_backward = _recorded("log_softmax_backward_data",
@@ -545,6 +546,20 @@ op("minimum", "MinimumBackward0", ["self", "other"], xp.minimum,
               lambda g, out, a, b: g * (1 - xp.greater(b, a) - xp.equal(a, b) / 2))},
    saves={"self": ["self", "other"], "other": ["self", "other"]}, dtype=PROMOTE,
    names=names("minimum"), shape=BROADCAST_SHAPE, check=BROADCASTS)
+def _atan2_recip(a, b):
+    """1 / (self² + other²), 0 where that is infinite: PyTorch's atan2_backward gives 0, not nan, at the origin."""
+    with np.errstate(divide="ignore"):
+        r = 1 / (a * a + b * b)
+    return xp.where(np.isinf(xp.numeric(r)), 0, r)
+
+
+op("atan2", "Atan2Backward0", ["self", "other"], xp.atan2,
+   {"self": ("grad * other * recip, recip = 1 / (self² + other²) and 0 where infinite",
+             lambda g, out, a, b: g * b * _atan2_recip(a, b)),
+    "other": ("grad * -self * recip, recip = 1 / (self² + other²) and 0 where infinite",
+              lambda g, out, a, b: g * -a * _atan2_recip(a, b))},
+   saves={"self": ["self", "other"], "other": ["self", "other"]}, dtype=FLOATING,
+   names=names("atan2", inplace=True), shape=BROADCAST_SHAPE, check=BROADCASTS)
 op("log1p", "Log1PBackward0", ["self"], lambda a: xp.log(1 + a),
    {"self": ("grad / (self + 1)", lambda g, out, a: g * (1 / (a + 1)))}, saves=["self"], dtype=FLOATING,
    names=names("log1p", inplace=True))
@@ -927,6 +942,50 @@ op("scatter_value", "ScatterBackward1", ["self"], lambda a, dim, index, value: _
    {"self": ("grad.scatter(dim, index, 0)", lambda g, out, a, dim, index, value:
              xp.where(_scattered(np.shape(a), dim, index), 0, g))}, saves=["index"],
    dtype=lambda arrays, attrs: arrays[0].dtype)
+def _along(dim, index):
+    """A numpy key selecting `index` along `dim` (counted from the end: leading batch axes pass through)."""
+    return (Ellipsis, index) + (slice(None),) * (-dim - 1)
+
+
+def _embedding_rows(g, weight_shape, indices, padding_idx):
+    """embedding_dense_backward: zeros of the weight's shape (batch axes of g first) with each row of g added at
+    its index, so a row looked up twice gets the sum; the padding row gets nothing."""
+    grad = np.zeros(np.shape(g)[: np.ndim(g) - indices.ndim - 1] + tuple(weight_shape), dtype=np.asarray(g).dtype)
+    np.add.at(grad, (Ellipsis, indices, slice(None)), g)
+    if padding_idx is not None:
+        grad[..., padding_idx, :] = 0
+    return grad
+
+
+def _embedding_lookup(g, indices, padding_idx):
+    """Rows of g at `indices` (batch axes first), 0 where the index is the padding row."""
+    rows = g[(Ellipsis, indices, slice(None))]
+    return rows if padding_idx is None else xp.where((indices == padding_idx)[..., None], 0, rows)
+
+
+_embedding_backward = _recorded("embedding_dense_backward", _embedding_rows)
+op("embedding_dense_backward", "EmbeddingDenseBackwardBackward0", ["grad_output"], _embedding_rows,
+   {"grad_output": ("embedding(grad, indices), 0 at padding_idx", lambda gg, y, g, weight_shape, indices, padding_idx:
+                    _embedding_lookup(gg, indices, padding_idx))})
+op("embedding", "EmbeddingBackward0", ["weight"], lambda w, indices, padding_idx: w[indices],
+   {"weight": ("embedding_backward(grad, indices, num_weights, padding_idx): rows of grad added at indices",
+               lambda g, out, w, indices, padding_idx: _embedding_backward(g, weight_shape=np.shape(w), indices=indices,
+                                                                           padding_idx=padding_idx))},
+   saves=["indices"], dtype=lambda arrays, attrs: arrays[0].dtype)
+
+
+def _index_add_forward(a, source, dim, index, alpha):
+    out = a.copy()
+    np.add.at(out, _along(dim, index), source if alpha == 1 else source * alpha)  # repeated indices add up
+    return out
+
+
+op("index_add", "IndexAddBackward0", ["self", "source"], _index_add_forward,
+   {"self": ("grad", lambda g, out, a, source, dim, index, alpha: g),
+    "source": ("grad.index_select(dim, index) * alpha",
+               lambda g, out, a, source, dim, index, alpha: g[_along(dim, index)] * alpha if alpha != 1
+               else g[_along(dim, index)])},
+   saves={"source": ["index"]}, dtype=lambda arrays, attrs: arrays[0].dtype, names=names("index_add", inplace=True))
 op("scatter_add", "ScatterAddBackward0", ["self", "src"],
    lambda a, src, dim, index: _scatter_forward(a, src, dim, index, add=True),
    {"self": ("grad", lambda g, out, a, src, dim, index: g),

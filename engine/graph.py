@@ -70,7 +70,8 @@ class Node:
         return tuple((p, 0) for p in self.parents)
 
     def __repr__(self) -> str:
-        return f"<{self.op.grad_fn} object at {id(self):#x}>"
+        where = "torch.autograd.function." if self.op.custom else ""  # a Python Function's node class lives there
+        return f"<{where}{self.op.grad_fn} object at {id(self):#x}>"
 
 
 _NODE_CLASSES: dict[tuple[type, str], type] = {}

@@ -410,17 +410,20 @@ _CPU = dtypes.device("cpu")
 
 
 class RemovableHandle:
-    """What `register_hook` returns: `handle.remove()` unregisters the hook."""
+    """What `register_hook` (and a module's `register_*_hook`) returns: `handle.remove()` unregisters the hook,
+    from its dict and from the sets that mark its options (`marks`: a module hook's `with_kwargs`...)."""
 
     _next_id = 0
 
-    def __init__(self, hooks: dict) -> None:
-        self._hooks = hooks
+    def __init__(self, hooks: dict, *marks: set) -> None:
+        self._hooks, self._marks = hooks, marks
         self.id = RemovableHandle._next_id
         RemovableHandle._next_id += 1
 
     def remove(self) -> None:
         self._hooks.pop(self.id, None)
+        for mark in self._marks:
+            mark.discard(self.id)
 
     def __enter__(self):
         return self
@@ -884,6 +887,10 @@ class Tensor:
     def maximum(self, other):
         return _binary("maximum", self, _tensor_arg(other, "maximum", "other"))
 
+    def atan2(self, other):
+        """`y.atan2(x)`: the angle of the point (x, y), in (-π, π]; `other` must be a tensor, as in PyTorch."""
+        return _binary("atan2", self, _tensor_arg(other, "atan2", "other"))
+
     def minimum(self, other):
         return _binary("minimum", self, _tensor_arg(other, "minimum", "other"))
 
@@ -918,6 +925,36 @@ class Tensor:
         """`x.scatter_add(dim, index, src)`: a copy of x with src added along dim at index."""
         d, index = self._index_arg("scatter_add", dim, index, "self")
         return _apply("scatter_add", (self, _tensor_arg(src, "scatter_add", "src", 3)), dim=d, index=index)
+
+    def index_add(self, dim, index, source, *, alpha=1):
+        """`x.index_add(dim, index, source, alpha=1)`: a copy of x with alpha·source added along dim at the
+        positions in index; a position listed twice receives both rows (how embedding gradients add up)."""
+        index = _tensor_arg(index, "index_add", "index", 2)
+        source = _tensor_arg(source, "index_add", "source", 3)
+        kind, shape = index._data.dtype, self._data.shape
+        if kind.kind not in "iu":
+            raise RuntimeError(f"index_add_(): Expected dtype int32/int64 for index but got: {_SCALAR_TYPE_NAMES[kind.name]}")
+        if index._data.ndim > 1:
+            raise IndexError(f"index_add_(): Index is supposed to be a vector, but got dim: {index._data.ndim} with type: "
+                             f"{_SCALAR_TYPE_NAMES[kind.name]} and size: {list(index._data.shape)}")
+        d = _normalize_dim(dim, self._data.ndim)
+        if source._data.dtype != self._data.dtype:
+            raise RuntimeError(f"index_add_(): self ({_SCALAR_TYPE_NAMES[self._data.dtype.name]}) and source "
+                               f"({_SCALAR_TYPE_NAMES[source._data.dtype.name]}) must have the same scalar type")
+        if source._data.ndim != len(shape) or any(n != m for k, (n, m) in enumerate(zip(source._data.shape, shape))
+                                                  if k != d % len(shape)):
+            raise RuntimeError("source tensor shape must match self tensor shape, excluding the specified dimension. "
+                               f"Got self.shape = {list(shape)} source.shape = {list(source._data.shape)}")
+        positions = index._data.reshape(-1)
+        if positions.size != source._data.shape[d]:
+            raise RuntimeError(f"index_add_(): Number of indices ({positions.size}) should be equal to source.size(dim): "
+                               f"({source._data.shape[d]}), for dim: {d % len(shape)}")
+        bad = positions[(positions < 0) | (positions >= shape[d])]  # no index counts from the end here
+        if bad.size and len(shape) == 1:  # PyTorch's kernel for a vector has its own message
+            raise IndexError("index out of range in self")
+        if bad.size:
+            raise RuntimeError(f"index {bad[0]} is out of bounds for dimension {d % len(shape)} with size {shape[d]}")
+        return _apply("index_add", (self, source), dim=d, index=positions.astype(np.int64), alpha=alpha)
 
     def _index_arg(self, name: str, dim, index, what: str) -> tuple[int, np.ndarray]:
         """gather's and scatter's dim and index, checked with PyTorch's messages."""

@@ -180,6 +180,16 @@ def relu(a):
     return np.where(numeric(a) < 0, 0, a)
 
 
+def atan2(a, b):
+    """The angle of the point (b, a), elementwise; float32 through float64 (correctly rounded, as PyTorch's)."""
+    if symbolic(a) or symbolic(b):
+        import sympy
+
+        return np.frompyfunc(lambda y, x: sympy.atan2(sympy.sympify(y, strict=True), sympy.sympify(x, strict=True)),
+                             2, 1)(a, b)
+    return np.arctan2(np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64))
+
+
 def maximum(a, b):
     return np.where(numeric(a) >= numeric(b), a, b) if symbolic(a) else np.maximum(a, b)
 

@@ -44,6 +44,12 @@ def concept_name(tag: str, lang: str) -> str:
     return entry.get(lang) or entry["en"] if entry else tag
 
 
+def concept_label(tag: str, lang: str) -> str:
+    """How the app names a concept: the tag in English (what the course filter and quizzes name), the glossary's
+    name in another language (a learner reading Japanese should not meet English tags)."""
+    return tag if lang == "en" else concept_name(tag, lang)
+
+
 @dataclass(frozen=True)
 class Term:
     en: str

@@ -23,7 +23,7 @@ MESSAGES: dict[str, dict[str, str]] = {
                 "ja": "v は {y}.backward(…) に渡した gradient 引数です"},
     "v_given_api": {"en": "v is the gradient given to {api}(…)", "ja": "v は {api}(…) に渡した勾配です"},
     "v_batched": {"en": "{api} pushes every one-hot row v = eᵢ back at once: what it returns is the Jacobian itself",
-                  "ja": "{api} は one-hot の行 v = eᵢ をすべてまとめて逆に流します。返す値はヤコビ行列そのものです"},
+                  "ja": "{api} は one-hot の行 v = eᵢ をすべてまとめて逆伝播します。返り値はヤコビ行列そのものです"},
     "call_api": {"en": "call", "ja": "呼び出し"},
     "api_accumulates": {"en": "{api}: adds each gradient into .grad", "ja": "{api}: 勾配を .grad に足し込みます"},
     "api_returns": {"en": "{api}: returns the gradient; .grad is not changed",
@@ -106,7 +106,7 @@ MESSAGES: dict[str, dict[str, str]] = {
                             "ja": "記号形式は表示しません: この値でエンジンの数値と一致しませんでした"},
     "symbolic_point_only": {"en": "symbolic form not shown: it holds at these exact values only (a kink such as relu "
                                   "or abs at 0, or a tie in max), not at values nearby",
-                            "ja": "記号形式は表示しません: ちょうどこの値でしか成り立たず（0 での relu や abs の折れ目、"
+                            "ja": "記号形式は表示しません: ちょうどこの値でしか成り立たず（relu や abs が 0 で折れ曲がる点、"
                                   "max の同点など）、近くの値では成り立ちません"},
     "kind_zero": {"en": "all zero here: changing {x} slightly does not change {y} at these values",
                   "ja": "すべて 0: この値では {x} を少し変えても {y} は変わりません"},
@@ -268,7 +268,7 @@ MESSAGES: dict[str, dict[str, str]] = {
                      "ja": "この backward 呼び出しの時点の {x} の値で"},
     "fd_agrees": {"en": "largest difference {diff} — agrees", "ja": "最大の差 {diff} — 一致"},
     "fd_disagrees": {"en": "largest difference {diff} — disagrees (a kink such as relu or abs at 0, or a bug)",
-                     "ja": "最大の差 {diff} — 不一致（0 での relu や abs のような折れ目、またはバグ）"},
+                     "ja": "最大の差 {diff} — 不一致（relu や abs が 0 で折れ曲がる点のような所か、バグ）"},
     "fd_hooked": {"en": "largest difference {diff} — differs: hooks changed the gradient during backward, and finite "
                         "differences see only the function",
                   "ja": "最大の差 {diff} — 不一致: backward の途中でフックが勾配を変えました。有限差分が見るのは関数そのものです"},

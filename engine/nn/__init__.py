@@ -4,6 +4,7 @@ from engine.nn.modules import (
                                BCELoss,
                                BCEWithLogitsLoss,
                                CrossEntropyLoss,
+                               Embedding,
                                Flatten,
                                Linear,
                                Module,
@@ -16,4 +17,4 @@ from engine.nn.modules import (
 )
 
 __all__ = ["functional", "utils", "Parameter", "Module", "Linear", "Sequential", "ReLU", "Tanh", "Sigmoid", "Flatten",
-           "MSELoss", "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss"]
+           "Embedding", "MSELoss", "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss"]

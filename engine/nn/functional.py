@@ -175,6 +175,29 @@ def cross_entropy(input: Tensor, target: Tensor, weight=None, size_average=None,
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
     return nll_loss(log_probs, target, ignore_index=ignore_index, reduction=reduction)
 
+def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max_norm=None,  # noqa: A002
+              norm_type: float = 2.0, scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
+    """The rows of `weight` at the integer positions in `input` (shape input.shape + (embedding_dim,)); a row
+    looked up several times gets the sum of their gradients, the `padding_idx` row none."""
+    _unsupported("embedding", max_norm=max_norm, scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
+    input = _tensor_arg(input, "embedding", "input", 1)
+    weight = _tensor_arg(weight, "embedding", "weight", 2)
+    indices = input._data
+    if indices.dtype.kind not in "iu":
+        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, "
+                           f"Int; but got torch.{_SCALAR_TYPE_NAMES[indices.dtype.name]}Tensor instead (while checking "
+                           "arguments for embedding)")
+    n = weight._data.shape[0] if weight._data.ndim else 0
+    if weight._data.ndim != 2:
+        raise RuntimeError("'weight' must be 2-D")
+    if ((indices < 0) | (indices >= n)).any():
+        raise IndexError("index out of range in self")
+    if padding_idx is not None:
+        if not -n <= padding_idx < n:
+            raise AssertionError("Padding_idx must be within num_embeddings")
+        padding_idx = padding_idx % n
+    return _apply("embedding", (weight,), indices=indices.astype(np.int64), padding_idx=padding_idx)
 
-__all__ = ["binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy", "l1_loss", "linear",
+
+__all__ = ["binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy", "embedding", "l1_loss", "linear",
            "log_softmax", "mse_loss", "nll_loss", "relu", "sigmoid", "softmax", "tanh"]

@@ -11,8 +11,9 @@ from collections import OrderedDict, namedtuple
 
 import numpy as np
 
-from engine.creation import rand
+from engine.creation import rand, randn
 from engine.nn import functional as F
+from engine.nn.hooks import ModuleHooks
 from engine.tensor import _TENSOR_TYPES, Tensor, guard_work, no_grad
 
 
@@ -62,6 +63,7 @@ class Module:
         object.__setattr__(self, "_parameters", OrderedDict())
         object.__setattr__(self, "_modules", OrderedDict())
         object.__setattr__(self, "training", True)
+        object.__setattr__(self, "_hooks", ModuleHooks())
 
     def __setattr__(self, name: str, value) -> None:
         if "_parameters" not in self.__dict__:  # a subclass's __init__ that forgot super().__init__(), as PyTorch
@@ -105,7 +107,33 @@ class Module:
 
     def __call__(self, *args, **kwargs):
         guard_work()  # a tree of shared modules calls each one once per path: the caller's guard may stop it
-        return self.forward(*args, **kwargs)
+        hooks = self.__dict__.get("_hooks")
+        if not hooks:
+            return self.forward(*args, **kwargs)
+        return hooks.call(self, args, kwargs)
+
+    # --- hooks (engine.nn.hooks): each returns a RemovableHandle ---
+    def register_forward_pre_hook(self, hook, *, prepend: bool = False, with_kwargs: bool = False):
+        """`hook(module, args)` (or `(module, args, kwargs)`) before forward; what it returns replaces args
+        (or `(args, kwargs)`)."""
+        return self._hooks.add(self._hooks.forward_pre, hook, prepend=prepend, with_kwargs=with_kwargs)
+
+    def register_forward_hook(self, hook, *, prepend: bool = False, with_kwargs: bool = False,
+                              always_call: bool = False):
+        """`hook(module, args, output)` (or `(module, args, kwargs, output)`) after forward; what it returns
+        replaces the output. `always_call`: called even when forward raised."""
+        return self._hooks.add(self._hooks.forward, hook, prepend=prepend, with_kwargs=with_kwargs,
+                               always_call=always_call)
+
+    def register_full_backward_pre_hook(self, hook, prepend: bool = False):
+        """`hook(module, grad_output)` when the gradient reaches the module's outputs; may return a new
+        grad_output."""
+        return self._hooks.add(self._hooks.backward_pre, hook, prepend=prepend)
+
+    def register_full_backward_hook(self, hook, prepend: bool = False):
+        """`hook(module, grad_input, grad_output)` when the gradient leaves for the module's inputs; may return
+        a new grad_input."""
+        return self._hooks.add(self._hooks.backward, hook, prepend=prepend)
 
     def named_modules(self, memo: set | None = None, prefix: str = "", remove_duplicate: bool = True):
         """Each module once (PyTorch's memo): a module shared by several parents, or by a cycle, is visited once,
@@ -257,6 +285,48 @@ class Linear(Module):
 
     def extra_repr(self) -> str:
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
+
+
+class Embedding(Module):
+    """A lookup table: `emb(indices)` gives the rows of `weight` (num_embeddings, embedding_dim), drawn from N(0, 1)
+    on the engine's stream (set them explicitly to compare with PyTorch); the `padding_idx` row starts at zero and
+    gets no gradient."""
+
+    def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None, max_norm=None,
+                 norm_type: float = 2.0, scale_grad_by_freq: bool = False, sparse: bool = False, _weight=None,
+                 _freeze: bool = False, device=None, dtype=None) -> None:
+        super().__init__()
+        if padding_idx is not None:
+            if not -num_embeddings <= padding_idx < num_embeddings:
+                raise AssertionError("Padding_idx must be within num_embeddings")
+            padding_idx %= num_embeddings
+        self.num_embeddings, self.embedding_dim, self.padding_idx = num_embeddings, embedding_dim, padding_idx
+        self.max_norm, self.norm_type, self.scale_grad_by_freq, self.sparse = max_norm, norm_type, scale_grad_by_freq, sparse
+        weight = randn(num_embeddings, embedding_dim) if _weight is None else _weight
+        if _weight is None and padding_idx is not None:
+            with no_grad():
+                weight[padding_idx].fill_(0)
+        self.weight = Parameter(weight, requires_grad=not _freeze)
+
+    @classmethod
+    def from_pretrained(cls, embeddings, freeze: bool = True, padding_idx: int | None = None, max_norm=None,
+                        norm_type: float = 2.0, scale_grad_by_freq: bool = False, sparse: bool = False):
+        """An Embedding whose weight is `embeddings` (a 2-D tensor), frozen unless `freeze=False`."""
+        if embeddings.dim() != 2:
+            raise AssertionError("Embeddings parameter is expected to be 2-dimensional")
+        rows, cols = embeddings.shape
+        return cls(rows, cols, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse, _weight=embeddings,
+                   _freeze=freeze)
+
+    def forward(self, input):  # noqa: A002
+        return F.embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type,
+                           self.scale_grad_by_freq, self.sparse)
+
+    def extra_repr(self) -> str:
+        text = f"{self.num_embeddings}, {self.embedding_dim}"
+        if self.padding_idx is not None:
+            text += f", padding_idx={self.padding_idx}"
+        return text
 
 
 class Sequential(Module):

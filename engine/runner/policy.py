@@ -147,7 +147,7 @@ class _Checker(ast.NodeVisitor):
         if _calls_super(node.value) and id(node) not in self.approved:
             return  # `super(C, self).__init__`, `super().__class__`: the refusal of `super` says what is supported
         if node.attr.startswith("_") and id(node) not in self.approved and not (
-                node.attr in READABLE_DUNDERS and isinstance(node.ctx, ast.Load)) and not (
+                node.attr in READABLE_DUNDERS | READABLE_PRIVATE and isinstance(node.ctx, ast.Load)) and not (
                 node.attr.startswith("_saved_") and isinstance(node.ctx, ast.Load)):  # graph nodes only (surface)
             self.refuse(node, f"'.{node.attr}': names starting with '_' are internals and not available in snippets")
 
@@ -304,6 +304,8 @@ _SUPER = ("super() is supported as `super().__init__(...)`, `super().method(...)
 # the dunder names a snippet may read: a module's, class's or function's `__name__` (`if __name__ == "__main__":`,
 # `type(y.grad_fn).__name__`); never bound, and as an attribute answered by the attribute guard
 READABLE_DUNDERS = frozenset({"__name__"})
+# a tensor's version counter, read as PyTorch's lessons on in-place operations do (the surface allows it on tensors only)
+READABLE_PRIVATE = frozenset({"_version"})
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.ListComp, ast.SetComp, ast.DictComp,
            ast.GeneratorExp)
 

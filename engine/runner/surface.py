@@ -169,7 +169,7 @@ def own_private(obj: object, name: str) -> bool:
 
 def attribute_refusal(obj: object, name: str) -> str | None:
     """None when `obj.name` is part of the allowed surface, else the reason it is not."""
-    if own_private(obj, name):
+    if own_private(obj, name) or name == "_version" and isinstance(obj, Tensor):  # an int: in-place changes so far
         return None
     if name.startswith("_saved_") and type(obj).__module__ == NODE_MODULE:  # PyTorch's y.grad_fn._saved_self
         return None

@@ -182,6 +182,10 @@ async def test_quiz_and_stats_are_in_the_command_palette(make_app):
         await pilot.pause()
         assert isinstance(app.screen, QuizScreen)
         assert "クイズ" in app.screen.sub_title
+        from lessons.glossary import concept_name  # the question's concepts by their Japanese names, not tags
+        names = [concept_name(c, "ja") for c in app.screen.question.concepts]
+        assert app.screen.sub_title == "クイズ · " + ", ".join(names)
+        assert not any(c in app.screen.sub_title for c in app.screen.question.concepts if c != concept_name(c, "ja"))
 
 
 async def test_quiz_without_a_progress_file_says_why(tmp_path):

@@ -62,6 +62,9 @@ async def test_stats_show_accuracy_per_concept_streak_and_plot(make_app, data_di
         assert "連続学習: 3 日" in str(screen.query_one("#stats-summary").render())
         table = screen.query_one("#stats-table", DataTable)
         assert [str(cell) for cell in table.get_row("matmul")] == ["matmul", "3", "███████░░░  67%", "4 日後"]
+        # a concept is named by the glossary in Japanese (a tag it lacks, like "matmul", stays as it is)
+        assert str(table.get_row("vjp")[0]) == "ベクトル・ヤコビ行列積（VJP）"
+        assert str(table.get_row("broadcasting")[0]) == "ブロードキャストと勾配への影響"
         await pilot.press("escape")
         await pilot.pause()
         assert not isinstance(app.screen, StatsScreen)

@@ -217,6 +217,8 @@ for _name, _symbol in (("add", "+"), ("sub", "-"), ("mul", "*"), ("div", "/"), (
 OPS["add"].samples += [s("x.add(y, alpha=2)", x=T((3,)), y=T((3,))), s("torch.add(x, y, alpha=0.5)", x=T((3,)),
                                                                          y=T((3,)))]
 OPS["sub"].samples += [s("x.sub(y, alpha=2)", x=T((3,)), y=T((3,)))]
+add("atan2", *binary("atan2", None, skip=(3, 4)), s("y.atan2(x)", y=T([1., -1., 0., 0.]), x=T([2., 0.5, -1., 0.])),
+    s("x.atan2(2.)", x=T((3,)), error="type"))  # course branch
 for _name, _other in (("maximum", "minimum"), ("minimum", "maximum")):
     add(_name, *binary(_name, None, skip=(3, 4, 12)), s(f"x.{_name}(y)", x=T([1., 2., 3.]), y=T([1., 0., 3.])),
         s(f"x.{_name}(2.)", x=T((3,)), error="type"), s(f"x.{_name}(y)", x=T([nan, 1.]), y=T([0., nan])))
@@ -368,6 +370,21 @@ add("scatter", s("x.scatter(1, i, y)", x=T((2, 3)), i=_UNIQUE, y=T((2, 2))), s("
     s("x.scatter(1, i, 1.)", x=T((2, 3)), i=T([[5]], i64)), s("x.scatter(1, i, 1.)", x=T((2, 3)), i=T([0], i64)))
 add("scatter_", s("y = x * 1\ny.scatter_(1, i, 0.)\ny", x=T((2, 3)), i=_IDX),
     s("y = x * 1\ny.scatter_(1, i, z * 2)\ny", x=T((2, 3)), i=_UNIQUE, z=T((2, 2))))
+_IA = T([0, 2, 0], i64)  # course branch: index_add (a repeated position receives both rows)
+add("index_add", s("x.index_add(0, i, y)", x=T((3, 2)), i=_IA, y=T((3, 2))),
+    s("x.index_add(1, i, y, alpha=2)", x=T((2, 3)), i=T([1, 1], i64), y=T((2, 2))),
+    s("torch.index_add(x, -1, i, y)", x=T((4,)), i=T([3, 0, 3], i32), y=T((3,))),
+    s("x.index_add(0, i, y)", x=T((3, 2), f64), i=_IA, y=T((3, 2), f64)),
+    s("x.index_add(0, i, y)", x=T((3,)), i=T([0., 1.]), y=T((2,))),
+    s("x.index_add(0, i, y)", x=T((3,)), i=T([[0, 1]], i64), y=T((2,))),
+    s("x.index_add(0, i, y)", x=T((3,)), i=_IA, y=T((2,))),
+    s("x.index_add(0, i, y)", x=T((3, 2)), i=_IA, y=T((3, 3))),
+    s("x.index_add(0, i, y)", x=T((3,)), i=T([0, 3], i64), y=T((2,))),
+    s("x.index_add(0, i, y)", x=T((3,)), i=T([0, -1], i64), y=T((2,))),
+    s("x.index_add(0, i, y)", x=T((3, 2)), i=T([0, -1], i64), y=T((2, 2))),
+    s("x.index_add(1, i, y)", x=T((2, 3)), i=T([5], i64), y=T((2, 1))),
+    s("x.index_add(0, i, y)", x=T((3,)), i=_IA, y=T((3,), f64)))
+add("index_add_", s("z = x * 1\nz.index_add_(0, i, y)\nz", x=T((3, 2)), i=_IA, y=T((3, 2))))
 add("scatter_add", s("x.scatter_add(1, i, y)", x=T((2, 3)), i=_IDX, y=T((2, 2))),
     s("torch.scatter_add(x, 0, i, y)", x=T((3, 2)), i=_IDX, y=T((2, 2))))
 add("scatter_add_", s("y = x * 1\ny.scatter_add_(1, i, z)\ny", x=T((2, 3)), i=_IDX, z=T((2, 2))))
@@ -702,6 +719,19 @@ add("nn.Sequential", s("repr(torch.nn.Sequential(torch.nn.Linear(2, 3), torch.nn
     s("len(torch.nn.Sequential(torch.nn.ReLU(), torch.nn.Flatten()))"))
 for _name, _fn in (("ReLU", "relu"), ("Tanh", "tanh"), ("Sigmoid", "sigmoid")):
     add(f"nn.{_name}", s(f"torch.nn.{_name}()(x)", x=T((2, 3))), s(f"repr(torch.nn.{_name}())"))
+# course branch: embeddings (a row looked up twice gets both gradients; the padding row none)
+_EMB_I = T([[0, 2], [2, 1]], i64)
+add("nn.functional.embedding", s("F.embedding(i, w)", i=_EMB_I, w=T((3, 2))),
+    s("F.embedding(i, w, padding_idx=1)", i=_EMB_I, w=T((3, 2), f64)),
+    s("F.embedding(i, w, padding_idx=-1)", i=T([0, 2, 2], i32), w=T((3, 4))), s("F.embedding(i, w)", i=T(1, i64), w=T((3, 2))),
+    s("F.embedding(i, w)", i=T([3], i64), w=T((3, 2))), s("F.embedding(i, w)", i=T([-1], i64), w=T((3, 2))),
+    s("F.embedding(i, w)", i=T([0.]), w=T((3, 2))), s("F.embedding(i, w, padding_idx=3)", i=T([0], i64), w=T((3, 2))))
+_EMB = "m = torch.nn.Embedding(3, 2, padding_idx=0)\nwith torch.no_grad():\n    m.weight.copy_(w)\n"
+add("nn.Embedding", s(_EMB + "m(i) * 1", i=_EMB_I, w=T((3, 2), grad=False)), s(_EMB + "repr(m)", w=T((3, 2), grad=False)),
+    s(_EMB + "y = m(i)\n(y * y).sum().backward()\nm.weight.grad", i=_EMB_I, w=T((3, 2), grad=False)),
+    s("repr(torch.nn.Embedding(5, 3))"), s("torch.nn.Embedding(3, 2, padding_idx=-1).weight[2]"),
+    s("e = torch.nn.Embedding.from_pretrained(w)\n(e(i), e.weight.requires_grad)", i=_EMB_I, w=T((3, 2), grad=False)),
+    s("torch.nn.Embedding(3, 2, padding_idx=3)"))
 add("nn.Flatten", s("torch.nn.Flatten()(x)", x=T((2, 3, 4))), s("repr(torch.nn.Flatten(0))"))
 add("nn.MSELoss", s("torch.nn.MSELoss()(x, y)", x=M, y=M), s("torch.nn.MSELoss(reduction='sum')(x, y)", x=M, y=M))
 add("nn.CrossEntropyLoss", s("torch.nn.CrossEntropyLoss()(x, t)", x=M, t=CLASSES),

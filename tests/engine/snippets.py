@@ -419,3 +419,28 @@ r = x % w
 r.sum().backward()
 print(r, r.grad_fn.name(), x.grad, w.grad)
 """
+# course branch: a custom Function's backward must return None for an input that is not a tensor, and a Tensor or
+# None for the others (PyTorch checks every position, also those no gradient is needed for)
+_SCALE = """
+class Scale(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, k):
+        return x * k
+    @staticmethod
+    def backward(ctx, g):
+        return {returns}
+x = torch.tensor([1., 2.], requires_grad=True)
+"""
+ERRORS["function-grad-for-a-number"] = _SCALE.format(returns="g * 2, g * 3") + "Scale.apply(x, 2.).sum().backward()"
+ERRORS["function-grad-not-a-tensor"] = _SCALE.format(returns="2.0, None") + "Scale.apply(x, 2.).sum().backward()"
+ENGINE["function-number-input-none"] = _SCALE.format(returns="g * k_of(g), None").replace(
+    "class Scale", "def k_of(g):\n    return 2\nclass Scale") + """
+y = Scale.apply(x, 2.)
+g, = torch.autograd.grad((y * y).sum(), x, create_graph=True)
+print(g)
+g.sum().backward()
+print(x.grad)
+k = torch.tensor([3., 4.])
+Scale.apply(x, k).sum().backward()
+print(x.grad)
+"""

@@ -439,3 +439,11 @@ def test_str_format_and_math_prod_are_bounded_as_they_go() -> None:
     _refused('t = "{:9999}" * 10**5\ns = t.format(*[1] * 10**5)', "str.format", "ResourceLimitExceeded")
     _refused("import math\nimport torch\nx = torch.ones(1000, 1000)\np = math.prod([x] * 200)", "multiplications",
              "ResourceLimitExceeded")
+
+
+def test_a_tensors_version_counter_is_read_as_in_pytorch_never_written():
+    """`x._version` (course branch: lesson 210 reads it): an int on tensors only; assigning it stays refused."""
+    assert _same_as_python("import torch\nx = torch.ones(2)\ny = x.detach()\ny.add_(1)\n"
+                           "print(x._version, y._version, x.data._version)\n") == "1 1 0\n"
+    _refused("import torch\nx = torch.ones(2)\nx._version = 3\n", "'._version'")
+    _refused("import torch\nclass A:\n    pass\nprint(torch.nn.Linear(1, 1)._version)\n", "'_version'")

@@ -15,6 +15,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Header
 
+from lessons.glossary import concept_label
 from tutor.i18n import t
 from tutor.practice import QuizPractice
 from tutor.widgets.footer import TutorFooter
@@ -80,7 +81,7 @@ class QuizScreen(StepActions, Screen[None]):
     async def show_step(self, index: int = 0, remember: bool = True) -> None:
         """Lay out the current question (also after a language switch: what was typed is kept)."""
         lang = self.app.lang
-        self.sub_title = f"{t('quiz_title', lang)} · {', '.join(self.question.concepts)}"
+        self.sub_title = f"{t('quiz_title', lang)} · {', '.join(concept_label(c, lang) for c in self.question.concepts)}"
         self._show_progress()
         await self.view.show(0, remember=remember)
         self.refresh_bindings()

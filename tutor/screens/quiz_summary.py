@@ -12,6 +12,7 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Header, Static
 
+from lessons.glossary import concept_label
 from tutor.i18n import t
 from tutor.untrusted import text
 from tutor.widgets.due_label import due_label
@@ -49,7 +50,7 @@ class QuizSummaryScreen(Screen[None]):
             now = self.now()
             for concept, tally in sorted(self.summary.concepts.items()):
                 table.add_row(
-                    text(concept),
+                    text(concept_label(concept, lang)),
                     Text(str(tally.correct), style="green" if tally.correct else "dim"),
                     Text(str(tally.wrong), style="red" if tally.wrong else "dim"),
                     Text(str(tally.revealed), style="yellow" if tally.revealed else "dim"),

@@ -17,6 +17,7 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Header, Static
 
+from lessons.glossary import concept_label
 from tutor.formatting import accuracy_bar
 from tutor.i18n import t
 from tutor.untrusted import text
@@ -66,7 +67,7 @@ class StatsScreen(Screen[None]):
         for key in ("col_concept", "col_attempts", "col_accuracy", "col_next_review"):
             table.add_column(t(key, lang), key=key)
         for item in concepts:
-            table.add_row(text(item.concept), str(item.attempts), accuracy_bar(item.accuracy),
+            table.add_row(text(concept_label(item.concept, lang)), str(item.attempts), accuracy_bar(item.accuracy),
                           due_label(item.due, now, lang), key=item.concept)
         yield table
         yield AccuracyPlot(accuracy_over_time(attempts, self.tz), lang, id="stats-plot")
