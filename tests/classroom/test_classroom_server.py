@@ -153,16 +153,46 @@ async def test_names_and_roster(tmp_path):
         await client.close()
 
 
+class Present:
+    """A connected student's connection as the cap sees it: its page open (`leaving` False) or closed."""
+
+    def __init__(self, leaving: bool = False) -> None:
+        self.leaving = leaving
+
+
 async def test_full_class_page(tmp_path):
     server = make_server(tmp_path, max_students=1)
     client = await client_for(server)
     try:
         await client.post("/join", data={"name": "Alice", "lang": "en"})
-        server._connections["somebody-else"] = (None, None)  # one student connected
+        server._connections["somebody-else"] = Present()  # one student connected
         full = await client.get("/tutor")
-        assert full.status == 503 and "The class is full" in await full.text() and "1 students" in await full.text()
+        page = await full.text()
+        assert full.status == 503 and "The class is full" in page and "1 students" in page
+        assert '<meta http-equiv="refresh" content="5">' in page and "every 5 seconds" in page  # it asks again
         server._connections.clear()
         assert (await client.get("/tutor")).status == 200
+    finally:
+        await client.close()
+
+
+async def test_a_place_being_freed_is_waited_for(tmp_path):
+    """A student whose page has closed holds their place until their tutor has ended (the memory bound); a
+    student arriving then waits for the place instead of being told the class is full."""
+    server = make_server(tmp_path, max_students=1)
+    client = await client_for(server)
+    try:
+        await client.post("/join", data={"name": "Carol", "lang": "en"})
+        bob = server._connections["bob"] = Present(leaving=True)
+
+        async def bob_ends():
+            await asyncio.sleep(0.5)
+            bob.leaving = False
+            del server._connections["bob"]
+
+        ending = asyncio.create_task(bob_ends())
+        response = await client.get("/tutor")
+        assert ending.done() and response.status == 200 and "/ws\"" in await response.text()  # the terminal page
     finally:
         await client.close()
 

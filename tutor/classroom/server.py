@@ -61,6 +61,7 @@ SESSIONS_PER_STUDENT = 4
 STOP_SECONDS = 8.0  # a student's process gets this long to quit before it is killed
 DRAIN_SECONDS = 2.0  # a tutor that reads no input for this long gets no more (its page's keys are dropped)
 MAX_PENDING_INPUT = 256 * 1024  # bytes waiting in a tutor's stdin pipe; past that, input is dropped
+FULL_RETRY_SECONDS = 5  # the class-full page asks again this often, so a waiting student gets in once a place frees
 RELOAD_GRACE_SECONDS = 2.0  # a reloaded page's new socket waits this long for the old one to go
 MAX_MESSAGE_BYTES = 64 * 1024
 INPUT_BYTES_PER_SECOND = 16 * 1024  # keys and pastes of one page, on average …
@@ -517,12 +518,24 @@ class ClassroomServer(Server):
     def _full(self, session: Session) -> bool:
         return session.student.key not in self._connections and len(self._connections) >= self.max_students
 
+    async def _full_after_leavers(self, session: Session) -> bool:
+        """Whether the class is full for `session`, once the students whose page has already closed have left:
+        such a student holds their place until their tutor has ended (up to STOP_SECONDS: the class's memory
+        bound), so a student arriving meanwhile waits for that place rather than being told the class is full."""
+        deadline = time.monotonic() + STOP_SECONDS + 4
+        while self._full(session):
+            leaving = [connection for connection in self._connections.values() if connection.leaving]
+            if not leaving or time.monotonic() > deadline:
+                return True
+            await asyncio.sleep(0.05)
+        return False
+
     async def handle_tutor(self, request: web.Request) -> web.Response:
         session = self._session(request)
         if session is None:
             raise web.HTTPSeeOther("/")
-        if self._full(session):
-            return self._page("full.html", session.lang, 503, max=self.max_students)
+        if await self._full_after_leavers(session):
+            return self._page("full.html", session.lang, 503, max=self.max_students, retry=FULL_RETRY_SECONDS)
         takeover = "/takeover" if request.query.get("takeover") == "1" else ""
         return self._page("tutor.html", session.lang, name=session.student.name,
                           websocket_url=f"{'wss' if request.secure else 'ws'}://{request.host}/ws{takeover}",
@@ -561,8 +574,11 @@ class ClassroomServer(Server):
                 await websocket.close(code=CLOSE_ELSEWHERE, message=b"open in another tab")
                 return websocket
             previous = self._connections.get(key)  # its tutor may still be ending: waited for below
-        if self._full(session):
+        if await self._full_after_leavers(session):
             await websocket.close(code=CLOSE_FULL, message=b"the class is full")
+            return websocket
+        if self._connections.get(key) is not previous:  # another tab of this student came while this one waited
+            await websocket.close(code=CLOSE_ELSEWHERE, message=b"open in another tab")
             return websocket
         me = Connection(websocket, session.student.name)
         self._connections[key] = me  # no await since the look-up above: a burst of sockets sees each other
@@ -723,6 +739,11 @@ class Connection:
     name: str = ""
     service: StudentService | None = None
     ended: asyncio.Event = field(default_factory=asyncio.Event)
+
+    @property
+    def leaving(self) -> bool:
+        """The page has closed and the tutor is ending: the place frees within STOP_SECONDS."""
+        return self.websocket.closed and not self.ended.is_set()
 
     async def wait_closed(self, seconds: float) -> bool:
         """Whether the page's socket closes (or the handler ends) within `seconds`."""
