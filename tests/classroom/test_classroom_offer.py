@@ -56,10 +56,12 @@ def test_only_serves_just_those(teacher):
         make_offer(data / "lessons", [], ["nope"])
 
 
-def test_a_source_folder_shadows_the_installed_copy_of_its_pack(teacher, tmp_path):
+@pytest.mark.parametrize("given", ["src/intro", "src"])  # the pack's folder, or a folder of the author's packs
+def test_a_source_folder_shadows_the_installed_copy_of_its_pack(teacher, tmp_path, given):
+    """The same rule as the app's and `check`'s (`lessons.course.shadow_of`)."""
     data, _extra = teacher
     source = make_pack(tmp_path / "src" / "intro")
-    offer = make_offer(data / "lessons", [source])
+    offer = make_offer(data / "lessons", [tmp_path / given])
     assert offer.broken == []  # not "duplicate lesson id"
     assert offer.shadowed == ((data / "lessons" / "intro").resolve(),)
     (lesson,) = [lesson for lesson in offer.course.lessons if lesson.id == "intro/fixture-squares"]
