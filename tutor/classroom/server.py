@@ -245,12 +245,13 @@ class ClassroomServer(Server):
     def initialize_logging(self) -> None:
         """textual-serve's log, with plain tracebacks: no local variables (they hold students' session tokens),
         and nothing imported at the first error (out of file descriptors, an import fails, and so did the
-        server)."""
+        server). Every line passes the terminal boundary (`PlainFormatter`)."""
         from rich.logging import RichHandler
 
-        logging.basicConfig(level="DEBUG" if self.debug else "INFO", format="%(message)s", datefmt="[%X]",
-                            handlers=[RichHandler(show_path=False, show_time=True, rich_tracebacks=False,
-                                                  console=self.console)])
+        handler = RichHandler(show_path=False, show_time=True, rich_tracebacks=False, markup=False,
+                              console=self.console)
+        handler.setFormatter(PlainFormatter("%(message)s"))
+        logging.basicConfig(level="DEBUG" if self.debug else "INFO", datefmt="[%X]", handlers=[handler])
 
     def serve(self, debug: bool = False) -> None:
         """Run until Ctrl+C or SIGTERM, holding against a class's load and one client's tricks: at most
@@ -647,6 +648,16 @@ class ClassroomServer(Server):
             "AUTOGRAD_TUTOR_LANG": session.lang,
             **self.offer.environment(),
         }
+
+
+class PlainFormatter(logging.Formatter):
+    """A log line (its traceback too) through `untrusted.plain`: OSError texts name files of lesson and class
+    folders, access lines carry what clients sent (paths, user agents); the teacher's terminal shows their
+    control characters and escape sequences (an OSC 8 link, a title change) as visible text, never obeys them.
+    (Rich markup is off in the handler: `[/]` is read as it is.)"""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return plain(super().format(record))
 
 
 def _to_page(send):
