@@ -38,6 +38,7 @@ from rich.text import Text
 from textual_serve.app_service import AppService
 from textual_serve.server import Server
 
+from tutor.classroom import sandbox
 from tutor.classroom.folder import CODE_ALPHABET, ClassFolder, Student
 from tutor.classroom.launcher import PID_LINE
 from tutor.classroom.limits import Backoff, Rate
@@ -219,6 +220,7 @@ class ClassroomServer(Server):
         # (the launcher's, while the zygote runs)
         self.offer = offer if offer is not None else make_offer(None)
         self.zygote = Zygote(self.offer.environment()) if command is None and hasattr(socket, "send_fds") and hasattr(os, "fork") else None
+        self.warm_worker = sandbox.warm_worker() if self.zygote is not None else None  # students' workers fork from it
         self._told_alone = False
         self._last_fd_warning = 0.0
         self.memory_per_student = memory_per_student
@@ -313,7 +315,7 @@ class ClassroomServer(Server):
         past it is stopped and its page told why, so the class's memory stays under max_students times that."""
         while True:
             await asyncio.sleep(MEMORY_CHECK_SECONDS)
-            children = process_children() if self._connections else {}
+            children = process_children((self.warm_worker.pid,) if self.warm_worker else ()) if self._connections else {}
             for connection in list(self._connections.values()):
                 service = connection.service
                 pid = service.pid if service is not None else None
@@ -358,6 +360,12 @@ class ClassroomServer(Server):
             except OSError as error:
                 log.warning("the students' tutors start one by one (slower): no zygote (%s)", error)
                 self.zygote = None
+        if self.warm_worker is not None and self.warm_worker.process is None:
+            try:
+                self.warm_worker.start()
+            except OSError as error:
+                log.warning("each student's snippet worker starts on its own (slower): no warm worker (%s)", plain(error))
+                self.warm_worker = None
         lang, console = self.lang, self.console
         shown = "localhost" if self.host in ("127.0.0.1", "::1") else self.host
         urls = [f"http://{shown}:{self.port}/"]
@@ -381,8 +389,9 @@ class ClassroomServer(Server):
         connections = list(self._connections.values())
         await asyncio.gather(*(c.service.stop() for c in connections if c.service is not None), return_exceptions=True)
         await asyncio.gather(*(c.websocket.close() for c in connections), return_exceptions=True)
-        if self.zygote is not None:
-            self.zygote.stop()
+        for zygote in (self.zygote, self.warm_worker):
+            if zygote is not None:
+                zygote.stop()
 
     def _tutor_alone(self) -> None:
         """A launcher could not reach the zygote and started the tutor itself: said once."""
@@ -647,6 +656,7 @@ class ClassroomServer(Server):
             "AUTOGRAD_TUTOR_STUDENT": session.student.name,
             "AUTOGRAD_TUTOR_LANG": session.lang,
             **self.offer.environment(),
+            **sandbox.environment(self.warm_worker),
         }
 
 
@@ -696,8 +706,10 @@ def cap_connections(server, limit) -> None:
     server.connection_made = connection_made
 
 
-def process_children() -> dict[int, list[int]]:
-    """Every process's children, from one pass over /proc (Linux; {} elsewhere)."""
+def process_children(zygotes: tuple[int | None, ...] = ()) -> dict[int, list[int]]:
+    """Every process's children, from one pass over /proc (Linux; {} elsewhere). A child of one of `zygotes`
+    counts as the child of the launcher it took over from (the process with the same stdin): so a student's
+    snippet worker, forked by the warm worker, is in their tutor's tree."""
     children: dict[int, list[int]] = {}
     try:
         entries = os.listdir("/proc")
@@ -710,15 +722,29 @@ def process_children() -> dict[int, list[int]]:
             except (OSError, ValueError, IndexError):
                 continue
             children.setdefault(parent, []).append(int(entry))
+    forked = {stdin: pid for zygote in zygotes if zygote for pid in children.get(zygote, []) if (stdin := _stdin(pid))}
+    if forked:
+        for pid in [pid for members in children.values() for pid in members]:
+            adopted = forked.get(_stdin(pid)) if pid not in forked.values() else None
+            if adopted is not None:
+                children.setdefault(pid, []).append(adopted)
     return children
+
+
+def _stdin(pid: int) -> str | None:
+    try:
+        return os.readlink(f"/proc/{pid}/fd/0")
+    except OSError:
+        return None
 
 
 def process_tree(pid: int, children: dict[int, list[int]]) -> list[int]:
     found, queue = [], [pid]
     while queue:
         member = queue.pop()
-        found.append(member)
-        queue.extend(children.get(member, []))
+        if member not in found:  # (adopted children: never twice)
+            found.append(member)
+            queue.extend(children.get(member, []))
     return found
 
 
