@@ -236,4 +236,5 @@ def test_the_served_log_stays_clean_of_what_a_client_sends(tmp_path):
         server.stop()
     flat = "".join(log.split())  # (Rich wraps long lines)
     assert "GET/?lang=[/]%1b]0;x" in flat and "[/][boldred]agent" in flat
+    assert "Traceback" not in log and "Errorhandlingrequestfrom127.0.0.1:refused:400" in flat  # one line
     assert not any(character in log for character in "\x1b\x07\x9b"), repr(log[-3000:])

@@ -34,6 +34,7 @@ from pathlib import Path
 
 import jinja2
 from aiohttp import WSMsgType, web
+from aiohttp.http_exceptions import HttpProcessingError
 from rich.text import Text
 from textual_serve.app_service import AppService
 from textual_serve.server import Server
@@ -664,9 +665,13 @@ class PlainFormatter(logging.Formatter):
     """A log line (its traceback too) through `untrusted.plain`: OSError texts name files of lesson and class
     folders, access lines carry what clients sent (paths, user agents); the teacher's terminal shows their
     control characters and escape sequences (an OSC 8 link, a title change) as visible text, never obeys them.
-    (Rich markup is off in the handler: `[/]` is read as it is.)"""
+    (Rich markup is off in the handler: `[/]` is read as it is.) A malformed request is one line, no traceback."""
 
     def format(self, record: logging.LogRecord) -> str:
+        error = record.exc_info[1] if record.exc_info else None
+        if isinstance(error, HttpProcessingError):  # a malformed request: any client can send many, one line each
+            record = logging.makeLogRecord({**record.__dict__, "msg": f"{record.getMessage()}: refused: {str(error)[:300]}",
+                                            "args": None, "exc_info": None, "exc_text": None})
         return plain(super().format(record))
 
 
