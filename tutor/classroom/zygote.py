@@ -266,6 +266,33 @@ def _fresh_process_state() -> None:
     sys.argv = [student_app.__file__]
 
 
+def _warm_screens() -> None:
+    """Draw the course view and open the class's first lesson once, headless, in a scratch data folder,
+    before any fork: Textual parses the app's and each screen's CSS and fills its caches on first use
+    (half of a tutor's CPU to open its first lesson), and every child inherits them filled. No sandbox
+    worker starts here (`_warm_up`), so no engine and no thread."""
+    import asyncio
+
+    from tutor.classroom.student_app import make_app
+
+    folder = tempfile.mkdtemp(prefix="autograd-tutor-zygote-")
+    try:
+        app = make_app({**os.environ, "AUTOGRAD_TUTOR_DATA_DIR": folder, "AUTOGRAD_TUTOR_LANG": "en"})
+        app._warm_up = lambda: None
+
+        async def visit() -> None:
+            async with app.run_test(size=(110, 32)) as pilot:
+                await pilot.pause()
+                await pilot.press("enter")
+                await pilot.pause()
+
+        asyncio.run(visit())
+    except Exception as error:  # noqa: BLE001 - a warm-up that fails costs only speed
+        print(f"autograd-tutor zygote: screens not warmed up ({type(error).__name__}: {error})", file=sys.stderr)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def main() -> None:
     listener = socket.socket(fileno=int(sys.argv[1]))
     import importlib
@@ -278,8 +305,9 @@ def main() -> None:
     # parsed once here: every student's tutor (a new data folder) skips parsing the class's lessons
     folders, bundled = class_lessons(os.environ)
     load_course(folders, user_dir=None, include_bundled=bundled)
+    _warm_screens()
     if threading.active_count() != 1:
-        sys.exit(f"an import started a thread, which a fork would not copy: {threading.enumerate()}")
+        sys.exit(f"an import or the warm-up started a thread, which a fork would not copy: {threading.enumerate()}")
     sys.stdout.flush()
     sys.stderr.flush()
     gc.freeze()  # the children's garbage collector leaves these objects (and their shared pages) alone
