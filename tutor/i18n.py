@@ -326,6 +326,11 @@ STRINGS: dict[str, dict[str, str]] = {
         "class_student_reset": "{name} can join again: the next to join under this name gets a new personal code and {name}'s progress. If that is not {name}, reset again.",
         # classroom branch (session 3): the class-full page waits for a place
         "web_full_retry": "This page tries again by itself every {seconds} seconds.",
+        "serve_offer_bundled_one": "The bundled course: 1 lesson",
+        "serve_offer_installed_pack_one": "Pack {name} (installed): 1 lesson, from {folder}",
+        "serve_offer_pack_one": "Pack {name}: 1 lesson, from {folder}",
+        "serve_offer_folder_one": "Folder {folder}: 1 lesson",
+        "serve_offer_broken_one": "1 lesson file cannot be loaded; students would not get it:",
     },
     "ja": {
         "course_title": "コース",
