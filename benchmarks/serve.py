@@ -22,7 +22,10 @@ alone (every student a WebSocket client).
 A class at work (`--lessons-only` runs just this): every student a WebSocket client (browsers on their
 own computers), all at once: from the course view, opening the first lesson (Enter -> its first step
 drawn), then leaving (the page closed) and coming back (the page opened again -> the tutor resumed on
-that step: the old tutor must end first, one tutor per student).
+that step: the old tutor must end first, one tutor per student; a page the server closed because the
+old tutor had not ended yet reconnects, counted). Side by side in one run, each class size twice: every
+student's snippet worker started from scratch (AUTOGRAD_TUTOR_SERVE_WARM_WORKER=0, as before) and
+forked from the server's warm worker; with the ratios, and PSS per student with every worker up.
 
 The targets (issues #19, #26): < 3 s to the course view, < 1 s to open a lesson and to come back for a
 class of 10 on 2 cores (server side), <= 110 MB PSS per student.
@@ -170,6 +173,9 @@ async def read_terminal(socket, text: str, seconds: float = 120.0) -> None:
             raise RuntimeError(f"closed before {text!r}")
 
 
+RECONNECTS: list[str] = []  # students whose page had to reconnect to come back
+
+
 async def lesson_student(url: str, name: str, start: asyncio.Event, measured: asyncio.Event,
                          inside: list) -> tuple[float, float]:
     """(seconds to open the first lesson from the course view, seconds to come back to it after leaving)."""
@@ -186,11 +192,20 @@ async def lesson_student(url: str, name: str, start: asyncio.Event, measured: as
             await read_terminal(socket, "Step 1 of")
             opened = time.monotonic() - began
             inside.append(name)
-            await measured.wait()  # (memory is measured with every student in the lesson)
+            while not measured.is_set():  # (memory is measured with every student in the lesson)
+                try:
+                    await socket.receive(timeout=0.5)  # reading answers the server's heartbeat, as a page does
+                except asyncio.TimeoutError:
+                    pass
         began = time.monotonic()  # the page closed; now opened again
-        async with session.ws_connect(terminal) as socket:
-            await read_terminal(socket, "Step 1 of")
-            back = time.monotonic() - began
+        for _ in range(5):  # closed before its tutor started (the old one still ending): the page's Reconnect
+            async with session.ws_connect(terminal) as socket:
+                try:
+                    await read_terminal(socket, "Step 1 of")
+                    break
+                except RuntimeError:
+                    RECONNECTS.append(name)
+        back = time.monotonic() - began
         return opened, back
 
 
@@ -209,7 +224,7 @@ async def lesson_round(server: ServedClass, count: int, offset: int, settle: flo
     while time.monotonic() < deadline:  # until every student's snippet worker has started and stopped growing
         sizes = [memory_kb(tutor, zygotes=adopt) for tutor in server.student_pids().values()]
         trees = [len(descendants(tutor, adopt)) for tutor in server.student_pids().values()]
-        if previous is not None and min(trees) >= 2 and abs(sum(r for _, r in sizes) - sum(r for _, r in previous)) < 1024:
+        if previous is not None and min(trees, default=0) >= 2 and abs(sum(r for _, r in sizes) - sum(r for _, r in previous)) < 1024:
             break
         previous = sizes
         await asyncio.sleep(1.0)
@@ -252,7 +267,8 @@ async def lessons_main(counts: list[int], settle: float, rounds: int = 3) -> Non
                   f"({', '.join(f'{t:.2f}' for t in opened)}), come back after leaving "
                   f"{statistics.median(back):.2f} s ({', '.join(f'{t:.2f}' for t in back)}); PSS per student "
                   f"median {statistics.median(pss):.0f} MB, max {max(pss):.0f} MB (tutor, its snippet worker and that worker's launcher); "
-                  f"load average now {os.getloadavg()[0]:.1f}", flush=True)
+                  f"load average now {os.getloadavg()[0]:.1f}; reconnects needed {len(RECONNECTS)}", flush=True)
+            RECONNECTS.clear()
         (open_0, back_0), (open_1, back_1) = figures[count, "worker from scratch"], figures[count, "worker forked warm"]
         print(f"{count:>2} student(s): forked warm / from scratch: open {open_1 / open_0:.2f}x, "
               f"come back {back_1 / back_0:.2f}x", flush=True)
