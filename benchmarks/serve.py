@@ -22,7 +22,10 @@ alone (every student a WebSocket client).
 A class at work (`--lessons-only` runs just this): every student a WebSocket client (browsers on their
 own computers), all at once: from the course view, opening the first lesson (Enter -> its first step
 drawn), then leaving (the page closed) and coming back (the page opened again -> the tutor resumed on
-that step: the old tutor must end first, one tutor per student).
+that step: the old tutor must end first, one tutor per student; a page the server closed because the
+old tutor had not ended yet reconnects, counted). Side by side in one run, each class size twice: every
+student's snippet worker started from scratch (AUTOGRAD_TUTOR_SERVE_WARM_WORKER=0, as before) and
+forked from the server's warm worker; with the ratios, and PSS per student with every worker up.
 
 The targets (issues #19, #26): < 3 s to the course view, < 1 s to open a lesson and to come back for a
 class of 10 on 2 cores (server side), <= 110 MB PSS per student.
@@ -46,14 +49,15 @@ from tests.serve.serve_browser import CHROMIUM_ARGS, TERMINAL_TEXT, ServedClass,
 from tutor.classroom.server import process_children, process_tree  # noqa: E402
 
 
-def descendants(pid: int) -> list[int]:
-    return process_tree(pid, process_children())
+def descendants(pid: int, zygotes: tuple[int | None, ...] = ()) -> list[int]:
+    return process_tree(pid, process_children(zygotes))
 
 
-def memory_kb(pid: int, *, started: bool = True) -> tuple[int, int]:
-    """(PSS, RSS) in kB of a process and (unless `started` is False) everything it started."""
+def memory_kb(pid: int, *, started: bool = True, zygotes: tuple[int | None, ...] = ()) -> tuple[int, int]:
+    """(PSS, RSS) in kB of a process and (unless `started` is False) everything it started, counting what
+    `zygotes` forked for it (its snippet worker, forked by the warm worker) as its own."""
     pss = rss = 0
-    for process in descendants(pid) if started else [pid]:
+    for process in descendants(pid, zygotes) if started else [pid]:
         try:
             for line in Path(f"/proc/{process}/smaps_rollup").read_text().splitlines():
                 if line.startswith("Pss:"):
@@ -169,7 +173,11 @@ async def read_terminal(socket, text: str, seconds: float = 120.0) -> None:
             raise RuntimeError(f"closed before {text!r}")
 
 
-async def lesson_student(url: str, name: str, start: asyncio.Event) -> tuple[float, float]:
+RECONNECTS: list[str] = []  # students whose page had to reconnect to come back
+
+
+async def lesson_student(url: str, name: str, start: asyncio.Event, measured: asyncio.Event,
+                         inside: list) -> tuple[float, float]:
     """(seconds to open the first lesson from the course view, seconds to come back to it after leaving)."""
     import aiohttp
 
@@ -183,48 +191,87 @@ async def lesson_student(url: str, name: str, start: asyncio.Event) -> tuple[flo
             await socket.send_json(["stdin", "\r"])
             await read_terminal(socket, "Step 1 of")
             opened = time.monotonic() - began
+            inside.append(name)
+            while not measured.is_set():  # (memory is measured with every student in the lesson)
+                try:
+                    await socket.receive(timeout=0.5)  # reading answers the server's heartbeat, as a page does
+                except asyncio.TimeoutError:
+                    pass
         began = time.monotonic()  # the page closed; now opened again
-        async with session.ws_connect(terminal) as socket:
-            await read_terminal(socket, "Step 1 of")
-            back = time.monotonic() - began
+        for _ in range(5):  # closed before its tutor started (the old one still ending): the page's Reconnect
+            async with session.ws_connect(terminal) as socket:
+                try:
+                    await read_terminal(socket, "Step 1 of")
+                    break
+                except RuntimeError:
+                    RECONNECTS.append(name)
+        back = time.monotonic() - began
         return opened, back
 
 
-async def lesson_round(server: ServedClass, count: int, offset: int, settle: float) -> tuple[list[float], list[float]]:
-    start = asyncio.Event()
-    tasks = [asyncio.create_task(lesson_student(server.url, f"lesson student {offset + i}", start)) for i in range(count)]
+async def lesson_round(server: ServedClass, count: int, offset: int, settle: float) -> tuple[list[float], list[float], list[float]]:
+    """(seconds to open a lesson, seconds to come back, PSS in MB of each student's processes in the lesson)."""
+    start, measured, inside = asyncio.Event(), asyncio.Event(), []
+    tasks = [asyncio.create_task(lesson_student(server.url, f"lesson student {offset + i}", start, measured, inside))
+             for i in range(count)]
     while len(server.student_pids()) < count:  # every course view drawn, the tutors idle
         await asyncio.sleep(0.1)
     await asyncio.sleep(settle)
     start.set()
+    while len(inside) < count:
+        await asyncio.sleep(0.05)
+    adopt, previous, deadline = (server.warm_worker_pid(),), None, time.monotonic() + 120
+    while time.monotonic() < deadline:  # until every student's snippet worker has started and stopped growing
+        sizes = [memory_kb(tutor, zygotes=adopt) for tutor in server.student_pids().values()]
+        trees = [len(descendants(tutor, adopt)) for tutor in server.student_pids().values()]
+        if previous is not None and min(trees, default=0) >= 2 and abs(sum(r for _, r in sizes) - sum(r for _, r in previous)) < 1024:
+            break
+        previous = sizes
+        await asyncio.sleep(1.0)
+    pss = [pss / 1024 for pss, _ in sizes]
+    measured.set()
     results = await asyncio.gather(*tasks)
     for _ in range(200):
         if not server.student_pids():
             break
         await asyncio.sleep(0.1)
-    return [opened for opened, _ in results], [back for _, back in results]
+    return [opened for opened, _ in results], [back for _, back in results], pss
 
 
 async def lessons_main(counts: list[int], settle: float, rounds: int = 3) -> None:
+    """The class at work, side by side in one run: each student's snippet worker started from scratch
+    (before), and forked from the server's warm worker (after, `tutor.classroom.sandbox`)."""
     import os
 
+    from tutor.classroom.sandbox import DISABLE
+
     print(f"{os.cpu_count()} CPUs, load average before: {os.getloadavg()[0]:.1f}", flush=True)
-    with tempfile.TemporaryDirectory() as folder:
-        server = ServedClass(Path(folder) / "class", "--max-students", str(max(counts) + 5))
-        try:
-            await lesson_round(server, 1, 9000, 1.0)  # warm-up
-            for count in counts:
-                opened, back = [], []
-                for index in range(rounds):
-                    o, b = await lesson_round(server, count, 100 * count + 10 * index, settle)
-                    opened.append(statistics.median(o))
-                    back.append(statistics.median(b))
-                print(f"{count:>2} student(s) at once (WebSocket clients; medians of {rounds} rounds, each a median "
-                      f"over the class): open a lesson {statistics.median(opened):.2f} s "
-                      f"({', '.join(f'{t:.2f}' for t in opened)}), come back after leaving "
-                      f"{statistics.median(back):.2f} s ({', '.join(f'{t:.2f}' for t in back)})", flush=True)
-        finally:
-            server.stop()
+    figures = {}
+    for count in counts:
+        for label, warm in (("worker from scratch", "0"), ("worker forked warm", "1")):
+            with tempfile.TemporaryDirectory() as folder:
+                server = ServedClass(Path(folder) / "class", "--max-students", str(max(counts) + 5), env={DISABLE: warm})
+                try:
+                    await lesson_round(server, 1, 9000, settle)  # warm-up: caches, and the warm worker ready
+                    opened, back, pss = [], [], []
+                    for index in range(rounds):
+                        o, b, p = await lesson_round(server, count, 100 * count + 10 * index, settle)
+                        opened.append(statistics.median(o))
+                        back.append(statistics.median(b))
+                        pss.extend(p)
+                finally:
+                    server.stop()
+            figures[count, label] = statistics.median(opened), statistics.median(back)
+            print(f"{count:>2} student(s) at once, {label} (WebSocket clients; medians of {rounds} rounds, each a "
+                  f"median over the class): open a lesson {statistics.median(opened):.2f} s "
+                  f"({', '.join(f'{t:.2f}' for t in opened)}), come back after leaving "
+                  f"{statistics.median(back):.2f} s ({', '.join(f'{t:.2f}' for t in back)}); PSS per student "
+                  f"median {statistics.median(pss):.0f} MB, max {max(pss):.0f} MB (tutor, its snippet worker and that worker's launcher); "
+                  f"load average now {os.getloadavg()[0]:.1f}; reconnects needed {len(RECONNECTS)}", flush=True)
+            RECONNECTS.clear()
+        (open_0, back_0), (open_1, back_1) = figures[count, "worker from scratch"], figures[count, "worker forked warm"]
+        print(f"{count:>2} student(s): forked warm / from scratch: open {open_1 / open_0:.2f}x, "
+              f"come back {back_1 / back_0:.2f}x", flush=True)
 
 
 async def server_round(server: ServedClass, count: int, offset: int) -> list[float]:

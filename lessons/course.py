@@ -148,7 +148,8 @@ def source_packs(folders: Iterable[Path]) -> dict[str, Path]:
 
 
 def shadow_of(folder: Path, sources: dict[str, Path]) -> Shadow | None:
-    """The shadow of the pack `folder` (a folder of the learner's lesson folder), if a source replaces it."""
+    """The shadow of the installed pack `folder` if a source folder of the same pack (`source_packs`) replaces
+    it: the one rule by which the app, `check`, `new` and `serve` prefer an author's source to its installed copy."""
     if not sources:
         return None
     from lessons.packs import pack_of

@@ -5,7 +5,8 @@ without hints or an explanation, a lesson without a quiz template, texts without
 step whose options are near-duplicates, a concept tag that is new to the glossary, a Japanese text
 that uses a variant the term list (`lessons/terms.toml`) says to avoid. `check` prints a
 count of them, lists them with `--strict` (and then fails on them); with `--require-lang ja` a
-missing Japanese text is a problem, listed one by one.
+missing Japanese text is a problem, listed one by one, and so is one not written yet: a copy of the
+English, or a placeholder `autograd-tutor new` left (`<あなた>`).
 """
 from __future__ import annotations
 
@@ -52,6 +53,12 @@ def lint_lesson(lesson: Lesson, *, require_lang: tuple[str, ...] = (),
             warn(key_path, f"{_owner(lesson, key_path)}: the Japanese text uses '{variant}'; the course's term for "
                            f"'{term.en}' is '{term.ja}' (lessons/terms.toml)")
     untranslated = [key_path for key_path, text in texts(lesson) if not text.ja]
+    if "ja" in require_lang:
+        for key_path, text in texts(lesson):
+            placeholder = _placeholder_ja(text)
+            if placeholder:
+                line = lesson.line_of(f"{key_path}.ja") or lesson.line_of(key_path)
+                problems.append(LessonError(lesson.path, f"{key_path}.ja", line, placeholder[0], ja=placeholder[1]))
     if untranslated:
         if "ja" in require_lang:
             for key_path in untranslated:
@@ -64,6 +71,26 @@ def lint_lesson(lesson: Lesson, *, require_lang: tuple[str, ...] = (),
             warn(first, f"{len(untranslated)} of {total} texts have no Japanese (the first is {first}); learners "
                         "with --lang ja see English there — `check --require-lang ja` lists them all")
     return problems, warnings
+
+
+_CODE = re.compile(r"`[^`]*`|\$[^$]*\$")  # inline code and maths: the same in both languages
+_PLACEHOLDER = re.compile(r"<[^<>\n]{1,40}>")  # what `autograd-tutor new` leaves for the author: <あなた>
+
+
+def _placeholder_ja(text: LocalText) -> tuple[str, str] | None:
+    """(message, its Japanese) when a Japanese text is not written yet: a copy of the English (words outside
+    code), or a template placeholder in angle brackets; None when it is."""
+    if not text.ja:
+        return None
+    prose = _CODE.sub("", text.ja)
+    if text.ja.strip() == text.en.strip() and re.search(r"[A-Za-z]{2}", prose):
+        return ("the Japanese text is the English one (as `autograd-tutor new` writes a title): write it in Japanese",
+                "日本語のテキストが英語のままです（`autograd-tutor new` が書くタイトルなど）。日本語で書いてください。")
+    found = _PLACEHOLDER.search(prose)
+    if found:
+        return (f"the Japanese text still has the placeholder {found.group()} of `autograd-tutor new`: replace it",
+                f"日本語のテキストに `autograd-tutor new` のプレースホルダー {found.group()} が残っています。書き換えてください。")
+    return None
 
 
 def _tags(lesson: Lesson) -> Iterator[tuple[str, str]]:

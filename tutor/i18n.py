@@ -333,6 +333,13 @@ STRINGS: dict[str, dict[str, str]] = {
         "class_misconceptions_title": "Misconceptions diagnosed",
         "stats_misconceptions": "Misconceptions diagnosed in your wrong predictions",
         "stats_misconception_row": "{name}: {count}× (last on {place})",
+        # classroom branch (session 3): the class-full page waits for a place
+        "web_full_retry": "This page tries again by itself every {seconds} seconds.",
+        "serve_offer_bundled_one": "The bundled course: 1 lesson",
+        "serve_offer_installed_pack_one": "Pack {name} (installed): 1 lesson, from {folder}",
+        "serve_offer_pack_one": "Pack {name}: 1 lesson, from {folder}",
+        "serve_offer_folder_one": "Folder {folder}: 1 lesson",
+        "serve_offer_broken_one": "1 lesson file cannot be loaded; students would not get it:",
     },
     "ja": {
         "course_title": "コース",
@@ -635,6 +642,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "class_misconceptions_title": "見つかったつまずき",
         "stats_misconceptions": "不正解の予想から見つかったつまずき",
         "stats_misconception_row": "{name}: {count} 回（最後は {place}）",
+        # classroom branch (session 3): the class-full page waits for a place
+        "web_full_retry": "このページは {seconds} 秒ごとに自動でもう一度試します。",
     },
 }
 

@@ -26,6 +26,9 @@ STARTUP_SECONDS = 120.0   # importing numpy, sympy and the engine and warming up
 ZYGOTE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "zygote.py")
 THREADS = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}  # a child is one thread
 WORKER_UNAVAILABLE = "WorkerUnavailable"   # the failure type of a job the worker could not run at all
+# A classroom server keeps one warm worker and forks each student's from it (`tutor.classroom.sandbox`):
+# this variable holds the command (JSON list) that hands the worker's pipes over, the usual command after it.
+WARM_WORKER = "AUTOGRAD_TUTOR_WARM_WORKER"
 
 
 class SandboxError(RuntimeError):
@@ -128,6 +131,8 @@ class Worker:
         command = [sys.executable, "-I", ZYGOTE, json.dumps(import_path()), self.profile]
         if os.environ.get("AUTOGRAD_TUTOR_UNCONFINED") == "1":  # tests: behave as a system without seccomp
             command.append("--unconfined")
+        if self.profile == "full" and os.environ.get(WARM_WORKER):
+            command = json.loads(os.environ[WARM_WORKER]) + command
         try:
             self._process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                              stderr=subprocess.PIPE, env=worker_environment(),

@@ -154,11 +154,13 @@ def _pidfd(pid: int) -> int | None:
         return None
 
 
-def serve(profile: str = "full", confined: bool = True) -> None:
+def serve(profile: str = "full", confined: bool = True, served: dict | None = None) -> None:
+    """Answer jobs until stdin closes; `served`: the jobs of an already preloaded process (a classroom's
+    warm worker forked this one: `tutor.classroom.sandbox`)."""
     from engine.sandbox.confine import available
 
     confined = confined and available()
-    served = _preload(profile)
+    served = _preload(profile) if served is None else served
     out = sys.stdout.buffer
     # UTF-8 with lone surrogates replaced: whatever a child printed, the client gets text it can show
     send = lambda message: (out.write(json.dumps(message, ensure_ascii=False).encode("utf-8", "replace") + b"\n"),  # noqa: E731

@@ -167,3 +167,74 @@ def test_idle_connections_under_a_small_descriptor_limit_do_not_stop_the_server(
         server.terminate()
         output = server.communicate(timeout=30)[0].decode("utf-8", "replace")
     assert "Traceback" not in output, output
+
+
+HOSTILE = "lesson\x1b]8;;http://evil.example/\x07click\x1b]8;;\x07 [/] [bold]x\x1b]0;pwned\x07\x9b31m.toml"
+
+
+def test_a_log_line_shows_hostile_text_and_obeys_none_of_it():
+    """A hostile file name (a lesson folder's: control characters, Rich's `[/]`, an OSC 8 link, a title change,
+    a C1 CSI) in a log line and in its traceback reaches the teacher's terminal as visible text."""
+    from io import StringIO
+
+    from rich.console import Console
+
+    from tutor.classroom.server import PlainFormatter
+
+    out = StringIO()
+    server = make_server(Path("/nonexistent"))
+    server.console = Console(file=out, force_terminal=True, width=200)  # a real terminal: styles are escapes
+    server.debug = False
+    handler_logger = logging.getLogger("autograd-tutor.serve.test")
+    from rich.logging import RichHandler
+
+    root = logging.getLogger()
+    saved = root.handlers[:]
+    root.handlers.clear()
+    try:
+        server.initialize_logging()
+        (handler,) = root.handlers
+        assert isinstance(handler, RichHandler) and isinstance(handler.formatter, PlainFormatter)
+        try:
+            raise ValueError(f"cannot parse {HOSTILE}")
+        except ValueError:
+            handler_logger.exception("cannot read %s", HOSTILE)
+    finally:
+        root.handlers[:] = saved
+    written = out.getvalue()
+    shown = "".join(__import__("re").split(r"\x1b\[[0-9;]*m", written))  # Rich's own colours removed
+    assert "\x1b" not in shown and "\x07" not in shown and "\x9b" not in shown, repr(shown)
+    assert shown.count("␛]8;;http://evil.example/␇click") == 2 and "[/] [bold]x" in shown and "Traceback" in shown
+
+
+def test_the_served_log_stays_clean_of_what_a_client_sends(tmp_path):
+    """What clients send reaches the log (the access line; aiohttp's report of a header it refused, with the
+    header's bytes): shown, with `[/]` as it is, never obeyed, and the server goes on."""
+    sys.path.insert(0, str(ROOT / "tests" / "serve"))
+    from serve_browser import ServedClass
+
+    def send(request: bytes) -> bytes:
+        with socket.create_connection(("127.0.0.1", int(server.url.rsplit(":", 1)[1])), timeout=10) as raw:
+            raw.sendall(request)
+            answer = b""
+            while chunk := raw.recv(65536):
+                answer += chunk
+        return answer
+
+    (tmp_path / "class").mkdir()
+    server = ServedClass(tmp_path / "class")
+    try:
+        refused = send(b"GET / HTTP/1.1\r\nHost: x\r\nUser-Agent: " + HOSTILE.encode("utf-8") + b"\r\n\r\n")
+        assert refused.split(b"\r\n", 1)[0].endswith(b"400 Bad Request")
+        assert send(b"GET /?lang=[/]%1b]0;x HTTP/1.1\r\nHost: x\r\nUser-Agent: [/] [bold red]agent\r\n"
+                    b"Connection: close\r\n\r\n").startswith(b"HTTP/1.1 200")
+        page = urllib.request.urlopen(server.url + "/?lang=en", timeout=10).read().decode()
+        assert "autograd-tutor" in page and server.process.poll() is None
+        time.sleep(0.5)  # the access log line is written after the answer
+        log = server.output()
+    finally:
+        server.stop()
+    flat = "".join(log.split())  # (Rich wraps long lines)
+    assert "GET/?lang=[/]%1b]0;x" in flat and "[/][boldred]agent" in flat
+    assert "Traceback" not in log and "Errorhandlingrequestfrom127.0.0.1:refused:400" in flat  # one line
+    assert not any(character in log for character in "\x1b\x07\x9b"), repr(log[-3000:])

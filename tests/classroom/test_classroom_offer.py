@@ -1,6 +1,7 @@
 """What `serve` gives the class: the teacher's installed packs and --lessons folders (or just --only ones), told at
 start with every file that cannot be loaded; recorded in class.json; the same course in every student's tutor."""
 import json
+import re
 import shutil
 
 import pytest
@@ -56,10 +57,12 @@ def test_only_serves_just_those(teacher):
         make_offer(data / "lessons", [], ["nope"])
 
 
-def test_a_source_folder_shadows_the_installed_copy_of_its_pack(teacher, tmp_path):
+@pytest.mark.parametrize("given", ["src/intro", "src"])  # the pack's folder, or a folder of the author's packs
+def test_a_source_folder_shadows_the_installed_copy_of_its_pack(teacher, tmp_path, given):
+    """The same rule as the app's and `check`'s (`lessons.course.shadow_of`)."""
     data, _extra = teacher
     source = make_pack(tmp_path / "src" / "intro")
-    offer = make_offer(data / "lessons", [source])
+    offer = make_offer(data / "lessons", [tmp_path / given])
     assert offer.broken == []  # not "duplicate lesson id"
     assert offer.shadowed == ((data / "lessons" / "intro").resolve(),)
     (lesson,) = [lesson for lesson in offer.course.lessons if lesson.id == "intro/fixture-squares"]
@@ -76,7 +79,10 @@ def test_serve_says_what_it_serves_and_refuses_a_broken_file(teacher, monkeypatc
                  "--lessons", str(extra)]
     result = CliRunner().invoke(main, arguments)
     assert result.exit_code == 1 and not started
-    assert "Pack intro (installed): 1 lessons" in result.output and f"Folder {extra.resolve()}: 1 lessons" in result.output
+    assert "Pack intro (installed): 1 lesson, from" in result.output
+    assert f"Folder {extra.resolve()}: 1 lesson\n" in result.output
+    assert re.search(r"The bundled course: \d\d+ lessons", result.output)
+    assert "1 lesson file cannot be loaded; students would not get it:" in result.output
     assert f"{extra / 'broken.toml'}:3" in result.output and "--allow-broken" in result.output
     result = CliRunner().invoke(main, [*arguments, "--allow-broken", "--only", "intro"])
     assert result.exit_code == 0, result.output

@@ -153,16 +153,46 @@ async def test_names_and_roster(tmp_path):
         await client.close()
 
 
+class Present:
+    """A connected student's connection as the cap sees it: its page open (`leaving` False) or closed."""
+
+    def __init__(self, leaving: bool = False) -> None:
+        self.leaving = leaving
+
+
 async def test_full_class_page(tmp_path):
     server = make_server(tmp_path, max_students=1)
     client = await client_for(server)
     try:
         await client.post("/join", data={"name": "Alice", "lang": "en"})
-        server._connections["somebody-else"] = (None, None)  # one student connected
+        server._connections["somebody-else"] = Present()  # one student connected
         full = await client.get("/tutor")
-        assert full.status == 503 and "The class is full" in await full.text() and "1 students" in await full.text()
+        page = await full.text()
+        assert full.status == 503 and "The class is full" in page and "1 students" in page
+        assert '<meta http-equiv="refresh" content="5">' in page and "every 5 seconds" in page  # it asks again
         server._connections.clear()
         assert (await client.get("/tutor")).status == 200
+    finally:
+        await client.close()
+
+
+async def test_a_place_being_freed_is_waited_for(tmp_path):
+    """A student whose page has closed holds their place until their tutor has ended (the memory bound); a
+    student arriving then waits for the place instead of being told the class is full."""
+    server = make_server(tmp_path, max_students=1)
+    client = await client_for(server)
+    try:
+        await client.post("/join", data={"name": "Carol", "lang": "en"})
+        bob = server._connections["bob"] = Present(leaving=True)
+
+        async def bob_ends():
+            await asyncio.sleep(0.5)
+            bob.leaving = False
+            del server._connections["bob"]
+
+        ending = asyncio.create_task(bob_ends())
+        response = await client.get("/tutor")
+        assert ending.done() and response.status == 200 and "/ws\"" in await response.text()  # the terminal page
     finally:
         await client.close()
 
@@ -392,3 +422,71 @@ def test_the_zygote_imports_the_tutor_not_the_engine():
                             env=dict(os.environ, PYTHONPATH=str(ROOT)))
     assert result.stdout.split(None, 1) == ["1", "[]\n"], result.stderr
     assert "tutor.app" in PRELOAD and "textual.drivers.web_driver" in PRELOAD
+
+
+# ---------------------------------------------------------------------------- the warm snippet worker
+
+
+def waiting_for_forks(pid: int, seconds: float = 180.0) -> bool:
+    """Whether the warm worker has finished preloading: asleep in its fork loop's epoll (its preload never
+    waits there), within `seconds` (a loaded machine takes long over the imports)."""
+    import time
+
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            if Path(f"/proc/{pid}/wchan").read_text() == "do_epoll_wait":
+                return True
+        except OSError:
+            return False
+        time.sleep(0.2)
+    return False
+
+
+@pytest.mark.skipif(not Path("/proc/self/wchan").exists(), reason="needs Linux /proc")
+def test_a_students_snippet_worker_is_forked_warm_and_counted_as_theirs(monkeypatch):
+    """The tutor's worker, started as usual (`engine.sandbox.client.Worker`) but with the class's launcher in
+    front, is a child of the warm worker: it runs snippets confined as a fresh worker does, is in the tutor's
+    process tree for the memory limit (it shares its launcher's stdin), and without the warm worker the
+    launcher starts one from scratch."""
+    from engine.sandbox.client import WARM_WORKER, Worker, run_program
+    from tutor.classroom import sandbox
+    from tutor.classroom.server import process_children, process_tree
+
+    warm = sandbox.warm_worker()
+    warm.start()
+    workers = []
+    try:
+        assert waiting_for_forks(warm.pid)
+        monkeypatch.setenv(WARM_WORKER, sandbox.environment(warm)[WARM_WORKER])
+        for _ in range(2):
+            workers.append(Worker())
+            assert workers[-1].confinement().confined
+        launchers = [worker._process.pid for worker in workers]
+        forked = [pid for pid in process_children()[warm.pid]]
+        assert len(forked) == 2 and all(parent_of(pid) == warm.pid for pid in forked)
+        trees = [process_tree(launcher, process_children((warm.pid,))) for launcher in launchers]
+        assert sorted(tree[1] for tree in trees) == sorted(forked) and all(len(tree) == 2 for tree in trees)
+
+        import engine.sandbox.client as client
+
+        monkeypatch.setitem(client._WORKERS, "full", workers[0])
+        run = run_program("import torch\nx = torch.tensor([1., 2.], requires_grad=True)\n(x * x).sum().backward()\n"
+                          "print(x.grad)", expressions=["x.grad"])
+        assert run.error is None and run.stdout.strip() == "tensor([2., 4.])", run
+        assert list(run.values[0]["value"]) == [2.0, 4.0]
+
+        workers[0].close()  # the tutor goes: its worker ends, the warm one and the other student's go on
+        assert warm.alive() and process_alive(forked[1]) and await_gone(forked[0])
+        warm.stop()
+        alone = Worker()
+        workers.append(alone)
+        assert alone.confinement().confined and parent_of(alone._process.pid) == os.getpid()
+    finally:
+        for worker in workers:
+            worker.close()
+        warm.stop()
+
+
+def await_gone(pid: int) -> bool:
+    return asyncio.run(wait_until_gone(pid))

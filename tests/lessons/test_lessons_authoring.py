@@ -148,9 +148,30 @@ def test_require_lang_ja_fails_on_each_missing_japanese_text(cli):
     assert missing[0].startswith(f"{LINT / 'thin.toml'}:3: title: no Japanese text")
 
 
-def test_the_template_of_new_is_lint_clean(cli, tmp_path):
+def test_the_template_of_new_is_lint_clean_and_strict_ja_names_its_placeholders(cli, tmp_path):
+    """A new lesson passes `check` and `check --strict` as it is; `--require-lang ja` names each Japanese
+    text the author has still to write (file:line, the fix) — and passes once they are written."""
     assert cli("new", "clean-start", "--dir", tmp_path).exit_code == 0
-    result = cli("check", "--strict", "--require-lang", "ja", tmp_path / "clean-start.toml")
+    path = tmp_path / "clean-start.toml"
+    for strict in ((), ("--strict",)):
+        result = cli("check", *strict, path)
+        assert result.exit_code == 0 and result.output.strip() == "1 lesson checked, 0 problems", result.output
+    result = cli("check", "--strict", "--require-lang", "ja", path)
+    lines = path.read_text("utf-8").splitlines()
+    line_of = {key: next(n for n, line in enumerate(lines, 1) if line.startswith(f"{key} = ")) for key in
+               ("title", "summary", "source")}
+    assert result.exit_code == 1 and result.output.splitlines() == [
+        f"{path}:{line_of['title']}: title.ja: the Japanese text is the English one (as `autograd-tutor new` "
+        "writes a title): write it in Japanese",
+        f"{path}:{line_of['summary']}: summary.ja: the Japanese text still has the placeholder "
+        "<学習者が理解できるようになることを一文で> of `autograd-tutor new`: replace it",
+        f"{path}:{line_of['source']}: source.ja: the Japanese text still has the placeholder <あなた> of "
+        "`autograd-tutor new`: replace it",
+        "1 lesson checked, 3 problems"]
+    written = path.read_text("utf-8").replace('ja = "Clean start"', 'ja = "はじめの一歩"').replace(
+        "<学習者が理解できるようになることを一文で>", "スカラーの損失から勾配が流れる仕組みがわかります。").replace("<あなた>", "山田 花子")
+    path.write_text(written, "utf-8")
+    result = cli("check", "--strict", "--require-lang", "ja", path)
     assert result.exit_code == 0 and result.output.strip() == "1 lesson checked, 0 problems", result.output
 
 

@@ -74,12 +74,12 @@ def free_port() -> int:
 class ServedClass:
     """`autograd-tutor serve` in a child process, on a free local port, importing this checkout."""
 
-    def __init__(self, class_dir: Path, *options: str) -> None:
+    def __init__(self, class_dir: Path, *options: str, env: dict[str, str] | None = None) -> None:
         self.class_dir = class_dir
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
-                   PYTHONUNBUFFERED="1", COLUMNS="120")
+                   PYTHONUNBUFFERED="1", COLUMNS="120", **(env or {}))
         self.log = open(class_dir.parent / "serve.log", "w+", encoding="utf-8")
         self.process = subprocess.Popen(
             [sys.executable, "-m", "tutor", "--lang", "en", "serve", "--port", str(self.port), "--class-dir",
@@ -131,14 +131,18 @@ class ServedClass:
                     found[Path(item.split(b"=", 1)[1].decode()).name] = (pid, tutors.get(_stdin(pid), pid))
         return found
 
-    def zygote_pid(self) -> int | None:
+    def zygote_pid(self, program: bytes = b"tutor.classroom.zygote") -> int | None:
         for pid in _children(self.process.pid):
             try:
-                if b"tutor.classroom.zygote" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                if program in Path(f"/proc/{pid}/cmdline").read_bytes():
                     return pid
             except OSError:
                 continue
         return None
+
+    def warm_worker_pid(self) -> int | None:
+        """The warm snippet worker the students' workers are forked from (`tutor.classroom.sandbox`)."""
+        return self.zygote_pid(b"tutor/classroom/sandbox.py")
 
 
 def _children(parent: int) -> list[int]:

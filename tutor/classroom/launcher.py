@@ -1,12 +1,12 @@
 """The command textual-serve runs for each student: hand the connection to the server's zygote.
 
-    python -I -S .../tutor/classroom/launcher.py SOCKET
+    python -I -S .../tutor/classroom/launcher.py SOCKET [COMMAND...]
 
 Standard library only, run without site-packages (about 15 ms): the point is not to import the
 tutor here. It sends its stdin, stdout, stderr and environment to the zygote (see `zygote`), then
 stands in for the tutor the zygote forked: it forwards SIGTERM, SIGINT and SIGHUP to it and exits
-with its status. If the zygote cannot be reached, it runs the student app itself, as the server
-did before the zygote (slower, but the student gets a tutor). Either way, the first line on stdout
+with its status. If the zygote cannot be reached, it runs COMMAND (default: the student app) itself,
+as the server did before the zygote (slower, but the student gets a tutor; `sandbox`: a worker). Either way, the first line on stdout
 is `AUTOGRAD_TUTOR_PID <pid of the tutor> zygote|alone`, for the server.
 """
 from __future__ import annotations
@@ -94,15 +94,16 @@ def _exists(pid: int) -> bool:
     return True
 
 
-def run_alone() -> None:
+def run_alone(command: list[str]) -> None:
     os.write(1, b"%s %d alone\n" % (PID_LINE, os.getpid()))
-    os.execv(sys.executable, [sys.executable, "-m", "tutor.classroom.student_app"])
+    command = command or [sys.executable, "-m", "tutor.classroom.student_app"]
+    os.execv(command[0], command)
 
 
 def main() -> None:
     handed = hand_over(sys.argv[1]) if len(sys.argv) > 1 else None
     if handed is None:
-        run_alone()
+        run_alone(sys.argv[2:])
     stand_in(*handed)
 
 

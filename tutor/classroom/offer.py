@@ -10,8 +10,9 @@ folders to every tutor and to `class.json`, which the report and the Class scree
 - with `--only PACK_OR_DIR` (repeatable): just those (an installed pack's name, or a folder), and the
   `--lessons` folders; no bundled course.
 
-A folder given on the command line that is a pack shadows the installed pack of the same name (the
-author's source folder wins over their installed copy), and the offer says so.
+A pack in a folder given on the command line shadows the installed pack of the same name (the author's
+source folder wins over their installed copy; `lessons.course.shadow_of`, as for the app and `check`),
+and the offer says so.
 """
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lessons.course import Course, load_course
+from lessons.course import Course, load_course, shadow_of, source_packs
 from lessons.errors import LessonError
 from lessons.folders import PACK_FILE
 from lessons.packs import pack_of
@@ -99,11 +100,8 @@ def make_offer(user_dir: Path | None, lesson_dirs: Iterable[str | os.PathLike[st
             names = ", ".join(installed) or "none"
             raise OfferError(f"{item!r} is neither a folder nor an installed pack (installed packs: {names})")
     given.extend(Path(folder).expanduser().resolve() for folder in lesson_dirs)
-    shadowed = []
-    for folder in given:
-        pack = pack_of(folder)
-        if pack is not None and pack.name in chosen_packs and chosen_packs[pack.name] != folder:
-            shadowed.append(chosen_packs.pop(pack.name))
+    by_pack = source_packs(given)  # the one rule of the loader, `check` and `new`
+    shadowed = [chosen_packs.pop(name) for name, folder in list(chosen_packs.items()) if shadow_of(folder, by_pack)]
     sources = [Source(folder, name, True) for name, folder in chosen_packs.items()]
     sources += [Source(folder, _pack_name(folder), False) for folder in dict.fromkeys(given)]
     course = load_course([source.folder for source in sources], user_dir=None, include_bundled=not only)

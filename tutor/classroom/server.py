@@ -34,10 +34,12 @@ from pathlib import Path
 
 import jinja2
 from aiohttp import WSMsgType, web
+from aiohttp.http_exceptions import HttpProcessingError
 from rich.text import Text
 from textual_serve.app_service import AppService
 from textual_serve.server import Server
 
+from tutor.classroom import sandbox
 from tutor.classroom.folder import CODE_ALPHABET, ClassFolder, Student
 from tutor.classroom.launcher import PID_LINE
 from tutor.classroom.limits import Backoff, Rate
@@ -61,6 +63,7 @@ SESSIONS_PER_STUDENT = 4
 STOP_SECONDS = 8.0  # a student's process gets this long to quit before it is killed
 DRAIN_SECONDS = 2.0  # a tutor that reads no input for this long gets no more (its page's keys are dropped)
 MAX_PENDING_INPUT = 256 * 1024  # bytes waiting in a tutor's stdin pipe; past that, input is dropped
+FULL_RETRY_SECONDS = 5  # the class-full page asks again this often, so a waiting student gets in once a place frees
 RELOAD_GRACE_SECONDS = 2.0  # a reloaded page's new socket waits this long for the old one to go
 MAX_MESSAGE_BYTES = 64 * 1024
 INPUT_BYTES_PER_SECOND = 16 * 1024  # keys and pastes of one page, on average …
@@ -218,6 +221,7 @@ class ClassroomServer(Server):
         # (the launcher's, while the zygote runs)
         self.offer = offer if offer is not None else make_offer(None)
         self.zygote = Zygote(self.offer.environment()) if command is None and hasattr(socket, "send_fds") and hasattr(os, "fork") else None
+        self.warm_worker = sandbox.warm_worker() if self.zygote is not None else None  # students' workers fork from it
         self._told_alone = False
         self._last_fd_warning = 0.0
         self.memory_per_student = memory_per_student
@@ -244,12 +248,13 @@ class ClassroomServer(Server):
     def initialize_logging(self) -> None:
         """textual-serve's log, with plain tracebacks: no local variables (they hold students' session tokens),
         and nothing imported at the first error (out of file descriptors, an import fails, and so did the
-        server)."""
+        server). Every line passes the terminal boundary (`PlainFormatter`)."""
         from rich.logging import RichHandler
 
-        logging.basicConfig(level="DEBUG" if self.debug else "INFO", format="%(message)s", datefmt="[%X]",
-                            handlers=[RichHandler(show_path=False, show_time=True, rich_tracebacks=False,
-                                                  console=self.console)])
+        handler = RichHandler(show_path=False, show_time=True, rich_tracebacks=False, markup=False,
+                              console=self.console)
+        handler.setFormatter(PlainFormatter("%(message)s"))
+        logging.basicConfig(level="DEBUG" if self.debug else "INFO", datefmt="[%X]", handlers=[handler])
 
     def serve(self, debug: bool = False) -> None:
         """Run until Ctrl+C or SIGTERM, holding against a class's load and one client's tricks: at most
@@ -311,7 +316,7 @@ class ClassroomServer(Server):
         past it is stopped and its page told why, so the class's memory stays under max_students times that."""
         while True:
             await asyncio.sleep(MEMORY_CHECK_SECONDS)
-            children = process_children() if self._connections else {}
+            children = process_children((self.warm_worker.pid,) if self.warm_worker else ()) if self._connections else {}
             for connection in list(self._connections.values()):
                 service = connection.service
                 pid = service.pid if service is not None else None
@@ -356,6 +361,12 @@ class ClassroomServer(Server):
             except OSError as error:
                 log.warning("the students' tutors start one by one (slower): no zygote (%s)", error)
                 self.zygote = None
+        if self.warm_worker is not None and self.warm_worker.process is None:
+            try:
+                self.warm_worker.start()
+            except OSError as error:
+                log.warning("each student's snippet worker starts on its own (slower): no warm worker (%s)", plain(error))
+                self.warm_worker = None
         lang, console = self.lang, self.console
         shown = "localhost" if self.host in ("127.0.0.1", "::1") else self.host
         urls = [f"http://{shown}:{self.port}/"]
@@ -379,8 +390,9 @@ class ClassroomServer(Server):
         connections = list(self._connections.values())
         await asyncio.gather(*(c.service.stop() for c in connections if c.service is not None), return_exceptions=True)
         await asyncio.gather(*(c.websocket.close() for c in connections), return_exceptions=True)
-        if self.zygote is not None:
-            self.zygote.stop()
+        for zygote in (self.zygote, self.warm_worker):
+            if zygote is not None:
+                zygote.stop()
 
     def _tutor_alone(self) -> None:
         """A launcher could not reach the zygote and started the tutor itself: said once."""
@@ -517,12 +529,24 @@ class ClassroomServer(Server):
     def _full(self, session: Session) -> bool:
         return session.student.key not in self._connections and len(self._connections) >= self.max_students
 
+    async def _full_after_leavers(self, session: Session) -> bool:
+        """Whether the class is full for `session`, once the students whose page has already closed have left:
+        such a student holds their place until their tutor has ended (up to STOP_SECONDS: the class's memory
+        bound), so a student arriving meanwhile waits for that place rather than being told the class is full."""
+        deadline = time.monotonic() + STOP_SECONDS + 4
+        while self._full(session):
+            leaving = [connection for connection in self._connections.values() if connection.leaving]
+            if not leaving or time.monotonic() > deadline:
+                return True
+            await asyncio.sleep(0.05)
+        return False
+
     async def handle_tutor(self, request: web.Request) -> web.Response:
         session = self._session(request)
         if session is None:
             raise web.HTTPSeeOther("/")
-        if self._full(session):
-            return self._page("full.html", session.lang, 503, max=self.max_students)
+        if await self._full_after_leavers(session):
+            return self._page("full.html", session.lang, 503, max=self.max_students, retry=FULL_RETRY_SECONDS)
         takeover = "/takeover" if request.query.get("takeover") == "1" else ""
         return self._page("tutor.html", session.lang, name=session.student.name,
                           websocket_url=f"{'wss' if request.secure else 'ws'}://{request.host}/ws{takeover}",
@@ -561,8 +585,11 @@ class ClassroomServer(Server):
                 await websocket.close(code=CLOSE_ELSEWHERE, message=b"open in another tab")
                 return websocket
             previous = self._connections.get(key)  # its tutor may still be ending: waited for below
-        if self._full(session):
+        if await self._full_after_leavers(session):
             await websocket.close(code=CLOSE_FULL, message=b"the class is full")
+            return websocket
+        if self._connections.get(key) is not previous:  # another tab of this student came while this one waited
+            await websocket.close(code=CLOSE_ELSEWHERE, message=b"open in another tab")
             return websocket
         me = Connection(websocket, session.student.name)
         self._connections[key] = me  # no await since the look-up above: a burst of sockets sees each other
@@ -630,7 +657,22 @@ class ClassroomServer(Server):
             "AUTOGRAD_TUTOR_STUDENT": session.student.name,
             "AUTOGRAD_TUTOR_LANG": session.lang,
             **self.offer.environment(),
+            **sandbox.environment(self.warm_worker),
         }
+
+
+class PlainFormatter(logging.Formatter):
+    """A log line (its traceback too) through `untrusted.plain`: OSError texts name files of lesson and class
+    folders, access lines carry what clients sent (paths, user agents); the teacher's terminal shows their
+    control characters and escape sequences (an OSC 8 link, a title change) as visible text, never obeys them.
+    (Rich markup is off in the handler: `[/]` is read as it is.) A malformed request is one line, no traceback."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        error = record.exc_info[1] if record.exc_info else None
+        if isinstance(error, HttpProcessingError):  # a malformed request: any client can send many, one line each
+            record = logging.makeLogRecord({**record.__dict__, "msg": f"{record.getMessage()}: refused: {str(error)[:300]}",
+                                            "args": None, "exc_info": None, "exc_text": None})
+        return plain(super().format(record))
 
 
 def _to_page(send):
@@ -669,8 +711,10 @@ def cap_connections(server, limit) -> None:
     server.connection_made = connection_made
 
 
-def process_children() -> dict[int, list[int]]:
-    """Every process's children, from one pass over /proc (Linux; {} elsewhere)."""
+def process_children(zygotes: tuple[int | None, ...] = ()) -> dict[int, list[int]]:
+    """Every process's children, from one pass over /proc (Linux; {} elsewhere). A child of one of `zygotes`
+    counts as the child of the launcher it took over from (the process with the same stdin): so a student's
+    snippet worker, forked by the warm worker, is in their tutor's tree."""
     children: dict[int, list[int]] = {}
     try:
         entries = os.listdir("/proc")
@@ -683,15 +727,29 @@ def process_children() -> dict[int, list[int]]:
             except (OSError, ValueError, IndexError):
                 continue
             children.setdefault(parent, []).append(int(entry))
+    forked = {stdin: pid for zygote in zygotes if zygote for pid in children.get(zygote, []) if (stdin := _stdin(pid))}
+    if forked:
+        for pid in [pid for members in children.values() for pid in members]:
+            adopted = forked.get(_stdin(pid)) if pid not in forked.values() else None
+            if adopted is not None:
+                children.setdefault(pid, []).append(adopted)
     return children
+
+
+def _stdin(pid: int) -> str | None:
+    try:
+        return os.readlink(f"/proc/{pid}/fd/0")
+    except OSError:
+        return None
 
 
 def process_tree(pid: int, children: dict[int, list[int]]) -> list[int]:
     found, queue = [], [pid]
     while queue:
         member = queue.pop()
-        found.append(member)
-        queue.extend(children.get(member, []))
+        if member not in found:  # (adopted children: never twice)
+            found.append(member)
+            queue.extend(children.get(member, []))
     return found
 
 
@@ -723,6 +781,11 @@ class Connection:
     name: str = ""
     service: StudentService | None = None
     ended: asyncio.Event = field(default_factory=asyncio.Event)
+
+    @property
+    def leaving(self) -> bool:
+        """The page has closed and the tutor is ending: the place frees within STOP_SECONDS."""
+        return self.websocket.closed and not self.ended.is_set()
 
     async def wait_closed(self, seconds: float) -> bool:
         """Whether the page's socket closes (or the handler ends) within `seconds`."""

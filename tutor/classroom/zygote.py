@@ -61,8 +61,11 @@ PRELOAD = (
 class Zygote:
     """The server's handle on its zygote process: started with the server, stopped with it."""
 
-    def __init__(self, environment: dict[str, str] | None = None) -> None:
+    def __init__(self, environment: dict[str, str] | None = None, program: list[str] | None = None) -> None:
         self.environment = environment or {}  # the class's lessons (`offer`), parsed once in the zygote
+        # what runs as the zygote, given the listening socket's fd as its last argument (another zygote of
+        # the same protocol: `sandbox`); its environment is then `environment` alone
+        self.program = program
         self.folder: Path | None = None
         self.process: subprocess.Popen | None = None
         self.socket_path: Path | None = None
@@ -76,10 +79,12 @@ class Zygote:
             with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as listener:
                 listener.bind(str(self.socket_path))
                 listener.listen(128)
+                program = self.program or [sys.executable, "-m", "tutor.classroom.zygote"]
                 self.process = subprocess.Popen(
-                    [sys.executable, "-m", "tutor.classroom.zygote", str(listener.fileno())],
+                    [*program, str(listener.fileno())],
                     pass_fds=(listener.fileno(),), stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                    env={**os.environ, **self.environment},
+                    env=self.environment if self.program else {**os.environ, **self.environment},
+                    cwd=os.path.abspath(os.sep) if self.program else None,
                     start_new_session=True)  # the teacher's Ctrl+C reaches the students through their launchers
         except BaseException:
             self.stop()
@@ -87,8 +92,12 @@ class Zygote:
 
     @property
     def command(self) -> str:
-        return (f"exec {shlex.quote(sys.executable)} -I -S {shlex.quote(str(LAUNCHER))} "
-                f"{shlex.quote(str(self.socket_path))}")
+        return f"exec {shlex.join(self.launcher())}"
+
+    def launcher(self) -> list[str]:
+        """The launcher's command: it hands its descriptors to this zygote (or, failing that, runs
+        what is appended to this command, else the student app, itself)."""
+        return [sys.executable, "-I", "-S", str(LAUNCHER), str(self.socket_path)]
 
     @property
     def pid(self) -> int | None:
@@ -213,6 +222,13 @@ def _send(connection: socket.socket, data: bytes) -> None:
 
 
 def _become_student(request: Request) -> None:
+    """In the forked child: become the launcher's process (`take_over`), as a fresh student app."""
+    take_over(request)
+    _fresh_process_state()
+    os.write(1, b"%s %d zygote\n" % (PID_LINE, os.getpid()))
+
+
+def take_over(request: Request) -> None:
     """In the forked child: wait for the launcher's go, then take over its descriptors and environment."""
     connection = request.connection
     if connection.recv(2, socket.MSG_WAITALL) != b"go":  # the launcher gave up on us (and runs the app itself) or died
@@ -225,8 +241,6 @@ def _become_student(request: Request) -> None:
     os.chdir(request.cwd)
     os.environb.clear()
     os.environb.update(request.environ)
-    _fresh_process_state()
-    os.write(1, b"%s %d zygote\n" % (PID_LINE, os.getpid()))
 
 
 def _end_with_launcher(connection: socket.socket) -> None:
@@ -252,6 +266,33 @@ def _fresh_process_state() -> None:
     sys.argv = [student_app.__file__]
 
 
+def _warm_screens() -> None:
+    """Draw the course view and open the class's first lesson once, headless, in a scratch data folder,
+    before any fork: Textual parses the app's and each screen's CSS and fills its caches on first use
+    (half of a tutor's CPU to open its first lesson), and every child inherits them filled. No sandbox
+    worker starts here (`_warm_up`), so no engine and no thread."""
+    import asyncio
+
+    from tutor.classroom.student_app import make_app
+
+    folder = tempfile.mkdtemp(prefix="autograd-tutor-zygote-")
+    try:
+        app = make_app({**os.environ, "AUTOGRAD_TUTOR_DATA_DIR": folder, "AUTOGRAD_TUTOR_LANG": "en"})
+        app._warm_up = lambda: None
+
+        async def visit() -> None:
+            async with app.run_test(size=(110, 32)) as pilot:
+                await pilot.pause()
+                await pilot.press("enter")
+                await pilot.pause()
+
+        asyncio.run(visit())
+    except Exception as error:  # noqa: BLE001 - a warm-up that fails costs only speed
+        print(f"autograd-tutor zygote: screens not warmed up ({type(error).__name__}: {error})", file=sys.stderr)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def main() -> None:
     listener = socket.socket(fileno=int(sys.argv[1]))
     import importlib
@@ -264,8 +305,9 @@ def main() -> None:
     # parsed once here: every student's tutor (a new data folder) skips parsing the class's lessons
     folders, bundled = class_lessons(os.environ)
     load_course(folders, user_dir=None, include_bundled=bundled)
+    _warm_screens()
     if threading.active_count() != 1:
-        sys.exit(f"an import started a thread, which a fork would not copy: {threading.enumerate()}")
+        sys.exit(f"an import or the warm-up started a thread, which a fork would not copy: {threading.enumerate()}")
     sys.stdout.flush()
     sys.stderr.flush()
     gc.freeze()  # the children's garbage collector leaves these objects (and their shared pages) alone

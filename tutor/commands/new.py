@@ -1,5 +1,8 @@
 """`autograd-tutor new NAME`: write a commented template lesson that passes `check --strict` as is.
 
+Its Japanese title, summary and credit are left for the author (the title a copy of the English, the
+others `<…>` placeholders): `check --strict --require-lang ja` lists each, file:line, until written.
+
 The file is named after the lesson id (`new "Layer Norm!"` writes `layer-norm.toml`: no space or
 punctuation for a shell or another file system to trip on). It points editors at the lesson schema
 by a relative path, `#:schema ./lesson.schema.json`, and puts that schema beside it: a shared lesson
@@ -27,7 +30,7 @@ format_version = 1                 # the lesson format this file is written in
 id = "__ID__"                      # lowercase letters, digits and '-'; unique across the course
 order = 1000                       # where it goes in the course (bundled lessons use 10, 20, 30…)
 title = { en = "__TITLE__", ja = "__TITLE__" }
-summary = { en = "One sentence on what the learner will understand.", ja = "学習者が理解できるようになることを一文で。" }
+summary = { en = "One sentence on what the learner will understand.", ja = "<学習者が理解できるようになることを一文で>" }
 concepts = ["chain-rule"]          # tags for quizzes and progress
 source = { en = "Written by <you>", ja = "作成：<あなた>" }   # credit, shown on the first screen: the article or book it is based on
 
