@@ -26,7 +26,6 @@ from tutor.paths import cache_dir, lessons_dir
 from tutor.untrusted import TerminalWall, plain
 
 STYLES = Path(__file__).parent / "styles"
-THEMES = {"dark": "textual-dark", "light": "textual-light"}
 POLL_SECONDS = 1.0
 COURSE_LOAD_SECONDS = 0.3  # after the course view is drawn from the saved outline, the lessons load
 COLLECTOR_PAUSE_SECONDS = 0.5  # how long after mounting the cyclic garbage collector waits (see on_load)
@@ -68,6 +67,7 @@ class TutorApp(App[None]):
     ) -> None:
         super().__init__()
         from tutor.config import config_path, load_settings
+        from tutor.themes import ANSI_DARK, ANSI_LIGHT, THEMES, NoDim
         from tutor.widgets.japanese_wrap import install
 
         install()  # Japanese text breaks between characters (rich and Textual break at spaces only)
@@ -78,8 +78,11 @@ class TutorApp(App[None]):
         self.learner_seed = self.settings.learner_seed  # orders each learner's choices, stably
         self.set_reactive(TutorApp.lang, lang or self.settings.lang or default_language())
         self.extra_dirs = tuple(Path(d) for d in extra_dirs)
+        for registered in THEMES.values():  # the app's own colours: every text at 4.5:1 (tutor/themes.py)
+            self.register_theme(registered)
+        self.ansi_theme_dark, self.ansi_theme_light = ANSI_DARK, ANSI_LIGHT
         theme = theme or self.settings.theme or "dark"
-        self.theme = THEMES.get(theme, theme)
+        self.theme = THEMES[theme].name if theme in THEMES else theme
         self.start = start
         self.quiz_seed = quiz_seed  # `autograd-tutor quiz --seed N --count N`
         self.quiz_count = quiz_count
@@ -99,12 +102,14 @@ class TutorApp(App[None]):
         self._ids_by_path: dict[Path, str] = {}  # the id each lesson file had when it last loaded
         self.open_at = open_at  # `--open LESSON[:STEP]`: (lesson id, step id or None), checked by the CLI
         self._wall = TerminalWall()
+        self._no_dim = NoDim()
 
     # ------------------------------------------------------------------ the terminal boundary (tutor.untrusted)
 
     def get_line_filters(self):
-        """Textual's filters, then the last wall: no control character or hyperlink leaves a rendered line."""
-        return [*super().get_line_filters(), self._wall]
+        """Dim text at full contrast (tutor/themes.py), Textual's filters, then the last wall: no control
+        character or hyperlink leaves a rendered line."""
+        return [self._no_dim, *super().get_line_filters(), self._wall]
 
     def notify(self, message: str, *, title: str = "", severity="information", timeout: float | None = None,
                markup: bool = False) -> None:
@@ -482,7 +487,9 @@ class TutorApp(App[None]):
         self._save_settings()
 
     def action_toggle_theme(self) -> None:
-        self.theme = THEMES["light"] if self.current_theme.dark else THEMES["dark"]
+        from tutor.themes import THEMES
+
+        self.theme = THEMES["light" if self.current_theme.dark else "dark"].name
         self._save_settings()
 
     def _save_settings(self) -> None:

@@ -38,11 +38,11 @@ class HelpScreen(ModalScreen[None]):
                 seen.add((key, description))
                 table.add_row(key, t(description, lang))
         with VerticalScroll(id="dialog"):
-            yield Static(Text(t("help_title", lang), style="bold"), id="help-title")
+            yield Static(Text.assemble((t("help_title", lang), "bold")), id="help-title")
             yield Static(table)
             yield Static(t("help_intro", lang), id="help-intro")
             if self.answering:
-                yield Static(Text(t("help_answering_title", lang), style="bold"), id="help-answering-title")
+                yield Static(Text.assemble((t("help_answering_title", lang), "bold")), id="help-answering-title")
                 yield Static(t("help_answering", lang), id="help-answering", markup=False)
 
     async def action_dismiss(self, result=None) -> None:

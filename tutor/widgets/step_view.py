@@ -22,6 +22,7 @@ from textual.widgets import Input, OptionList, Static
 from tutor.formatting import format_shape, format_value
 from tutor.i18n import t
 from tutor.practice import GRADED, StepState
+from tutor.themes import MUTED
 from tutor.untrusted import plain, text
 from tutor.widgets.answer_field import AnswerField
 from tutor.widgets.answer_grid import AnswerGrid, grid_fits
@@ -398,7 +399,7 @@ class StepView(VerticalScroll, can_focus=True):
         if verdict == "correct":
             message = Text.assemble((t("correct", lang), "bold green"))
             if state.outcome != "correct" and not self.practice.records_retries():
-                message.append(_space(lang) + t("quiz_first_counts", lang), style="dim")
+                message.append(_space(lang) + t("quiz_first_counts", lang), style=MUTED)
             kind = "-correct"
         elif verdict == "close":
             message = Text.assemble((t("answer_close", lang), "bold yellow"))
@@ -415,7 +416,7 @@ class StepView(VerticalScroll, can_focus=True):
                 message.append("\n" + t("correct_value", lang, value=format_value(answer.kind, answer.value)))
             kind = "-revealed"
         if state.solved:
-            message.append("\n" + t(self.continue_key, lang), style="dim")
+            message.append("\n" + t(self.continue_key, lang), style=MUTED)
         self._feedback(message, kind)
         if state.solved:
             self._show_explanation(lang)
