@@ -15,7 +15,7 @@ import threading
 from collections.abc import Iterable
 from pathlib import Path
 
-from textual import events, work
+from textual import events
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.reactive import reactive
@@ -156,22 +156,34 @@ class TutorApp(App[None]):
         elif self.start == "class":
             self.open_class()
         self._check_size(self.size.width, self.size.height)
-        self.call_after_refresh(self._warm_up)
+        self.call_after_refresh(self._start_warm_up)
 
-    @work(thread=True, exit_on_error=False, group="warm-up")
+    def _start_warm_up(self) -> None:
+        """Start the sandbox worker while the learner reads the course list, so the first lesson opens at
+        once (it imports numpy, sympy and the engine: about a second). A daemon thread, not a Textual thread
+        worker: quitting must not wait for it (Python joins executor threads at exit)."""
+        threading.Thread(target=self._warm_up, name="warm-up", daemon=True).start()
+
     def _warm_up(self) -> None:
-        """Start the sandbox worker while the learner reads the course list, so the first lesson
-        opens at once (it imports numpy, sympy and the engine: about a second)."""
         import lessons.answers  # noqa: F401
         from engine.sandbox import worker
 
         confinement = worker().confinement()
+        if not self.is_running:  # the learner quit meanwhile (quitting ends the worker: it "could not start")
+            return
         if not confinement.started:  # the tutor's own problem: no lesson is at fault, no sandbox to skip
-            self.call_from_thread(self.notify, t("worker_failed", self.lang, reason=confinement.reason),
-                                  severity="error", timeout=30)
+            self._from_warm_up(self.notify, t("worker_failed", self.lang, reason=confinement.reason),
+                               severity="error", timeout=30)
         elif not confinement.confined and not self.trust_lessons:
-            self.call_from_thread(self._restrict_to_bundled, confinement.reason)
+            self._from_warm_up(self._restrict_to_bundled, confinement.reason)
         self.confinement = confinement
+
+    def _from_warm_up(self, callback, *args, **kwargs) -> None:
+        """`call_from_thread`, unless the app closed meanwhile (its loop is gone: nothing to tell)."""
+        try:
+            self.call_from_thread(callback, *args, **kwargs)
+        except RuntimeError:
+            pass
 
     def _restrict_to_bundled(self, reason: str) -> None:
         """No OS sandbox here: only the bundled course runs, unless the learner passed --trust-lessons."""

@@ -11,6 +11,7 @@ import collections
 import itertools
 import json
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -26,6 +27,7 @@ STARTUP_SECONDS = 120.0   # importing numpy, sympy and the engine and warming up
 ZYGOTE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "zygote.py")
 THREADS = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}  # a child is one thread
 WORKER_UNAVAILABLE = "WorkerUnavailable"   # the failure type of a job the worker could not run at all
+CLOSE_SECONDS = 0.1   # quitting: how long the zygote may take to end its jobs and itself before it is killed
 
 
 class SandboxError(RuntimeError):
@@ -133,14 +135,22 @@ class Worker:
             waiter[0].set()
 
     def close(self) -> None:
-        with self._lock:
-            if self._process is not None and self._process.poll() is None:
-                self._process.stdin.close()
-                try:
-                    self._process.wait(5)
-                except subprocess.TimeoutExpired:
-                    self._process.kill()
-            self._process = None
+        """End the zygote and every job it runs: told by the end of its input, then killed with its process
+        group (its forked children) if it has not ended within CLOSE_SECONDS, so quitting the tutor never waits
+        for a warm-up or a job. Not under the lock, which a thread starting the zygote holds while it waits for
+        it: the kill wakes that thread (the worker could not start), and the next call starts a new zygote."""
+        process = self._process
+        if process is None or process.poll() is not None:
+            return
+        try:
+            process.stdin.close()
+            process.wait(CLOSE_SECONDS)
+        except (OSError, ValueError, subprocess.TimeoutExpired):
+            try:
+                os.killpg(process.pid, signal.SIGKILL)  # a session of its own (start_new_session): it and its jobs
+            except OSError:
+                process.kill()
+            process.wait()
 
     # --- jobs -------------------------------------------------------------------------------
 
