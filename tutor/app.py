@@ -291,7 +291,7 @@ class TutorApp(App[None]):
         if lesson is None:
             return
         if step_id is None and self.store is not None:
-            step_id = self._progress(lambda store: store.position(lesson_id))
+            step_id = self.with_store(lambda store: store.position(lesson_id))
         index = next((i for i, step in enumerate(lesson.steps) if step.id == step_id), 0)
         self.push_screen(LessonScreen(lesson, index))
 
@@ -345,7 +345,9 @@ class TutorApp(App[None]):
         self.push_screen(ConfirmScreen(question), callback)
 
     def action_quiz(self) -> None:
-        if type(self.screen).__name__ != "QuizScreen":
+        from tutor.screens.quiz import QuizScreen
+
+        if not isinstance(self.screen, QuizScreen):
             self.open_quiz()
 
     def _resume(self) -> None:
@@ -378,7 +380,9 @@ class TutorApp(App[None]):
             self.push_screen(ClassScreen(self.class_dir))
 
     def action_stats(self) -> None:
-        if type(self.screen).__name__ != "StatsScreen":
+        from tutor.screens.stats import StatsScreen
+
+        if not isinstance(self.screen, StatsScreen):
             self.open_stats()
 
     def _lesson_folders(self) -> list[Path]:
@@ -431,7 +435,7 @@ class TutorApp(App[None]):
         for lesson in self.course.lessons:
             old = self._ids_by_path.get(lesson.path)
             if old is not None and old != lesson.id and old not in current:
-                self._progress(lambda store, old=old, new=lesson.id: store.rename_lesson(old, new))
+                self.with_store(lambda store, old=old, new=lesson.id: store.rename_lesson(old, new))
                 renamed[lesson.path] = (old, lesson.id)
             self._ids_by_path[lesson.path] = lesson.id
         for path in [path for path in self._ids_by_path if path not in self._lesson_files]:
@@ -445,8 +449,9 @@ class TutorApp(App[None]):
 
     # ------------------------------------------------------------------ progress
 
-    def _progress(self, read, default=None):
-        """Run a store call; a store that fails is reported once and then left alone."""
+    def with_store(self, read, default=None):
+        """`read(store)` on the progress store (`default` without one); a store that fails is reported and
+        `default` returned, so a screen never handles the store's errors itself."""
         from tutor.progress.model import ProgressError
 
         if self.store is None:
@@ -465,26 +470,26 @@ class TutorApp(App[None]):
     def lesson_progress(self, lesson):
         from tutor.progress.store import gradable_step_ids
 
-        return self._progress(lambda store: store.lesson_progress(lesson.id, gradable_step_ids(lesson.steps)))
+        return self.with_store(lambda store: store.lesson_progress(lesson.id, gradable_step_ids(lesson.steps)))
 
     def last_position(self):
-        position = self._progress(lambda store: store.last_position())
+        position = self.with_store(lambda store: store.last_position())
         return position if position is not None and self.lesson(position.lesson_id) else None
 
     def reset_lesson(self, lesson_id: str) -> None:
-        self._progress(lambda store: store.reset_lesson(lesson_id))
+        self.with_store(lambda store: store.reset_lesson(lesson_id))
 
     def save_position(self, lesson_id: str, step_id: str) -> None:
-        self._progress(lambda store: store.save_position(lesson_id, step_id))
+        self.with_store(lambda store: store.save_position(lesson_id, step_id))
 
     def record_attempt(self, **attempt) -> None:
         """Record a lesson attempt and review its concepts' FSRS cards (one transaction), as quizzes do."""
         from tutor.progress.scheduler import ConceptScheduler
 
-        self._progress(lambda store: ConceptScheduler(store).record(**attempt))
+        self.with_store(lambda store: ConceptScheduler(store).record(**attempt))
 
     def attempts(self, lesson_id: str) -> list:
-        return self._progress(lambda store: store.attempts(lesson_id), [])
+        return self.with_store(lambda store: store.attempts(lesson_id), [])
 
     # ------------------------------------------------------------------ language, theme, help
 
@@ -520,6 +525,8 @@ class TutorApp(App[None]):
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         """Every key of the current screen, plus the app's own, in the learner's language."""
+        from tutor.widgets.footer import declared_bindings
+
         lang = self.lang
         yield SystemCommand(t("language", lang), t("cmd_language_help", lang), self.action_toggle_language)
         yield SystemCommand(t("theme", lang), t("cmd_theme_help", lang), self.action_toggle_theme)
@@ -531,14 +538,13 @@ class TutorApp(App[None]):
         yield SystemCommand(t("quit", lang), t("cmd_quit_help", lang), self.action_quit)
         seen = {"help", "toggle_language", "toggle_theme", "quiz", "stats", "quit", "command_palette"}
         # The screen's own keys, also those a focused editor keeps for typing (the palette runs them).
-        for bindings in screen._bindings.key_to_bindings.values():
-            for binding in bindings:
-                if not binding.description or binding.action in seen or screen.check_action(binding.action, ()) is not True:
-                    continue
-                seen.add(binding.action)
-                title = t(binding.description, lang)
-                help_text = f"{self.get_key_display(binding)}: {title}"
-                yield SystemCommand(title, help_text, lambda node=screen, action=binding.action: self.run_action(action, node))
+        for binding in declared_bindings(screen):
+            if not binding.description or binding.action in seen or screen.check_action(binding.action, ()) is not True:
+                continue
+            seen.add(binding.action)
+            title = t(binding.description, lang)
+            help_text = f"{self.get_key_display(binding)}: {title}"
+            yield SystemCommand(title, help_text, lambda node=screen, action=binding.action: self.run_action(action, node))
         for node, binding, enabled, _tooltip in screen.active_bindings.values():
             if binding.description and enabled and binding.action not in seen and isinstance(node, Screen):
                 seen.add(binding.action)

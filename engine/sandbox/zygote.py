@@ -60,7 +60,8 @@ with torch.no_grad():
 
 def _preload(profile: str) -> dict:
     """Import and exercise everything a job may touch: a confined child cannot open a module file.
-    Returns the jobs this profile serves (name -> function)."""
+    Returns the jobs this profile serves (name -> function). "full" is "run" then `_preload_explain`,
+    which `serve` runs after saying it is ready (see there)."""
     import unicodedata  # noqa: F401 - non-ASCII identifiers need it, and it is a file of its own
 
     if profile == "torch":
@@ -70,10 +71,15 @@ def _preload(profile: str) -> dict:
     import engine.sandbox.jobs as jobs
 
     jobs.run(WARM_UP, expressions=["x.grad", "x.grad.shape", "y.requires_grad"], report=True)
-    if profile == "run":
-        return {"run": jobs.run}
+    return {"run": jobs.run}
+
+
+def _preload_explain() -> dict:
+    """The explanation layer's part of the "full" preload (sympy, rich, every chain-rule notation): the
+    jobs it adds."""
     from rich.cells import cell_len
 
+    import engine.sandbox.jobs as jobs
     import engine.sandbox.renderables  # noqa: F401
 
     cell_len("あ∂")  # rich loads its table of character widths on first use
@@ -155,6 +161,9 @@ def serve(profile: str = "full", confined: bool = True) -> None:
 
     confined = confined and available()
     served = _preload(profile)
+    # "full" says it is ready once snippets can run (a quiz's first question, a lesson's first answer need no
+    # more) and preloads the explanations when no job is waiting, or at once for the first job that needs them.
+    explain_later = profile == "full"
     out = sys.stdout.buffer
     # UTF-8 with lone surrogates replaced: whatever a child printed, the client gets text it can show
     send = lambda message: (out.write(json.dumps(message, ensure_ascii=False).encode("utf-8", "replace") + b"\n"),  # noqa: E731
@@ -173,13 +182,20 @@ def serve(profile: str = "full", confined: bool = True) -> None:
     while True:
         now = time.monotonic()
         waits = [job.deadline - now for job in jobs] + [EXIT_POLL for job in jobs if job.polled and job.fd is None]
-        for key, _ in selector.select(max(0.0, min(waits)) if waits else None):
+        idle = explain_later and not jobs  # (while jobs run, their deadlines and pipes are waited for as always)
+        events = selector.select(0 if idle else max(0.0, min(waits)) if waits else None)
+        if idle and not events:
+            served, explain_later = _preload_explain(), False
+            continue
+        for key, _ in events:
             if key.data is None:
                 chunk = os.read(stdin.fileno(), 1 << 20)
                 if not chunk:  # the tutor has gone: no answer will be read, so no job may outlive it
                     for job in jobs:
                         job.kill("the tutor closed")
                     return
+                if explain_later and any(_job_name(line) not in served for line in (pending + chunk).split(b"\n")[:-1]):
+                    served, explain_later = _preload_explain(), False
                 pending += chunk
                 while b"\n" in pending:
                     line, pending = pending.split(b"\n", 1)
@@ -222,6 +238,15 @@ def serve(profile: str = "full", confined: bool = True) -> None:
 def _close(selector, fd: int) -> None:
     selector.unregister(fd)
     os.close(fd)
+
+
+def _job_name(line: bytes) -> str | None:
+    """The job a request line names (None when it names none: `_start` reports it)."""
+    try:
+        request = json.loads(line)
+    except ValueError:
+        return None
+    return request.get("job") if isinstance(request, dict) else None
 
 
 def _start(line: bytes, confined: bool, served: dict, send) -> _Job | None:

@@ -21,7 +21,7 @@ from textual.widgets import Input, OptionList, Static
 
 from tutor.formatting import format_shape, format_value
 from tutor.i18n import t
-from tutor.practice import GRADED, StepState
+from tutor.practice import GRADED, Outcome, StepState
 from tutor.themes import MUTED
 from tutor.untrusted import plain, text
 from tutor.widgets.answer_field import AnswerField
@@ -38,7 +38,7 @@ class StepView(VerticalScroll, can_focus=True):
     class Answered(Message):
         """A verdict was recorded (`outcome`: correct, wrong or revealed)."""
 
-        def __init__(self, view: StepView, index: int, outcome: str) -> None:
+        def __init__(self, view: StepView, index: int, outcome: Outcome) -> None:
             super().__init__()
             self.view = view
             self.index = index
@@ -307,7 +307,7 @@ class StepView(VerticalScroll, can_focus=True):
 
     def _grade(self, text: str | None, correct: bool) -> None:
         state = self.state
-        outcome = "correct" if correct else "wrong"
+        outcome = Outcome.CORRECT if correct else Outcome.WRONG
         first = not state.attempted
         state.verdict = outcome
         state.solved = correct
@@ -326,7 +326,7 @@ class StepView(VerticalScroll, can_focus=True):
             return
         state = self.state
         if not state.attempted or self.practice.records_retries():
-            self._record(None, "revealed")
+            self._record(None, Outcome.REVEALED)
         state.revealed = state.solved = True
         state.verdict = "revealed"
         grid = self.query("#grid")
@@ -368,10 +368,10 @@ class StepView(VerticalScroll, can_focus=True):
             found.first(Hints).show(hints, self.state.hints_shown, lang)
             self.call_after_refresh(self._scroll_into_view, found.first())
 
-    def _record(self, text: str | None, outcome: str) -> None:
+    def _record(self, text: str | None, outcome: Outcome) -> None:
         state = self.state
         state.attempted = True
-        state.outcome = "correct" if state.outcome == "correct" or outcome == "correct" else outcome
+        state.outcome = Outcome.CORRECT if Outcome.CORRECT in (state.outcome, outcome) else outcome
         duration = int((time.monotonic() - state.started) * 1000)
         from tutor.progress.model import ProgressError
 
