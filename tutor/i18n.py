@@ -324,6 +324,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "web_memory_exceeded": "Your tutor used more memory than the class allows and was stopped. Your answers are saved.",
         "class_no_such_student": "No student called {name} in this class (students: {known})",
         "class_student_reset": "{name} can join again: the next to join under this name gets a new personal code and {name}'s progress. If that is not {name}, reset again.",
+        # theme
+        "answer_close_tolerance": "Right means: each number within {atol} + {rtol} × |answer| of the answer, or as PyTorch prints it (4 decimals).",
     },
     "ja": {
         "course_title": "コース",
@@ -617,6 +619,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "web_memory_exceeded": "チューターが教室で許されたメモリーを超えたため停止しました。解答は保存されています。",
         "class_no_such_student": "このクラスに {name} という生徒はいません（生徒: {known}）",
         "class_student_reset": "{name} さんはもう一度参加できます。次にこの名前で参加した人に新しい個人コードと {name} さんの進捗が渡ります。本人でなかった場合は、もう一度リセットしてください。",
+        # theme
+        "answer_close_tolerance": "正解となるのは、各数値と答えの差が {atol} + {rtol} × |答え| 以内のとき、または PyTorch の表示（小数 4 桁）どおりのときです。",
     },
 }
 

@@ -402,7 +402,13 @@ class StepView(VerticalScroll, can_focus=True):
                 message.append(_space(lang) + t("quiz_first_counts", lang), style=MUTED)
             kind = "-correct"
         elif verdict == "close":
-            message = Text.assemble((t("answer_close", lang), "bold yellow"))
+            import numpy as np
+
+            from lessons.values import scaled_atol
+
+            atol = scaled_atol(np.asarray(answer.value, dtype=np.float64), answer.tolerance.atol)  # as compare has it
+            message = Text.assemble((t("answer_close", lang), "bold yellow"), "\n",
+                                    t("answer_close_tolerance", lang, atol=f"{atol:.2g}", rtol=f"{answer.tolerance.rtol:.2g}"))
             kind = "-close"
         elif verdict == "wrong":
             message = Text.assemble((t("wrong", lang), "bold red"))
