@@ -1,10 +1,12 @@
-"""Start-up time of the tutor, side by side with a bare Textual app.
+"""Start-up, exit and the first quiz question of the tutor, side by side with a bare Textual app.
 
 Measures, in fresh processes, the time from starting Python to the first screen being painted and
 interactive: for `autograd-tutor`'s course view (bundled course, empty data folder) and for a bare
-Textual app (Header, one Static, Footer). Runs alternate so both see the same machine load; the
-medians and the median of the per-pair ratios are printed. The issue's target: the tutor at most
-1.3x the bare app.
+Textual app (Header, one Static, Footer). Runs alternate so all see the same machine load; the
+medians and the median of the per-pair ratios are printed. The issue's targets: the tutor at most
+1.3x the bare app; quitting under 300 ms (from the quit to the process gone, once just after the first
+paint, while the snippet worker still warms up, and once it is ready); `autograd-tutor quiz` showing
+its first question within 1 s.
 Both run as on a learner's machine, with Python's bytecode caches written by a first, untimed run
 (which also writes the tutor's caches: the parsed lessons and the course view's outline, as any start
 after the very first finds them). The very first start, on an empty data folder each time, is timed
@@ -60,19 +62,73 @@ class Timed(TutorApp):
 Timed(lang="en", data_dir={data_dir!r}).run(headless=True, size=(100, 30))
 """
 
+# The child quits as Ctrl+Q does (`quit` after `wait`: "paint" just after the first paint, "ready" once the
+# snippet worker has started) and prints the moment it asked; the parent times until the process is gone.
+QUIT = """
+import time
+from tutor.app import TutorApp
+
+class Timed(TutorApp):
+    def on_mount(self):
+        self.call_later(lambda: self.screen.call_after_refresh(self.painted))
+
+    def painted(self):
+        self.set_interval(0.02, self.maybe_quit) if {wait!r} == "ready" else self.set_timer(0.1, self.quit)
+
+    def maybe_quit(self):
+        if self.confinement is not None:
+            self.quit()
+
+    def quit(self):
+        print(time.time(), flush=True)
+        self.call_later(self.action_quit)
+
+Timed(lang="en", data_dir={data_dir!r}).run(headless=True, size=(100, 30))
+"""
+
+# `autograd-tutor quiz`: the moment the first question's step view is on screen.
+QUIZ = """
+import time
+from tutor.app import TutorApp
+
+class Timed(TutorApp):
+    def on_mount(self):
+        self.set_interval(0.01, self.check)
+
+    def check(self):
+        screen = self.screen
+        if type(screen).__name__ == "QuizScreen" and screen.is_mounted and screen.query("#body") \\
+                and screen.view.step is not None and screen.view.is_mounted:
+            screen.call_after_refresh(self.ready)
+
+    def ready(self):
+        print(time.time(), flush=True)
+        self.exit()
+
+Timed(lang="en", data_dir={data_dir!r}, start="quiz").run(headless=True, size=(100, 30))
+"""
+
 
 # A learner's Python keeps compiled bytecode (__pycache__); some sandboxes switch that off with
 # PYTHONDONTWRITEBYTECODE, which would time compiling the tutor's own sources rather than starting it.
 CHILD_ENV = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
 
 
-def time_child(source: str) -> float:
-    """Seconds from spawning `python -c source` to the moment the child reports it is ready."""
+def time_child(source: str, until_exit: bool = False) -> float:
+    """Seconds from spawning `python -c source` to the moment the child reports (`until_exit`: from that
+    moment to the child's end)."""
     started = time.time()
     result = subprocess.run([sys.executable, "-c", source], capture_output=True, text=True, check=False, env=CHILD_ENV)
+    ended = time.time()
     if result.returncode != 0:
         raise SystemExit(f"the child failed:\n{result.stderr}")
-    return float(result.stdout.strip().splitlines()[-1]) - started
+    said = float(result.stdout.strip().splitlines()[-1])
+    return ended - said if until_exit else said - started
+
+
+def line(name: str, times: list[float], note: str = "") -> None:
+    runs = ", ".join(f"{t * 1000:.0f}" for t in times)
+    print(f"{name:<17}: median {statistics.median(times) * 1000:6.0f} ms  (runs: {runs}){note}")
 
 
 def main() -> None:
@@ -82,21 +138,27 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as data_dir:
         tutor = TUTOR.format(data_dir=data_dir)
         time_child(BARE), time_child(tutor)  # warm the file cache and write the bytecode caches
-        bare, app, first = [], [], []
+        bare, app, first, quit_painted, quit_ready, quiz = [], [], [], [], [], []
         for _ in range(args.runs):
             bare.append(time_child(BARE))
             app.append(time_child(tutor))
             with tempfile.TemporaryDirectory() as empty:
                 first.append(time_child(TUTOR.format(data_dir=empty)))
-    bare_median, app_median = statistics.median(bare), statistics.median(app)
-    print(f"bare Textual app : median {bare_median * 1000:6.0f} ms  (runs: {', '.join(f'{t * 1000:.0f}' for t in bare)})")
-    print(f"tutor course view: median {app_median * 1000:6.0f} ms  (runs: {', '.join(f'{t * 1000:.0f}' for t in app)})")
+            quit_painted.append(time_child(QUIT.format(data_dir=data_dir, wait="paint"), until_exit=True))
+            quit_ready.append(time_child(QUIT.format(data_dir=data_dir, wait="ready"), until_exit=True))
+            quiz.append(time_child(QUIZ.format(data_dir=data_dir)))
+    print(f"load average     : {os.getloadavg()[0]:.1f} (1 min), {os.cpu_count()} cores")
+    line("bare Textual app", bare)
+    line("tutor course view", app)
     ratio = statistics.median(a / b for a, b in zip(app, bare))
     print(f"ratio            : {ratio:.2f}x  (median of the paired runs' ratios; target ≤ 1.3x: "
           f"{'met' if ratio <= 1.3 else 'NOT met'})")
     first_ratio = statistics.median(a / b for a, b in zip(first, bare))
     print(f"very first start : median {statistics.median(first) * 1000:6.0f} ms  ({first_ratio:.2f}x; an empty data "
           "folder: every lesson parsed, no outline yet)")
+    line("quit, warming up", quit_painted, "  (target < 300 ms)")
+    line("quit, worker ready", quit_ready, "  (target < 300 ms)")
+    line("first quiz question", quiz, "  (target < 1000 ms)")
 
 
 if __name__ == "__main__":

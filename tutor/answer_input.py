@@ -1,7 +1,8 @@
 """Reading a learner's typed or pasted answer.
 
 A learner may answer in whatever form they have at hand: a nested list `[[4, 2], [2, 4]]`, a
-PyTorch printout pasted from a notebook `tensor([[1.1667, ...]], requires_grad=True)`, fractions
+PyTorch printout pasted from a notebook `tensor([[1.1667, ...]], requires_grad=True)`, numpy's
+(`[[2. 4.] [6. 8.]]`, `array([[2., 4.], [6., 8.]])`), fractions
 `7/6`, `True`/`False`/`None`, or a formula of the snippet's variables (`x**2/2`, `tensor2/6`).
 Literals are read by walking the syntax tree (never `eval`); formulas are handed to the snippet
 runner's `RunResult.evaluate`, so they run under the same allow-list as lesson code.
@@ -28,7 +29,12 @@ NUMERIC_KINDS = ("tensor", "number")
 _FORBIDDEN_ATTRIBUTES = frozenset(
     {"grad", "backward", "retain_grad", "register_hook", "autograd", "jacobian", "vjp", "hessian"}
 )
-_PRINTOUT = re.compile(r"^\s*tensor\s*\((?P<body>.*)\)\s*$", re.DOTALL)
+_PRINTOUT = re.compile(r"^\s*(?:tensor|array)\s*\((?P<body>.*)\)\s*$", re.DOTALL)  # PyTorch's, numpy's repr
+# numpy's print of an array, `[[2. 4.] [6. 8.]]`: numbers and brackets only, apart by spaces (each space between
+# two becomes a comma; a formula, `[a - b]`, is never read so)
+_NUMBER = r"[-+]?(?:\d[\d_]*\.?\d*|\.\d+)(?:e[-+]?\d+)?|[-+]?(?:nan|inf)"
+_NUMPY_PRINT = re.compile(rf"\s*\[[\s\[\]]*(?:(?:{_NUMBER})[\s\[\]]*)*", re.IGNORECASE)
+_SPACED = re.compile(r"(?<=[\w.\]])\s+(?=[-+\w.\[])")
 _PARAMETER = re.compile(r"^\s*Parameter containing:\s*")  # how PyTorch prints an nn.Parameter
 _SPECIAL_NAMES = {"inf": math.inf, "nan": math.nan}
 MAX_LENGTH = 20_000  # characters; a longer answer is refused before it is parsed
@@ -340,6 +346,8 @@ def read_answer(
 
     if "..." in text or "…" in text:
         raise AnswerFormatError("answer_abbreviated")
+    if _NUMPY_PRINT.fullmatch(text):
+        text = _SPACED.sub(", ", text)
     body = _printout_body(text)
     source = (body if body is not None else text).strip()
     tree = _parse_python(source)

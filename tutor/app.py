@@ -15,7 +15,7 @@ import threading
 from collections.abc import Iterable
 from pathlib import Path
 
-from textual import events, work
+from textual import events
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.reactive import reactive
@@ -26,7 +26,6 @@ from tutor.paths import cache_dir, lessons_dir
 from tutor.untrusted import TerminalWall, plain
 
 STYLES = Path(__file__).parent / "styles"
-THEMES = {"dark": "textual-dark", "light": "textual-light"}
 POLL_SECONDS = 1.0
 COURSE_LOAD_SECONDS = 0.3  # after the course view is drawn from the saved outline, the lessons load
 COLLECTOR_PAUSE_SECONDS = 0.5  # how long after mounting the cyclic garbage collector waits (see on_load)
@@ -68,6 +67,7 @@ class TutorApp(App[None]):
     ) -> None:
         super().__init__()
         from tutor.config import config_path, load_settings
+        from tutor.themes import ANSI_DARK, ANSI_LIGHT, THEMES, NoDim
         from tutor.widgets.japanese_wrap import install
 
         install()  # Japanese text breaks between characters (rich and Textual break at spaces only)
@@ -78,8 +78,11 @@ class TutorApp(App[None]):
         self.learner_seed = self.settings.learner_seed  # orders each learner's choices, stably
         self.set_reactive(TutorApp.lang, lang or self.settings.lang or default_language())
         self.extra_dirs = tuple(Path(d) for d in extra_dirs)
+        for registered in THEMES.values():  # the app's own colours: every text at 4.5:1 (tutor/themes.py)
+            self.register_theme(registered)
+        self.ansi_theme_dark, self.ansi_theme_light = ANSI_DARK, ANSI_LIGHT
         theme = theme or self.settings.theme or "dark"
-        self.theme = THEMES.get(theme, theme)
+        self.theme = THEMES[theme].name if theme in THEMES else theme
         self.start = start
         self.quiz_seed = quiz_seed  # `autograd-tutor quiz --seed N --count N`
         self.quiz_count = quiz_count
@@ -99,12 +102,14 @@ class TutorApp(App[None]):
         self._ids_by_path: dict[Path, str] = {}  # the id each lesson file had when it last loaded
         self.open_at = open_at  # `--open LESSON[:STEP]`: (lesson id, step id or None), checked by the CLI
         self._wall = TerminalWall()
+        self._no_dim = NoDim()
 
     # ------------------------------------------------------------------ the terminal boundary (tutor.untrusted)
 
     def get_line_filters(self):
-        """Textual's filters, then the last wall: no control character or hyperlink leaves a rendered line."""
-        return [*super().get_line_filters(), self._wall]
+        """Dim text at full contrast (tutor/themes.py), Textual's filters, then the last wall: no control
+        character or hyperlink leaves a rendered line."""
+        return [self._no_dim, *super().get_line_filters(), self._wall]
 
     def notify(self, message: str, *, title: str = "", severity="information", timeout: float | None = None,
                markup: bool = False) -> None:
@@ -151,22 +156,34 @@ class TutorApp(App[None]):
         elif self.start == "class":
             self.open_class()
         self._check_size(self.size.width, self.size.height)
-        self.call_after_refresh(self._warm_up)
+        self.call_after_refresh(self._start_warm_up)
 
-    @work(thread=True, exit_on_error=False, group="warm-up")
+    def _start_warm_up(self) -> None:
+        """Start the sandbox worker while the learner reads the course list, so the first lesson opens at
+        once (it imports numpy, sympy and the engine: about a second). A daemon thread, not a Textual thread
+        worker: quitting must not wait for it (Python joins executor threads at exit)."""
+        threading.Thread(target=self._warm_up, name="warm-up", daemon=True).start()
+
     def _warm_up(self) -> None:
-        """Start the sandbox worker while the learner reads the course list, so the first lesson
-        opens at once (it imports numpy, sympy and the engine: about a second)."""
         import lessons.answers  # noqa: F401
         from engine.sandbox import worker
 
         confinement = worker().confinement()
+        if not self.is_running:  # the learner quit meanwhile (quitting ends the worker: it "could not start")
+            return
         if not confinement.started:  # the tutor's own problem: no lesson is at fault, no sandbox to skip
-            self.call_from_thread(self.notify, t("worker_failed", self.lang, reason=confinement.reason),
-                                  severity="error", timeout=30)
+            self._from_warm_up(self.notify, t("worker_failed", self.lang, reason=confinement.reason),
+                               severity="error", timeout=30)
         elif not confinement.confined and not self.trust_lessons:
-            self.call_from_thread(self._restrict_to_bundled, confinement.reason)
+            self._from_warm_up(self._restrict_to_bundled, confinement.reason)
         self.confinement = confinement
+
+    def _from_warm_up(self, callback, *args, **kwargs) -> None:
+        """`call_from_thread`, unless the app closed meanwhile (its loop is gone: nothing to tell)."""
+        try:
+            self.call_from_thread(callback, *args, **kwargs)
+        except RuntimeError:
+            pass
 
     def _restrict_to_bundled(self, reason: str) -> None:
         """No OS sandbox here: only the bundled course runs, unless the learner passed --trust-lessons."""
@@ -274,7 +291,7 @@ class TutorApp(App[None]):
         if lesson is None:
             return
         if step_id is None and self.store is not None:
-            step_id = self._progress(lambda store: store.position(lesson_id))
+            step_id = self.with_store(lambda store: store.position(lesson_id))
         index = next((i for i, step in enumerate(lesson.steps) if step.id == step_id), 0)
         self.push_screen(LessonScreen(lesson, index))
 
@@ -328,7 +345,9 @@ class TutorApp(App[None]):
         self.push_screen(ConfirmScreen(question), callback)
 
     def action_quiz(self) -> None:
-        if type(self.screen).__name__ != "QuizScreen":
+        from tutor.screens.quiz import QuizScreen
+
+        if not isinstance(self.screen, QuizScreen):
             self.open_quiz()
 
     def _resume(self) -> None:
@@ -361,7 +380,9 @@ class TutorApp(App[None]):
             self.push_screen(ClassScreen(self.class_dir))
 
     def action_stats(self) -> None:
-        if type(self.screen).__name__ != "StatsScreen":
+        from tutor.screens.stats import StatsScreen
+
+        if not isinstance(self.screen, StatsScreen):
             self.open_stats()
 
     def _lesson_folders(self) -> list[Path]:
@@ -414,7 +435,7 @@ class TutorApp(App[None]):
         for lesson in self.course.lessons:
             old = self._ids_by_path.get(lesson.path)
             if old is not None and old != lesson.id and old not in current:
-                self._progress(lambda store, old=old, new=lesson.id: store.rename_lesson(old, new))
+                self.with_store(lambda store, old=old, new=lesson.id: store.rename_lesson(old, new))
                 renamed[lesson.path] = (old, lesson.id)
             self._ids_by_path[lesson.path] = lesson.id
         for path in [path for path in self._ids_by_path if path not in self._lesson_files]:
@@ -428,8 +449,9 @@ class TutorApp(App[None]):
 
     # ------------------------------------------------------------------ progress
 
-    def _progress(self, read, default=None):
-        """Run a store call; a store that fails is reported once and then left alone."""
+    def with_store(self, read, default=None):
+        """`read(store)` on the progress store (`default` without one); a store that fails is reported and
+        `default` returned, so a screen never handles the store's errors itself."""
         from tutor.progress.model import ProgressError
 
         if self.store is None:
@@ -448,26 +470,26 @@ class TutorApp(App[None]):
     def lesson_progress(self, lesson):
         from tutor.progress.store import gradable_step_ids
 
-        return self._progress(lambda store: store.lesson_progress(lesson.id, gradable_step_ids(lesson.steps)))
+        return self.with_store(lambda store: store.lesson_progress(lesson.id, gradable_step_ids(lesson.steps)))
 
     def last_position(self):
-        position = self._progress(lambda store: store.last_position())
+        position = self.with_store(lambda store: store.last_position())
         return position if position is not None and self.lesson(position.lesson_id) else None
 
     def reset_lesson(self, lesson_id: str) -> None:
-        self._progress(lambda store: store.reset_lesson(lesson_id))
+        self.with_store(lambda store: store.reset_lesson(lesson_id))
 
     def save_position(self, lesson_id: str, step_id: str) -> None:
-        self._progress(lambda store: store.save_position(lesson_id, step_id))
+        self.with_store(lambda store: store.save_position(lesson_id, step_id))
 
     def record_attempt(self, **attempt) -> None:
         """Record a lesson attempt and review its concepts' FSRS cards (one transaction), as quizzes do."""
         from tutor.progress.scheduler import ConceptScheduler
 
-        self._progress(lambda store: ConceptScheduler(store).record(**attempt))
+        self.with_store(lambda store: ConceptScheduler(store).record(**attempt))
 
     def attempts(self, lesson_id: str) -> list:
-        return self._progress(lambda store: store.attempts(lesson_id), [])
+        return self.with_store(lambda store: store.attempts(lesson_id), [])
 
     # ------------------------------------------------------------------ language, theme, help
 
@@ -482,7 +504,9 @@ class TutorApp(App[None]):
         self._save_settings()
 
     def action_toggle_theme(self) -> None:
-        self.theme = THEMES["light"] if self.current_theme.dark else THEMES["dark"]
+        from tutor.themes import THEMES
+
+        self.theme = THEMES["light" if self.current_theme.dark else "dark"].name
         self._save_settings()
 
     def _save_settings(self) -> None:
@@ -501,6 +525,8 @@ class TutorApp(App[None]):
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         """Every key of the current screen, plus the app's own, in the learner's language."""
+        from tutor.widgets.footer import declared_bindings
+
         lang = self.lang
         yield SystemCommand(t("language", lang), t("cmd_language_help", lang), self.action_toggle_language)
         yield SystemCommand(t("theme", lang), t("cmd_theme_help", lang), self.action_toggle_theme)
@@ -512,14 +538,13 @@ class TutorApp(App[None]):
         yield SystemCommand(t("quit", lang), t("cmd_quit_help", lang), self.action_quit)
         seen = {"help", "toggle_language", "toggle_theme", "quiz", "stats", "quit", "command_palette"}
         # The screen's own keys, also those a focused editor keeps for typing (the palette runs them).
-        for bindings in screen._bindings.key_to_bindings.values():
-            for binding in bindings:
-                if not binding.description or binding.action in seen or screen.check_action(binding.action, ()) is not True:
-                    continue
-                seen.add(binding.action)
-                title = t(binding.description, lang)
-                help_text = f"{self.get_key_display(binding)}: {title}"
-                yield SystemCommand(title, help_text, lambda node=screen, action=binding.action: self.run_action(action, node))
+        for binding in declared_bindings(screen):
+            if not binding.description or binding.action in seen or screen.check_action(binding.action, ()) is not True:
+                continue
+            seen.add(binding.action)
+            title = t(binding.description, lang)
+            help_text = f"{self.get_key_display(binding)}: {title}"
+            yield SystemCommand(title, help_text, lambda node=screen, action=binding.action: self.run_action(action, node))
         for node, binding, enabled, _tooltip in screen.active_bindings.values():
             if binding.description and enabled and binding.action not in seen and isinstance(node, Screen):
                 seen.add(binding.action)

@@ -36,8 +36,10 @@ def accuracy_bar(accuracy: float | None):
     """`███████░░░  70%`, green from 80 %, yellow from 50 %, red below; a dash without attempts (a rich Text)."""
     from rich.text import Text
 
+    from tutor.themes import MUTED
+
     if accuracy is None:
-        return Text("—", style="dim")
+        return Text.assemble(("—", MUTED))
     filled = round(accuracy * BAR_WIDTH)
     style = "green" if accuracy >= 0.8 else "yellow" if accuracy >= 0.5 else "red"
-    return Text.assemble(("█" * filled, style), ("░" * (BAR_WIDTH - filled), "dim"), f" {accuracy:4.0%}")
+    return Text.assemble(("█" * filled, style), ("░" * (BAR_WIDTH - filled), MUTED), f" {accuracy:4.0%}")

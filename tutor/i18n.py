@@ -340,6 +340,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "serve_offer_pack_one": "Pack {name}: 1 lesson, from {folder}",
         "serve_offer_folder_one": "Folder {folder}: 1 lesson",
         "serve_offer_broken_one": "1 lesson file cannot be loaded; students would not get it:",
+        # theme
+        "answer_close_tolerance": "Right means: each number within {atol} + {rtol} × |answer| of the answer, or as PyTorch prints it (4 decimals).",
     },
     "ja": {
         "course_title": "コース",
@@ -644,6 +646,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "stats_misconception_row": "{name}: {count} 回（最後は {place}）",
         # classroom branch (session 3): the class-full page waits for a place
         "web_full_retry": "このページは {seconds} 秒ごとに自動でもう一度試します。",
+        # theme
+        "answer_close_tolerance": "正解となるのは、各数値と答えの差が {atol} + {rtol} × |答え| 以内のとき、または PyTorch の表示（小数 4 桁）どおりのときです。",
     },
 }
 

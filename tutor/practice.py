@@ -14,6 +14,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from tutor.progress.model import Outcome
+
+__all__ = ["GRADED", "LessonPractice", "Outcome", "Practice", "QuizPractice", "StepOutput", "StepState", "shuffled"]
+
 GRADED = ("predict", "error", "choice")
 
 
@@ -21,7 +25,7 @@ GRADED = ("predict", "error", "choice")
 class StepState:
     """What the learner did on one step: kept across a language switch and a step change."""
 
-    outcome: str | None = None  # recorded outcome: "correct" | "wrong" | "revealed" (answer shown)
+    outcome: Outcome | None = None  # the recorded outcome (revealed: the answer was shown)
     attempted: bool = False  # a verdict was recorded (may open the explanation)
     solved: bool = False  # answered correctly, or the answer was shown: the loop is over
     revealed: bool = False  # the learner asked to see the answer
@@ -56,7 +60,7 @@ class Practice(Protocol):
 
     def output(self, index: int) -> StepOutput: ...
 
-    def record(self, index: int, answer_text: str | None, outcome: str, hints_used: int, duration_ms: int,
+    def record(self, index: int, answer_text: str | None, outcome: Outcome, hints_used: int, duration_ms: int,
                misconception: str | None = None) -> bool: ...
 
     def records_retries(self) -> bool: ...
@@ -143,7 +147,7 @@ class LessonPractice:
         self._outputs[step.id] = StepOutput(stdout, earlier, raised)
         return self._outputs[step.id]
 
-    def record(self, index: int, answer_text: str | None, outcome: str, hints_used: int, duration_ms: int,
+    def record(self, index: int, answer_text: str | None, outcome: Outcome, hints_used: int, duration_ms: int,
                misconception: str | None = None) -> bool:
         step = self.lesson.steps[index]
         self._recorder(lesson_id=self.lesson.id, step_id=step.id, concepts=self.concepts(index),
@@ -181,7 +185,7 @@ class QuizPractice:
         self.session = session
         self._seed = learner_seed
         self.question = None
-        self.outcomes: list[str] = []
+        self.outcomes: list[Outcome] = []
 
     @property
     def lesson(self):
@@ -197,7 +201,7 @@ class QuizPractice:
         answer = self.question.answer
         return StepOutput(answer.stdout, "", getattr(answer, "raised", None))
 
-    def record(self, index: int, answer_text: str | None, outcome: str, hints_used: int, duration_ms: int,
+    def record(self, index: int, answer_text: str | None, outcome: Outcome, hints_used: int, duration_ms: int,
                misconception: str | None = None) -> bool:
         from tutor.progress.model import ProgressError
 

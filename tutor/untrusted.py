@@ -69,7 +69,7 @@ def text(value: object, style: str = "") -> Text:
         if style:
             cleaned.stylize(style)
         return cleaned
-    return Text(plain(value), style=style)
+    return Text.assemble((plain(value), style))  # a span: a Text's own style is read as a CSS colour name
 
 
 def csv_cell(value: object) -> str:

@@ -11,6 +11,7 @@ import collections
 import itertools
 import json
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -29,6 +30,7 @@ WORKER_UNAVAILABLE = "WorkerUnavailable"   # the failure type of a job the worke
 # A classroom server keeps one warm worker and forks each student's from it (`tutor.classroom.sandbox`):
 # this variable holds the command (JSON list) that hands the worker's pipes over, the usual command after it.
 WARM_WORKER = "AUTOGRAD_TUTOR_WARM_WORKER"
+CLOSE_SECONDS = 0.1   # quitting: how long the zygote may take to end its jobs and itself before it is killed
 
 
 class SandboxError(RuntimeError):
@@ -170,14 +172,22 @@ class Worker:
             waiter[0].set()
 
     def close(self) -> None:
-        with self._lock:
-            if self._process is not None and self._process.poll() is None:
-                self._process.stdin.close()
-                try:
-                    self._process.wait(5)
-                except subprocess.TimeoutExpired:
-                    self._process.kill()
-            self._process = None
+        """End the zygote and every job it runs: told by the end of its input, then killed with its process
+        group (its forked children) if it has not ended within CLOSE_SECONDS, so quitting the tutor never waits
+        for a warm-up or a job. Not under the lock, which a thread starting the zygote holds while it waits for
+        it: the kill wakes that thread (the worker could not start), and the next call starts a new zygote."""
+        process = self._process
+        if process is None or process.poll() is not None:
+            return
+        try:
+            process.stdin.close()
+            process.wait(CLOSE_SECONDS)
+        except (OSError, ValueError, subprocess.TimeoutExpired):
+            try:
+                os.killpg(process.pid, signal.SIGKILL)  # a session of its own (start_new_session): it and its jobs
+            except OSError:
+                process.kill()
+            process.wait()
 
     # --- jobs -------------------------------------------------------------------------------
 

@@ -6,7 +6,9 @@ Protocol (one JSON object per line): the client writes requests
 `{"id": 7, "job": "run", "args": {...}, "seconds": 5.0, "memory": 805306368}` on stdin ("memory",
 optional, lowers the child's MEMORY allowance); the zygote answers each with
 `{"id": 7, "result": {...}}` or `{"id": 7, "failure": {"type": ..., "message": ...}}` on stdout,
-in the order the jobs finish. Its first line is `{"ready": true, "confinement": {...}}`.
+in the order the jobs finish. Its first line is `{"ready": true, "confinement": {...}}`: for "full", once
+snippets can run (a quiz's first question, a lesson's first answer); the explanation layer's preload follows
+when no job is waiting, or before the first job that needs it is started.
 
 Each child closes every inherited descriptor but its result pipe, confines itself
 (`confine.confine`), runs the job, writes JSON to the pipe and exits. The zygote reads at most
@@ -60,7 +62,8 @@ with torch.no_grad():
 
 def _preload(profile: str) -> dict:
     """Import and exercise everything a job may touch: a confined child cannot open a module file.
-    Returns the jobs this profile serves (name -> function)."""
+    Returns the jobs this profile serves (name -> function). "full" is "run" then `_preload_explain`,
+    which `serve` runs after saying it is ready (see there)."""
     import unicodedata  # noqa: F401 - non-ASCII identifiers need it, and it is a file of its own
 
     if profile == "torch":
@@ -70,10 +73,15 @@ def _preload(profile: str) -> dict:
     import engine.sandbox.jobs as jobs
 
     jobs.run(WARM_UP, expressions=["x.grad", "x.grad.shape", "y.requires_grad"], report=True)
-    if profile == "run":
-        return {"run": jobs.run}
+    return {"run": jobs.run}
+
+
+def _preload_explain() -> dict:
+    """The explanation layer's part of the "full" preload (sympy, rich, every chain-rule notation): the
+    jobs it adds."""
     from rich.cells import cell_len
 
+    import engine.sandbox.jobs as jobs
     import engine.sandbox.renderables  # noqa: F401
 
     cell_len("あ∂")  # rich loads its table of character widths on first use
@@ -160,6 +168,10 @@ def serve(profile: str = "full", confined: bool = True, served: dict | None = No
     from engine.sandbox.confine import available
 
     confined = confined and available()
+    # "full" says it is ready once snippets can run (a quiz's first question, a lesson's first answer need no
+    # more) and preloads the explanations when no job is waiting, or at once for the first job that needs them;
+    # a process forked from a warm worker has everything already
+    explain_later = profile == "full" and served is None
     served = _preload(profile) if served is None else served
     out = sys.stdout.buffer
     # UTF-8 with lone surrogates replaced: whatever a child printed, the client gets text it can show
@@ -179,13 +191,21 @@ def serve(profile: str = "full", confined: bool = True, served: dict | None = No
     while True:
         now = time.monotonic()
         waits = [job.deadline - now for job in jobs] + [EXIT_POLL for job in jobs if job.polled and job.fd is None]
-        for key, _ in selector.select(max(0.0, min(waits)) if waits else None):
+        idle = explain_later and not jobs  # (while jobs run, their deadlines and pipes are waited for as always)
+        events = selector.select(0 if idle else max(0.0, min(waits)) if waits else None)
+        if idle and not events:
+            served, explain_later = _preload_explain(), False
+            continue
+        for key, _ in events:
             if key.data is None:
                 chunk = os.read(stdin.fileno(), 1 << 20)
                 if not chunk:  # the tutor has gone: no answer will be read, so no job may outlive it
                     for job in jobs:
                         job.kill("the tutor closed")
                     return
+                if explain_later and any(name is not None and name not in served
+                                         for name in map(_job_name, (pending + chunk).split(b"\n")[:-1])):
+                    served, explain_later = _preload_explain(), False
                 pending += chunk
                 while b"\n" in pending:
                     line, pending = pending.split(b"\n", 1)
@@ -245,6 +265,15 @@ def _cancel(line: bytes, jobs: list) -> bool:
         if job.id == request["cancel"]:
             job.kill("cancelled: the tutor no longer needs this answer")
     return True
+
+
+def _job_name(line: bytes) -> str | None:
+    """The job a request line names (None when it names none: `_start` reports it)."""
+    try:
+        request = json.loads(line)
+    except ValueError:
+        return None
+    return request.get("job") if isinstance(request, dict) else None
 
 
 def _start(line: bytes, confined: bool, served: dict, send) -> _Job | None:

@@ -171,3 +171,16 @@ def test_a_huge_paste_is_refused_before_it_is_read():
     with pytest.raises(AnswerFormatError) as info:
         parse_answer(" " * 200_000 + "1", "number")
     assert info.value.key == "answer_too_long"
+
+
+def test_a_numpy_printout_is_read_as_its_array():
+    """`print(x.grad.numpy())` puts no commas between numbers; its repr is `array(...)`. Only numbers and brackets
+    are read so: a formula keeps its spaces (`[a - b]` is one element, never two)."""
+    np.testing.assert_allclose(parse_answer("[[ 2. -1.]\n [ 0.5  4.]]", "tensor", (2, 2)), [[2, -1], [0.5, 4]])
+    np.testing.assert_allclose(parse_answer("[1e-05 2.5e+00 nan]", "tensor", (3,)), [1e-5, 2.5, np.nan])
+    np.testing.assert_allclose(parse_answer("array([[2., 4.], [6., 8.]], dtype=float32)", "tensor", (2, 2)),
+                               [[2, 4], [6, 8]])
+    printed = str(np.array([[0.25, -1.5], [3.0, 1e-4]]))
+    np.testing.assert_allclose(parse_answer(printed, "tensor", (2, 2)), [[0.25, -1.5], [3.0, 1e-4]])
+    np.testing.assert_allclose(parse_answer("[x - 1]", "tensor", (1,), evaluate=lambda source: eval(source, {"x": 3})),
+                               [2])

@@ -17,7 +17,7 @@ def test_no_subcommand_opens_the_app_with_options(monkeypatch, tmp_path, fixture
     result = CliRunner().invoke(cli.main, ["--lang", "ja", "--lessons", str(folder), "--data-dir", str(tmp_path),
                                            "--theme", "light"])
     assert result.exit_code == 0, result.output
-    assert opened == {"lang": "ja", "extra": (folder,), "data": str(tmp_path), "theme": "textual-light"}
+    assert opened == {"lang": "ja", "extra": (folder,), "data": str(tmp_path), "theme": "tutor-light"}
 
 
 def test_bad_options_get_clear_messages():

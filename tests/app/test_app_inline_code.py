@@ -1,13 +1,13 @@
 """Maths in inline code is not marked as a Python error (no red), while Python in it is still highlighted."""
 from rich.console import Console
 
-from tutor.widgets.markdown_text import INLINE_CODE_THEME, _LessonMarkdown
+from tutor.widgets.markdown_text import INLINE_CODE_THEMES, _LessonMarkdown
 
 
 def styles_of(markdown: str) -> list:
     console = Console(width=80, color_system="truecolor", record=True)
     rendered = _LessonMarkdown(markdown, code_theme="monokai", inline_code_lexer="python",
-                               inline_code_theme=INLINE_CODE_THEME)
+                               inline_code_theme=INLINE_CODE_THEMES[True])
     return [segment.style for segment in console.render(rendered) if segment.style is not None]
 
 

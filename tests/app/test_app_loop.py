@@ -101,7 +101,7 @@ async def test_language_and_theme_are_remembered(make_app, data_dir):
     from tutor.app import TutorApp
 
     again = TutorApp(data_dir=data_dir, include_bundled=False)
-    assert again.lang == "ja" and again.theme == "textual-light"
+    assert again.lang == "ja" and again.theme == "tutor-light"
     assert (data_dir / "config.json").is_file()
     assert TutorApp(lang="en", data_dir=data_dir, include_bundled=False).lang == "en"  # --lang still wins
 

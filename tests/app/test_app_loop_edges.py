@@ -1,5 +1,6 @@
 """The learner's loop at its edges: the last step, a finished lesson, the filter's single match, the
 dialog's arrow keys, read steps in the progress marks."""
+import numpy as np
 from textual.widgets import Button
 
 from tutor.progress.store import ProgressStore
@@ -87,3 +88,52 @@ async def test_a_read_step_fills_its_mark_once_read(make_app):
         await pilot.press("enter")
         await pilot.pause()
         assert marks(app).startswith("●○") and app.screen.index == 1
+
+
+MEAN_LESSON = '''format_version = 1
+id = "fixture-mean"
+title = { en = "A mean", ja = "平均" }
+summary = { en = "Thirds.", ja = "3 分の 1。" }
+concepts = ["vjp"]
+
+[[steps]]
+id = "predict-mean"
+kind = "predict"
+text = { en = "Predict `x.grad`.", ja = "`x.grad` を予想してください。" }
+snippet = """
+import torch
+x = torch.tensor([1., 2., 3.], requires_grad=True)
+x.mean().backward()
+"""
+expression = "x.grad"
+'''
+
+
+async def test_a_close_answer_says_what_counts_as_right(data_dir, tmp_path):
+    """Thirds typed to two decimals are close, not right, and the verdict says which tolerance makes an answer
+    right (the one `compare` applies: the authored atol at the answer's scale)."""
+    from lessons.model import DEFAULT_TOLERANCE
+    from lessons.values import scaled_atol
+    from tutor.app import TutorApp
+
+    folder = tmp_path / "lessons"
+    folder.mkdir()
+    (folder / "mean.toml").write_text(MEAN_LESSON, encoding="utf-8")
+    app = TutorApp(lang="en", extra_dirs=[folder], data_dir=data_dir, include_bundled=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("enter")
+        await pilot.pause()
+        whole = app.screen.query_one("#whole")
+        whole.focus()
+        await pilot.press(*"[0.33, 0.33, 0.33]", "enter")
+        await pilot.pause()
+        feedback = " ".join(str(app.screen.query_one("#feedback").render()).split())
+        atol = scaled_atol(np.array([1 / 3]), DEFAULT_TOLERANCE.atol)
+        assert atol < DEFAULT_TOLERANCE.atol
+        assert feedback.startswith("Close")
+        assert f"within {atol:.2g} + {DEFAULT_TOLERANCE.rtol:.2g} × |answer|" in feedback, feedback
+        assert app.screen.state.verdict == "close" and not app.screen.state.attempted  # close is no attempt
+        await pilot.press("f2")
+        await pilot.pause()
+        feedback = " ".join(str(app.screen.query_one("#feedback").render()).split())
+        assert "惜しい" in feedback and f"{atol:.2g} + {DEFAULT_TOLERANCE.rtol:.2g} × |答え|" in feedback, feedback

@@ -24,7 +24,7 @@ def test_quiz_options_reach_the_app(opened, tmp_path):
     assert (app.start, app.quiz_seed, app.quiz_count, app.lang) == ("quiz", 7, 3, "ja")
     assert app.data_dir == str(tmp_path / "data")
     assert app.extra_dirs == (lessons,)
-    assert app.theme == "textual-light"
+    assert app.theme == "tutor-light"
 
 
 def test_quiz_defaults_and_global_options(opened, tmp_path):

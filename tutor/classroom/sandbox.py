@@ -51,7 +51,8 @@ def main(argv: list[str]) -> None:
     from engine.sandbox import zygote as worker
     from tutor.classroom.zygote import serve, take_over
 
-    served = worker._preload("full")
+    served = worker._preload("full")   # snippets, then the explanations: a class's forks start with everything
+    served.update(worker._preload_explain())
     if threading.active_count() != 1:
         sys.exit(f"the worker's imports started a thread, which a fork would not copy: {threading.enumerate()}")
     sys.stdout.flush()

@@ -21,6 +21,7 @@ from textual_plotext import PlotextPlot
 
 from tutor.formatting import accuracy_bar
 from tutor.i18n import t
+from tutor.themes import MUTED
 from tutor.untrusted import plain, text
 from tutor.widgets.footer import TutorFooter
 
@@ -101,7 +102,7 @@ class ClassScreen(Screen[None]):
         self.query_one("#class-students-title", Static).update(t("class_students_title", lang))
         self.query_one("#class-steps-title", Static).update(t("class_steps_title", lang))
         if not report.students:
-            summary.update(text(t("class_empty", lang, path=self.class_dir), "dim"))
+            summary.update(text(t("class_empty", lang, path=self.class_dir), MUTED))
         else:
             attempts = sum(row.attempts for row in report.students)
             correct = sum(row.correct for row in report.students)

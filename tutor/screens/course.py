@@ -11,11 +11,12 @@ from textual.widgets.option_list import Option
 
 from tutor.i18n import t
 from tutor.problems import broken_notice, where
+from tutor.themes import MUTED
 from tutor.untrusted import plain, text
 from tutor.widgets.footer import TutorFooter
 from tutor.widgets.inline_text import inline_markdown
 
-_STATUS = {"done": ("✓", "green"), "in progress": ("◐", "yellow"), "new": ("○", "dim")}
+_STATUS = {"done": ("✓", "green"), "in progress": ("◐", "yellow"), "new": ("○", MUTED)}
 BROKEN = "!broken:"  # option ids of broken files (no lesson id can start with "!")
 
 
@@ -92,11 +93,11 @@ class CourseScreen(Screen[None]):
                 options.append(Option(text(section_heading(section, lang), "bold"), disabled=True))
             options += shown
         if not options:
-            options.append(Option(Text(t("no_lessons", lang), style="dim"), disabled=True))
+            options.append(Option(Text.assemble((t("no_lessons", lang), MUTED)), disabled=True))
         if outline.broken:
-            options += [None, Option(Text(t("broken_title", lang), style="bold red"), disabled=True)]
+            options += [None, Option(Text.assemble((t("broken_title", lang), "bold red")), disabled=True)]
             options += [Option(Text.assemble((f"⚠ {plain(where(error.path, error.line))}", "bold red"), "\n",
-                                             (t("lesson_file_problem", lang), "red"), "\n", (plain(error.path), "dim")),
+                                             (t("lesson_file_problem", lang), "red"), "\n", (plain(error.path), MUTED)),
                                id=f"{BROKEN}{i}")
                         for i, error in enumerate(outline.broken)]
         listing.set_options(options)
@@ -107,17 +108,17 @@ class CourseScreen(Screen[None]):
     def _lesson_prompt(self, lesson, lang: str) -> Text:
         progress = self.app.lesson_progress(lesson)
         status = str(progress.status) if progress else "new"
-        mark, style = _STATUS.get(status, ("○", "dim"))
+        mark, style = _STATUS.get(status, ("○", MUTED))
         label = t(f"status_{status.replace(' ', '_')}", lang)
         if progress and progress.total and status != "new":
             label += f" {len(progress.solved)}/{progress.total}"
         prompt = Text.assemble((f"{mark} ", style), inline_markdown(lesson.title.get(lang), "bold"), "  ", (f"[{label}]", style))
-        prompt.append(f"  {t('steps_count', lang, count=len(lesson.steps))}", style="dim")
+        prompt.append(f"  {t('steps_count', lang, count=len(lesson.steps))}", style=MUTED)
         prompt.append("\n")
         prompt.append_text(inline_markdown(lesson.summary.get(lang), "italic"))
         if lesson.concepts:
             prompt.append("\n")
-            prompt.append_text(inline_markdown(_tags(lesson, lang), "cyan dim"))
+            prompt.append_text(inline_markdown(_tags(lesson, lang), "cyan"))
         return prompt
 
     def on_input_changed(self, event: Input.Changed) -> None:

@@ -10,6 +10,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from tutor.i18n import STRINGS, t
+from tutor.widgets.footer import declared_bindings
 
 
 class HelpScreen(ModalScreen[None]):
@@ -20,7 +21,7 @@ class HelpScreen(ModalScreen[None]):
     def __init__(self, screen) -> None:
         super().__init__()
         self.answering = hasattr(screen, "view")  # a lesson or a quiz: say how to type answers
-        own = [binding for bindings in screen._bindings.key_to_bindings.values() for binding in bindings]
+        own = declared_bindings(screen)
         active = [binding for _node, binding, _enabled, _tooltip in screen.active_bindings.values()]
         # the screen's own keys too while an editor keeps the letters for typing (Esc gives them back)
         # only keys the catalogue words (Textual's own too): an untranslated description would be English in Japanese
@@ -38,11 +39,11 @@ class HelpScreen(ModalScreen[None]):
                 seen.add((key, description))
                 table.add_row(key, t(description, lang))
         with VerticalScroll(id="dialog"):
-            yield Static(Text(t("help_title", lang), style="bold"), id="help-title")
+            yield Static(Text.assemble((t("help_title", lang), "bold")), id="help-title")
             yield Static(table)
             yield Static(t("help_intro", lang), id="help-intro")
             if self.answering:
-                yield Static(Text(t("help_answering_title", lang), style="bold"), id="help-answering-title")
+                yield Static(Text.assemble((t("help_answering_title", lang), "bold")), id="help-answering-title")
                 yield Static(t("help_answering", lang), id="help-answering", markup=False)
 
     async def action_dismiss(self, result=None) -> None:

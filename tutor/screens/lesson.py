@@ -8,39 +8,26 @@ asks the app to open the explanation. It imports no other page screen.
 """
 from __future__ import annotations
 
-from pathlib import Path
-
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.screen import Screen
-from textual.widgets import Header, Static
+from textual.widgets import Static
 
 from tutor.i18n import t
-from tutor.practice import GRADED, LessonPractice, StepState
-from tutor.widgets.footer import TutorFooter
+from tutor.practice import GRADED, LessonPractice, Outcome, StepState
+from tutor.screens.practice import PracticeScreen
 from tutor.widgets.inline_text import inline_markdown
-from tutor.widgets.step_actions import StepActions
 from tutor.widgets.step_progress import StepProgress
-from tutor.widgets.step_view import StepView
 
 __all__ = ["GRADED", "LessonScreen", "StepState"]
 
 
-class LessonScreen(StepActions, Screen[None]):
-    """Enter checks (and continues once a step is over); `h` hint, `s` show the answer, `e` explanation,
-    `n`/`p` next/previous, Esc back. Letters are commands only while no editor has focus."""
-
-    CSS_PATH = Path(__file__).parent.parent / "styles" / "lesson.tcss"
+class LessonScreen(PracticeScreen):
+    """A lesson's steps in order (`PracticeScreen`'s keys, `n`/`p` next/previous); Esc asks first when typed
+    work would be lost."""
 
     BINDINGS = [
-        Binding("escape", "back", "back"),
-        Binding("enter", "primary", show=False),
-        Binding("h", "hint", "hint"),
-        Binding("s", "show_answer", "show_answer"),
-        Binding("e", "explain", "explain"),
         Binding("n", "next", "next"),
         Binding("p", "previous", "previous", show=False),
-        Binding("r", "retry", "retry", show=False),
     ]
 
     def __init__(self, lesson, index: int = 0, practice=None) -> None:
@@ -56,11 +43,10 @@ class LessonScreen(StepActions, Screen[None]):
     def compose(self) -> ComposeResult:
         if self.practice is None:
             self.practice = LessonPractice(self.lesson, self.app.record_attempt, self.app.learner_seed)
-        yield Header()
-        yield StepProgress(id="progress")
+        yield from super().compose()
+
+    def compose_above_step(self) -> ComposeResult:
         yield Static(id="source")
-        yield StepView(self.practice, self.states, id="body")
-        yield TutorFooter()
 
     async def on_mount(self) -> None:
         self.restore_states()
@@ -71,20 +57,12 @@ class LessonScreen(StepActions, Screen[None]):
         for attempt in self.app.attempts(self.lesson.id):
             state = self.states.setdefault(attempt.step_id, StepState())
             state.attempted = True
-            if state.outcome != "correct":
-                state.outcome = str(attempt.outcome)
-
-    @property
-    def view(self) -> StepView:
-        return self.query_one("#body", StepView)
+            if state.outcome is not Outcome.CORRECT:
+                state.outcome = Outcome(attempt.outcome)
 
     @property
     def step(self):
         return self.lesson.steps[self.index]
-
-    @property
-    def state(self) -> StepState:
-        return self.view.state  # the view shows this screen's step, from the same practice and states
 
     @property
     def answer(self):
@@ -117,15 +95,6 @@ class LessonScreen(StepActions, Screen[None]):
         credit.display = self.index == 0 and source is not None
         if credit.display:
             credit.update(inline_markdown(t("lesson_source", self.app.lang, source=source.get(self.app.lang))))
-
-    # ------------------------------------------------------------------ messages from the step view
-
-    def on_step_view_answered(self, event: StepView.Answered) -> None:
-        self._show_progress()
-        self.refresh_bindings()
-
-    async def on_step_view_continue(self, event: StepView.Continue) -> None:
-        await self.action_next()
 
     # ------------------------------------------------------------------ actions
 
@@ -164,11 +133,11 @@ class LessonScreen(StepActions, Screen[None]):
     def _explainable(self) -> bool:
         """The explanation shows the answer: only once the step is over (now or in an earlier session)."""
         state = self.state
-        return state.solved or state.outcome in ("correct", "revealed")
+        return state.solved or state.outcome in (Outcome.CORRECT, Outcome.REVEALED)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Hide keys that do nothing on this step (None greys them out in the footer)."""
-        if not self.is_mounted or not self.query("#body"):
+        if not self.steps_shown():
             return True
         graded = self.step.kind in GRADED and self.answer is not None
         if action == "hint":
@@ -185,20 +154,12 @@ class LessonScreen(StepActions, Screen[None]):
             return self.index > 0
         return True
 
-    async def action_back(self) -> None:
-        """Esc leaves a field first (so letter keys work again), then the lesson — asking first when
-        typed work would be lost."""
-        if self.in_field:
-            self.view.focus()
-            return
+    def leave(self) -> None:
+        """Back to the course, asking first when typed work would be lost."""
         if self.view.has_unchecked_work():
-            def leave(confirmed: bool | None) -> None:
-                if confirmed:
-                    self.dismiss()
-
-            self.app.confirm(t("leave_unchecked", self.app.lang), leave)
-            return
-        self.dismiss()
+            self.leave_after_asking(t("leave_unchecked", self.app.lang))
+        else:
+            self.dismiss()
 
     # ------------------------------------------------------------------ app notifications
 

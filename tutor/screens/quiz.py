@@ -8,37 +8,22 @@ question the app shows the summary. This screen imports no other page screen.
 """
 from __future__ import annotations
 
-from pathlib import Path
-
-from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.screen import Screen
-from textual.widgets import Header
 
 from lessons.glossary import concept_label
 from tutor.i18n import t
-from tutor.practice import QuizPractice
-from tutor.widgets.footer import TutorFooter
-from tutor.widgets.step_actions import StepActions
+from tutor.practice import Outcome, QuizPractice
+from tutor.screens.practice import PracticeScreen
 from tutor.widgets.step_progress import StepProgress
 from tutor.widgets.step_view import StepView
 
 
-class QuizScreen(StepActions, Screen[None]):
-    """Enter checks (then moves on); `h` hint, `s` show the answer, `e` explanation, `n` next question,
-    Esc leaves (asking first: the questions not yet answered are dropped)."""
+class QuizScreen(PracticeScreen):
+    """A session's questions (`PracticeScreen`'s keys, `n` next question); Esc asks first: the questions not yet
+    answered are dropped."""
 
-    CSS_PATH = Path(__file__).parent.parent / "styles" / "lesson.tcss"
-
-    BINDINGS = [
-        Binding("escape", "back", "back"),
-        Binding("enter", "primary", show=False),
-        Binding("h", "hint", "hint"),
-        Binding("s", "show_answer", "show_answer"),
-        Binding("e", "explain", "explain"),
-        Binding("n", "next", "next_question"),
-        Binding("r", "retry", "retry", show=False),
-    ]
+    BINDINGS = [Binding("n", "next", "next_question")]
+    continue_key = "quiz_next_hint"
 
     def __init__(self, session, learner_seed: str = "") -> None:
         super().__init__()
@@ -52,31 +37,15 @@ class QuizScreen(StepActions, Screen[None]):
         return self.practice.question
 
     @property
-    def outcomes(self) -> list[str]:
+    def outcomes(self) -> list[Outcome]:
         return self.practice.outcomes
-
-    def compose(self) -> ComposeResult:
-        yield Header()
-        yield StepProgress(id="progress")
-        view = StepView(self.practice, self.states, id="body")
-        view.continue_key = "quiz_next_hint"
-        yield view
-        yield TutorFooter()
 
     async def on_mount(self) -> None:
         await self.show_step()
 
     @property
-    def view(self) -> StepView:
-        return self.query_one("#body", StepView)
-
-    @property
     def step(self):
         return self.question.step
-
-    @property
-    def state(self):
-        return self.view.state
 
     async def show_step(self, index: int = 0, remember: bool = True) -> None:
         """Lay out the current question (also after a language switch: what was typed is kept)."""
@@ -90,15 +59,6 @@ class QuizScreen(StepActions, Screen[None]):
         marks = self.outcomes + [None] * (self.session.count - len(self.outcomes))
         position = min(self.session.answered - (0 if self.session.current else 1), self.session.count - 1)
         self.query_one("#progress", StepProgress).show(max(position, 0), marks, self.app.lang)
-
-    # ------------------------------------------------------------------ messages from the step view
-
-    def on_step_view_answered(self, event: StepView.Answered) -> None:
-        self._show_progress()
-        self.refresh_bindings()
-
-    async def on_step_view_continue(self, event: StepView.Continue) -> None:
-        await self.action_next()
 
     # ------------------------------------------------------------------ actions
 
@@ -141,7 +101,7 @@ class QuizScreen(StepActions, Screen[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Show the answer only before it is over; next only once the question is answered."""
-        if not self.is_mounted or not self.query("#body"):
+        if not self.steps_shown():
             return True
         if action == "show_answer":
             return None if self.state.solved else True
@@ -155,17 +115,9 @@ class QuizScreen(StepActions, Screen[None]):
             return bool(self.step.hints)
         return True
 
-    async def action_back(self) -> None:
-        """Esc leaves a field first, then the quiz — asking first while questions are left."""
-        if self.in_field:
-            self.view.focus()
-            return
-
-        def leave(confirmed: bool | None) -> None:
-            if confirmed:
-                self.dismiss()
-
-        self.app.confirm(t("leave_quiz", self.app.lang, count=self.session.count - self.session.answered), leave)
+    def leave(self) -> None:
+        """Back to the course, asking first: the questions left are dropped."""
+        self.leave_after_asking(t("leave_quiz", self.app.lang, count=self.session.count - self.session.answered))
 
     def apply_language(self) -> None:
         self.call_later(self.show_step, 0)

@@ -14,6 +14,7 @@ from textual.widgets import DataTable, Header, Static
 
 from lessons.glossary import concept_label
 from tutor.i18n import t
+from tutor.themes import MUTED
 from tutor.untrusted import text
 from tutor.widgets.due_label import due_label
 from tutor.widgets.footer import TutorFooter
@@ -51,9 +52,9 @@ class QuizSummaryScreen(Screen[None]):
             for concept, tally in sorted(self.summary.concepts.items()):
                 table.add_row(
                     text(concept_label(concept, lang)),
-                    Text(str(tally.correct), style="green" if tally.correct else "dim"),
-                    Text(str(tally.wrong), style="red" if tally.wrong else "dim"),
-                    Text(str(tally.revealed), style="yellow" if tally.revealed else "dim"),
+                    Text.assemble((str(tally.correct), "green" if tally.correct else MUTED)),
+                    Text.assemble((str(tally.wrong), "red" if tally.wrong else MUTED)),
+                    Text.assemble((str(tally.revealed), "yellow" if tally.revealed else MUTED)),
                     due_label(self.summary.next_due.get(concept), now, lang),
                     key=concept,
                 )

@@ -27,6 +27,7 @@ from textual.widgets import Header, LoadingIndicator, Static, TabbedContent, Tab
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from tutor.i18n import t
+from tutor.themes import MUTED
 from tutor.untrusted import plain, text
 from tutor.widgets.backprop_stepper import BackpropStepper
 from tutor.widgets.footer import TutorFooter
@@ -105,13 +106,13 @@ class RevealScreen(Screen[None]):
             if tab == "answer":
                 yield from self._answer_widgets(lang)
             elif self.computing:
-                yield Static(Text(t("explain_running", lang), style="dim"), classes="explain-note")
+                yield Static(Text.assemble((t("explain_running", lang), MUTED)), classes="explain-note")
                 yield LoadingIndicator(classes="explain-spinner")
             elif self.problem is not None:
                 yield Static(text(self.problem, "yellow"), classes="problem")
             else:
                 if tab == "jacobian" and self.symbolic is None:
-                    yield Static(Text(t("symbolic_running", lang), style="dim"), id="symbolic-note")
+                    yield Static(Text.assemble((t("symbolic_running", lang), MUTED)), id="symbolic-note")
                     yield LoadingIndicator(id="symbolic-spinner")
                 yield Static(self._panel_content(tab), id=f"{tab}-body")
 
@@ -125,7 +126,7 @@ class RevealScreen(Screen[None]):
         elif self.computing:
             yield LoadingIndicator(classes="explain-spinner")
         elif self.problem is not None:
-            yield Static(text(self.problem, "dim"), classes="problem")
+            yield Static(text(self.problem, MUTED), classes="problem")
         if self.step.explanation is not None:
             yield MarkdownText(self.step.explanation.get(lang), id="answer-explanation")
 

@@ -47,17 +47,18 @@ class StatsScreen(Screen[None]):
         yield TutorFooter()
 
     def _content(self, lang: str):
+        from tutor.progress.model import Outcome
         from tutor.progress.scheduler import ConceptScheduler
         from tutor.progress.stats import accuracy_over_time, concept_stats, streak
 
         now = self.now()
-        attempts = self.app._progress(lambda store: store.attempts(), [])
+        attempts = self.app.with_store(lambda store: store.attempts(), [])
         if not attempts:
             yield Static(t("stats_empty", lang), id="stats-summary", classes="-empty")
             return
-        concepts = self.app._progress(lambda store: concept_stats(ConceptScheduler(store, now=self.now), now), [])
+        concepts = self.app.with_store(lambda store: concept_stats(ConceptScheduler(store, now=self.now), now), [])
         run = streak(attempts, now.astimezone(self.tz).date(), self.tz)
-        correct = sum(str(attempt.outcome) == "correct" for attempt in attempts)
+        correct = sum(attempt.outcome == Outcome.CORRECT for attempt in attempts)
         yield Static(Text.assemble(
             (t("stats_streak", lang, current=run.current, longest=run.longest), "bold"),
             "   ",

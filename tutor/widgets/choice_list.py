@@ -48,7 +48,7 @@ class ChoiceList(OptionList):
         for option_id, label in zip(self._ids, self._labels):
             mark = marks.get(option_id, " ")
             style = MARK_STYLES.get(mark, "")
-            options.append(Option(_Choice(Text(mark, style=style), label), id=str(option_id)))
+            options.append(Option(_Choice(Text.assemble((mark, style)), label), id=str(option_id)))
         return options
 
     def mark(self, correct: int | None, wrong: int | Iterable[int] | None = None) -> None:

@@ -8,9 +8,22 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual import events
+from textual.binding import Binding
 from textual.widgets import Static
 
 from tutor.i18n import t
+
+
+def declared_bindings(node) -> list[Binding]:
+    """The keys `node`'s class declares (`BINDINGS` along its bases, a subclass's key replacing its base's),
+    whether or not a focused editor keeps the key for typing now (`active_bindings` leaves those out)."""
+    keys: dict[str, list[Binding]] = {}
+    for base in reversed(type(node).__mro__):
+        declared: dict[str, list[Binding]] = {}
+        for binding in Binding.make_bindings(base.__dict__.get("BINDINGS", [])):
+            declared.setdefault(binding.key, []).append(binding)
+        keys.update(declared)
+    return [binding for bindings in keys.values() for binding in bindings]
 
 
 class TutorFooter(Static):

@@ -13,14 +13,14 @@ _SPANS = re.compile(r"`([^`]+)`|\*\*([^*]+)\*\*")
 def inline_markdown(source: str, style: str = "") -> Text:
     """`source` (a lesson's text) with code spans and bold rendered, other Markdown left as written."""
     source = plain(source)
-    text = Text(style=style)
+    text = Text()  # styles as spans, never the Text's own style: Textual reads that one as a CSS colour name
     position = 0
     for match in _SPANS.finditer(source):
-        text.append(source[position : match.start()])
+        text.append(source[position : match.start()], style=style)
         if match.group(1) is not None:
-            text.append(match.group(1), style="bold cyan")
+            text.append(match.group(1), style=f"{style} bold cyan")
         else:
-            text.append(match.group(2), style="bold")
+            text.append(match.group(2), style=f"{style} bold")
         position = match.end()
-    text.append(source[position:])
+    text.append(source[position:], style=style)
     return text

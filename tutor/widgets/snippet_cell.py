@@ -7,6 +7,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
+from tutor.themes import CODE_THEMES, MUTED
 from tutor.untrusted import plain
 
 
@@ -33,14 +34,14 @@ class SnippetCell(Vertical):
             return
         own = (self._output or "").rstrip("\n")
         # a cell that raised does not "print nothing": its error is what it shows
-        output = Text(own) if own or self._error else Text(self._labels["no_output"], style="dim")
+        output = Text(own) if own or self._error else Text.assemble((self._labels["no_output"], MUTED))
         if self._error:
             if own:
                 output.append("\n")
             output.append(self._error, style="bold red")
         yield Static(output, classes="output")
         if self._earlier.strip():
-            earlier = Text(self._labels.get("earlier", "earlier cells printed:") + "\n", style="italic")
+            earlier = Text.assemble((self._labels.get("earlier", "earlier cells printed:") + "\n", "italic"))
             earlier.append(self._earlier.rstrip("\n"))
             yield Static(earlier, classes="earlier-output")
 
@@ -52,4 +53,4 @@ class SnippetCell(Vertical):
 
     def _code(self, dark: bool) -> Syntax:
         """The code highlighted in colours that suit the dark or the light theme."""
-        return Syntax(self._source, "python", theme="monokai" if dark else "default", line_numbers=False, word_wrap=True)
+        return Syntax(self._source, "python", theme=CODE_THEMES[dark], line_numbers=False, word_wrap=True)

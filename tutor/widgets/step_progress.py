@@ -5,6 +5,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from tutor.i18n import t
+from tutor.themes import MUTED
 
 # outcome -> (mark, style); steps not yet answered use the kind's own mark
 _MARKS = {"correct": ("●", "green"), "wrong": ("●", "red"), "revealed": ("●", "yellow"), "read": ("●", "blue")}
@@ -16,7 +17,7 @@ class StepProgress(Static):
     def show(self, index: int, outcomes: list[str | None], lang: str) -> None:
         text = Text(t("step_of", lang, index=index + 1, total=len(outcomes)) + "  ")
         for position, outcome in enumerate(outcomes):
-            mark, style = _MARKS.get(outcome or "", ("○", "dim"))
+            mark, style = _MARKS.get(outcome or "", ("○", MUTED))
             if position == index:
                 style += " reverse"
             text.append(mark, style=style)

@@ -21,7 +21,8 @@ from textual.widgets import Input, OptionList, Static
 
 from tutor.formatting import format_shape, format_value
 from tutor.i18n import t
-from tutor.practice import GRADED, StepState
+from tutor.practice import GRADED, Outcome, StepState
+from tutor.themes import MUTED
 from tutor.untrusted import plain, text
 from tutor.widgets.answer_field import AnswerField
 from tutor.widgets.answer_grid import AnswerGrid, grid_fits
@@ -37,7 +38,7 @@ class StepView(VerticalScroll, can_focus=True):
     class Answered(Message):
         """A verdict was recorded (`outcome`: correct, wrong or revealed)."""
 
-        def __init__(self, view: StepView, index: int, outcome: str) -> None:
+        def __init__(self, view: StepView, index: int, outcome: Outcome) -> None:
             super().__init__()
             self.view = view
             self.index = index
@@ -321,7 +322,7 @@ class StepView(VerticalScroll, can_focus=True):
 
     def _grade(self, text: str | None, correct: bool) -> None:
         state = self.state
-        outcome = "correct" if correct else "wrong"
+        outcome = Outcome.CORRECT if correct else Outcome.WRONG
         first = not state.attempted
         state.verdict = outcome
         state.solved = correct
@@ -340,7 +341,7 @@ class StepView(VerticalScroll, can_focus=True):
             return
         state = self.state
         if not state.attempted or self.practice.records_retries():
-            self._record(None, "revealed")
+            self._record(None, Outcome.REVEALED)
         state.revealed = state.solved = True
         state.verdict = "revealed"
         grid = self.query("#grid")
@@ -382,10 +383,10 @@ class StepView(VerticalScroll, can_focus=True):
             found.first(Hints).show(hints, self.state.hints_shown, lang)
             self.call_after_refresh(self._scroll_into_view, found.first())
 
-    def _record(self, text: str | None, outcome: str) -> None:
+    def _record(self, text: str | None, outcome: Outcome) -> None:
         state = self.state
         state.attempted = True
-        state.outcome = "correct" if state.outcome == "correct" or outcome == "correct" else outcome
+        state.outcome = Outcome.CORRECT if Outcome.CORRECT in (state.outcome, outcome) else outcome
         duration = int((time.monotonic() - state.started) * 1000)
         from tutor.progress.model import ProgressError
 
@@ -414,10 +415,16 @@ class StepView(VerticalScroll, can_focus=True):
         if verdict == "correct":
             message = Text.assemble((t("correct", lang), "bold green"))
             if state.outcome != "correct" and not self.practice.records_retries():
-                message.append(_space(lang) + t("quiz_first_counts", lang), style="dim")
+                message.append(_space(lang) + t("quiz_first_counts", lang), style=MUTED)
             kind = "-correct"
         elif verdict == "close":
-            message = Text.assemble((t("answer_close", lang), "bold yellow"))
+            import numpy as np
+
+            from lessons.values import scaled_atol
+
+            atol = scaled_atol(np.asarray(answer.value, dtype=np.float64), answer.tolerance.atol)  # as compare has it
+            message = Text.assemble((t("answer_close", lang), "bold yellow"), "\n",
+                                    t("answer_close_tolerance", lang, atol=f"{atol:.2g}", rtol=f"{answer.tolerance.rtol:.2g}"))
             kind = "-close"
         elif verdict == "wrong":
             message = Text.assemble((t("wrong", lang), "bold red"))
@@ -434,7 +441,7 @@ class StepView(VerticalScroll, can_focus=True):
                 message.append("\n" + t("correct_value", lang, value=format_value(answer.kind, answer.value)))
             kind = "-revealed"
         if state.solved:
-            message.append("\n" + t(self.continue_key, lang), style="dim")
+            message.append("\n" + t(self.continue_key, lang), style=MUTED)
         self._feedback(message, kind)
         if state.solved:
             self._show_explanation(lang)
