@@ -91,7 +91,7 @@ class MatmulNoTranspose(Belief):
 
     id = "matmul-no-transpose"
     variants = ("plain", "swapped")
-    PRODUCTS = _op("mm", "bmm", "bmm3")
+    PRODUCTS = _op("mm", "bmm3")  # every matrix product records one of these (engine.derivatives: matmul)
 
     def vjp(self, node, i, rule):
         if node.op is OPS["mv"] and i == 1:

@@ -117,6 +117,7 @@ class Worker:
         self._lock = threading.Lock()
         self._process: subprocess.Popen | None = None
         self._ready: dict | None = None
+        self._preloading = False   # the zygote is loading the explanations (jobs queue behind it)
         self._waiting: dict[int, list] = {}
         self._ids = itertools.count(1)
 
@@ -162,6 +163,9 @@ class Worker:
             if message.get("ready"):
                 box.append(message)
                 ready_event.set()
+                continue
+            if "preloading" in message or "preloaded" in message:
+                self._preloading = bool(message.get("preloading"))
                 continue
             waiter = self._waiting.pop(message.get("id"), None)
             if waiter is not None:
@@ -213,7 +217,8 @@ class Worker:
                     self._waiting.pop(request_id, None)
                     self._ready = None
                     continue
-            waiter[0].wait(seconds + 30)
+            if not waiter[0].wait(seconds + 30) and self._preloading:
+                waiter[0].wait(STARTUP_SECONDS)  # queued behind the explanations' preload, not hung
             if cancel is not None:
                 cancel._leave(request_id)
                 if cancel.cancelled and len(waiter) == 1:

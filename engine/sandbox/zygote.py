@@ -194,7 +194,7 @@ def serve(profile: str = "full", confined: bool = True, served: dict | None = No
         idle = explain_later and not jobs  # (while jobs run, their deadlines and pipes are waited for as always)
         events = selector.select(0 if idle else max(0.0, min(waits)) if waits else None)
         if idle and not events:
-            served, explain_later = _preload_explain(), False
+            served, explain_later = _announced(_preload_explain, send), False
             continue
         for key, _ in events:
             if key.data is None:
@@ -205,7 +205,7 @@ def serve(profile: str = "full", confined: bool = True, served: dict | None = No
                     return
                 if explain_later and any(name is not None and name not in served
                                          for name in map(_job_name, (pending + chunk).split(b"\n")[:-1])):
-                    served, explain_later = _preload_explain(), False
+                    served, explain_later = _announced(_preload_explain, send), False
                 pending += chunk
                 while b"\n" in pending:
                     line, pending = pending.split(b"\n", 1)
@@ -245,6 +245,15 @@ def serve(profile: str = "full", confined: bool = True, served: dict | None = No
                         _close(selector, fd)
                 jobs.remove(job)
                 send(_finish(job))
+
+
+def _announced(preload, send) -> dict:
+    """Run the explanations' preload, saying so before and after: jobs sent meanwhile wait for it, so the
+    client gives them that time rather than taking the zygote for hung (a loaded machine: tens of seconds)."""
+    send({"preloading": True})
+    served = preload()
+    send({"preloaded": True})
+    return served
 
 
 def _close(selector, fd: int) -> None:
