@@ -153,6 +153,7 @@ STRINGS: dict[str, dict[str, str]] = {
                               "course is shown. Start with --trust-lessons to use lessons you trust.",
         "explain_unavailable": "The explanation could not be computed: {reason}",
         "trace_position": "Node {index} of {total}",
+        "trace_none": "Nothing to follow node by node here: forward mode carries J·t from the inputs, a returned Jacobian and several outputs at once are one sweep — the other tabs explain them.",
         "trace_position_call": "Backward call {call} (line {line}) · node {index} of {total}",
         # quiz and stats
         "quiz": "Quiz",
@@ -475,6 +476,7 @@ STRINGS: dict[str, dict[str, str]] = {
                               "--trust-lessons を付けて起動してください。",
         "explain_unavailable": "解説を計算できませんでした: {reason}",
         "trace_position": "ノード {index} / {total}",
+        "trace_none": "ここにはノードごとにたどるものがありません。順モードは J·t を入力から運び、返されたヤコビ行列や複数の出力をまとめた呼び出しは 1 回の逆伝播です。ほかのタブで説明しています。",
         "trace_position_call": "backward 呼び出し {call}（{line} 行目）· ノード {index} / {total}",
         "quiz": "クイズ",
         "stats": "統計",

@@ -37,9 +37,12 @@ class BackpropStepper(Vertical, can_focus=True):
         # remakes the panels) must not look for children it never got
         yield Static(text(self._position_text()), id="trace-position")
         with VerticalScroll():
-            yield Static(self.steps[self.position][2], id="trace-step")
+            yield Static(self.steps[self.position][2] if self.steps else text(t("trace_none", self.app.lang)),
+                         id="trace-step")
 
     def _position_text(self) -> str:
+        if not self.steps:  # forward mode, a returned Jacobian, several outputs at once: no sweep to follow
+            return ""
         call, i, _ = self.steps[self.position]
         lang = self.app.lang
         if len(self.calls) == 1:
@@ -52,12 +55,13 @@ class BackpropStepper(Vertical, can_focus=True):
     def set_calls(self, calls: list) -> None:
         """The same calls laid out again (another width): the position is kept."""
         self.calls = calls
-        self.position = min(self.position, len(self.steps) - 1)
+        self.position = max(0, min(self.position, len(self.steps) - 1))
         self.show()
 
     def show(self) -> None:
         self.query_one("#trace-position", Static).update(text(self._position_text()))
-        self.query_one("#trace-step", Static).update(self.steps[self.position][2])
+        self.query_one("#trace-step", Static).update(self.steps[self.position][2] if self.steps
+                                                     else text(t("trace_none", self.app.lang)))
 
     def action_move(self, offset: int) -> None:
         self.position = max(0, min(self.position + offset, len(self.steps) - 1))
