@@ -107,7 +107,7 @@ def test_language_features_lessons_use() -> None:
     source = """import torch
 x = torch.tensor([1., 2.], requires_grad=True)
 f = lambda v: (v + 1)**2
-J = torch.jacobian(f, x)
+J = torch.autograd.functional.jacobian(f, x)
 def g(v, scale=2):
     return (v * scale).sum()
 with torch.no_grad():
