@@ -96,7 +96,7 @@ def f_engine(x):
 
 
 def jac_engine(n):
-    return lambda: engine.jacobian(f_engine, engine.linspace(-1, 1, n))
+    return lambda: engine.autograd.functional.jacobian(f_engine, engine.linspace(-1, 1, n))
 
 
 def jac_engine_loop(n):

@@ -29,7 +29,6 @@ from engine.creation import (
 )
 from engine.dtypes import Size, device, dtype, float16, float32, float64, int8, int16, int32, int64, uint8
 from engine.dtypes import bool_ as bool  # noqa: A001 - torch.bool
-from engine.functional import jacobian, vjp
 from engine.printing import set_printoptions
 from engine.tensor import (
     Tensor,
@@ -80,8 +79,8 @@ __all__ = [
     "Size", "Tensor", "FloatTensor", "arange", "autograd", "func", "optim", "is_anomaly_enabled", "bool", "enable_grad",
     "set_grad_enabled", "inference_mode", "is_inference_mode_enabled", "double", "dtype", "empty", "eye", "float",
     "float16", "float32", "float64", "from_numpy", "full", "full_like", "half", "int", "int8", "int16", "int32",
-    "int64", "is_grad_enabled", "is_tensor", "jacobian", "linspace", "long", "manual_seed", "nn",
-    "no_grad", "ones", "ones_like", "rand", "randint", "randn", "set_printoptions", "tensor", "uint8", "vjp",
+    "int64", "is_grad_enabled", "is_tensor", "linspace", "long", "manual_seed", "nn",
+    "no_grad", "ones", "ones_like", "rand", "randint", "randn", "set_printoptions", "tensor", "uint8",
     "zeros", "zeros_like", "device", "randperm", "get_default_dtype", "result_type", "promote_types",
     *_registry.FUNCTIONS,
 ]

@@ -1111,7 +1111,7 @@ op("bce_with_logits", "BinaryCrossEntropyWithLogitsBackward0", ["self", "target"
              lambda g, out, a, b, reduction: _loss_back(g, out, a.shape, reduction) * (xp.sigmoid(a) - b)),
     "target": ("grad * -self (/ N for 'mean')",
                lambda g, out, a, b, reduction: _loss_back(g, out, a.shape, reduction) * -a)},
-   saves={"self": ["self", "target"], "target": ["self"]}, dtype=PROMOTE)
+   saves={"self": ["self", "target"], "target": ["self"]}, shape=BROADCAST_SHAPE, dtype=PROMOTE)
 
 _BCE_EPSILON = 1e-12
 
@@ -1138,7 +1138,7 @@ op("bce", "BinaryCrossEntropyBackward0", ["self", "target"], _bce,
    {"self": ("grad * (self - target) / max((1 - self) * self, EPSILON) (/ N for 'mean')", _bce_self_rule),
     "target": ("grad * (log(1 - self) - log(self)) (/ N for 'mean')",
                lambda g, out, a, b, reduction: _loss_back(g, out, a.shape, reduction) * (xp.log(1 - a) - xp.log(a)))},
-   saves={"self": ["self", "target"], "target": ["self"]})
+   saves={"self": ["self", "target"], "target": ["self"]}, shape=BROADCAST_SHAPE)
 
 
 def _nll(a, target, reduction, ignore_index):

@@ -1,24 +1,16 @@
-"""The Jacobian and vector-Jacobian products, each in one batched reverse sweep.
+"""The Jacobian in batched reverse sweeps, and one pull-back, under `torch.autograd.functional` and `torch.func`.
 
-`jacobian` seeds the sweep with every one-hot cotangent at once, stacked along
+`jacobian_of` seeds the sweep with every one-hot cotangent at once, stacked along
 a leading batch axis, so the whole matrix costs one pass over the graph instead
-of one backward per output element.
+of one backward per output element. (PyTorch has no top-level `torch.jacobian`
+or `torch.vjp`, so neither has the engine.)
 """
 from __future__ import annotations
 
 import numpy as np
 
 from engine.backward import run_backward
-from engine.graph import as_grad
-from engine.tensor import Tensor, _as_operand, guard_shape
-
-
-def _fresh_input(x: Tensor) -> Tensor:
-    if not isinstance(x, Tensor):
-        raise TypeError(f"The inputs given to jacobian must be Tensors, not {type(x).__name__}")
-    if not x.is_floating_point():
-        raise RuntimeError("only Tensors of floating point dtype can require gradients")
-    return x.detach().requires_grad_(True)
+from engine.tensor import Tensor, guard_shape
 
 
 def pull(y: Tensor, x: Tensor, cotangents: np.ndarray, nbatch: int, api: str, retain_graph: bool = True) -> np.ndarray:
@@ -34,18 +26,10 @@ def pull(y: Tensor, x: Tensor, cotangents: np.ndarray, nbatch: int, api: str, re
 CHUNK_BYTES = 1 << 20  # cotangent block per sweep: small enough for the allocator to reuse between blocks
 
 
-def jacobian(func, inputs: Tensor) -> Tensor:
-    """d func(x) / d x, shaped `out.shape + x.shape`, as `torch.autograd.functional.jacobian`.
-
-    The one-hot cotangents go through the graph as a batch, in blocks of rows: one sweep per block instead
-    of one per output element, and blocks small enough that their memory is recycled rather than faulted
-    in afresh (fresh pages cost more than the arithmetic on them)."""
-    x = _fresh_input(inputs)
-    return jacobian_of(_as_operand(func(x)), x, api="jacobian")
-
-
 def jacobian_of(y: Tensor, x: Tensor, retain_graph: bool = False, api: str = "jacobian") -> Tensor:
-    """d y / d x for a recorded y, in blocks of batched sweeps (see `jacobian`)."""
+    """d y / d x for a recorded y, shaped `y.shape + x.shape`: the one-hot cotangents go through the graph as a
+    batch, in blocks of rows — one sweep per block instead of one per output element, and blocks small enough
+    that their memory is recycled rather than faulted in afresh (fresh pages cost more than the arithmetic)."""
     m, out_shape = y._data.size, y._data.shape
     guard_shape(out_shape + x._data.shape)  # the Jacobian is output × input: vetted before it is made
     result = np.empty((m,) + x._data.shape, dtype=x._data.dtype)
@@ -57,21 +41,3 @@ def jacobian_of(y: Tensor, x: Tensor, retain_graph: bool = False, api: str = "ja
         result[start:stop] = pull(y, x, seeds.reshape((stop - start,) + out_shape), 1, api,
                                   retain_graph=retain_graph or stop < m)
     return Tensor._make(result.reshape(out_shape + x._data.shape))
-
-
-def vjp(func, inputs: Tensor, v: Tensor | None = None) -> tuple[Tensor, Tensor]:
-    """(func(x), vᵀ·J) as `torch.autograd.functional.vjp`; v may be omitted for a single-element output."""
-    x = _fresh_input(inputs)
-    y = _as_operand(func(x))
-    if v is None:
-        if y._data.size != 1:
-            raise RuntimeError("The vector v can only be None if the user-provided function returns a single "
-                               "Tensor with a single element.")
-        seed = np.ones(y._data.shape, dtype=y._data.dtype)
-    else:
-        seed = _as_operand(v)._data.astype(y._data.dtype)
-        if seed.shape != y._data.shape:
-            raise RuntimeError(f"Mismatch in shape: grad_output[0] has a shape of torch.Size({list(seed.shape)}) "
-                               f"and output[0] has a shape of torch.Size({list(y._data.shape)}).")
-    g = pull(y, x, seed, 0, "vjp", retain_graph=False)
-    return y.detach(), Tensor._make(as_grad(g, x._data))

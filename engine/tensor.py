@@ -1551,6 +1551,8 @@ def stack(tensors, dim=0) -> Tensor:
 def where(condition, input, other) -> Tensor:  # noqa: A002 - PyTorch's argument names
     """`torch.where(condition, input, other)`: pick elementwise; the gradient follows the pick."""
     input, other = _as_operand(input), _as_operand(other)
+    if not isinstance(condition, Tensor):
+        guard_shape(_leading_shape(condition))
     a = input if isinstance(input, Tensor) else Tensor._make(np.asarray(input, dtype=np.float32))
     cond = np.asarray(condition._data if isinstance(condition, Tensor) else condition, dtype=bool)
     return _apply("where", (a, other), condition=cond)
@@ -1823,6 +1825,19 @@ def _nested_shape(data, dim=0):
     return (len(data),) + first
 
 
+def _leading_shape(data) -> tuple:
+    """The shape nested lists will have, read along their first elements (numpy makes that shape or refuses
+    ragged data): what the size guard sees before anything is converted. Shared rows (`[[0] * n] * n`) cost
+    nothing to write and n² to convert."""
+    shape = []
+    while isinstance(data, (list, tuple)) and len(shape) < 64:
+        shape.append(len(data))
+        if not data:
+            return tuple(shape)
+        data = data[0]
+    return tuple(shape) + (tuple(data._data.shape) if isinstance(data, Tensor) else np.shape(data))
+
+
 def _to_array(data, np_dtype=None) -> np.ndarray:
     """Turn Python data (numbers, nested lists, Tensors, numpy arrays) into an array with PyTorch's dtypes."""
     if isinstance(data, Tensor):
@@ -1831,6 +1846,7 @@ def _to_array(data, np_dtype=None) -> np.ndarray:
         array = data
     else:
         if isinstance(data, (list, tuple)):
+            guard_shape(_leading_shape(data))
             data = [d._data.tolist() if isinstance(d, Tensor) else d for d in data]
             try:
                 array = np.asarray(data)

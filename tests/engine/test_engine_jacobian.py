@@ -1,5 +1,5 @@
-"""`jacobian` on functions whose reductions feed back into elementwise terms (batch axes must stay first),
-including outputs large enough to be swept in several blocks."""
+"""`torch.autograd.functional.jacobian` on functions whose reductions feed back into elementwise terms (batch axes
+must stay first), including outputs large enough to be swept in several blocks."""
 import numpy as np
 import pytest
 
@@ -29,13 +29,13 @@ def numeric_jacobian(f, x: np.ndarray) -> np.ndarray:
 def test_jacobian_matches_finite_differences(name, shape):
     x = np.random.default_rng(0).uniform(-1, 1, size=shape)
     f = FUNCTIONS[name]
-    J = engine.jacobian(f, engine.tensor(x)).numpy()
+    J = engine.autograd.functional.jacobian(f, engine.tensor(x)).numpy()
     np.testing.assert_allclose(J, numeric_jacobian(f, x), rtol=1e-6, atol=1e-8)
 
 
 def test_jacobian_in_several_blocks_matches_torch():
     torch = pytest.importorskip("torch")
     x = np.linspace(-1, 1, 600)
-    ours = engine.jacobian(FUNCTIONS["issue-benchmark"], engine.tensor(x)).numpy()
+    ours = engine.autograd.functional.jacobian(FUNCTIONS["issue-benchmark"], engine.tensor(x)).numpy()
     theirs = torch.autograd.functional.jacobian(FUNCTIONS["issue-benchmark"], torch.tensor(x)).numpy()
     np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-12)

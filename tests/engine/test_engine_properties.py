@@ -49,10 +49,10 @@ def test_jacobian_vjp_and_backward_agree(program, shape, seed):
     def f(x):
         return build(program, x, y)
 
-    J = torch.jacobian(f, x0).numpy()
+    J = torch.autograd.functional.jacobian(f, x0).numpy()
     out = f(x0.detach())
     v = rng.uniform(-1, 1, size=tuple(out.shape))
-    _, vjp = torch.vjp(f, x0, torch.tensor(v))
+    _, vjp = torch.autograd.functional.vjp(f, x0, torch.tensor(v))
     expected = np.tensordot(v, J, axes=v.ndim)
     np.testing.assert_allclose(vjp.numpy(), expected, rtol=1e-10, atol=1e-12)
 

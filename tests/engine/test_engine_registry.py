@@ -125,3 +125,15 @@ def test_a_refused_size_allocates_nothing():
 
     with _guard(refuse), pytest.raises(MemoryError, match=r"refused \(1000, 3, 5\)"):
         x.repeat(1000, 1, 1)
+
+
+@pytest.mark.parametrize("code", ["torch.tensor([[0.0] * 3000] * 3000)", "torch.tensor([torch.ones(300, 30)] * 1000)",
+                                  "torch.where([[True] * 3000] * 3000, torch.ones(1), torch.zeros(1))"])
+def test_nested_data_is_vetted_before_it_is_converted(code):
+    """Shared rows cost nothing to write and n² to convert: the guard sees the shape first."""
+    def refuse(shape, work=0, itemsize=None):
+        if np.prod(shape) > 10**6:
+            raise MemoryError(f"refused {tuple(shape)}")
+
+    with _guard(refuse), pytest.raises(MemoryError, match="refused"):
+        eval(code, {"torch": engine})

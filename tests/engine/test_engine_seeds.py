@@ -64,7 +64,7 @@ def test_second_backward_without_retain_graph_fails():
 
 
 def test_batched_jacobian_matches_article_structure():
-    J = torch.jacobian(lambda x: (x + 1).pow(2), torch.eye(5))
+    J = torch.autograd.functional.jacobian(lambda x: (x + 1).pow(2), torch.eye(5))
     assert tuple(J.shape) == (5, 5, 5, 5)
     flat = J.numpy().reshape(25, 25)
     np.testing.assert_array_equal(flat, np.diag(np.where(np.eye(5).reshape(-1) == 1, 4.0, 2.0)))

@@ -81,7 +81,7 @@ def test_refusal_is_exit_1_with_snippet_rejected(tmp_path: Path) -> None:
 def test_json_output_is_exactly_one_object(tmp_path: Path) -> None:
     code, out = _run(tmp_path, "print('a')\nprint('{\"b\": 1}')\n", "--json")
     assert code == 0
-    assert json.loads(out) == {"ok": True, "stdout": "a\n{\"b\": 1}\n", "tensors": {}}
+    assert json.loads(out) == {"ok": True, "stdout": "a\n{\"b\": 1}\n", "stderr": "", "tensors": {}}
     assert out.count("\n") == 1
 
 

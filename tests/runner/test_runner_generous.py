@@ -155,7 +155,7 @@ def test_functions_called_from_c_go_through_the_call_guard() -> None:
     _refused('s = sorted([10**9], key="a".center)', "length", "ResourceLimitExceeded")
     _refused('s = list(map("a".ljust, [10**9]))', "length", "ResourceLimitExceeded")
     _refused('xs = [3, 1]\nxs.sort(key="{0.real}".format)', "str.format")
-    _refused('import torch\nJ = torch.jacobian("{0.__class__}".format, torch.ones(2))', "str.format")
+    _refused('import torch\nJ = torch.autograd.functional.jacobian("{0.__class__}".format, torch.ones(2))', "str.format")
     _refused('import torch\nw = torch.no_grad()(map)\nc = list(w(type, ["C"], [()], [{}]))', "three arguments")
     _refused('import torch\nw = torch.no_grad()("a".center)\ns = w(10**9)', "length", "ResourceLimitExceeded")
 

@@ -162,7 +162,7 @@ def test_anomaly_trace_shows_the_programs_own_line_as_pytorch_does():
                       "with torch.autograd.detect_anomaly():\n    y = torch.where(x > 0, x.sqrt(), 0)\n"
                       "    y.sum().backward()\n", filename="lesson.py")
     assert run.error.type == "RuntimeError" and "SqrtBackward0" in run.error.message
-    trace = run.stdout.split("Traceback of forward call that caused the error:\n", 1)[1]
+    trace = run.stderr.split("Traceback of forward call that caused the error:\n", 1)[1]  # a warning: stderr
     assert trace.splitlines()[:2] == ['  File "lesson.py", line 4, in <module>',
                                       "    y = torch.where(x > 0, x.sqrt(), 0)"]  # no engine, runner or sandbox
 
