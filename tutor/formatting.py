@@ -30,13 +30,13 @@ def format_value(kind: str, value) -> str:
 
 
 BAR_WIDTH = 10
+MUTED = "bright_black"  # secondary text in rich renderables (a step count, "prints nothing", a note); each
+                        # theme gives it a colour at 4.5:1 (`tutor.themes`), and no Textual is needed to name it
 
 
 def accuracy_bar(accuracy: float | None):
     """`███████░░░  70%`, green from 80 %, yellow from 50 %, red below; a dash without attempts (a rich Text)."""
     from rich.text import Text
-
-    from tutor.themes import MUTED
 
     if accuracy is None:
         return Text.assemble(("—", MUTED))

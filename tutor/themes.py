@@ -27,7 +27,7 @@ from rich.terminal_theme import TerminalTheme
 from textual.filter import LineFilter
 from textual.theme import Theme
 
-MUTED = "bright_black"  # secondary text in rich renderables (a step count, "prints nothing", a note)
+from tutor.formatting import MUTED  # noqa: F401 - the one name for secondary text, re-exported for screens
 
 
 def _rgb(hex_colour: str) -> tuple[int, int, int]:
