@@ -49,6 +49,7 @@ class StepOutput:
     own: str | None
     earlier: str = ""
     raised: Any = None
+    warnings: str = ""   # what its code wrote to stderr (PyTorch's warnings), shown as a notebook shows them
 
 
 class Practice(Protocol):
@@ -131,20 +132,22 @@ class LessonPractice:
         builder = self.builder()
         answer, _problem = self.answer(index)
         if answer is not None and answer.run is not None:
-            stdout, raised = answer.stdout, getattr(answer, "raised", None)
+            stdout, raised, warnings = answer.stdout, getattr(answer, "raised", None), answer.run.stderr
         else:
             program = builder.program(index)
             if program is None:
                 return StepOutput(None)
             result = builder.run(program.source)
-            stdout, raised = result.stdout, result.error
+            stdout, raised, warnings = result.stdout, result.error, result.stderr
         earlier = ""
         prefix = builder.prefix(index)
-        if prefix is not None and stdout:
-            before = builder.run(prefix.source).stdout
-            if before and stdout.startswith(before):
-                earlier, stdout = before, stdout[len(before):]
-        self._outputs[step.id] = StepOutput(stdout, earlier, raised)
+        if prefix is not None and (stdout or warnings):
+            before = builder.run(prefix.source)
+            if before.stdout and stdout.startswith(before.stdout):
+                earlier, stdout = before.stdout, stdout[len(before.stdout):]
+            if before.stderr and warnings.startswith(before.stderr):  # an earlier cell's warning is its own
+                warnings = warnings[len(before.stderr):]
+        self._outputs[step.id] = StepOutput(stdout, earlier, raised, warnings)
         return self._outputs[step.id]
 
     def record(self, index: int, answer_text: str | None, outcome: Outcome, hints_used: int, duration_ms: int,
@@ -199,7 +202,7 @@ class QuizPractice:
 
     def output(self, index: int) -> StepOutput:
         answer = self.question.answer
-        return StepOutput(answer.stdout, "", getattr(answer, "raised", None))
+        return StepOutput(answer.stdout, "", getattr(answer, "raised", None), getattr(answer.run, "stderr", ""))
 
     def record(self, index: int, answer_text: str | None, outcome: Outcome, hints_used: int, duration_ms: int,
                misconception: str | None = None) -> bool:

@@ -19,7 +19,7 @@ class SnippetCell(Vertical):
     """
 
     def __init__(self, source: str, output: str | None, error: str | None, labels: dict[str, str],
-                 earlier: str = "", **kwargs) -> None:
+                 earlier: str = "", warnings: str = "", **kwargs) -> None:
         super().__init__(**kwargs)
         # the program, what it printed and raised: cleaned before any Text is made of them
         self._source = plain(source.strip("\n"))
@@ -27,16 +27,22 @@ class SnippetCell(Vertical):
         self._error = None if error is None else plain(error)
         self._labels = labels
         self._earlier = plain(earlier)
+        self._warnings = plain(warnings).rstrip("\n")   # stderr: PyTorch's warnings, after what it printed
 
     def compose(self) -> ComposeResult:
         yield Static(self._code(self.app.current_theme.dark), classes="code")
         if self._output is None and self._error is None:
             return
         own = (self._output or "").rstrip("\n")
-        # a cell that raised does not "print nothing": its error is what it shows
-        output = Text(own) if own or self._error else Text.assemble((self._labels["no_output"], MUTED))
-        if self._error:
+        # a cell that raised or warned does not "print nothing": its error or warning is what it shows
+        output = (Text(own) if own or self._error or self._warnings
+                  else Text.assemble((self._labels["no_output"], MUTED)))
+        if self._warnings:
             if own:
+                output.append("\n")
+            output.append(self._warnings, style="yellow")
+        if self._error:
+            if own or self._warnings:
                 output.append("\n")
             output.append(self._error, style="bold red")
         yield Static(output, classes="output")

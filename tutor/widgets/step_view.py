@@ -164,7 +164,8 @@ class StepView(VerticalScroll, can_focus=True):
         error = None
         if output.raised is not None:
             error = t("snippet_error", lang, error=f"{output.raised.type}: {output.raised.message}")
-        return SnippetCell(step.snippet, output.own, error, labels, earlier=output.earlier, id="snippet")
+        return SnippetCell(step.snippet, output.own, error, labels, earlier=output.earlier, warnings=output.warnings,
+                           id="snippet")
 
     def _predict_editor(self, answer, lang: str):
         if answer.kind == "tensor":
