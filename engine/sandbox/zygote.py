@@ -76,21 +76,33 @@ def _preload(profile: str) -> dict:
     return {"run": jobs.run}
 
 
-def _preload_explain() -> dict:
-    """The explanation layer's part of the "full" preload (sympy, rich, every chain-rule notation): the
-    jobs it adds."""
+def _preload_explain():
+    """The explanation layer's part of the "full" preload (sympy, rich, every chain-rule notation), one stage
+    per `next`, so a job that arrives meanwhile waits for one stage, not all; its last value is the jobs it
+    adds."""
     from rich.cells import cell_len
 
     import engine.sandbox.jobs as jobs
     import engine.sandbox.renderables  # noqa: F401
 
     cell_len("あ∂")  # rich loads its table of character widths on first use
+    yield None
     jobs.explain(WARM_UP, want=("panels", "json", "report"))
+    yield None
     # sympy's own limit is generous here: on a loaded machine a 2 s limit would skip what it warms up
     jobs.explain(WARM_UP_SYMBOLIC, symbolic=True, timeout=60, want=("panels", "json", "report"), lang="ja",
                  width=76, expressions=["x.grad"])  # narrow layouts, Japanese words, every chain-rule notation
+    yield None
     jobs.explain(WARM_UP_SYMBOLIC, want=("panels",), lang="en", width=116)  # wide layouts
-    return dict(jobs.JOBS)
+    yield dict(jobs.JOBS)
+
+
+def _finish(stages) -> dict:
+    """Run the stages left of `_preload_explain`; the jobs it adds."""
+    served = None
+    for served in stages:
+        pass
+    return served
 
 
 def _child(function, args: dict, seconds: float, memory: int, write_fd: int, confined: bool) -> None:
@@ -149,6 +161,7 @@ class _Job:
 
 
 EXIT_POLL = 0.02   # seconds between looks at a child whose pipe closed, where there is no pidfd
+IDLE = 0.2         # seconds without a job before the next stage of the explanations' preload
 
 
 def _pidfd(pid: int) -> int | None:
@@ -164,8 +177,9 @@ def serve(profile: str = "full", confined: bool = True) -> None:
     confined = confined and available()
     served = _preload(profile)
     # "full" says it is ready once snippets can run (a quiz's first question, a lesson's first answer need no
-    # more) and preloads the explanations when no job is waiting, or at once for the first job that needs them.
-    explain_later = profile == "full"
+    # more) and preloads the explanations a stage at a time while no job is waiting (IDLE seconds without
+    # one), or all at once for the first job that needs them.
+    stages = _preload_explain() if profile == "full" else None
     out = sys.stdout.buffer
     # UTF-8 with lone surrogates replaced: whatever a child printed, the client gets text it can show
     send = lambda message: (out.write(json.dumps(message, ensure_ascii=False).encode("utf-8", "replace") + b"\n"),  # noqa: E731
@@ -184,10 +198,12 @@ def serve(profile: str = "full", confined: bool = True) -> None:
     while True:
         now = time.monotonic()
         waits = [job.deadline - now for job in jobs] + [EXIT_POLL for job in jobs if job.polled and job.fd is None]
-        idle = explain_later and not jobs  # (while jobs run, their deadlines and pipes are waited for as always)
-        events = selector.select(0 if idle else max(0.0, min(waits)) if waits else None)
+        idle = stages is not None and not jobs  # (while jobs run, their deadlines and pipes are waited for)
+        events = selector.select(IDLE if idle else max(0.0, min(waits)) if waits else None)
         if idle and not events:
-            served, explain_later = _preload_explain(), False
+            more = next(stages)
+            if more is not None:
+                served, stages = more, None
             continue
         for key, _ in events:
             if key.data is None:
@@ -196,8 +212,9 @@ def serve(profile: str = "full", confined: bool = True) -> None:
                     for job in jobs:
                         job.kill("the tutor closed")
                     return
-                if explain_later and any(_job_name(line) not in served for line in (pending + chunk).split(b"\n")[:-1]):
-                    served, explain_later = _preload_explain(), False
+                if stages is not None and any(_job_name(line) not in served
+                                              for line in (pending + chunk).split(b"\n")[:-1]):
+                    served, stages = _finish(stages), None
                 pending += chunk
                 while b"\n" in pending:
                     line, pending = pending.split(b"\n", 1)
@@ -234,7 +251,7 @@ def serve(profile: str = "full", confined: bool = True) -> None:
                     if fd is not None:
                         _close(selector, fd)
                 jobs.remove(job)
-                send(_finish(job))
+                send(_answer(job))
 
 
 def _close(selector, fd: int) -> None:
@@ -270,7 +287,7 @@ def _start(line: bytes, confined: bool, served: dict, send) -> _Job | None:
     return _Job(request_id, pid, read_fd, time.monotonic() + seconds)
 
 
-def _finish(job: _Job) -> dict:
+def _answer(job: _Job) -> dict:
     """What the (reaped) child did."""
     if job.killed:
         return {"id": job.id, "failure": {"type": "ResourceLimitExceeded", "message": job.killed}}

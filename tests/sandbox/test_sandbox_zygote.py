@@ -62,3 +62,42 @@ def test_a_closed_tutor_ends_its_running_jobs_at_once():
         assert process.wait(timeout=60) == 0  # its deadline was ten minutes away
     finally:
         process.kill()
+
+
+# A "full" zygote whose explanation preload is two stages, the last adding a job ("late").
+STAGED = """
+import sys
+sys.path.insert(0, sys.argv[1])
+import engine.sandbox.zygote as zygote
+
+def quick():
+    return {"answer": 42}
+
+def late():
+    return {"answer": "after the preload"}
+
+def stages():
+    yield None
+    yield {"quick": quick, "late": late}
+
+zygote._preload = lambda profile: {"quick": quick}
+zygote._preload_explain = stages
+zygote.serve("full", confined=False)
+"""
+
+
+def test_a_full_zygote_is_ready_for_snippets_first_and_preloads_the_rest_for_the_job_that_needs_it():
+    process = subprocess.Popen([sys.executable, "-c", STAGED, str(ROOT)], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, text=True)
+    try:
+        assert json.loads(process.stdout.readline())["ready"]
+        for request in ({"id": 1, "job": "quick", "args": {}, "seconds": 30.0},
+                        {"id": 2, "job": "late", "args": {}, "seconds": 30.0}):
+            process.stdin.write(json.dumps(request) + "\n")
+            process.stdin.flush()
+            assert json.loads(process.stdout.readline()) == {"id": request["id"], "result": {
+                "answer": 42 if request["job"] == "quick" else "after the preload"}}
+        process.stdin.close()
+        assert process.wait(timeout=300) == 0
+    finally:
+        process.kill()
