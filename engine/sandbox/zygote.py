@@ -76,22 +76,34 @@ def _preload(profile: str) -> dict:
     return {"run": jobs.run}
 
 
-def _preload_explain() -> dict:
-    """The explanation layer's part of the "full" preload (sympy, rich, every chain-rule notation): the
-    jobs it adds."""
+def _preload_explain():
+    """The explanation layer's part of the "full" preload (sympy, rich, every chain-rule notation), one stage
+    per `next`, so a job that arrives meanwhile waits for one stage, not all; its last value is the jobs it
+    adds."""
     from rich.cells import cell_len
 
     import engine.sandbox.jobs as jobs
     import engine.sandbox.renderables  # noqa: F401
 
     cell_len("あ∂")  # rich loads its table of character widths on first use
+    yield None
     jobs.explain(WARM_UP, want=("panels", "json", "report"))
+    yield None
     # sympy's own limit is generous here: on a loaded machine a 2 s limit would skip what it warms up
     jobs.explain(WARM_UP_SYMBOLIC, symbolic=True, timeout=60, want=("panels", "json", "report"), lang="ja",
                  width=76, expressions=["x.grad"])  # narrow layouts, Japanese words, every chain-rule notation
+    yield None
     jobs.explain(WARM_UP_SYMBOLIC, want=("panels",), lang="en", width=116)  # wide layouts
     jobs.beliefs(WARM_UP, "x.grad")  # the misconceptions' buggy rules
-    return dict(jobs.JOBS)
+    yield dict(jobs.JOBS)
+
+
+def _finish(stages) -> dict:
+    """Run the stages left of `_preload_explain`; the jobs it adds."""
+    served = None
+    for served in stages:
+        pass
+    return served
 
 
 def _child(function, args: dict, seconds: float, memory: int, write_fd: int, confined: bool) -> None:
@@ -153,6 +165,7 @@ class _Job:
 
 
 EXIT_POLL = 0.02   # seconds between looks at a child whose pipe closed, where there is no pidfd
+IDLE = 0.2         # seconds without a job before the next stage of the explanations' preload
 
 
 def _pidfd(pid: int) -> int | None:
@@ -169,9 +182,10 @@ def serve(profile: str = "full", confined: bool = True, served: dict | None = No
 
     confined = confined and available()
     # "full" says it is ready once snippets can run (a quiz's first question, a lesson's first answer need no
-    # more) and preloads the explanations when no job is waiting, or at once for the first job that needs them;
-    # a process forked from a warm worker has everything already
-    explain_later = profile == "full" and served is None
+    # more) and preloads the explanations a stage at a time while no job is waiting (IDLE seconds without
+    # one), or all at once for the first job that needs them; a process forked from a class's warm worker
+    # has everything already
+    stages = _preload_explain() if profile == "full" and served is None else None
     served = _preload(profile) if served is None else served
     out = sys.stdout.buffer
     # UTF-8 with lone surrogates replaced: whatever a child printed, the client gets text it can show
@@ -191,10 +205,12 @@ def serve(profile: str = "full", confined: bool = True, served: dict | None = No
     while True:
         now = time.monotonic()
         waits = [job.deadline - now for job in jobs] + [EXIT_POLL for job in jobs if job.polled and job.fd is None]
-        idle = explain_later and not jobs  # (while jobs run, their deadlines and pipes are waited for as always)
-        events = selector.select(0 if idle else max(0.0, min(waits)) if waits else None)
+        idle = stages is not None and not jobs  # (while jobs run, their deadlines and pipes are waited for)
+        events = selector.select(IDLE if idle else max(0.0, min(waits)) if waits else None)
         if idle and not events:
-            served, explain_later = _announced(_preload_explain, send), False
+            more = next(stages)
+            if more is not None:
+                served, stages = more, None
             continue
         for key, _ in events:
             if key.data is None:
@@ -203,9 +219,9 @@ def serve(profile: str = "full", confined: bool = True, served: dict | None = No
                     for job in jobs:
                         job.kill("the tutor closed")
                     return
-                if explain_later and any(name is not None and name not in served
-                                         for name in map(_job_name, (pending + chunk).split(b"\n")[:-1])):
-                    served, explain_later = _announced(_preload_explain, send), False
+                if stages is not None and any(name is not None and name not in served
+                                              for name in map(_job_name, (pending + chunk).split(b"\n")[:-1])):
+                    served, stages = _announced(lambda: _finish(stages), send), None
                 pending += chunk
                 while b"\n" in pending:
                     line, pending = pending.split(b"\n", 1)
@@ -244,12 +260,12 @@ def serve(profile: str = "full", confined: bool = True, served: dict | None = No
                     if fd is not None:
                         _close(selector, fd)
                 jobs.remove(job)
-                send(_finish(job))
+                send(_answer(job))
 
 
 def _announced(preload, send) -> dict:
-    """Run the explanations' preload, saying so before and after: jobs sent meanwhile wait for it, so the
-    client gives them that time rather than taking the zygote for hung (a loaded machine: tens of seconds)."""
+    """Run the rest of the explanations' preload at once, saying so before and after: jobs sent meanwhile wait
+    for it, so the client gives them that time rather than taking the zygote for hung (a loaded machine)."""
     send({"preloading": True})
     served = preload()
     send({"preloaded": True})
@@ -304,7 +320,7 @@ def _start(line: bytes, confined: bool, served: dict, send) -> _Job | None:
     return _Job(request_id, pid, read_fd, time.monotonic() + seconds)
 
 
-def _finish(job: _Job) -> dict:
+def _answer(job: _Job) -> dict:
     """What the (reaped) child did."""
     if job.killed:
         return {"id": job.id, "failure": {"type": "ResourceLimitExceeded", "message": job.killed}}

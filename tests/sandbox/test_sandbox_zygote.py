@@ -162,3 +162,45 @@ def test_the_runner_reads_its_own_memory_behind_the_wall():
     result = answer["result"]
     assert result["walled"]                                  # /proc itself is closed to the child…
     assert isinstance(result["resident"], int) and result["resident"] > 10 * 2**20   # …its own size is read
+# A "full" zygote whose explanation preload is two stages, the last adding a job ("late").
+STAGED = """
+import sys
+sys.path.insert(0, sys.argv[1])
+import engine.sandbox.zygote as zygote
+
+def quick():
+    return {"answer": 42}
+
+def late():
+    return {"answer": "after the preload"}
+
+def stages():
+    yield None
+    yield {"quick": quick, "late": late}
+
+zygote._preload = lambda profile: {"quick": quick}
+zygote._preload_explain = stages
+zygote.serve("full", confined=False)
+"""
+
+
+def test_a_full_zygote_is_ready_for_snippets_first_and_preloads_the_rest_for_the_job_that_needs_it():
+    process = subprocess.Popen([sys.executable, "-c", STAGED, str(ROOT)], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, text=True)
+    try:
+        assert json.loads(process.stdout.readline())["ready"]
+        for request in ({"id": 1, "job": "quick", "args": {}, "seconds": 30.0},
+                        {"id": 2, "job": "late", "args": {}, "seconds": 30.0}):
+            process.stdin.write(json.dumps(request) + "\n")
+            process.stdin.flush()
+            said = [json.loads(process.stdout.readline())]
+            while "id" not in said[-1]:   # the preload's announcements (the client gives queued jobs its time)
+                said.append(json.loads(process.stdout.readline()))
+            assert said[-1] == {"id": request["id"], "result": {
+                "answer": 42 if request["job"] == "quick" else "after the preload"}}
+            if request["job"] == "late":
+                assert said[:-1] == [{"preloading": True}, {"preloaded": True}]
+        process.stdin.close()
+        assert process.wait(timeout=300) == 0
+    finally:
+        process.kill()
