@@ -214,7 +214,10 @@ async def lesson_round(server: ServedClass, count: int, offset: int, settle: flo
     start, measured, inside = asyncio.Event(), asyncio.Event(), []
     tasks = [asyncio.create_task(lesson_student(server.url, f"lesson student {offset + i}", start, measured, inside))
              for i in range(count)]
+    deadline = time.monotonic() + 300
     while len(server.student_pids()) < count:  # every course view drawn, the tutors idle
+        if time.monotonic() > deadline or any(task.done() for task in tasks):
+            raise RuntimeError(f"only {len(server.student_pids())} of {count} students reached the course view")
         await asyncio.sleep(0.1)
     await asyncio.sleep(settle)
     start.set()

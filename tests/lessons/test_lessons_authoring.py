@@ -6,6 +6,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from new_lessons import write_japanese
 
 from lessons.loader import read_lesson
 
@@ -168,9 +169,7 @@ def test_the_template_of_new_is_lint_clean_and_strict_ja_names_its_placeholders(
         f"{path}:{line_of['source']}: source.ja: the Japanese text still has the placeholder <あなた> of "
         "`autograd-tutor new`: replace it",
         "1 lesson checked, 3 problems"]
-    written = path.read_text("utf-8").replace('ja = "Clean start"', 'ja = "はじめの一歩"').replace(
-        "<学習者が理解できるようになることを一文で>", "スカラーの損失から勾配が流れる仕組みがわかります。").replace("<あなた>", "山田 花子")
-    path.write_text(written, "utf-8")
+    write_japanese(path)
     result = cli("check", "--strict", "--require-lang", "ja", path)
     assert result.exit_code == 0 and result.output.strip() == "1 lesson checked, 0 problems", result.output
 

@@ -6,6 +6,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from new_lessons import write_japanese
 
 PACK_TOML = '''\
 name = "intro"
@@ -23,6 +24,7 @@ def pack_dir(cli, tmp_path) -> Path:
     folder.mkdir()
     for name in ("first", "second"):
         assert cli("new", name, "--dir", folder).exit_code == 0
+        write_japanese(folder / f"{name}.toml")  # the pack's languages include "ja"
     (folder / "pack.toml").write_text(PACK_TOML, "utf-8")
     return folder
 

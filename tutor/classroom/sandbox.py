@@ -62,6 +62,8 @@ def main(argv: list[str]) -> None:
         worker.serve("full", confined=confined, served=served)
     except (KeyboardInterrupt, BrokenPipeError):
         pass
+    sys.stdout.flush()
+    os._exit(0)  # the tutor has gone and its jobs are killed: no interpreter to finalise, its tutor waits for this
 
 
 if __name__ == "__main__":  # run by path, isolated (`python -I`), like the worker itself

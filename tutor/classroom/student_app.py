@@ -44,7 +44,22 @@ def class_lessons(environ) -> tuple[list[str], bool]:
 
 
 def main() -> None:
-    make_app().run()
+    """Run the student's tutor; once it has quit, end the process at once: every answer is already its own
+    committed transaction and the store closed (`TutorApp.on_unmount`), and the sandbox worker ends when
+    its input closes with this process. Finalising the interpreter would only make a student coming back
+    (whose new tutor waits for this one to end) wait longer."""
+    import sys
+
+    app = make_app()
+    try:
+        app.run()
+    finally:
+        for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
+            try:
+                stream.flush()
+            except (AttributeError, OSError, ValueError):
+                pass
+    os._exit(app.return_code or 0)
 
 
 if __name__ == "__main__":
