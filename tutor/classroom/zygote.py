@@ -288,7 +288,9 @@ def _warm_screens() -> None:
 
         asyncio.run(visit())
     except Exception as error:  # noqa: BLE001 - a warm-up that fails costs only speed
-        print(f"autograd-tutor zygote: screens not warmed up ({type(error).__name__}: {error})", file=sys.stderr)
+        from tutor.untrusted import echo
+
+        echo(f"autograd-tutor zygote: screens not warmed up ({type(error).__name__}: {error})", err=True)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
