@@ -219,6 +219,7 @@ OPS["add"].samples += [s("x.add(y, alpha=2)", x=T((3,)), y=T((3,))), s("torch.ad
 OPS["sub"].samples += [s("x.sub(y, alpha=2)", x=T((3,)), y=T((3,)))]
 add("atan2", *binary("atan2", None, skip=(3, 4)), s("y.atan2(x)", y=T([1., -1., 0., 0.]), x=T([2., 0.5, -1., 0.])),
     s("x.atan2(2.)", x=T((3,)), error="type"))  # course branch
+add("atan2_", s("z = y * 1\nz.atan2_(x)\nz", y=T([1., -1., 0., 0.]), x=T([2., 0.5, -1., 0.])))
 for _name, _other in (("maximum", "minimum"), ("minimum", "maximum")):
     add(_name, *binary(_name, None, skip=(3, 4, 12)), s(f"x.{_name}(y)", x=T([1., 2., 3.]), y=T([1., 0., 3.])),
         s(f"x.{_name}(2.)", x=T((3,)), error="type"), s(f"x.{_name}(y)", x=T([nan, 1.]), y=T([0., nan])))

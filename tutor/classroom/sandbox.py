@@ -52,7 +52,7 @@ def main(argv: list[str]) -> None:
     from tutor.classroom.zygote import serve, take_over
 
     served = worker._preload("full")   # snippets, then the explanations: a class's forks start with everything
-    served.update(worker._preload_explain())
+    served.update(worker._finish(worker._preload_explain()))
     if threading.active_count() != 1:
         sys.exit(f"the worker's imports started a thread, which a fork would not copy: {threading.enumerate()}")
     sys.stdout.flush()
