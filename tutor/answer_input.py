@@ -32,8 +32,10 @@ _FORBIDDEN_ATTRIBUTES = frozenset(
 _PRINTOUT = re.compile(r"^\s*(?:tensor|array)\s*\((?P<body>.*)\)\s*$", re.DOTALL)  # PyTorch's, numpy's repr
 # numpy's print of an array, `[[2. 4.] [6. 8.]]`: numbers and brackets only, apart by spaces (each space between
 # two becomes a comma; a formula, `[a - b]`, is never read so)
-_NUMBER = r"[-+]?(?:\d[\d_]*\.?\d*|\.\d+)(?:e[-+]?\d+)?|[-+]?(?:nan|inf)"
-_NUMPY_PRINT = re.compile(rf"\s*\[[\s\[\]]*(?:(?:{_NUMBER})[\s\[\]]*)*", re.IGNORECASE)
+_NUMBER = r"[-+]?(?:\d[\d_]*(?:\.\d*)?|\.\d+)(?:e[-+]?\d+)?|[-+]?(?:nan|inf)"  # one way to match each number
+# a number must end at a space, a bracket or the end: adjacent numbers would let the digits of one long number
+# be split every possible way, and a text that fails to match (a comma) then takes exponential time
+_NUMPY_PRINT = re.compile(rf"\s*\[[\s\[\]]*(?:(?:{_NUMBER})(?=[\s\[\]]|$)[\s\[\]]*)*", re.IGNORECASE)
 _SPACED = re.compile(r"(?<=[\w.\]])\s+(?=[-+\w.\[])")
 _PARAMETER = re.compile(r"^\s*Parameter containing:\s*")  # how PyTorch prints an nn.Parameter
 _SPECIAL_NAMES = {"inf": math.inf, "nan": math.nan}

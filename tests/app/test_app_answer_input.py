@@ -184,3 +184,24 @@ def test_a_numpy_printout_is_read_as_its_array():
     np.testing.assert_allclose(parse_answer(printed, "tensor", (2, 2)), [[0.25, -1.5], [3.0, 1e-4]])
     np.testing.assert_allclose(parse_answer("[x - 1]", "tensor", (1,), evaluate=lambda source: eval(source, {"x": 3})),
                                [2])
+
+
+@pytest.mark.parametrize("text", [
+    "[[1.1666667461395264, 1.3333333730697632, 1.5], [1.6666667461395264, 1.8333333730697632, 2.0]]",
+    "[" + "1" * 5000 + ",",                      # one long number, then what makes the printout reading fail
+    "[[" + " ".join(["12345678901234567890"] * 300) + "]],",
+])
+def test_reading_is_never_slow_whatever_is_typed(text):
+    """A printout-like text that is no numpy printout (commas, a long number) is told apart at once: the
+    numpy-printout pattern once backtracked exponentially over the digits of long numbers (2.6 s for the
+    first answer above, minutes for a pasted one)."""
+    import time
+
+    from tutor.answer_input import AnswerFormatError, read_answer
+
+    started = time.perf_counter()
+    try:
+        read_answer(text, "tensor", (2, 3))
+    except AnswerFormatError:
+        pass
+    assert time.perf_counter() - started < 0.5
