@@ -15,7 +15,7 @@ from engine.explain.replay import as64, ops_of, replay, root_of
 from engine.graph import AccumulateGrad
 
 
-def _output(nodes, values, roots=None) -> np.ndarray:
+def replayed_output(nodes, values, roots=None) -> np.ndarray:
     """The output replayed at `values`; for several `roots`, their values flattened and stacked in order."""
     if roots is None:
         root = root_of(nodes)
@@ -31,11 +31,8 @@ def central_differences(nodes: list, edges: list, seed: np.ndarray, values: dict
     """d(Σ seed·y)/dx per leaf edge as float64 arrays shaped like the leaf; None beyond max_elements.
 
     `values`: {edge: the leaf's array when backward was called} (as captured at the call). With several
-    `roots`, `seed` is their cotangents stacked as `_output` stacks them."""
-    values = values or {}
-    base = {edge: np.asarray(value).astype(np.float64) for edge, value in values.items()}  # every leaf: replayed
-    base.update({edge: np.asarray(values[edge] if edge in values else edge_value(nodes, edge)).astype(np.float64)
-                 for edge in edges})
+    `roots`, `seed` is their cotangents stacked as `replayed_output` stacks them."""
+    base = leaves64(nodes, edges, values or {})
     if sum(base[edge].size for edge in edges) > max_elements:
         return [None] * len(edges)
     v = seed.astype(np.float64)
@@ -52,11 +49,20 @@ def central_differences(nodes: list, edges: list, seed: np.ndarray, values: dict
             for step in (h, -h):
                 moved = x.copy()
                 moved.flat[k] += step
-                out = _output(nodes, {**base, edge: moved}, roots)
+                out = replayed_output(nodes, {**base, edge: moved}, roots)
                 sides.append(float(np.sum(v * out)))
             grad.flat[k] = (sides[0] - sides[1]) / (2 * h)
         results.append(grad)
     return results
+
+
+def leaves64(nodes: list, edges: list, values: dict) -> dict:
+    """Every leaf's value at the call in float64 (all are replayed), the `edges` differentiated included even
+    when the call did not capture them (read from the node that used them)."""
+    base = {edge: np.asarray(value).astype(np.float64) for edge, value in values.items()}
+    base.update({edge: np.asarray(values[edge] if edge in values else edge_value(nodes, edge)).astype(np.float64)
+                 for edge in edges})
+    return base
 
 
 def edge_value(nodes: list, edge) -> np.ndarray:

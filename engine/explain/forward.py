@@ -14,9 +14,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.explain.fdcheck import edge_value
+from engine.explain.fdcheck import leaves64, replayed_output
 from engine.explain.jacobian import close
-from engine.explain.replay import as64, replay, root_of
+from engine.explain.replay import root_of
 from engine.graph import AccumulateGrad
 
 FORWARD_APIS = frozenset({"func.jvp", "autograd.functional.jvp"})
@@ -77,13 +77,11 @@ def _directional(nodes: list, edges: list, tangents: list, values: dict) -> np.n
     root = root_of(nodes)
     if type(root) is AccumulateGrad:
         return None
-    base = {edge: np.asarray(value).astype(np.float64) for edge, value in values.items()}
-    base.update({edge: np.asarray(values[edge] if edge in values else edge_value(nodes, edge)).astype(np.float64)
-                 for edge in edges})
+    base = leaves64(nodes, edges, values)
     scale = max([1.0] + [float(np.abs(base[edge]).max(initial=0.0)) for edge in edges])
     h = 1e-6 * scale / max(1.0, max(float(np.abs(t).max(initial=0.0)) for t in tangents))
     sides = []
     for step in (h, -h):
         moved = {**base, **{edge: base[edge] + step * t.reshape(base[edge].shape) for edge, t in zip(edges, tangents)}}
-        sides.append(replay(nodes, moved, constant=as64, fix_dtype=as64)[root].out)
+        sides.append(replayed_output(nodes, moved))
     return (sides[0] - sides[1]) / (2 * h)
