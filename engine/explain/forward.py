@@ -32,6 +32,7 @@ class ForwardExplanation:
     matches: bool                    # computed == returned
     finite_differences: np.ndarray | None   # (f(x + h·t) − f(x − h·t)) / 2h, float64; None if not replayable
     fd_agrees: bool | None
+    fd_max_difference: float | None = None   # largest |finite difference − J·t| (nan where both are nan: 0)
 
 
 def partner(captured: list, k: int):
@@ -69,7 +70,8 @@ def forward_of(explained, captured, second) -> ForwardExplanation | None:
                     atol=1e-5 if loose else 1e-12)
     fd = _directional(captured.nodes, edges, tangents, captured.leaf_values)
     fd_agrees = None if fd is None else close(fd, computed, rtol=1e-3, atol=1e-4)
-    return ForwardExplanation(tangents, computed, returned, matches, fd, fd_agrees)
+    diff = None if fd is None else float(np.nan_to_num(np.abs(fd - computed), nan=0.0).max(initial=0.0))
+    return ForwardExplanation(tangents, computed, returned, matches, fd, fd_agrees, diff)
 
 
 def _directional(nodes: list, edges: list, tangents: list, values: dict) -> np.ndarray | None:
