@@ -59,7 +59,7 @@ CASES = [(name, i) for name in sorted(OPS) for i in range(len(OPS[name].samples)
 # forward mode as in double backward (docs/api.md).
 KINKS = {"max-11", "min-11", "maximum-10", "maximum-13", "minimum-10", "minimum-13", "__pow__-12", "__pow__-18",
          "pow-12", "mean-8", "mean-9", "nn.functional.mse_loss-7", "prod-5", "prod-6", "prod-7",
-         "scatter-2", "atan2-11", "atan2-12", "nn.Embedding-0"}  # (scatter-2: PyTorch's reverse mode refuses a src
+         "scatter-2", "atan2-11", "atan2-12", "atan2_-0", "nn.Embedding-0"}  # (scatter-2: PyTorch's reverse mode refuses a src
 # larger than index, its forward mode not; atan2 at the origin: its reverse mode gives 0, its forward mode nan;
 # nn.Embedding-0: PyTorch's forward mode gives the padding row a tangent, its reverse mode no gradient)
 # function transforms detach their inputs here (the engine's transforms do not compose with dual tensors)
