@@ -306,6 +306,9 @@ MESSAGES: dict[str, dict[str, str]] = {
                           "ja": "target がクラス番号で、式に入るのではなく成分を選ぶためです"},
     "op_detail_condition": {"en": "it picks entries by a condition decided at these values",
                             "ja": "この値で決まる条件で成分を選ぶ演算だからです"},
+    # a panel kept as the sandbox's data until it is shown (engine.sandbox.renderables.Deferred)
+    "unreadable_panel": {"en": "This part of the explanation could not be read back from the sandbox.",
+                         "ja": "説明のこの部分はサンドボックスから読み戻せませんでした。"},
 }
 
 # ops whose symbolic form fails for a reason a learner can be told (op key -> op_detail_* key)

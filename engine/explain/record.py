@@ -63,6 +63,7 @@ class _Recorder(list):
         self.source = source
         self.captured: list[Captured] = []
         self._tree = None
+        self._parents: dict = {}   # each node of `_tree` -> the node it is in, made once per program
 
     def append(self, call) -> None:  # noqa: D102 - called by Tensor.backward before its sweep
         super().append(call)
@@ -75,7 +76,7 @@ class _Recorder(list):
         api = getattr(call, "api", "Tensor.backward")
         found = backward_call(tree, line, column, api) if tree else None
         if found is None and tree and "." in api and api.split(".")[0] in ("func", "autograd"):
-            captured.expression = transform_output(tree, self.source, line, api.rsplit(".", 1)[-1])
+            captured.expression = transform_output(tree, self.source, line, api.rsplit(".", 1)[-1], self._parents)
         if found is not None:
             node, target, weight = found
             captured.expression = _text(self.source, target)
@@ -90,6 +91,7 @@ class _Recorder(list):
                 self._tree = ast.parse(self.source)
             except (SyntaxError, ValueError, RecursionError, MemoryError):
                 self._tree = False
+            self._parents = _parents(self._tree) if self._tree else {}
         return self._tree
 
 
@@ -164,10 +166,15 @@ def backward_receiver(tree, source: str, line: int, column: int | None) -> str |
     return None if found is None else _text(source, found[1])
 
 
-def transform_output(tree, source: str, line: int, name: str) -> str | None:
+def _parents(tree) -> dict:
+    return {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+
+
+def transform_output(tree, source: str, line: int, name: str, parents: dict | None = None) -> str | None:
     """`f(x)` for the function a transform differentiates on `line` (`grad(f)(x)`, `jvp(f, (x,), (t,))`,
-    `torch.autograd.functional.hvp(f, x, v)`): the program's text for the output it never bound."""
-    parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    `torch.autograd.functional.hvp(f, x, v)`): the program's text for the output it never bound. `parents`:
+    `_parents(tree)`, when the caller keeps it for several calls."""
+    parents = parents or _parents(tree)
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call) or not node.args or not (node.lineno <= line <= (node.end_lineno or
                                                                                               node.lineno)):

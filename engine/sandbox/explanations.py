@@ -10,9 +10,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.explain.messages import t
 from engine.runner.errors import SnippetError
 from engine.sandbox.client import RUN_SECONDS, Cancel, _failure_error, _snippet_error, call, worker
-from engine.sandbox.renderables import from_data
+from engine.sandbox.renderables import Deferred, from_data
 
 PANELS = ("summary", "jacobian", "vjp", "chain", "graph", "fd")
 # Address space an explanation's child may add to the zygote's: the program is bounded by the runner
@@ -83,19 +84,27 @@ def explain_in_worker(source: str, *, symbolic: bool = False, timeout: float = 2
         return WorkerExplanation(False, error, "", json={"ok": False, "error": error.to_json(), "stdout": "",
                                                          "calls": []}, fault=True)
     try:
-        return _rebuild(answer, clean)
+        return _rebuild(answer, clean, lang)
     except (ValueError, KeyError, TypeError, IndexError):  # the child sent something that is no explanation
         error = SnippetError("SandboxError", "the explanation could not be read back from the sandbox")
         return WorkerExplanation(False, error, "", fault=True)
+
+
+def _list(value) -> list:
+    if not isinstance(value, list):
+        raise ValueError("expected a list")
+    return value
 
 
 def _line(value) -> int | None:
     return None if value is None else int(value)
 
 
-def _rebuild(answer: dict, clean: Callable[[str], str]) -> WorkerExplanation:
+def _rebuild(answer: dict, clean: Callable[[str], str], lang: str) -> WorkerExplanation:
+    unreadable = t("unreadable_panel", lang)
     panels = [CallPanels(int(call["index"]), *(from_data(call[name], clean) for name in PANELS),
-                         trace=[from_data(step, clean) for step in call["trace"]], line=_line(call.get("line")))
+                         trace=[Deferred(step, clean, unreadable) for step in _list(call["trace"])],
+                         line=_line(call.get("line")))
               for call in answer.get("panels", [])]
     return WorkerExplanation(bool(answer["ok"]), _snippet_error(answer["error"]), str(answer["stdout"]),
                              int(answer["calls"]), answer.get("json"), panels,

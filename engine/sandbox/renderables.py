@@ -28,6 +28,16 @@ _BOXES = {name: getattr(boxes, name) for name in ("ASCII", "ROUNDED", "SQUARE", 
                                                   "MINIMAL", "HORIZONTALS", "SIMPLE_HEAD", "HEAVY_HEAD")}
 _BOX_NAMES = {id(value): name for name, value in _BOXES.items()}
 _MAX_DEPTH = 64
+# the usual value of each field, per kind: `to_data` leaves out what equals it and `from_data` puts it back,
+# so a panel of short texts and small tables crosses the pipe (and is parsed) in half the bytes
+_USUAL = {
+    "text": {"style": "", "spans": [], "justify": None, "overflow": None, "no_wrap": None, "end": "\n"},
+    "table": {"box": "SQUARE", "title": None, "show_header": False, "show_lines": False, "show_edge": True,
+              "pad_edge": True, "expand": False, "padding": [0, 1, 0, 1], "collapse_padding": False},
+    "tree": {"guide_style": "tree.line", "children": []},
+    "column": {"header": "", "justify": "right", "vertical": "top", "style": "", "no_wrap": True,
+               "overflow": "ellipsis"},
+}
 
 
 def to_data(renderable: Any, _depth: int = 0) -> Any:
@@ -37,30 +47,34 @@ def to_data(renderable: Any, _depth: int = 0) -> Any:
     d = _depth + 1
     if renderable is None:
         return None
-    if isinstance(renderable, str):
-        return {"t": "str", "s": renderable}
+    if isinstance(renderable, str):  # a table's cells, mostly: sent as they are
+        return renderable
     if isinstance(renderable, Text):
-        return {"t": "text", "plain": renderable.plain, "style": _style(renderable.style),
+        data = {"t": "text", "plain": renderable.plain, "style": _style(renderable.style),
                 "spans": [[s.start, s.end, _style(s.style)] for s in renderable.spans],
                 "justify": renderable.justify, "overflow": renderable.overflow, "no_wrap": renderable.no_wrap,
                 "end": renderable.end}
+        return _compact(data)
     if isinstance(renderable, Group):
         return {"t": "group", "fit": renderable.fit, "items": [to_data(r, d) for r in renderable.renderables]}
     if isinstance(renderable, Panel):
         return {"t": "panel", "body": to_data(renderable.renderable, d), "title": to_data(renderable.title, d),
                 "box": _box(renderable.box), "expand": renderable.expand, "padding": list(renderable.padding)}
     if isinstance(renderable, Tree):
-        return {"t": "tree", "label": to_data(renderable.label, d), "guide_style": _style(renderable.guide_style),
-                "children": [to_data(child, d) for child in renderable.children]}
+        return _compact({"t": "tree", "label": to_data(renderable.label, d),
+                         "guide_style": _style(renderable.guide_style),
+                         "children": [to_data(child, d) for child in renderable.children]})
     if isinstance(renderable, Table):
-        return {"t": "table", "box": _box(renderable.box), "title": to_data(renderable.title, d),
-                "show_header": renderable.show_header, "show_lines": renderable.show_lines,
-                "show_edge": renderable.show_edge, "pad_edge": renderable.pad_edge, "expand": renderable.expand,
-                "padding": list(renderable.padding), "collapse_padding": renderable.collapse_padding,
-                "columns": [{"header": to_data(c.header, d), "justify": c.justify, "vertical": c.vertical,
-                             "style": _style(c.style), "no_wrap": c.no_wrap, "overflow": c.overflow,
-                             "cells": [to_data(x, d) for x in c._cells]}
-                            for c in renderable.columns]}
+        return _compact({"t": "table", "box": _box(renderable.box), "title": to_data(renderable.title, d),
+                         "show_header": renderable.show_header, "show_lines": renderable.show_lines,
+                         "show_edge": renderable.show_edge, "pad_edge": renderable.pad_edge,
+                         "expand": renderable.expand, "padding": list(renderable.padding),
+                         "collapse_padding": renderable.collapse_padding,
+                         "columns": [_compact({"t": "column", "header": to_data(c.header, d), "justify": c.justify,
+                                               "vertical": c.vertical, "style": _style(c.style),
+                                               "no_wrap": c.no_wrap, "overflow": c.overflow,
+                                               "cells": [to_data(x, d) for x in c._cells]})
+                                     for c in renderable.columns]})
     raise TypeError(f"cannot send a {type(renderable).__name__} across the sandbox pipe")
 
 
@@ -72,11 +86,12 @@ def from_data(data: Any, clean: Callable[[str], str], _depth: int = 0) -> Any:
     d = _depth + 1
     if data is None:
         return None
+    if isinstance(data, str):
+        return Text(_clean(data, clean))
     if not isinstance(data, dict):
-        raise ValueError("a renderable is described by a dict")
+        raise ValueError("a renderable is described by a dict or a string")
     kind = data.get("t")
-    if kind == "str":
-        return Text(_clean(data["s"], clean))
+    data = {**_USUAL.get(kind, {}), **data}
     if kind == "text":
         plain = _clean(data["plain"], clean)
         text = Text(plain, style=_parse(data["style"]), justify=_choice(data["justify"]),
@@ -101,7 +116,7 @@ def from_data(data: Any, clean: Callable[[str], str], _depth: int = 0) -> Any:
                       show_edge=_flag(data["show_edge"]), pad_edge=_flag(data["pad_edge"]),
                       expand=_flag(data["expand"]), padding=tuple(int(p) for p in data["padding"]),
                       collapse_padding=_flag(data["collapse_padding"]))
-        columns = data["columns"]
+        columns = [{**_USUAL["column"], **_dict(column)} for column in data["columns"]]
         for column in columns:
             table.add_column(from_data(column["header"], clean, d) or "", justify=_choice(column["justify"]) or "left",
                              vertical=_choice(column["vertical"]) or "top", style=_parse(column["style"]),
@@ -112,6 +127,35 @@ def from_data(data: Any, clean: Callable[[str], str], _depth: int = 0) -> Any:
             table.add_row(*(from_data(c["cells"][row], clean, d) if row < len(c["cells"]) else "" for c in columns))
         return table
     raise ValueError(f"unknown renderable kind {kind!r}")
+
+
+class Deferred:
+    """A renderable kept as the child's data until it is first drawn (Rich calls `__rich__`): a backward call's
+    trace is dozens of steps, each seen one at a time, so rebuilding them all would make the learner wait for
+    what they may never open. Data that is no renderable draws as `unreadable`, never raises in the UI."""
+
+    def __init__(self, data: Any, clean: Callable[[str], str], unreadable: str) -> None:
+        self._data, self._clean, self._unreadable = data, clean, unreadable
+        self._renderable: Any = None
+
+    def __rich__(self) -> Any:
+        if self._renderable is None:
+            try:
+                self._renderable = from_data(self._data, self._clean)
+            except (ValueError, KeyError, TypeError, IndexError):
+                self._renderable = Text(self._unreadable, style="red")
+        return self._renderable
+
+
+def _compact(data: dict) -> dict:
+    usual = _USUAL[data["t"]]
+    return {key: value for key, value in data.items() if key not in usual or usual[key] != value}
+
+
+def _dict(value: Any) -> dict:
+    if not isinstance(value, dict):
+        raise ValueError("expected a dict")
+    return value
 
 
 def _style(style: Any) -> str:

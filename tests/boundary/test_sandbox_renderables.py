@@ -1,5 +1,6 @@
 """Style data coming back from the sandbox worker: text cleaned, never markup, no hyperlink or action."""
 import io
+import json
 
 import pytest
 from rich.console import Console, Group
@@ -8,7 +9,7 @@ from rich.table import Table
 from rich.text import Text
 from rich.tree import Tree
 
-from engine.sandbox.renderables import from_data, to_data
+from engine.sandbox.renderables import Deferred, from_data, to_data
 from tutor.untrusted import plain
 
 HOSTILE = "\x1b]0;PWNED\x07[@click=app.quit]q[/] [link=https://evil.example]L[/link]"
@@ -51,3 +52,49 @@ def test_spans_outside_the_text_and_a_cleaner_that_changes_lengths_are_refused()
         from_data(data, plain)
     with pytest.raises(ValueError):
         from_data(to_data(Text("abc")), lambda s: s + "!")
+
+
+def _unusual_table() -> Table:
+    table = Table(title=Text("t"), show_header=True, box=None, show_lines=True, show_edge=False, pad_edge=False,
+                  expand=True, padding=(1, 2), collapse_padding=True)
+    table.add_column(Text("h", style="bold"), justify="left", vertical="middle", style="red", no_wrap=False,
+                     overflow="fold")
+    table.add_column("plain")
+    table.add_row(Text("a", style="green", justify="center", overflow="crop", no_wrap=True, end=""), "b")
+    return table
+
+
+def test_what_the_child_leaves_out_comes_back_as_it_was():
+    """The pipe leaves out each field's usual value; whatever a field held, the panel draws the same."""
+    tree = Tree(Text("root", style="bold cyan"), guide_style="red")
+    tree.add(Text("leaf", spans=[]))
+    usual = Table(show_header=False)
+    usual.add_column(justify="right", no_wrap=True)
+    usual.add_row("1.0")
+    for sent in (_unusual_table(), usual, tree, Panel(Group(Text("x"), usual), title="p"),
+                 Text("styled", style="italic", justify="right", overflow="ellipsis", no_wrap=False, end="")):
+        data = json.loads(json.dumps(to_data(sent)))
+        assert render(from_data(data, plain)) == render(sent)
+
+
+def test_the_bundled_explanation_panels_draw_the_same_after_the_pipe():
+    from engine.explain import explain_program, render as panels
+
+    source = ("import torch\nx = torch.tensor([1., 2.], requires_grad=True)\n"
+              "y = (x ** 2 * torch.tensor([3., 4.])).sum()\ny.backward()\n")
+    call = explain_program(source).calls[0]
+    for sent in (panels.render_summary(call), panels.render_jacobian(call), panels.render_vjp(call),
+                 panels.render_graph(call), panels.render_fd_check(call),
+                 *(panels.render_trace_step(call, i) for i in range(len(call.trace)))):
+        assert render(from_data(json.loads(json.dumps(to_data(sent))), plain)) == render(sent)
+
+
+def test_a_deferred_panel_is_rebuilt_when_drawn_and_bad_data_draws_a_message():
+    good = Deferred(to_data(_unusual_table()), plain, "unreadable")
+    assert render(good) == render(_unusual_table())
+    assert good.__rich__() is good.__rich__()  # rebuilt once
+    linked = to_data(Text("x"))
+    linked["style"] = "link https://evil.example"
+    for bad in (linked, {"t": "bogus"}, ["not", "a", "renderable"], {"t": "table", "columns": [1]}):
+        shown = render(Deferred(bad, plain, "could not be read back"))
+        assert "could not be read back" in shown and "evil" not in shown
