@@ -17,6 +17,7 @@ pytestmark = pytest.mark.skipif(shutil.which("tmux") is None or shutil.which("sc
 
 TUTOR = Path(sys.executable).with_name("autograd-tutor")
 WAIT = 90.0  # seconds a screen may take on a loaded machine (the sandbox, the explanation)
+CHANGE = 6.0  # seconds a key may take to show its effect (a key with no visible effect waits this long)
 PAYLOADS = (b"\x1b]0;PWNED", b"\x1b]2;PWNED", b"\x1b]52;", b"\x1b]8;", b"\xc2\x9b")
 
 
@@ -47,9 +48,15 @@ class Pane:
         raise AssertionError(f"{text!r} never appeared; the pane shows:\n{self.screen()}")
 
     def press(self, *keys: str, settle: float = 0.6) -> None:
+        """Each key once the screen shows the previous one's effect: a key sent while the app is busy would
+        reach it in one read with the next, and Escape then a key reads as Alt+key."""
         for key in keys:
+            before = self.tmux("capture-pane", "-e", "-p", "-t", "t")  # with colours: a focus change shows
             self.tmux("send-keys", "-t", "t", key)
             time.sleep(settle)
+            deadline = time.monotonic() + CHANGE
+            while self.tmux("capture-pane", "-e", "-p", "-t", "t") == before and time.monotonic() < deadline:
+                time.sleep(0.2)
 
     def close(self) -> None:
         subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True, timeout=30)
