@@ -77,6 +77,51 @@ def run_backward(roots, grads, *, inputs=None, retain_graph=None, create_graph=F
     return None
 
 
+def tensor_tuple(x) -> tuple:
+    return (x,) if isinstance(x, Tensor) else tuple(x)
+
+
+def grad_output_list(grad_outputs, n: int) -> list | None:
+    if grad_outputs is None:
+        return None
+    return list(tensor_tuple(grad_outputs) if not isinstance(grad_outputs, (list, tuple)) else grad_outputs)
+
+
+def gradients(outputs, inputs, grad_outputs=None, *, retain_graph=None, create_graph=False, allow_unused=None,
+              is_grads_batched=False, materialize_grads=False, api: str) -> tuple:
+    """`autograd.grad` for a caller named `api` (the transforms record themselves under their own name)."""
+    if is_grads_batched and create_graph:
+        raise NotImplementedError("autograd.grad(is_grads_batched=True, create_graph=True) is not supported by "
+                                  "this engine")
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, but got: "
+                         "allow_unused=False.")
+    allow_unused = bool(allow_unused) or materialize_grads
+    outputs, inputs = tensor_tuple(outputs), tensor_tuple(inputs)
+    for x in inputs:
+        if not x.requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    results = run_backward(outputs, grad_output_list(grad_outputs, len(outputs)), inputs=inputs,
+                           retain_graph=retain_graph, create_graph=create_graph, accumulate=False,
+                           nbatch=1 if is_grads_batched else 0, api=api)
+    for i, (x, g) in enumerate(zip(inputs, results)):
+        if g is None:
+            if not allow_unused:
+                raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been used in the "
+                                   "graph. Set allow_unused=True if this is the desired behavior.")
+            if materialize_grads:
+                results[i] = Tensor._make(np.zeros(_batch(grad_outputs, is_grads_batched) + x._data.shape,
+                                                   dtype=x._data.dtype))
+    return tuple(results)
+
+
+def _batch(grad_outputs, batched: bool) -> tuple:
+    if not batched:
+        return ()
+    first = tensor_tuple(grad_outputs)[0]
+    return tuple(first.shape[:1])
+
+
 def cotangent_batch(seed, nbatch: int) -> tuple:
     return tuple(np.shape(seed._data if isinstance(seed, Tensor) else seed)[:nbatch])
 

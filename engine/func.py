@@ -18,9 +18,8 @@ import weakref
 
 import numpy as np
 
-from engine.autograd import gradients
-from engine.autograd_extra import jacobian_rows, jvp_of
-from engine.functional import jacobian_of, pull
+from engine.autograd.functional import jacobian_of, jacobian_rows, jvp_of, pull
+from engine.backward import gradients
 from engine.graph import AccumulateGrad, topological
 from engine.tensor import Tensor, _apply, enable_grad, guard_shape, guard_work, is_grad_enabled
 

@@ -19,7 +19,7 @@ from typing import Any
 class Modes:
     grad: bool = True                  # torch.is_grad_enabled(): ops record a graph
     inference: bool = False            # torch.is_inference_mode_enabled(): no graph, inference tensors
-    forward_ad: Any = None             # the `engine.forward_ad` module while a dual level is open, else None
+    forward_ad: Any = None             # the `engine.autograd.forward_ad` module while a dual level is open, else None
     anomaly: bool = False              # torch.is_anomaly_enabled()
     check_nan: bool = True             # set_detect_anomaly(check_nan=...)
     size_guard: Callable | None = None  # vets every shape before it is allocated (the runner's limits)

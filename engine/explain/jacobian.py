@@ -1,6 +1,6 @@
 """The numeric Jacobian of one backward call, and what its structure is.
 
-J = d vec(y) / d vec(x) is computed the way `engine.functional.jacobian_of` does it: every
+J = d vec(y) / d vec(x) is computed the way `engine.autograd.functional.jacobian_of` does it: every
 one-hot cotangent at once, stacked on a leading batch axis, in one sweep of the
 engine's backward over a copy of the recorded graph.
 """

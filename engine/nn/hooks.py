@@ -12,7 +12,7 @@ from __future__ import annotations
 import warnings
 from collections import OrderedDict
 
-from engine.custom_function import Function
+from engine.autograd.function import Function
 from engine.tensor import RemovableHandle, Tensor, is_grad_enabled
 
 

@@ -230,6 +230,6 @@ def _engine_state(guards: Guards, stderr: list[str]) -> Iterator[None]:
         printing.set_printoptions(**saved)
         state.restore(modes, "grad", "inference", "anomaly", "check_nan")
         creation._rng = rng
-        forward_ad = importlib.import_module("engine.forward_ad")
+        forward_ad = importlib.import_module("engine.autograd.forward_ad")
         if forward_ad.current_level() >= 0:  # a level the snippet entered and never exited: its tangents go
             forward_ad.exit_dual_level()

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Iterator
 
 import numpy as np
 
-from engine.custom_function import FunctionCtx
+from engine.autograd.function import FunctionCtx
 from engine.dtypes import dtype as EngineDtype
 from engine.graph import AccumulateGrad, Node
 from engine.printing import set_printoptions

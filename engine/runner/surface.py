@@ -17,7 +17,7 @@ import weakref
 
 import numpy as np
 
-from engine.custom_function import Function
+from engine.autograd.function import Function
 from engine.nn import Module
 from engine.tensor import Tensor
 

@@ -616,6 +616,8 @@ add("autograd.set_detect_anomaly",
     s("with torch.autograd.set_detect_anomaly(True):\n    on = torch.is_anomaly_enabled()\n(on, torch.is_anomaly_enabled())"),
     s("with torch.autograd.set_detect_anomaly(True):\n    y = (x * 0) / (x * 0)\n    y.sum().backward()", x=T((2,))),
     skip_grad=NOT_DIFFERENTIABLE)
+add("autograd.graph", s("isinstance((x * 2).grad_fn, torch.autograd.graph.Node)", x=T((2,))),
+    s("isinstance(x, torch.autograd.graph.Node)", x=T((2,))), skip_grad=NOT_DIFFERENTIABLE)
 add("autograd.detect_anomaly",
     s("with torch.autograd.detect_anomaly():\n    y = x.sqrt() * 0\n    (y / y.sum()).sum().backward()",
       x=T([0., 1.])), skip_grad=NOT_DIFFERENTIABLE)

@@ -12,9 +12,7 @@ from engine import state
 ENGINE = Path(engine.__file__).parent
 SERVICES = ("runner", "sandbox", "explain")  # the three services beside the torch surface
 # imports inside a function body of the torch surface, each named with why it is lazy
-LAZY_IMPORTS = {
-    ("custom_function.py", "engine.autograd"): "engine.autograd imports this module (autograd.Function): a cycle",
-    ("custom_function.py", "engine.printing"): "no cycle: can move to the top (custom_function.py is another branch's)",
+LAZY_IMPORTS: dict[tuple[str, str], str] = {
 }
 
 

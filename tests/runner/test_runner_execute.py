@@ -90,7 +90,7 @@ def test_compile_time_errors_are_reported_not_raised() -> None:
 
 
 def test_runtime_guard_catches_what_the_static_check_cannot_see() -> None:
-    result = run_snippet("import torch\nm = [torch][0]\nx = m.tensor\ny = m.autograd.np")
+    result = run_snippet("import torch\nm = [torch][0]\nx = m.tensor\ny = m.autograd.run_backward")
     assert result.error.type == "SnippetRejected" and result.error.line == 4
 
 

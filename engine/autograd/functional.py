@@ -1,5 +1,7 @@
-"""The rest of `torch.autograd`: the functional API (jacobian, hessian, vjp, jvp, hvp, vhp), custom
-`Function`s, `gradcheck`/`gradgradcheck`, and `forward_ad`.
+"""`torch.autograd.functional`: jacobian, hessian, vjp, jvp, hvp, vhp — all through the one backward.
+
+A whole Jacobian is one batched reverse sweep per block of rows (`jacobian_of`): the one-hot cotangents go
+through the graph stacked along a leading batch axis, instead of one backward per output element.
 
 Second derivatives come from the one derivative table: a first gradient taken with create_graph=True is a
 graph of table ops (the rules ran on Tensors), and a batched reverse sweep over that graph gives a whole
@@ -8,16 +10,44 @@ own VJP with v is J v — the transposed VJP rules, with no second set of rules.
 """
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 import numpy as np
 
-from engine.autograd import gradients
-from engine.functional import jacobian_of
+from engine.backward import gradients, run_backward
 from engine.tensor import Tensor, enable_grad, guard_shape, stack
 
+__all__ = ["hessian", "hvp", "jacobian", "jvp", "vhp", "vjp"]
 
-# --- functional API -------------------------------------------------------------------------------------------
+
+def pull(y: Tensor, x: Tensor, cotangents: np.ndarray, nbatch: int, api: str, retain_graph: bool = True) -> np.ndarray:
+    """The cotangents (`nbatch` leading batch axes) pulled back from y to x by the one backward, as an array
+    (zeros where y does not depend on x)."""
+    if not y.requires_grad or not x.requires_grad:
+        return np.zeros(cotangents.shape[:nbatch] + x._data.shape, dtype=x._data.dtype)
+    (g,) = run_backward([y], [cotangents], inputs=[x], retain_graph=retain_graph, accumulate=False, nbatch=nbatch,
+                        api=api)
+    return np.zeros(cotangents.shape[:nbatch] + x._data.shape, dtype=x._data.dtype) if g is None else g._data
+
+
+CHUNK_BYTES = 1 << 20  # cotangent block per sweep: small enough for the allocator to reuse between blocks
+
+
+def jacobian_of(y: Tensor, x: Tensor, retain_graph: bool = False, api: str = "jacobian") -> Tensor:
+    """d y / d x for a recorded y, shaped `y.shape + x.shape`: the one-hot cotangents go through the graph as a
+    batch, in blocks of rows — one sweep per block instead of one per output element, and blocks small enough
+    that their memory is recycled rather than faulted in afresh (fresh pages cost more than the arithmetic)."""
+    m, out_shape = y._data.size, y._data.shape
+    guard_shape(out_shape + x._data.shape)  # the Jacobian is output × input: vetted before it is made
+    result = np.empty((m,) + x._data.shape, dtype=x._data.dtype)
+    rows = max(1, CHUNK_BYTES // max(1, max(m, x._data.size) * y._data.itemsize))
+    for start in range(0, m, rows):
+        stop = min(m, start + rows)
+        seeds = np.zeros((stop - start, m), dtype=y._data.dtype)
+        seeds[np.arange(stop - start), np.arange(start, stop)] = 1
+        result[start:stop] = pull(y, x, seeds.reshape((stop - start,) + out_shape), 1, api,
+                                  retain_graph=retain_graph or stop < m)
+    return Tensor._make(result.reshape(out_shape + x._data.shape))
+
+
 def _tensors(value, what: str) -> tuple[bool, tuple]:
     """A Tensor or a tuple of Tensors (PyTorch's TypeError otherwise), and whether it was a single one."""
     single = isinstance(value, Tensor)
@@ -212,9 +242,3 @@ def _hessian_product(func, inputs, v, create_graph: bool, name: str):
     value = out if create_graph else out.detach()
     return value, (result[0] if single_in else tuple(result))
 
-
-functional = SimpleNamespace(jacobian=jacobian, hessian=hessian, vjp=vjp, jvp=jvp, hvp=hvp, vhp=vhp)
-
-
-from engine import forward_ad  # noqa: E402,F401
-from engine.custom_function import Function, gradcheck, gradgradcheck  # noqa: E402,F401
