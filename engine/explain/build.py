@@ -10,6 +10,7 @@ import time
 
 import numpy as np
 
+from engine.explain.dual import explain_read
 from engine.explain.fdcheck import central_differences
 from engine.explain.forward import forward_of, partner
 from engine.explain.graph import describe_graph
@@ -31,12 +32,23 @@ from engine.graph import AccumulateGrad, Node
 
 
 def explain_program(source: str, *, max_symbolic: int = MAX_ENTRIES, limits=None) -> Explanation:
-    """Run `source` with the snippet runner and explain every backward call it made (numbers only)."""
+    """Run `source` with the snippet runner and explain every derivative call it made (numbers only): each
+    backward, and each tangent read in forward mode (`engine.explain.dual`), in program order."""
     recording = record_program(source, limits)
     run = recording.run
     final = run.namespace if run.ok or run.namespace else {}
     calls, paired = [], set()
+    reads = list(recording.reads)   # forward mode's reads of a tangent, placed among the backward calls
+
+    def read_until(k: int) -> None:
+        while reads and reads[0].after <= k:
+            read = reads.pop(0)
+            explained = explain_read(len(calls), read, recording.steps, Names(read.bound, final))
+            if explained is not None:
+                calls.append(explained)
+
     for k, captured in enumerate(recording.captured):
+        read_until(k)
         if k in paired:
             continue
         names = Names(captured.bound, final)  # the names bound at the call first, then at the end
@@ -49,6 +61,7 @@ def explain_program(source: str, *, max_symbolic: int = MAX_ENTRIES, limits=None
                 paired.add(k + 1)
                 explained.trace = []   # the sweep that ran started from a zero cotangent: nothing to follow
         calls.append(explained)
+    read_until(len(recording.captured))
     return Explanation(run.ok, run.error, run.stdout, calls, source, max_symbolic, run)
 
 

@@ -306,6 +306,43 @@ MESSAGES: dict[str, dict[str, str]] = {
                           "ja": "target がクラス番号で、式に入るのではなく成分を選ぶためです"},
     "op_detail_condition": {"en": "it picks entries by a condition decided at these values",
                             "ja": "この値で決まる条件で成分を選ぶ演算だからです"},
+    # dual numbers (torch.autograd.forward_ad), op by op (branch forward)
+    "api_dual": {"en": "dual numbers (torch.autograd.forward_ad): every op carried a tangent forward beside its value, "
+                       "and unpack_dual read {y}'s tangent, J·t",
+                 "ja": "二重数（torch.autograd.forward_ad）: 各演算が値と並べて接ベクトルを前へ運び、unpack_dual が {y} の"
+                       "接ベクトル J·t を読み出しました"},
+    "t_dual": {"en": "t is the tangent given to fwAD.make_dual(…): the direction the input moves in",
+               "ja": "t は fwAD.make_dual(…) に渡した接ベクトルで、入力を動かす向きです"},
+    "jvp_check_dual": {"en": "{mark} J·t equals the tangent unpack_dual({y}) read",
+                       "ja": "{mark} J·t は unpack_dual({y}) で読み出した接ベクトルと一致します"},
+    "jvp_check_dual_bad": {"en": "{mark} J·t differs from the tangent unpack_dual({y}) read",
+                           "ja": "{mark} J·t は unpack_dual({y}) で読み出した接ベクトルと一致しません"},
+    "dual_unknown": {"en": "{y}'s tangent did not come only from ops that carry tangents forward (a custom Function's "
+                           "jvp, or fill_ or zero_, wrote part of it), so its steps cannot be followed: not explained",
+                     "ja": "{y} の接ベクトルは、接ベクトルを前へ運ぶ演算だけから来たものではありません（カスタム Function の "
+                           "jvp や fill_、zero_ が一部を書きました）。そのため手順をたどれず、説明しません"},
+    "dual_too_large": {"en": "the Jacobian of {y} would have {entries} entries, too many to build: not explained",
+                       "ja": "{y} のヤコビ行列は成分が {entries} 個になり、作るには多すぎるため説明しません"},
+    "panel_tangents": {"en": "forward mode, op by op", "ja": "順モードを演算ごとに"},
+    "tangent_title": {"en": "op {index} of {total}: {label}", "ja": "演算 {index} / {total}: {label}"},
+    "tangent_call": {"en": "forward-mode call {call} (line {line}), ", "ja": "順モードの呼び出し {call}（{line} 行目）、"},
+    "tangent_in": {"en": "tangent coming in from {input} = {label}:", "ja": "{input} = {label} から入る接ベクトル:"},
+    "tangent_constant": {"en": "{input} = {label}: a constant, no tangent",
+                         "ja": "{input} = {label}: 定数なので接ベクトルはありません"},
+    "tangent_rule": {"en": "local derivative for {input}, from the op's backward rule {formula} (forward mode applies "
+                           "the same derivative to the tangent)",
+                     "ja": "{input} についての局所的な微分: 演算の逆伝播の規則 {formula} から（順モードは同じ微分を接ベクトルに"
+                           "掛けます）"},
+    "tangent_value": {"en": "value =", "ja": "値 ="},
+    "tangent_out": {"en": "tangent going out = the local derivative applied to each tangent coming in, summed:",
+                    "ja": "出ていく接ベクトル = 入る接ベクトルそれぞれに局所的な微分を掛けて足したもの:"},
+    "tangent_fd": {"en": "{mark} equals the finite difference along t at this op (largest difference {diff})",
+                   "ja": "{mark} この演算での t 方向の有限差分と一致します（最大の差 {diff}）"},
+    "tangent_fd_bad": {"en": "{mark} differs from the finite difference along t at this op (largest difference {diff}: "
+                             "a kink such as relu or abs at 0, or a bug)",
+                       "ja": "{mark} この演算での t 方向の有限差分と一致しません（最大の差 {diff}。relu や abs が 0 で"
+                             "折れ曲がる点のような所か、バグ）"},
+    "tangent_step": {"en": "op {index}: {op}", "ja": "演算 {index}: {op}"},
 }
 
 # ops whose symbolic form fails for a reason a learner can be told (op key -> op_detail_* key)

@@ -62,6 +62,7 @@ class CallExplanation:
     root_indices: list = field(default_factory=lambda: [0])   # where the outputs are in `graph`
     too_large: int = 0               # entries of J when too many to build (jacobian.affordable): vᵀJ only
     forward: Any = None              # forward.ForwardExplanation for a forward-mode call (jvp): J·t, not vᵀJ
+    refused: str | None = None       # a message key: why this call is not explained (said instead of the panels)
 
     @property
     def sweep_seed(self) -> np.ndarray:

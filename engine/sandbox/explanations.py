@@ -37,6 +37,7 @@ class CallPanels:
     fd: Any
     trace: list = field(default_factory=list)
     line: int | None = None          # the program line of the backward call
+    forward: bool = False            # a forward-mode call: its panels show J·t, and its steps go forward
 
 
 @dataclass
@@ -95,7 +96,8 @@ def _line(value) -> int | None:
 
 def _rebuild(answer: dict, clean: Callable[[str], str]) -> WorkerExplanation:
     panels = [CallPanels(int(call["index"]), *(from_data(call[name], clean) for name in PANELS),
-                         trace=[from_data(step, clean) for step in call["trace"]], line=_line(call.get("line")))
+                         trace=[from_data(step, clean) for step in call["trace"]], line=_line(call.get("line")),
+                         forward=bool(call.get("forward")))
               for call in answer.get("panels", [])]
     return WorkerExplanation(bool(answer["ok"]), _snippet_error(answer["error"]), str(answer["stdout"]),
                              int(answer["calls"]), answer.get("json"), panels,
