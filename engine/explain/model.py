@@ -129,6 +129,7 @@ def _call_json(call: CallExplanation, sym) -> dict:
         "v_words": call.v_words,
         "api": call.api,
         "forward": None if call.forward is None else plain(call.forward),
+        "refused": call.refused,
         "leaves": [_leaf_json(leaf) for leaf in call.leaves],
         "graph": plain(call.graph),
         "trace": plain(call.trace),
