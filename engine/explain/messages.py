@@ -296,6 +296,8 @@ MESSAGES: dict[str, dict[str, str]] = {
                    "ja": "記号での計算が {seconds} 秒を超えました"},
     "limit_custom": {"en": "{node} is a custom autograd.Function, whose backward is code, not a formula",
                      "ja": "{node} はカスタム autograd.Function で、backward が式ではなくコードです"},
+    "limit_module_hook": {"en": "a module's backward hook runs inside this graph, and a hook is code, not a formula",
+                          "ja": "この計算グラフの中でモジュールの逆伝播フックが動きます。フックは式ではなくコードです"},
     "limit_unsupported": {"en": "{op} has no symbolic form", "ja": "{op} には記号の式がありません"},
     "limit_unsupported_detail": {"en": "{op} has no symbolic form ({detail})",
                                  "ja": "{op} には記号の式がありません（{detail}）"},
@@ -343,6 +345,17 @@ MESSAGES: dict[str, dict[str, str]] = {
                        "ja": "{mark} この演算での t 方向の有限差分と一致しません（最大の差 {diff}。relu や abs が 0 で"
                              "折れ曲がる点のような所か、バグ）"},
     "tangent_step": {"en": "op {index}: {op}", "ja": "演算 {index}: {op}"},
+    # a module's full backward hooks (register_full_backward_hook, register_full_backward_pre_hook)
+    "module_hooked": {"en": "a module's backward hook ran inside this backward: J and vᵀJ here are what backward "
+                            "computed through it, which is the function's own only if the hook left the gradient "
+                            "as it was (the finite-difference check compares with the function)",
+                      "ja": "この backward の中でモジュールの逆伝播フックが動きました。ここの J と vᵀJ はフックを通して "
+                            "backward が計算した値で、フックが勾配を変えなかったときだけ関数そのものの値です（有限差分"
+                            "による確認が関数と比べます）"},
+    "trace_module_hook": {"en": "a module's backward hook (register_full_backward_hook) runs at this node: what it "
+                                "returns is what flows on",
+                          "ja": "このノードでモジュールの逆伝播フック（register_full_backward_hook）が動きます。フックが"
+                                "返した値がそのまま先へ流れます"},
 }
 
 # ops whose symbolic form fails for a reason a learner can be told (op key -> op_detail_* key)

@@ -51,7 +51,9 @@ class CallExplanation:
     error: Any = None                # the program's error when this backward call raised (then no leaves)
     line: int | None = None          # the program line of the call
     leaf_values: dict = field(repr=False, default_factory=dict)   # {AccumulateGrad: value at the call}
-    hooked: bool = False             # tensor hooks (register_hook) ran in this backward and may change gradients
+    hooked: bool = False             # hooks (a tensor's register_hook, a module's backward hooks) ran in this
+                                     # backward and may change gradients
+    module_hooks: bool = False       # a module's full backward hooks ran inside it: its J is what backward computed
     weight: str | None = None        # the program's name for the gradient it passed (`v` in y.backward(v))
     api: str = "Tensor.backward"     # the entry point: autograd.grad, func.grad, … (graph.BackwardCall.api)
     returns: bool = False            # it returned its gradients (autograd.grad, torch.func) instead of adding to .grad

@@ -440,6 +440,10 @@ class Names:
                 return name
         return None
 
+    def original(self, node):
+        """The recorded node a frozen copy was made from (itself when it is no copy)."""
+        return self._origin.get(node, node)
+
     def node(self, node) -> str | None:
         """The name of the tensor a grad_fn node produced, if the program bound one."""
         original = self._origin.get(node, node)

@@ -298,7 +298,7 @@ def render_vjp(call, symbolic=None, *, lang: str = "en", width: int = WIDTH) -> 
         return Text(t("raised_short", lang, index=call.index + 1), style="yellow")
     if call.forward:
         return render_jvp(call, lang=lang, width=width)
-    parts = []
+    parts = [Text(t("module_hooked", lang), style="magenta")] if call.module_hooks else []
     for leaf in call.leaves:
         sym = _leaf_symbolic(symbolic, leaf.name)
         sym = sym if sym is not None and sym.verified and not call.batched else None
@@ -516,6 +516,8 @@ def render_trace_step(call, i: int, *, lang: str = "en", width: int = WIDTH, cal
             parts.append(Group(Text(t("trace_from", lang, name=_node_label(call, source))), _fitted(g, width - 4, lang)))
     if step.hooked:
         parts.append(Text(t("trace_hooked", lang), style="magenta"))
+    if step.module_hook:
+        parts.append(Text(t("trace_module_hook", lang), style="magenta"))
     parts += [Text(t("trace_incoming", lang)), _fitted(step.incoming, width - 4, lang)]
     for flow in step.flows:
         parts += [Text(t("trace_rule", lang, input=flow.input, formula=flow.formula, target=flow.target_label)),
