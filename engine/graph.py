@@ -367,3 +367,51 @@ def record_backward() -> Iterator[list[BackwardCall]]:
 
 def active_recorders() -> tuple:
     return _recorders.get()
+
+
+# --- recording forward mode (dual numbers) for the explanation layer ------------------------------
+@dataclass
+class TangentStep:
+    """One step of forward-mode AD inside a dual level (`torch.autograd.forward_ad`), reported by
+    `engine.forward_ad` as it happens, with copies of its arrays (a later in-place write cannot change it).
+
+    `kind`: "make_dual" (the program made the dual tensor `result` from `primal` and the tangent `tangent`),
+    "op" (`op` ran on `inputs` with `attrs` and pushed the tangents of its differentiable inputs, `tangent_inputs`
+    — each Tensor, or None where an input has none — to `result`'s tangent `tangent`) or "unpack_dual" (the program read `result`'s tangent:
+    the derivative it asked for). `tangent_tensor` is the result's tangent Tensor itself (identity: an in-place
+    op moves its result's tangent onto its target)."""
+
+    kind: str
+    result: Any
+    value: np.ndarray                 # the primal's array, copied
+    tangent: np.ndarray | None
+    tangent_tensor: Any = None
+    primal: Any = None                # make_dual: the Tensor the program passed as primal
+    op: Op | None = None
+    inputs: tuple = ()                # op: the inputs as passed (Tensors, numbers): identity
+    arrays: tuple = ()                # op: their arrays, copied
+    attrs: dict = field(default_factory=dict)
+    tangent_inputs: tuple = ()       # op: the input tangents themselves (identity: which step made each)
+
+
+_tangent_recorders: contextvars.ContextVar[tuple] = contextvars.ContextVar("tangent_recorders", default=())
+
+
+@contextlib.contextmanager
+def record_tangents(recorder) -> Iterator:
+    """Give `recorder` (anything with `append`) a `TangentStep` for every forward-mode step made inside."""
+    token = _tangent_recorders.set(_tangent_recorders.get() + (recorder,))
+    try:
+        yield recorder
+    finally:
+        _tangent_recorders.reset(token)
+
+
+def report_tangent(step_of) -> None:
+    """Called by forward mode at each step: `step_of()` makes the `TangentStep` (its copies are made only when
+    someone records)."""
+    recorders = _tangent_recorders.get()
+    if recorders:
+        step = step_of()
+        for recorder in recorders:
+            recorder.append(step)

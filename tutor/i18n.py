@@ -343,6 +343,12 @@ STRINGS: dict[str, dict[str, str]] = {
         "serve_offer_broken_one": "1 lesson file cannot be loaded; students would not get it:",
         # theme
         "answer_close_tolerance": "Right means: each number within {atol} + {rtol} × |answer| of the answer, or as PyTorch prints it (4 decimals).",
+        # branch forward (#25): a forward-mode call's tabs say J·t, and its steps go forward op by op
+        "tab_jvp": "J·t",
+        "tab_vjp_jvp": "VJP / J·t",
+        "tab_forward": "Forward",
+        "trace_position_forward": "Op {index} of {total}",
+        "trace_position_call_forward": "Forward-mode call {call} (line {line}) · op {index} of {total}",
     },
     "ja": {
         "course_title": "コース",
@@ -650,6 +656,12 @@ STRINGS: dict[str, dict[str, str]] = {
         "web_full_retry": "このページは {seconds} 秒ごとに自動でもう一度試します。",
         # theme
         "answer_close_tolerance": "正解となるのは、各数値と答えの差が {atol} + {rtol} × |答え| 以内のとき、または PyTorch の表示（小数 4 桁）どおりのときです。",
+        # branch forward (#25): a forward-mode call's tabs say J·t, and its steps go forward op by op
+        "tab_jvp": "J·t",
+        "tab_vjp_jvp": "VJP / J·t",
+        "tab_forward": "順モード",
+        "trace_position_forward": "演算 {index} / {total}",
+        "trace_position_call_forward": "順モードの呼び出し {call}（{line} 行目）· 演算 {index} / {total}",
     },
 }
 

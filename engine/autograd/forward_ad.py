@@ -20,7 +20,7 @@ import numpy as np
 
 from engine import state
 from engine import tensor as _tensor
-from engine.graph import pullback
+from engine.graph import TangentStep, pullback, report_tangent
 from engine.tensor import _TENSOR_TYPES, Tensor, _apply
 from engine.xp_tensor import sum_to
 
@@ -136,6 +136,7 @@ def make_dual(tensor, tangent, *, level=None) -> Tensor:
     with suspended(record=state.current().grad):
         dual = _apply("view", (tensor,), shape=tensor._data.shape)
     _give(dual, tangent)
+    _report("make_dual", dual, primal=tensor)
     return dual
 
 
@@ -151,6 +152,7 @@ def unpack_dual(tensor, *, level=None) -> UnpackedDualTensor:
         return UnpackedDualTensor(tensor, None)
     with suspended(record=state.current().grad):
         primal = _apply("alias", (tensor,))
+    _report("unpack_dual", tensor)
     return UnpackedDualTensor(primal, tangent)
 
 
@@ -188,6 +190,18 @@ def propagate(op, inputs: tuple, attrs: dict, result: Tensor) -> None:
     if total is None:
         total = np.zeros_like(result._data)
     _give(result, Tensor._make(np.array(np.broadcast_to(total, result._data.shape), dtype=result._data.dtype)))
+    _report("op", result, op=op, inputs=tuple(inputs), attrs=attrs, tangent_inputs=tuple(tangents))
+
+
+def _report(kind: str, result: Tensor, **fields) -> None:
+    """Tell the explanation layer's recorders (`engine.graph.report_tangent`; the copies are made only when
+    one records) what this step did."""
+    def step():
+        tangent = tangent_of(result)
+        arrays = tuple(np.array(t._data) if type(t) in _TENSOR_TYPES else t for t in fields.get("inputs", ()))
+        return TangentStep(kind, result, np.array(result._data), None if tangent is None else np.array(tangent._data),
+                           tangent, arrays=arrays, **fields)
+    report_tangent(step)
 
 
 def custom_jvp(cls, ctx, args: tuple, output: Tensor) -> None:

@@ -10,6 +10,7 @@ import time
 
 import numpy as np
 
+from engine.explain.dual import explain_read
 from engine.explain.fdcheck import central_differences
 from engine.explain.forward import forward_of, partner
 from engine.explain.graph import describe_graph
@@ -28,15 +29,27 @@ from engine.explain.replay import clone
 from engine.explain.symbolic import MAX_ENTRIES, SymbolicJacobian, SymbolicLimit, substitute, symbolic_jacobian
 from engine.explain.trace import trace_backward
 from engine.graph import AccumulateGrad, Node
+from engine.nn.hooks import HOOK_NODES
 
 
 def explain_program(source: str, *, max_symbolic: int = MAX_ENTRIES, limits=None) -> Explanation:
-    """Run `source` with the snippet runner and explain every backward call it made (numbers only)."""
+    """Run `source` with the snippet runner and explain every derivative call it made (numbers only): each
+    backward, and each tangent read in forward mode (`engine.explain.dual`), in program order."""
     recording = record_program(source, limits)
     run = recording.run
     final = run.namespace if run.ok or run.namespace else {}
     calls, paired = [], set()
+    reads = list(recording.reads)   # forward mode's reads of a tangent, placed among the backward calls
+
+    def read_until(k: int) -> None:
+        while reads and reads[0].after <= k:
+            read = reads.pop(0)
+            explained = explain_read(len(calls), read, recording.steps, Names(read.bound, final))
+            if explained is not None:
+                calls.append(explained)
+
     for k, captured in enumerate(recording.captured):
+        read_until(k)
         if k in paired:
             continue
         names = Names(captured.bound, final)  # the names bound at the call first, then at the end
@@ -49,6 +62,7 @@ def explain_program(source: str, *, max_symbolic: int = MAX_ENTRIES, limits=None
                 paired.add(k + 1)
                 explained.trace = []   # the sweep that ran started from a zero cotangent: nothing to follow
         calls.append(explained)
+    read_until(len(recording.captured))
     return Explanation(run.ok, run.error, run.stdout, calls, source, max_symbolic, run)
 
 
@@ -66,12 +80,15 @@ def explain_call(index: int, captured, names: Names) -> CallExplanation:
     output_name = captured.expression or names.tensor(call.output) or names.node(root) or _fresh(names)
     graph = describe_graph(nodes, names)
     batched = len(call.roots) <= 1 and np.ndim(call.seed) > out_data.ndim
+    # a module's full backward hooks run inside its BackwardHookFunction nodes (engine.nn.hooks), by identity
+    module_hooks = {n for n in nodes if isinstance(n, Node) and captured.origin.get(n, n) in HOOK_NODES}
     wanted = None if call.inputs is None else {id(x) for x in call.inputs}
     edges = [n for n in nodes if type(n) is AccumulateGrad and (wanted is None or id(n.variable) in wanted)]
     explained = CallExplanation(index, output_name, out_data.shape, out_data.copy(), call.gradient, call.seed,
                                 [], graph, [], nodes, names, error=captured.error, line=captured.line,
                                 leaf_values=values, weight=captured.weight,
-                                hooked=any(getattr(n, "hooks", None) for n in nodes),
+                                hooked=bool(module_hooks) or any(getattr(n, "hooks", None) for n in nodes),
+                                module_hooks=bool(module_hooks),
                                 api=call.api, returns=not call.leaves and bool(call.results), batched=batched,
                                 derivative_of=captured.derivative_of)
     if captured.error is not None:  # backward raised: no gradient was produced, so there is nothing to check
@@ -103,7 +120,7 @@ def explain_call(index: int, captured, names: Names) -> CallExplanation:
             explained.leaves.append(_leaf(call, edge, names, J, fd, v, values[edge], batched))
     labels = [f"{g.name} ({g.tensor})" if g.tensor else g.name for g in graph]
     if not batched and roots is None:  # several outputs: one sweep from all of them, not one path to follow
-        explained.trace = trace_backward(_Frozen(call, nodes), names, labels)
+        explained.trace = trace_backward(_Frozen(call, nodes, module_hooks), names, labels)
     return explained
 
 
@@ -130,8 +147,8 @@ def _stack_outputs(explained: CallExplanation, captured, names: Names) -> list |
 class _Frozen:
     """The recorded call with its graph replaced by the copies made at the call."""
 
-    def __init__(self, call, nodes) -> None:
-        self.nodes, self.seed = nodes, call.seed
+    def __init__(self, call, nodes, module_hooks: set) -> None:
+        self.nodes, self.seed, self.module_hooks = nodes, call.seed, module_hooks
         self.leaves, self.grads_before, self.grads_after = call.leaves, call.grads_before, call.grads_after
 
 

@@ -10,13 +10,13 @@ call returned and against a directional finite difference (the function replayed
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from engine.explain.fdcheck import leaves64, replayed_output
+from engine.explain.fdcheck import leaves64
 from engine.explain.jacobian import close
-from engine.explain.replay import root_of
+from engine.explain.replay import as64, ops_of, replay, root_of
 from engine.graph import AccumulateGrad
 
 FORWARD_APIS = frozenset({"func.jvp", "autograd.functional.jvp"})
@@ -33,6 +33,7 @@ class ForwardExplanation:
     finite_differences: np.ndarray | None   # (f(x + h·t) − f(x − h·t)) / 2h, float64; None if not replayable
     fd_agrees: bool | None
     fd_max_difference: float | None = None   # largest |finite difference − J·t| (nan where both are nan: 0)
+    steps: list = field(default_factory=list)   # dual numbers: dual.TangentNode per op, in program order
 
 
 def partner(captured: list, k: int):
@@ -62,28 +63,38 @@ def forward_of(explained, captured, second) -> ForwardExplanation | None:
     if len(edges) != len(explained.leaves) or any(id(edge.variable) not in by_input for edge in edges):
         return None
     tangents = [by_input[id(edge.variable)] for edge in edges]
+    return along(explained, captured.nodes, edges, tangents, np.asarray(second.call.results[0]), captured.leaf_values)
+
+
+def along(explained, nodes: list, edges: list, tangents: list, returned: np.ndarray, values: dict,
+          differences: dict | None = None) -> ForwardExplanation:
+    """J·t from the Jacobians `explained` holds (one per edge, in order) and the `tangents`, checked against the
+    tangent the program got (`returned`) and a directional finite difference (`differences`, from `directional`,
+    worked out here when not given)."""
     computed = sum(leaf.jacobian.astype(np.float64) @ t.reshape(-1) for leaf, t in zip(explained.leaves, tangents))
     computed = np.asarray(computed).reshape(explained.output_shape)
-    returned = np.asarray(second.call.results[0])
     loose = returned.dtype != np.float64
     matches = close(computed, returned.reshape(computed.shape), rtol=1e-4 if loose else 1e-9,
                     atol=1e-5 if loose else 1e-12)
-    fd = _directional(captured.nodes, edges, tangents, captured.leaf_values)
+    if differences is None:
+        differences = directional(nodes, edges, tangents, values)
+    fd = None if differences is None else differences[root_of(nodes)]
     fd_agrees = None if fd is None else close(fd, computed, rtol=1e-3, atol=1e-4)
     diff = None if fd is None else float(np.nan_to_num(np.abs(fd - computed), nan=0.0).max(initial=0.0))
     return ForwardExplanation(tangents, computed, returned, matches, fd, fd_agrees, diff)
 
 
-def _directional(nodes: list, edges: list, tangents: list, values: dict) -> np.ndarray | None:
-    """The derivative along t without any derivative rule: the recorded forward replayed in float64."""
-    root = root_of(nodes)
-    if type(root) is AccumulateGrad:
+def directional(nodes: list, edges: list, tangents: list, values: dict) -> dict | None:
+    """The derivative along t of every op node's result, without any derivative rule: the recorded forward
+    replayed in float64 at x ± h·t, {node: (f(x + h·t) − f(x − h·t)) / 2h}; None when the output is a leaf."""
+    if type(root_of(nodes)) is AccumulateGrad:
         return None
     base = leaves64(nodes, edges, values)
     scale = max([1.0] + [float(np.abs(base[edge]).max(initial=0.0)) for edge in edges])
     h = 1e-6 * scale / max(1.0, max(float(np.abs(t).max(initial=0.0)) for t in tangents))
     sides = []
-    for step in (h, -h):
-        moved = {**base, **{edge: base[edge] + step * t.reshape(base[edge].shape) for edge, t in zip(edges, tangents)}}
-        sides.append(replayed_output(nodes, moved))
-    return (sides[0] - sides[1]) / (2 * h)
+    with np.errstate(all="ignore"):
+        for step in (h, -h):
+            moved = {**base, **{edge: base[edge] + step * t.reshape(base[edge].shape) for edge, t in zip(edges, tangents)}}
+            sides.append(replay(nodes, moved, constant=as64, fix_dtype=as64))
+        return {node: (sides[0][node].out - sides[1][node].out) / (2 * h) for node in ops_of(nodes)}

@@ -296,6 +296,8 @@ MESSAGES: dict[str, dict[str, str]] = {
                    "ja": "記号での計算が {seconds} 秒を超えました"},
     "limit_custom": {"en": "{node} is a custom autograd.Function, whose backward is code, not a formula",
                      "ja": "{node} はカスタム autograd.Function で、backward が式ではなくコードです"},
+    "limit_module_hook": {"en": "a module's backward hook runs inside this graph, and a hook is code, not a formula",
+                          "ja": "この計算グラフの中でモジュールの逆伝播フックが動きます。フックは式ではなくコードです"},
     "limit_unsupported": {"en": "{op} has no symbolic form", "ja": "{op} には記号の式がありません"},
     "limit_unsupported_detail": {"en": "{op} has no symbolic form ({detail})",
                                  "ja": "{op} には記号の式がありません（{detail}）"},
@@ -309,6 +311,54 @@ MESSAGES: dict[str, dict[str, str]] = {
     # a panel kept as the sandbox's data until it is shown (engine.sandbox.renderables.Deferred)
     "unreadable_panel": {"en": "This part of the explanation could not be read back from the sandbox.",
                          "ja": "説明のこの部分はサンドボックスから読み戻せませんでした。"},
+    # dual numbers (torch.autograd.forward_ad), op by op (branch forward)
+    "api_dual": {"en": "dual numbers (torch.autograd.forward_ad): every op carried a tangent forward beside its value, "
+                       "and unpack_dual read {y}'s tangent, J·t",
+                 "ja": "二重数（torch.autograd.forward_ad）: 各演算が値と並べて接ベクトルを前へ運び、unpack_dual が {y} の"
+                       "接ベクトル J·t を読み出しました"},
+    "t_dual": {"en": "t is the tangent given to fwAD.make_dual(…): the direction the input moves in",
+               "ja": "t は fwAD.make_dual(…) に渡した接ベクトルで、入力を動かす向きです"},
+    "jvp_check_dual": {"en": "{mark} J·t equals the tangent unpack_dual({y}) read",
+                       "ja": "{mark} J·t は unpack_dual({y}) で読み出した接ベクトルと一致します"},
+    "jvp_check_dual_bad": {"en": "{mark} J·t differs from the tangent unpack_dual({y}) read",
+                           "ja": "{mark} J·t は unpack_dual({y}) で読み出した接ベクトルと一致しません"},
+    "dual_unknown": {"en": "{y}'s tangent did not come only from ops that carry tangents forward (a custom Function's "
+                           "jvp, or fill_ or zero_, wrote part of it), so its steps cannot be followed: not explained",
+                     "ja": "{y} の接ベクトルは、接ベクトルを前へ運ぶ演算だけから来たものではありません（カスタム Function の "
+                           "jvp や fill_、zero_ が一部を書きました）。そのため手順をたどれず、説明しません"},
+    "dual_too_large": {"en": "the Jacobian of {y} would have {entries} entries, too many to build: not explained",
+                       "ja": "{y} のヤコビ行列は成分が {entries} 個になり、作るには多すぎるため説明しません"},
+    "panel_tangents": {"en": "forward mode, op by op", "ja": "順モードを演算ごとに"},
+    "tangent_title": {"en": "op {index} of {total}: {label}", "ja": "演算 {index} / {total}: {label}"},
+    "tangent_call": {"en": "forward-mode call {call} (line {line}), ", "ja": "順モードの呼び出し {call}（{line} 行目）、"},
+    "tangent_in": {"en": "tangent coming in from {input} = {label}:", "ja": "{input} = {label} から入る接ベクトル:"},
+    "tangent_constant": {"en": "{input} = {label}: a constant, no tangent",
+                         "ja": "{input} = {label}: 定数なので接ベクトルはありません"},
+    "tangent_rule": {"en": "local derivative for {input}, from the op's backward rule {formula} (forward mode applies "
+                           "the same derivative to the tangent)",
+                     "ja": "{input} についての局所的な微分: 演算の逆伝播の規則 {formula} から（順モードは同じ微分を接ベクトルに"
+                           "掛けます）"},
+    "tangent_value": {"en": "value =", "ja": "値 ="},
+    "tangent_out": {"en": "tangent going out = the local derivative applied to each tangent coming in, summed:",
+                    "ja": "出ていく接ベクトル = 入る接ベクトルそれぞれに局所的な微分を掛けて足したもの:"},
+    "tangent_fd": {"en": "{mark} equals the finite difference along t at this op (largest difference {diff})",
+                   "ja": "{mark} この演算での t 方向の有限差分と一致します（最大の差 {diff}）"},
+    "tangent_fd_bad": {"en": "{mark} differs from the finite difference along t at this op (largest difference {diff}: "
+                             "a kink such as relu or abs at 0, or a bug)",
+                       "ja": "{mark} この演算での t 方向の有限差分と一致しません（最大の差 {diff}。relu や abs が 0 で"
+                             "折れ曲がる点のような所か、バグ）"},
+    "tangent_step": {"en": "op {index}: {op}", "ja": "演算 {index}: {op}"},
+    # a module's full backward hooks (register_full_backward_hook, register_full_backward_pre_hook)
+    "module_hooked": {"en": "a module's backward hook ran inside this backward: J and vᵀJ here are what backward "
+                            "computed through it, which is the function's own only if the hook left the gradient "
+                            "as it was (the finite-difference check compares with the function)",
+                      "ja": "この backward の中でモジュールの逆伝播フックが動きました。ここの J と vᵀJ はフックを通して "
+                            "backward が計算した値で、フックが勾配を変えなかったときだけ関数そのものの値です（有限差分"
+                            "による確認が関数と比べます）"},
+    "trace_module_hook": {"en": "a module's backward hook (register_full_backward_hook) runs at this node: what it "
+                                "returns is what flows on",
+                          "ja": "このノードでモジュールの逆伝播フック（register_full_backward_hook）が動きます。フックが"
+                                "返した値がそのまま先へ流れます"},
 }
 
 # ops whose symbolic form fails for a reason a learner can be told (op key -> op_detail_* key)

@@ -51,7 +51,9 @@ class CallExplanation:
     error: Any = None                # the program's error when this backward call raised (then no leaves)
     line: int | None = None          # the program line of the call
     leaf_values: dict = field(repr=False, default_factory=dict)   # {AccumulateGrad: value at the call}
-    hooked: bool = False             # tensor hooks (register_hook) ran in this backward and may change gradients
+    hooked: bool = False             # hooks (a tensor's register_hook, a module's backward hooks) ran in this
+                                     # backward and may change gradients
+    module_hooks: bool = False       # a module's full backward hooks ran inside it: its J is what backward computed
     weight: str | None = None        # the program's name for the gradient it passed (`v` in y.backward(v))
     api: str = "Tensor.backward"     # the entry point: autograd.grad, func.grad, … (graph.BackwardCall.api)
     returns: bool = False            # it returned its gradients (autograd.grad, torch.func) instead of adding to .grad
@@ -62,6 +64,7 @@ class CallExplanation:
     root_indices: list = field(default_factory=lambda: [0])   # where the outputs are in `graph`
     too_large: int = 0               # entries of J when too many to build (jacobian.affordable): vᵀJ only
     forward: Any = None              # forward.ForwardExplanation for a forward-mode call (jvp): J·t, not vᵀJ
+    refused: str | None = None       # a message key: why this call is not explained (said instead of the panels)
 
     @property
     def sweep_seed(self) -> np.ndarray:
@@ -128,6 +131,7 @@ def _call_json(call: CallExplanation, sym) -> dict:
         "v_words": call.v_words,
         "api": call.api,
         "forward": None if call.forward is None else plain(call.forward),
+        "refused": call.refused,
         "leaves": [_leaf_json(leaf) for leaf in call.leaves],
         "graph": plain(call.graph),
         "trace": plain(call.trace),

@@ -49,10 +49,24 @@ class Captured:
 
 
 @dataclass
+class Read:
+    """Forward mode: the program read a dual tensor's tangent (`fwAD.unpack_dual(y)`), the derivative it asked for."""
+
+    step: object                      # the "unpack_dual" `graph.TangentStep`
+    position: int                     # its place in the forward-mode steps (those before it made the tangent)
+    after: int                        # how many backward calls the program had made before it (program order)
+    line: int | None = None
+    expression: str | None = None     # the program's text for the tensor read (`y` in unpack_dual(y))
+    bound: dict = field(default_factory=dict)
+
+
+@dataclass
 class Recording:
     run: object                       # the runner's RunResult
     calls: list[BackwardCall] = field(default_factory=list)
     captured: list[Captured] = field(default_factory=list)
+    steps: list = field(default_factory=list)    # forward mode's `graph.TangentStep`s, in program order
+    reads: list[Read] = field(default_factory=list)
 
 
 class _Recorder(list):
@@ -62,6 +76,7 @@ class _Recorder(list):
         super().__init__()
         self.source = source
         self.captured: list[Captured] = []
+        self.tangents = _Tangents(self)
         self._tree = None
         self._parents: dict = {}   # each node of `_tree` -> the node it is in, made once per program
 
@@ -93,6 +108,38 @@ class _Recorder(list):
                 self._tree = False
             self._parents = _parents(self._tree) if self._tree else {}
         return self._tree
+
+
+class _Tangents(list):
+    """The forward-mode steps (`graph.TangentStep`) as forward mode reports them; each read of a tangent is
+    placed in the program (its line, the text of the tensor read, the names bound then)."""
+
+    def __init__(self, recorder: _Recorder) -> None:
+        super().__init__()
+        self.recorder = recorder
+        self.reads: list[Read] = []
+
+    def append(self, step) -> None:  # noqa: D102 - called by engine.forward_ad at each step
+        super().append(step)
+        if step.kind != "unpack_dual" or step.tangent is None:
+            return
+        frame, line, _ = _snippet_position()
+        read = Read(step, len(self) - 1, len(self.recorder.captured), line)
+        if frame is not None:
+            read.bound = {**frame.f_globals, **frame.f_locals}
+        tree = self.recorder._parsed() if line is not None else None
+        if tree:
+            read.expression = _call_argument(tree, self.recorder.source, line, "unpack_dual")
+        self.reads.append(read)
+
+
+def _call_argument(tree, source: str, line: int, name: str) -> str | None:
+    """The text of the first argument of the call of `name` (`fwAD.unpack_dual(y)`) on `line`."""
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Call) and node.args and node.lineno <= line <= (node.end_lineno or node.lineno)
+                and (node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)) == name):
+            return _text(source, node.args[0])
+    return None
 
 
 def _snippet_position():
@@ -275,13 +322,15 @@ def _copy(array, origin: dict):
 def _recording(recorder: _Recorder):
     token = _graph._recorders.set(_graph._recorders.get() + (recorder,))
     try:
-        yield recorder
+        with _graph.record_tangents(recorder.tangents):
+            yield recorder
     finally:
         _graph._recorders.reset(token)
 
 
 def record_program(source: str, limits=None) -> Recording:
-    """Run `source` with the runner (never raises for the snippet's fault) and record its backward calls."""
+    """Run `source` with the runner (never raises for the snippet's fault) and record its backward calls and
+    its forward-mode steps."""
     from engine.runner import run_snippet
 
     with _recording(_Recorder(source)) as recorder:
@@ -290,7 +339,7 @@ def record_program(source: str, limits=None) -> Recording:
     for k, item in enumerate(captured):
         if not item.call.finished:  # its sweep raised: the program stopped there (or caught the error)
             item.error = result.error if k == len(captured) - 1 else "backward raised"
-    return Recording(result, list(recorder), captured)
+    return Recording(result, list(recorder), captured, list(recorder.tangents), recorder.tangents.reads)
 
 
 def _tensors(namespace: dict):
@@ -340,6 +389,22 @@ class Names:
         self._origin.update(origin)
         self._keep.append(origin)
 
+    def add_results(self, results: dict) -> None:
+        """Forward mode's nodes (built from `graph.TangentStep`s) answer to the names of the tensors they made
+        (a dual tensor has no grad_fn to be named by): {node: the Tensor it made}."""
+        for node, tensor in results.items():
+            name = self._tensor.get(id(tensor))
+            if name is not None:
+                self._node.setdefault(id(node), name)
+        self._keep.append(results)
+
+    def same_as(self, tensor, other) -> None:
+        """`tensor` answers to `other`'s name when the program bound no name to it: the dual tensor of
+        `f(fwAD.make_dual(x, t))` is the program's x with a tangent."""
+        if id(tensor) not in self._tensor and id(other) in self._tensor:
+            self._tensor[id(tensor)] = self._tensor[id(other)]
+            self._keep.append(tensor)
+
     def used(self) -> set[str]:
         return set(self._used)
 
@@ -381,6 +446,10 @@ class Names:
                     and original.shape == data.shape[::-1] and original.strides == data.strides[::-1]):
                 return name
         return None
+
+    def original(self, node):
+        """The recorded node a frozen copy was made from (itself when it is no copy)."""
+        return self._origin.get(node, node)
 
     def node(self, node) -> str | None:
         """The name of the tensor a grad_fn node produced, if the program bound one."""

@@ -137,11 +137,15 @@ def render_summary(call, *, lang: str = "en", width: int = WIDTH) -> RenderableT
     y = call.output_name
     api = api_name(call)
     lines.add_row(t("output", lang), f"{y}  ({shape_text(call.output_shape, lang)})")
-    if call.api != "Tensor.backward":
+    if call.api == DUAL:
+        lines.add_row(t("call_api", lang), t("api_dual", lang, y=y))
+    elif call.api != "Tensor.backward":
         key = ("api_forward" if call.forward else "api_forward_swept" if call.api in _FORWARD
                else "api_returns" if call.returns or call.batched else "api_accumulates")
         lines.add_row(t("call_api", lang), t(key, lang, api=api))
-    if call.forward:
+    if call.api == DUAL:
+        lines.add_row("t", t("t_dual", lang))
+    elif call.forward:
         lines.add_row("t", t("t_given", lang, api=api))
     elif call.batched:
         lines.add_row("v", t("v_batched", lang, api=api))
@@ -157,6 +161,8 @@ def render_summary(call, *, lang: str = "en", width: int = WIDTH) -> RenderableT
     parts = [lines]
     if call.error is not None:
         parts.append(_raised(call, lang))
+    if call.refused:
+        parts.append(_refusal(call, lang))
     if call.several:
         parts.append(Text(t("several_outputs", lang, count=call.several, names=", ".join(call.output_names))))
     parts += [Text(t("equals", lang, name=y)), _fitted(call.output_value, width - 4, lang)]
@@ -170,6 +176,12 @@ def render_summary(call, *, lang: str = "en", width: int = WIDTH) -> RenderableT
 
 
 _FORWARD = {"func.jvp", "func.jacfwd", "autograd.functional.jvp"}
+DUAL = "autograd.forward_ad"   # dual numbers: engine.explain.dual
+
+
+def _refusal(call, lang: str) -> Text:
+    """Why a call is not explained (`CallExplanation.refused`), in plain words."""
+    return Text(t(call.refused, lang, y=call.output_name, entries=call.too_large), style="yellow")
 
 
 def api_name(call) -> str:
@@ -195,6 +207,8 @@ def _fitted(a, width: int, lang: str) -> RenderableType:
 
 # --- Jacobian ---------------------------------------------------------------------------------------
 def render_jacobian(call, symbolic=None, *, lang: str = "en", width: int = WIDTH) -> RenderableType:
+    if call.refused:
+        return _refusal(call, lang)
     if call.error is not None:
         return Text(t("raised_short", lang, index=call.index + 1), style="yellow")
     parts = []
@@ -278,11 +292,13 @@ def _pattern(J, width: int, lang: str, head: str) -> RenderableType:
 # --- VJP --------------------------------------------------------------------------------------------
 def render_vjp(call, symbolic=None, *, lang: str = "en", width: int = WIDTH) -> RenderableType:
     """vᵀ · J = result, stacked vertically so it reads at any width (the article's (1, 1)J = (4, 2))."""
+    if call.refused:
+        return _refusal(call, lang)
     if call.error is not None:
         return Text(t("raised_short", lang, index=call.index + 1), style="yellow")
     if call.forward:
         return render_jvp(call, lang=lang, width=width)
-    parts = []
+    parts = [Text(t("module_hooked", lang), style="magenta")] if call.module_hooks else []
     for leaf in call.leaves:
         sym = _leaf_symbolic(symbolic, leaf.name)
         sym = sym if sym is not None and sym.verified and not call.batched else None
@@ -343,8 +359,8 @@ def render_jvp(call, *, lang: str = "en", width: int = WIDTH) -> RenderableType:
                               width, lang)]
     parts += [Text(t("jvp_result", lang), style="bold"), _fitted(forward.computed, width, lang)]
     mark, style = ("✓", "green") if forward.matches else ("✗", "red")
-    parts.append(Text(t("jvp_check" if forward.matches else "jvp_check_bad", lang, mark=mark, api=api_name(call),
-                        y=call.output_name), style=style))
+    key = ("jvp_check_dual" if call.api == DUAL else "jvp_check") + ("" if forward.matches else "_bad")
+    parts.append(Text(t(key, lang, mark=mark, api=api_name(call), y=call.output_name), style=style))
     return Group(*parts)
 
 
@@ -369,6 +385,8 @@ def _in_rows(vector, shape=None):
 
 # --- chain rule -------------------------------------------------------------------------------------
 def render_chain(call, symbolic=None, *, lang: str = "en", width: int = WIDTH) -> RenderableType:
+    if call.refused:
+        return _refusal(call, lang)
     if call.error is not None:
         return Text(t("raised_short", lang, index=call.index + 1), style="yellow")
     if call.forward:
@@ -436,6 +454,8 @@ def render_chain(call, symbolic=None, *, lang: str = "en", width: int = WIDTH) -
 
 # --- graph ------------------------------------------------------------------------------------------
 def render_graph(call, *, lang: str = "en", width: int = WIDTH) -> RenderableType:
+    if call.refused:
+        return _refusal(call, lang)
     graph = call.graph
     style = {"output": "bold cyan", "intermediate": "cyan", "leaf": "bold green"}
 
@@ -496,6 +516,8 @@ def render_trace_step(call, i: int, *, lang: str = "en", width: int = WIDTH, cal
             parts.append(Group(Text(t("trace_from", lang, name=_node_label(call, source))), _fitted(g, width - 4, lang)))
     if step.hooked:
         parts.append(Text(t("trace_hooked", lang), style="magenta"))
+    if step.module_hook:
+        parts.append(Text(t("trace_module_hook", lang), style="magenta"))
     parts += [Text(t("trace_incoming", lang)), _fitted(step.incoming, width - 4, lang)]
     for flow in step.flows:
         parts += [Text(t("trace_rule", lang, input=flow.input, formula=flow.formula, target=flow.target_label)),
@@ -518,8 +540,63 @@ def _node_label(call, k: int) -> str:
     return f"{node.name} ({node.tensor})" if node.tensor else node.name
 
 
+# --- forward mode, op by op (dual numbers) ---------------------------------------------------------------
+def render_steps(call, *, lang: str = "en", width: int = WIDTH, calls: int = 1) -> list:
+    """The call's node-by-node panels: backward's trace, or for dual numbers each op as forward mode ran it."""
+    if call.forward is not None and call.forward.steps:
+        return [render_tangent_step(call, i, lang=lang, width=width, calls=calls) for i in range(len(call.forward.steps))]
+    return [render_trace_step(call, i, lang=lang, width=width, calls=calls) for i in range(len(call.trace))]
+
+
+def render_tangent_step(call, i: int, *, lang: str = "en", width: int = WIDTH, calls: int = 1) -> RenderableType:
+    """One op of a dual-number computation: the tangents coming in, the op's local derivative (its rule), the
+    value and the tangent going out, checked against the directional finite difference at that op."""
+    steps = call.forward.steps
+    step = steps[i]
+    node = call.graph[step.node]
+    parts = [Text(t("tangent_value", lang)), _fitted(step.value, width - 4, lang)]
+    for edge, tangent in step.inputs:
+        label = _input_label(call, edge, lang)
+        if tangent is None:
+            parts.append(Text(t("tangent_constant", lang, input=edge.input, label=label), style="dim"))
+            continue
+        parts += [Text(t("tangent_in", lang, input=edge.input, label=label)), _fitted(tangent, width - 4, lang),
+                  Text(t("tangent_rule", lang, input=edge.input, formula=node.formula[node.inputs.index(edge)]),
+                       style="dim")]
+    parts += [Text(t("tangent_out", lang), style="bold"), _fitted(step.tangent, width - 4, lang)]
+    if step.finite_difference is not None:
+        diff = float(np.nan_to_num(np.abs(step.finite_difference - step.tangent), nan=0.0).max(initial=0.0))
+        mark, style = ("✓", "green") if step.agrees else ("✗", "yellow")
+        parts.append(Text(t("tangent_fd" if step.agrees else "tangent_fd_bad", lang, mark=mark, diff=f"{diff:.2e}"),
+                          style=style))
+    title = t("tangent_title", lang, index=i + 1, total=len(steps), label=_step_label(call, i))
+    if calls > 1:
+        title = t("tangent_call", lang, call=call.index + 1, line=call.line if call.line is not None else "?") + title
+    return Panel(Group(*parts), title=title, box=box.ROUNDED)
+
+
+def _step_label(call, i: int) -> str:
+    """sin → s: the op, and the program's name for its result when it bound one."""
+    step = call.forward.steps[i]
+    name = call.graph[step.node].tensor
+    return f"{step.op} → {name}" if name else step.op
+
+
+def _input_label(call, edge, lang: str) -> str:
+    """What feeds an op: a leaf or named tensor by its name, an unnamed result by its op (op 1: sin)."""
+    if edge.source is None:
+        return _edge_label(edge, lang)
+    source = call.graph[edge.source]
+    if source.tensor:
+        return source.tensor
+    k = next((k for k, s in enumerate(call.forward.steps) if s.node == edge.source), None)
+    return edge.label if k is None else t("tangent_step", lang, index=k + 1, op=call.forward.steps[k].op)
+
+
 # --- finite differences -------------------------------------------------------------------------------
 def render_fd_check(call, *, lang: str = "en", width: int = WIDTH) -> RenderableType:
+    if call.refused:
+        return Group(Text(_call_title(call, lang), style="bold"), _refusal(call, lang))
     if call.error is not None:
         return Group(Text(_call_title(call, lang), style="bold"), _raised(call, lang))
     if call.forward:
@@ -571,7 +648,10 @@ def render_call(call, symbolic=None, *, lang: str = "en", width: int = WIDTH, ca
     inner = width - 4
     if call.error is not None:
         return Group(render_summary(call, lang=lang, width=width))
-    trace = [render_trace_step(call, i, lang=lang, width=inner - 4, calls=calls) for i in range(len(call.trace))]
+    if call.refused:
+        return Group(render_summary(call, lang=lang, width=width))
+    trace = render_steps(call, lang=lang, width=inner - 4, calls=calls)
+    stepped = call.forward is not None and call.forward.steps
     return Group(render_summary(call, lang=lang, width=width),
                  Panel(render_jacobian(call, symbolic, lang=lang, width=inner), title=t("panel_jacobian", lang),
                        box=box.ROUNDED),
@@ -582,5 +662,5 @@ def render_call(call, symbolic=None, *, lang: str = "en", width: int = WIDTH, ca
                  Panel(render_graph(call, lang=lang, width=inner), title=t("panel_graph", lang), box=box.ROUNDED),
                  Panel(Group(*trace) if trace or not (call.forward or call.several) else
                        Text(t("trace_forward" if call.forward else "trace_several", lang)),
-                       title=t("panel_trace", lang), box=box.ROUNDED),
+                       title=t("panel_tangents" if stepped else "panel_trace", lang), box=box.ROUNDED),
                  Panel(render_fd_check(call, lang=lang, width=inner), title=t("panel_fd", lang), box=box.ROUNDED))

@@ -21,6 +21,7 @@ import numpy as np
 from engine import xp
 from engine.explain.replay import ops_of, replay
 from engine.graph import AccumulateGrad, pullback
+from engine.nn.hooks import HOOK_NODES
 
 MAX_NODES = 200
 MAX_ENTRIES = 1024
@@ -191,9 +192,11 @@ def symbolic_jacobian(nodes: list, names, out_shape: tuple, seed: np.ndarray, ed
         return _limit("limit_nodes", count=count, limit=max_nodes)
     if entries > max_entries:
         return _limit("limit_entries", count=entries, limit=max_entries)
-    custom = next((n.op.grad_fn for n in ops_of(nodes) if n.op.custom), None)
+    custom = next((n for n in ops_of(nodes) if n.op.custom), None)
     if custom is not None:
-        return _limit("limit_custom", node=custom)
+        if names.original(custom) in HOOK_NODES:   # not the learner's Function: a module's backward hooks
+            return _limit("limit_module_hook")
+        return _limit("limit_custom", node=custom.op.grad_fn)
     check = _deadline(timeout)
     try:
         rep = Replay(nodes, names, deadline=check, leaf_values=leaf_values)

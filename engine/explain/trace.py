@@ -36,6 +36,7 @@ class TraceStep:
     grad_before: np.ndarray | None = None   # leaves: .grad before this call
     grad_after: np.ndarray | None = None    # leaves: .grad after (before + incoming)
     hooked: bool = False                    # the tensor's hooks (register_hook) changed what arrived
+    module_hook: bool = False               # a module's backward hooks ran at this node (engine.nn.hooks)
 
 
 def trace_backward(call, names, labels: list[str]) -> list[TraceStep]:
@@ -51,7 +52,8 @@ def trace_backward(call, names, labels: list[str]) -> list[TraceStep]:
     def on_node(copy, g, contributions):
         node = original[copy]
         k = index[node]
-        step = TraceStep(k, node.name(), labels[k], np.array(g), summed=received.get(k, []), hooked=bool(copy.hooks))
+        step = TraceStep(k, node.name(), labels[k], np.array(g), summed=received.get(k, []), hooked=bool(copy.hooks),
+                         module_hook=node in getattr(call, "module_hooks", ()))
         for i, parent, gi in contributions:
             target = index[original.get(parent, parent)]
             cotangent = np.array(np.broadcast_to(gi, np.shape(node.arrays[i])))

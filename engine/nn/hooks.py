@@ -10,10 +10,15 @@ it). The hooks run inside those nodes' backward, in the sweep's order, never in 
 from __future__ import annotations
 
 import warnings
+import weakref
 from collections import OrderedDict
 
 from engine.autograd.function import Function
 from engine.tensor import RemovableHandle, Tensor, is_grad_enabled
+
+# the graph nodes of BackwardHookFunction (the module's hooks run in their backward), by identity: the explanation
+# layer says "hooked" at them, as it does at a tensor's register_hook
+HOOK_NODES: weakref.WeakSet = weakref.WeakSet()
 
 
 class ModuleHooks:
@@ -144,6 +149,10 @@ class BackwardHook:
             return values, None
         passed = BackwardHookFunction.apply(*(values[i] for i in index), on_backward=on_backward)
         passed = passed if isinstance(passed, tuple) else (passed,)
+        for t in passed:   # one node, or with several tensors one node each picking its part of the packed one
+            if t.grad_fn is not None:
+                HOOK_NODES.add(t.grad_fn)
+                HOOK_NODES.update(p for p in t.grad_fn.parents if len(passed) > 1 and p is not None)
         out = list(values)
         for i, t in zip(index, passed):
             out[i] = t

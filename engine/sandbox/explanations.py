@@ -38,6 +38,7 @@ class CallPanels:
     fd: Any
     trace: list = field(default_factory=list)
     line: int | None = None          # the program line of the backward call
+    forward: bool = False            # a forward-mode call: its panels show J·t, and its steps go forward
 
 
 @dataclass
@@ -104,7 +105,7 @@ def _rebuild(answer: dict, clean: Callable[[str], str], lang: str) -> WorkerExpl
     unreadable = t("unreadable_panel", lang)
     panels = [CallPanels(int(call["index"]), *(from_data(call[name], clean) for name in PANELS),
                          trace=[Deferred(step, clean, unreadable) for step in _list(call["trace"])],
-                         line=_line(call.get("line")))
+                         line=_line(call.get("line")), forward=bool(call.get("forward")))
               for call in answer.get("panels", [])]
     return WorkerExplanation(bool(answer["ok"]), _snippet_error(answer["error"]), str(answer["stdout"]),
                              int(answer["calls"]), answer.get("json"), panels,

@@ -64,8 +64,8 @@ def explain(source: str, symbolic: bool = False, timeout: float = 2.0, want: tup
             "graph": to_data(render.render_graph(call, lang=lang, width=width)),
             "fd": to_data(render.render_fd_check(call, lang=lang, width=width)),
             # the app's stepper names the backward call above each step (tutor.widgets.backprop_stepper)
-            "trace": [to_data(render.render_trace_step(call, i, lang=lang, width=width - 4))
-                      for i in range(len(call.trace))],
+            "trace": [to_data(step) for step in render.render_steps(call, lang=lang, width=width - 4)],
+            "forward": call.forward is not None,   # J·t, not vᵀJ: the app labels its tabs so
         } for call in explanation.calls]
     if "report" in want:
         out["report"] = [to_data(render.render_call(call, sym.get(call.index), lang=lang, width=width, calls=count))

@@ -7,6 +7,7 @@ import re
 import pytest
 from rich.console import Console
 
+from engine.explain import explain_program
 from engine.explain.messages import LANGUAGES, MESSAGES
 from engine.sandbox.explanations import explain_in_worker
 from lessons.course import load_course
@@ -61,7 +62,24 @@ def test_the_leaf_tensor_has_one_japanese_name():
 
 
 DERIVATIVE_APIS = ("autograd.grad", "autograd.functional", "torch.func", "jvp(", "vjp(", "jacrev", "jacfwd",
-                   "hessian", ".backward(")
+                   "hessian", ".backward(", "unpack_dual(")
+
+
+def test_no_bundled_step_that_differentiates_says_no_backward_call():
+    """Every bundled step whose program computes a derivative — backward, autograd.grad, torch.func, jvp/vjp,
+    forward mode's dual numbers — has at least one call explained; the reveal screen says "no backward call"
+    only when there is none. A program that raises before any call (backward of a vector without a gradient)
+    shows its own error instead, so it is the only exception allowed."""
+    steps = [param for param in bundled_programs() if any(api in param.values[0] for api in DERIVATIVE_APIS)]
+    assert len(steps) > 100
+    silent, raised = [], []
+    for param in steps:
+        explanation = explain_program(param.values[0])
+        if not explanation.calls:
+            (silent if explanation.ok else raised).append(param.id)
+    assert silent == []
+    assert all(step.split("/")[1] in ("sum-backward-fails", "z-not-scalar", "dim-sum-needs-gradient")
+               for step in raised), raised
 
 
 def derivative_steps():
@@ -78,7 +96,7 @@ def derivative_steps():
 def test_every_derivative_call_has_every_tab(source):
     """No step that computes a derivative says "no backward call"; every call that ran has its leaves, its
     Jacobian, vᵀJ (checked against what the call produced), chain rule, graph and backprop tabs."""
-    from engine.explain import explain_program, explain_symbolic
+    from engine.explain import explain_symbolic
     from engine.explain.render import render_chain, render_graph, render_jacobian, render_summary, render_vjp
 
     explanation = explain_program(source)

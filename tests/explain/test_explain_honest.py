@@ -125,6 +125,46 @@ def test_hooks_run_in_the_backprop_trace_and_the_checks_say_why_they_differ():
         assert str(render_fd_check(call, lang=lang).renderables[-1]) == t("fd_hooked", lang, diff="2.40e+01")
 
 
+MODULE_HOOKED = """import torch
+lin = torch.nn.Linear(2, 1)
+with torch.no_grad():
+    lin.weight.copy_(torch.tensor([[1.0, -2.0]]))
+    lin.bias.fill_(0.5)
+def halve(module, grad_input, grad_output):
+    return (grad_input[0] * 0.5,)
+lin.register_full_backward_hook(halve)
+x = torch.tensor([[1.0, 2.0]], requires_grad=True)
+y = lin(x).sum()
+y.backward()
+"""
+
+
+def test_a_module_hook_is_said_as_a_hook_not_as_a_mismatch():
+    """A full backward hook that halves x's gradient: x.grad is [0.5, -1], the function's own [1, -2]. Its
+    BackwardHookFunctionBackward nodes are flagged as a tensor's register_hook is: the finite-difference panel
+    says a hook changed the gradient, the trace marks the nodes where module hooks run, the VJP panel says its J
+    went through the hook, and the symbolic note names the hook, not a "custom autograd.Function"."""
+    from engine.explain.messages import t
+    from engine.explain.render import render_vjp
+
+    call = explain_program(MODULE_HOOKED).calls[0]
+    assert call.hooked and call.module_hooks
+    x = next(leaf for leaf in call.leaves if leaf.name == "x")
+    np.testing.assert_allclose(x.grad_after, [[0.5, -1.0]])
+    np.testing.assert_allclose(x.finite_differences, [[1.0, -2.0]], atol=1e-6)   # the function's own
+    assert not x.fd_agrees
+    marked = [step.name for step in call.trace if step.module_hook]
+    assert marked == ["BackwardHookFunctionBackward"] * 2 and not any(step.hooked for step in call.trace)
+    for lang in ("en", "ja"):
+        verdicts = [str(r) for r in render_fd_check(call, lang=lang).renderables if "1.00e+00" in str(r)]
+        assert verdicts == [t("fd_hooked", lang, diff="1.00e+00")]
+        assert str(render_vjp(call, lang=lang).renderables[0]) == t("module_hooked", lang)
+    assert explain_symbolic(call).note_key == "limit_module_hook"
+    # a learner's own Function is still named as one (identity, not the node's name)
+    plain = explain_program(MODULE_HOOKED.replace("lin.register_full_backward_hook(halve)\n", "")).calls[0]
+    assert not plain.hooked and not plain.module_hooks and all(leaf.fd_agrees for leaf in plain.leaves)
+
+
 def test_a_paths_share_is_not_written_as_the_whole_derivative():
     """(x * x).sum(): x reaches y twice; a path's share (x) must not read ∂y/∂x = x."""
     chain = explain_symbolic(explain_program("import torch\nx = torch.tensor([1., 2.], requires_grad=True)\n"

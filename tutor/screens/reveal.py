@@ -78,9 +78,19 @@ class RevealScreen(Screen[None]):
         yield Header()
         with TabbedContent(initial=f"tab-{self.initial}"):
             for tab in TABS:
-                with TabPane(t(f"tab_{tab}", lang), id=f"tab-{tab}"):
+                with TabPane(t(self._tab_label(tab), lang), id=f"tab-{tab}"):
                     yield from self._panel(tab, lang)
         yield TutorFooter()
+
+    def _tab_label(self, tab: str) -> str:
+        """The tab's label key: forward-mode calls show J·t, not vᵀJ, and step forward, op by op."""
+        panels = self.explanation.panels if self.explanation is not None else []
+        forward = [bool(getattr(call, "forward", False)) for call in panels]
+        if tab == "vjp" and any(forward):
+            return "tab_jvp" if all(forward) else "tab_vjp_jvp"
+        if tab == "backprop" and forward and all(forward):
+            return "tab_forward"
+        return f"tab_{tab}"
 
     def on_mount(self) -> None:
         self.sub_title = t("reveal_title", self.app.lang, expression=self.step.expression)

@@ -1,4 +1,5 @@
-"""Backward, one node at a time: the cotangent arriving, the local rule, what flows to each input."""
+"""Backward, one node at a time: the cotangent arriving, the local rule, what flows to each input (for dual
+numbers, forward mode one op at a time, in program order)."""
 from __future__ import annotations
 
 from textual.app import ComposeResult
@@ -45,10 +46,11 @@ class BackpropStepper(Vertical, can_focus=True):
             return ""
         call, i, _ = self.steps[self.position]
         lang = self.app.lang
+        forward = "_forward" if getattr(call, "forward", False) else ""   # dual numbers: ops in program order
         if len(self.calls) == 1:
-            text = t("trace_position", lang, index=i + 1, total=len(call.trace))
+            text = t("trace_position" + forward, lang, index=i + 1, total=len(call.trace))
         else:
-            text = t("trace_position_call", lang, call=call.index + 1, line=call.line or "?", index=i + 1,
+            text = t("trace_position_call" + forward, lang, call=call.index + 1, line=call.line or "?", index=i + 1,
                      total=len(call.trace))
         return text + "   ← →"
 
