@@ -25,12 +25,14 @@ drawn), then leaving (the page closed) and coming back (the page opened again ->
 that step: the old tutor must end first, one tutor per student; a page the server closed because the
 old tutor had not ended yet reconnects, counted). Side by side in one run, each class size twice: every
 student's snippet worker started from scratch (AUTOGRAD_TUTOR_SERVE_WARM_WORKER=0, as before) and
-forked from the server's warm worker; with the ratios, and PSS per student with every worker up.
+forked from the server's warm worker; with the ratios, and PSS per student with every worker up. With
+`--baseline DIR` (another checkout, e.g. `git worktree add /tmp/base main`), that checkout's server and
+this one's instead: a change measured before/after in one run, the two taking turns round by round.
 
 The targets (issues #19, #26): < 3 s to the course view, < 1 s to open a lesson and to come back for a
 class of 10 on 2 cores (server side), <= 110 MB PSS per student.
 
-    .venv/bin/python benchmarks/serve.py [--students 1 10] [--settle 8] [--lessons-only]
+    .venv/bin/python benchmarks/serve.py [--students 1 10] [--settle 8] [--lessons-only [--rounds 3] [--baseline DIR]]
 """
 from __future__ import annotations
 
@@ -223,7 +225,7 @@ async def lesson_round(server: ServedClass, count: int, offset: int, settle: flo
     start.set()
     while len(inside) < count:
         await asyncio.sleep(0.05)
-    adopt, previous, deadline = (server.warm_worker_pid(),), None, time.monotonic() + 120
+    adopt, previous, deadline = (server.warm_worker_pid(),), None, time.monotonic() + 40
     while time.monotonic() < deadline:  # until every student's snippet worker has started and stopped growing
         sizes = [memory_kb(tutor, zygotes=adopt) for tutor in server.student_pids().values()]
         trees = [len(descendants(tutor, adopt)) for tutor in server.student_pids().values()]
@@ -241,40 +243,52 @@ async def lesson_round(server: ServedClass, count: int, offset: int, settle: flo
     return [opened for opened, _ in results], [back for _, back in results], pss
 
 
-async def lessons_main(counts: list[int], settle: float, rounds: int = 3) -> None:
-    """The class at work, side by side in one run: each student's snippet worker started from scratch
-    (before), and forked from the server's warm worker (after, `tutor.classroom.sandbox`)."""
+async def lessons_main(counts: list[int], settle: float, rounds: int, baseline: Path | None) -> None:
+    """The class at work, side by side in one run, the variants taking turns round by round (so a change
+    in the machine's load falls on both): each student's snippet worker started from scratch and forked
+    from the server's warm worker (`tutor.classroom.sandbox`); or, with `baseline`, that checkout's code
+    against this one's."""
     import os
 
     from tutor.classroom.sandbox import DISABLE
 
+    if baseline is None:
+        variants = [("worker from scratch", ROOT, {DISABLE: "0"}), ("worker forked warm", ROOT, {DISABLE: "1"})]
+    else:
+        variants = [(f"baseline {baseline}", baseline, {}), ("this checkout", ROOT, {})]
     print(f"{os.cpu_count()} CPUs, load average before: {os.getloadavg()[0]:.1f}", flush=True)
-    figures = {}
     for count in counts:
-        for label, warm in (("worker from scratch", "0"), ("worker forked warm", "1")):
-            with tempfile.TemporaryDirectory() as folder:
-                server = ServedClass(Path(folder) / "class", "--max-students", str(max(counts) + 5), env={DISABLE: warm})
-                try:
+        with tempfile.TemporaryDirectory() as folder:
+            servers = [ServedClass(Path(folder) / f"class{i}", "--max-students", str(max(counts) + 5), env=env, root=root)
+                       for i, (_, root, env) in enumerate(variants)]
+            try:
+                for server in servers:
                     await lesson_round(server, 1, 9000, settle)  # warm-up: caches, and the warm worker ready
-                    opened, back, pss = [], [], []
-                    for index in range(rounds):
+                figures = {label: ([], [], [], []) for label, _, _ in variants}
+                for index in range(rounds):
+                    for (label, _, _), server in zip(variants, servers):
                         o, b, p = await lesson_round(server, count, 100 * count + 10 * index, settle)
+                        opened, back, pss, loads = figures[label]
                         opened.append(statistics.median(o))
                         back.append(statistics.median(b))
                         pss.extend(p)
-                finally:
+                        loads.append(os.getloadavg()[0])
+            finally:
+                for server in servers:
                     server.stop()
-            figures[count, label] = statistics.median(opened), statistics.median(back)
+        for label, (opened, back, pss, loads) in figures.items():
             print(f"{count:>2} student(s) at once, {label} (WebSocket clients; medians of {rounds} rounds, each a "
                   f"median over the class): open a lesson {statistics.median(opened):.2f} s "
                   f"({', '.join(f'{t:.2f}' for t in opened)}), come back after leaving "
                   f"{statistics.median(back):.2f} s ({', '.join(f'{t:.2f}' for t in back)}); PSS per student "
-                  f"median {statistics.median(pss):.0f} MB, max {max(pss):.0f} MB (tutor, its snippet worker and that worker's launcher); "
-                  f"load average now {os.getloadavg()[0]:.1f}; reconnects needed {len(RECONNECTS)}", flush=True)
-            RECONNECTS.clear()
-        (open_0, back_0), (open_1, back_1) = figures[count, "worker from scratch"], figures[count, "worker forked warm"]
-        print(f"{count:>2} student(s): forked warm / from scratch: open {open_1 / open_0:.2f}x, "
-              f"come back {back_1 / back_0:.2f}x", flush=True)
+                  f"median {statistics.median(pss):.0f} MB, max {max(pss):.0f} MB (tutor, its snippet worker and that "
+                  f"worker's launcher); load average {', '.join(f'{load:.1f}' for load in loads)}", flush=True)
+        (label_0, label_1) = (variants[0][0], variants[1][0])
+        open_0, back_0 = (statistics.median(figures[label_0][i]) for i in (0, 1))
+        open_1, back_1 = (statistics.median(figures[label_1][i]) for i in (0, 1))
+        print(f"{count:>2} student(s): {label_1} / {label_0}: open {open_1 / open_0:.2f}x, come back "
+              f"{back_1 / back_0:.2f}x; reconnects needed {len(RECONNECTS)}", flush=True)
+        RECONNECTS.clear()
 
 
 async def server_round(server: ServedClass, count: int, offset: int) -> list[float]:
@@ -359,9 +373,13 @@ def main() -> None:
     parser.add_argument("--settle", type=float, default=8.0,
                         help="seconds to wait before measuring memory (the sandbox worker starts 3 s after the course view)")
     parser.add_argument("--lessons-only", action="store_true", help="only the class at work: open a lesson, come back")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of the class at work, per variant")
+    parser.add_argument("--baseline", type=Path, help="with --lessons-only: compare this checkout with another one "
+                                                      "(e.g. `git worktree add /tmp/base main`), side by side")
     args = parser.parse_args()
     if args.lessons_only:
-        asyncio.run(lessons_main(args.students, args.settle))
+        asyncio.run(lessons_main(args.students, args.settle, args.rounds,
+                                 args.baseline.resolve() if args.baseline else None))
         return
     reason = why_no_browser()
     if reason:

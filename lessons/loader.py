@@ -41,7 +41,7 @@ from lessons.model import (
     ReadStep,
     TensorParam,
 )
-from lessons.parse_cache import ParseCache
+from lessons.parse_cache import KEEP_IN_PROCESS, ParseCache
 from lessons.schema import Fields, Problems, toml_type
 from lessons.tomlhelp import TomlError, loads
 
@@ -53,6 +53,7 @@ _LESSON_KEYS = list(spec.LESSON)
 _COMMON_STEP_KEYS = list(spec.STEP)
 _KIND_KEYS = {kind: list(keys) for kind, keys in spec.KIND_KEYS.items()}
 _QUIZ_KEYS = list(spec.QUIZ)
+_built: dict[tuple, tuple[Lesson | None, tuple[LessonError, ...]]] = {}  # (see parse_lesson), oldest first
 _PARAM_KEYS = {kind: list(keys) for kind, keys in spec.PARAM_KINDS.items()}
 
 
@@ -111,9 +112,18 @@ def _too_big(shown: str, size: int) -> LessonError:
 
 def parse_lesson(text: str, path: str | os.PathLike[str] | None = None,
                  cache: ParseCache | None = None) -> tuple[Lesson | None, list[LessonError]]:
-    """Parse lesson TOML text; `path` is only used in messages and stored on the lesson."""
+    """Parse lesson TOML text; `path` is only used in messages and stored on the lesson.
+
+    With a `cache`, the lesson read from the same text at the same path (in the same pack) is also kept
+    for the rest of the process: lessons are immutable, and a classroom server's zygote builds the class's
+    lessons once for every student's tutor it forks (building them is half of loading the course)."""
     shown = os.fspath(path) if path is not None else "<lesson>"
+    pack = _pack(path)
+    built_key = (ParseCache.key(text), shown, pack.name if pack else None, pack.glossary if pack else None)
     parsed = cache.get(text) if cache is not None else None
+    if parsed is not None and built_key in _built:
+        lesson, problems = _built[built_key]
+        return lesson, list(problems)
     if parsed is None:
         try:
             parsed = loads(text), build_line_map(text)
@@ -123,12 +133,16 @@ def parse_lesson(text: str, path: str | os.PathLike[str] | None = None,
             cache.put(text, *parsed)
     data, lines = parsed
     problems = Problems(shown, lines)
-    pack = _pack(path)
     lesson = _read_lesson(data, problems, Path(path) if path is not None else None,
                           pack.glossary if pack is not None else frozenset())
     if lesson is not None and pack is not None:  # namespaced: packs cannot collide with other lessons
         lesson = dataclasses.replace(lesson, id=f"{pack.name}/{lesson.id}", pack=pack.name)
-    return (lesson if not problems.found else None), problems.found
+    result = (lesson if not problems.found else None), problems.found
+    if cache is not None:
+        _built[built_key] = result[0], tuple(result[1])
+        while len(_built) > KEEP_IN_PROCESS:
+            del _built[next(iter(_built))]
+    return result
 
 
 def _pack(path):

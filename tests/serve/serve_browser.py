@@ -74,16 +74,17 @@ def free_port() -> int:
 class ServedClass:
     """`autograd-tutor serve` in a child process, on a free local port, importing this checkout."""
 
-    def __init__(self, class_dir: Path, *options: str, env: dict[str, str] | None = None) -> None:
+    def __init__(self, class_dir: Path, *options: str, env: dict[str, str] | None = None, root: Path = ROOT) -> None:
+        """`root`: the checkout whose code serves (the benchmark compares another one, side by side)."""
         self.class_dir = class_dir
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")]),
                    PYTHONUNBUFFERED="1", COLUMNS="120", **(env or {}))
         self.log = open(class_dir.parent / "serve.log", "w+", encoding="utf-8")
         self.process = subprocess.Popen(
             [sys.executable, "-m", "tutor", "--lang", "en", "serve", "--port", str(self.port), "--class-dir",
-             str(class_dir), *options], cwd=ROOT, env=env, stdout=self.log, stderr=subprocess.STDOUT)
+             str(class_dir), *options], cwd=root, env=env, stdout=self.log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             if self.process.poll() is not None:

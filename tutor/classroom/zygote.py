@@ -266,6 +266,35 @@ def _fresh_process_state() -> None:
     sys.argv = [student_app.__file__]
 
 
+def share_css_parses() -> None:
+    """Keep Textual's parsed CSS for the whole process, not per stylesheet: Textual caches the rules it
+    parsed in each `Stylesheet`, and every app (each student's tutor, forked from here) makes its own,
+    and again whenever its theme is set, so each tutor would parse every screen's CSS anew (a third of
+    its CPU to resume a lesson). Parsed rules are never changed once made (a stylesheet reuses them on
+    every `parse`), and they depend only on the CSS text, where it came from and the theme's variables,
+    which are all part of the key here."""
+    from textual.css.stylesheet import Stylesheet
+
+    parse_rules = Stylesheet._parse_rules
+    shared: dict[tuple, list] = {}
+    themes: dict[int, tuple[dict, tuple]] = {}  # id of a variables dict -> (it, its items): sorted once
+
+    def shared_parse_rules(self, css, read_from, is_default_rules=False, tie_breaker=0, scope=""):
+        variables = self._variables
+        known = themes.get(id(variables))
+        if known is None or known[0] is not variables:
+            if len(themes) > 64:
+                themes.clear()
+            known = themes[id(variables)] = variables, tuple(sorted(variables.items()))
+        key = (css, read_from, is_default_rules, tie_breaker, scope, known[1])
+        rules = shared.get(key)
+        if rules is None:
+            rules = shared[key] = parse_rules(self, css, read_from, is_default_rules, tie_breaker, scope)
+        return rules
+
+    Stylesheet._parse_rules = shared_parse_rules
+
+
 def _warm_screens() -> None:
     """Draw the course view and open the class's first lesson once, headless, in a scratch data folder,
     before any fork: Textual parses the app's and each screen's CSS and fills its caches on first use
@@ -307,6 +336,7 @@ def main() -> None:
     # parsed once here: every student's tutor (a new data folder) skips parsing the class's lessons
     folders, bundled = class_lessons(os.environ)
     load_course(folders, user_dir=None, include_bundled=bundled)
+    share_css_parses()
     _warm_screens()
     if threading.active_count() != 1:
         sys.exit(f"an import or the warm-up started a thread, which a fork would not copy: {threading.enumerate()}")
