@@ -476,7 +476,7 @@ STRINGS: dict[str, dict[str, str]] = {
                               "--trust-lessons を付けて起動してください。",
         "explain_unavailable": "解説を計算できませんでした: {reason}",
         "trace_position": "ノード {index} / {total}",
-        "trace_none": "ここにはノードごとにたどるものがありません。順モードは J·t を入力から運び、返されたヤコビ行列や複数の出力をまとめた呼び出しは 1 回の逆伝播です。ほかのタブで説明しています。",
+        "trace_none": "ここにはノードごとにたどるものがありません。順モードは J·t を入力の側から運び、ヤコビ行列を返す呼び出しや複数の出力をまとめた呼び出しは 1 回の逆伝播で済ませるからです。それぞれ、ほかのタブで説明しています。",
         "trace_position_call": "backward 呼び出し {call}（{line} 行目）· ノード {index} / {total}",
         "quiz": "クイズ",
         "stats": "統計",
