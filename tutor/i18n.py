@@ -530,7 +530,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "answer_too_long": "答えが長すぎます（{limit} 文字まで）。",
         "answer_caret": "累乗には ** を使ってください（x^2 ではなく x**2）。",
         "answer_unclosed": "括弧が閉じていません: {column} 文字目の「{bracket}」に対応する「{closing}」がありません。",
-        "answer_unmatched": "{column} 文字目の「{bracket}」に対応する開き括弧がありません。",
+        "answer_unmatched": "{column} 文字目の「{bracket}」に対応する開き括弧がありません。消すか、開き括弧を補ってください。",
         "answer_unknown_name": "「{name}」はこのスニペットで定義されていません。式に使える名前: {names}",
         "web_title": "autograd-tutor — 教室",
         "web_tagline": "x.grad を予想して、その理由を確かめよう。",
