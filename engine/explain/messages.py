@@ -43,7 +43,7 @@ MESSAGES: dict[str, dict[str, str]] = {
                    "ja": "{name}: 接ベクトルを与えています。{name}.grad は変わりません"},
     "jvp_head": {"en": "J·t for {x}: the Jacobian times the column vector t (forward mode)",
                  "ja": "{x} のヤコビ行列・ベクトル積 (JVP) J·t: J に列ベクトル t を右から掛けます（順モード）"},
-    "jvp_t": {"en": "t (the tangent of {x}, flattened) =", "ja": "t（{x} の接ベクトル、平らにして）="},
+    "jvp_t": {"en": "t (the tangent of {x}, flattened) =", "ja": "t（{x} の接ベクトルを平らにしたもの）="},
     "jvp_term": {"en": "J·t adds one term per input: this is {x}'s, J for {x} times its tangent",
                  "ja": "J·t は入力ごとの項の和です。これは {x} の項で、{x} についての J にその接ベクトルを掛けます"},
     "jvp_times": {"en": "{x}'s term, J·t for {x} =", "ja": "{x} の項（{x} についての J·t）="},
@@ -151,13 +151,13 @@ MESSAGES: dict[str, dict[str, str]] = {
     # VJP
     "vjp_head": {"en": "vᵀJ for {x}: the row vector v times the Jacobian",
                  "ja": "{x} のベクトル・ヤコビ行列積 (VJP) vᵀJ: 行ベクトル vᵀ に J を右から掛けます"},
-    "vjp_v": {"en": "v (flattened, read row by row) =", "ja": "v（平らにして行ごとに）="},
+    "vjp_v": {"en": "v (flattened, read row by row) =", "ja": "v（行ごとに読んで平らにしたもの）="},
     "vjp_v_plain": {"en": "vᵀ =", "ja": "vᵀ ="},
     "vjp_times_j": {"en": "· J (the Jacobian above) =", "ja": "· J（上のヤコビ行列）="},
     "vjp_times_unbuilt_j": {"en": "· J (too large to build; one backward sweep gives the product without it) =",
                             "ja": "· J（大きすぎて組み立てません。逆伝播 1 回で J を作らずに積が求まります）="},
     "vjp_symbolic": {"en": "vᵀJ symbolically =", "ja": "記号で vᵀJ ="},
-    "vjp_result": {"en": "vᵀJ (flattened, read row by row) =", "ja": "vᵀJ（平らにして行ごとに）="},
+    "vjp_result": {"en": "vᵀJ (flattened, read row by row) =", "ja": "vᵀJ（行ごとに読んで平らにしたもの）="},
     "vjp_result_plain": {"en": "vᵀJ =", "ja": "vᵀJ ="},
     "vjp_by_row": {"en": "element by element: element j of vᵀJ is Σᵢ vᵢ·Jᵢⱼ, v against column j of J",
                    "ja": "成分ごとに: vᵀJ の j 番目は Σᵢ vᵢ·Jᵢⱼ（v と J の j 列目の積の和）"},
@@ -203,7 +203,7 @@ MESSAGES: dict[str, dict[str, str]] = {
                              "使います（まとめて展開すると 3 行を超えるため）"},
     "chain_second": {"en": "{dy} is ∂{y}/∂{x} (autograd.grad with create_graph=True), so this is the second "
                            "derivative d²{y}/d{x}² = ∂{dy}/∂{x}:",
-                     "ja": "{dy} は ∂{y}/∂{x}（create_graph=True の autograd.grad）なので、これは 2 階微分 "
+                     "ja": "{dy} は ∂{y}/∂{x}（create_graph=True の autograd.grad）なので、これは二階微分 "
                            "d²{y}/d{x}² = ∂{dy}/∂{x} です:"},
     "chain_timeout": {"en": "∂{y}/∂{x}: the chain rule took too long; numbers only",
                       "ja": "∂{y}/∂{x}: 連鎖律の計算に時間がかかりすぎました。数値のみ表示します"},
@@ -295,7 +295,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "limit_time": {"en": "the symbolic form took longer than {seconds} s",
                    "ja": "記号での計算が {seconds} 秒を超えました"},
     "limit_custom": {"en": "{node} is a custom autograd.Function, whose backward is code, not a formula",
-                     "ja": "{node} はカスタム autograd.Function で、backward が式ではなくコードです"},
+                     "ja": "{node} は自作の autograd.Function で、その backward は式ではなくコードです"},
     "limit_module_hook": {"en": "a module's backward hook runs inside this graph, and a hook is code, not a formula",
                           "ja": "この計算グラフの中でモジュールの逆伝播フックが動きます。フックは式ではなくコードです"},
     "limit_unsupported": {"en": "{op} has no symbolic form", "ja": "{op} には記号の式がありません"},
