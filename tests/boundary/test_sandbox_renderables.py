@@ -78,7 +78,8 @@ def test_what_the_child_leaves_out_comes_back_as_it_was():
 
 
 def test_the_bundled_explanation_panels_draw_the_same_after_the_pipe():
-    from engine.explain import explain_program, render as panels
+    from engine.explain import explain_program
+    from engine.explain import render as panels
 
     source = ("import torch\nx = torch.tensor([1., 2.], requires_grad=True)\n"
               "y = (x ** 2 * torch.tensor([3., 4.])).sum()\ny.backward()\n")
