@@ -13,7 +13,9 @@ import warnings
 from collections import OrderedDict
 
 from engine.autograd.function import Function
-from engine.tensor import RemovableHandle, Tensor, is_grad_enabled
+from engine.grad_mode import is_grad_enabled
+from engine.hook_handle import RemovableHandle
+from engine.tensor import Tensor
 
 
 class ModuleHooks:
