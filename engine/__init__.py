@@ -29,17 +29,16 @@ from engine.creation import (
 )
 from engine.dtypes import Size, device, dtype, float16, float32, float64, int8, int16, int32, int64, uint8
 from engine.dtypes import bool_ as bool  # noqa: A001 - torch.bool
-from engine.printing import set_printoptions
-from engine.tensor import (
-    Tensor,
+from engine.grad_mode import (
     enable_grad,
     inference_mode,
     is_grad_enabled,
     is_inference_mode_enabled,
     no_grad,
     set_grad_enabled,
-    tensor,
 )
+from engine.printing import set_printoptions
+from engine.tensor import Tensor, tensor
 
 float = float32  # noqa: A001 - torch.float
 double = float64

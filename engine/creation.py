@@ -4,7 +4,8 @@ from __future__ import annotations
 import numpy as np
 
 from engine import dtypes
-from engine.tensor import Tensor, _fill_value, _shape_arg, guard_shape, new_leaf
+from engine.dims import shape_arg
+from engine.tensor import Tensor, _fill_value, guard_shape, new_leaf
 
 _rng = np.random.default_rng(0)
 
@@ -31,7 +32,7 @@ def _leaf(data: np.ndarray, dtype, requires_grad: bool, default=np.float32) -> T
 
 
 def _filled(shape, value, dtype, requires_grad):
-    shape = _shape_arg(shape)
+    shape = shape_arg(shape)
     guard_shape(shape, itemsize=_itemsize(dtype))
     return _leaf(np.full(shape, value), dtype, requires_grad)
 
@@ -96,13 +97,13 @@ def linspace(start, end, steps: int, dtype=None, requires_grad=False, device=Non
 
 
 def randn(*size, dtype=None, requires_grad=False, generator=None, device=None) -> Tensor:
-    shape = _shape_arg(size)
+    shape = shape_arg(size)
     guard_shape(shape, itemsize=_itemsize(dtype))
     return _leaf(_rng.standard_normal(shape), dtype, requires_grad)
 
 
 def rand(*size, dtype=None, requires_grad=False, generator=None, device=None) -> Tensor:
-    shape = _shape_arg(size)
+    shape = shape_arg(size)
     guard_shape(shape, itemsize=_itemsize(dtype))
     return _leaf(_rng.random(shape), dtype, requires_grad)
 

@@ -185,3 +185,11 @@ def common_dtype(operands) -> np.dtype:
                 wrapped = promote_types(wrapped, number)
         found = _RESULT_TYPES[key] = _combine_categories(dim, _combine_categories(zero, wrapped))
     return found
+
+
+# PyTorch's scalar type names, and the C++ type names some of PyTorch's messages use ("expected m1 and m2 to have the same dtype, but got: float != double")
+C_TYPE_NAMES = {"int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+                 "uint8": "unsigned char", "bool": "bool", "float16": "c10::Half", "float32": "float",
+                 "float64": "double"}
+SCALAR_TYPE_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+                      "bool": "Bool", "float16": "Half", "float32": "Float", "float64": "Double"}

@@ -20,8 +20,9 @@ import numpy as np
 
 from engine.autograd.functional import jacobian_of, jacobian_rows, jvp_of, pull
 from engine.backward import gradients
+from engine.grad_mode import enable_grad, is_grad_enabled
 from engine.graph import AccumulateGrad, topological
-from engine.tensor import Tensor, _apply, enable_grad, guard_shape, guard_work, is_grad_enabled
+from engine.tensor import Tensor, _apply, guard_shape, guard_work
 
 __all__ = ["grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp", "vjp", "vmap"]
 

@@ -3,7 +3,7 @@
 A `Node` is what PyTorch calls a `grad_fn`: the op that made a tensor, the
 arrays its rule needs, and the nodes of its inputs (`next_functions`). Leaves
 that require grad end in an `AccumulateGrad`. `sweep` pushes cotangents from a
-root back to the leaves using the rules of `engine.derivatives`; with leading
+root back to the leaves using the rules of `engine.ops`; with leading
 batch axes on the cotangent it computes many vector-Jacobian products at once.
 """
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from engine import state, xp
-from engine.derivatives import Op
+from engine.ops import Op
 from engine.xp import sum_to
 
 SECOND_BACKWARD = (

@@ -1,7 +1,7 @@
 """The torch surface, derived from the op records: `Tensor` methods, `torch.*` functions, in-place variants.
 
-Every name comes from a record's `Names` (`engine.derivatives`): an op's own, or a composite's. A method the
-`Tensor` class spells out is that op's argument parser (`x.sum(dim, keepdim)` picks `sum` or `sum_dim`); any
+Every name comes from a record's `Names` (`engine.ops`): an op's own, or a composite's. The method groups of
+`engine.methods` are attached first; a method they spell out is that op's argument parser (`x.sum(dim, keepdim)` picks `sum` or `sum_dim`); any
 other method of a record is made here (`x.exp()` runs the `exp` record), as is every in-place variant
 (`x.exp_()`: the op, then written into x) and every `torch.f` (`torch.exp(x)` is `x.exp()`). Nothing else
 lists names: `FUNCTIONS` is what `import engine as torch` exposes beside its factories and modes.
@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import numbers
 
-from engine import tensor as _tensor
-from engine.derivatives import COMPOSITES, FLOATING, OPS, Names
+from engine.methods import GROUPS
+from engine.methods import shape as _shape
+from engine.ops import COMPOSITES, FLOATING, OPS, Names
 from engine.tensor import Tensor, _run
 
 
@@ -61,8 +62,25 @@ def _function(name: str, number_first: str, op):
     return function
 
 
+# what a class body holds beside its members (`__hash__`: a group defining `__eq__` gets None, Tensor keeps its own)
+_CLASS_ENTRIES = frozenset({"__module__", "__qualname__", "__doc__", "__dict__", "__weakref__", "__hash__"})
+
+
+def _attach_groups() -> None:
+    """Give `Tensor` the members of each method group (`engine.methods`), as if its class body held them."""
+    for group in GROUPS:
+        for name, member in vars(group).items():
+            if name in _CLASS_ENTRIES:
+                continue
+            assert name not in vars(Tensor), f"Tensor.{name} is defined twice"
+            if callable(member) and member.__qualname__.startswith(group.__name__ + "."):  # (an alias: once)
+                member.__qualname__ = "Tensor." + member.__qualname__.split(".", 1)[1]
+            setattr(Tensor, name, member)
+
+
 def _attach() -> dict:
     """Give `Tensor` the methods the records name and it lacks; return the torch functions by name."""
+    _attach_groups()
     found = {}
     for names, op in declared():
         for name in names.methods:
@@ -70,7 +88,7 @@ def _attach() -> dict:
                 assert op is not None, f"composite {name} needs its method in Tensor"
                 method = _method(op)
                 method.__name__ = method.__qualname__ = name
-                method.__doc__ = f"`x.{name}()`: the `{name}` op (`engine.derivatives`)."
+                method.__doc__ = f"`x.{name}()`: the `{name}` op (`engine.ops`)."
                 setattr(Tensor, name, method)
         for name in names.inplace:
             if name not in vars(Tensor):
@@ -80,8 +98,8 @@ def _attach() -> dict:
         for name in names.functions + names.inplace_functions:
             if name in vars(Tensor):
                 found[name] = _function(name, names.number_first if name in names.methods else "", op)
-            else:  # a function only (torch.cat, torch.where): the tensor module's own
-                found[name] = vars(_tensor)[name]
+            else:  # a function only (torch.cat, torch.where): `engine.methods.shape`'s own
+                found[name] = vars(_shape)[name]
     return found
 
 

@@ -2,7 +2,7 @@
 
 Every function here accepts either a float numpy array (numbers) or a numpy
 object array whose elements are sympy expressions (symbols). That is what lets
-`engine.derivatives` state each rule once and have the explanation layer run
+`engine.ops` state each rule once and have the explanation layer run
 the very same rules to get symbolic Jacobians.
 
 Branch decisions (is x > 0? which element is the max?) cannot be made on a bare

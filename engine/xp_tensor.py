@@ -1,7 +1,7 @@
 """The Tensor namespace of `engine.xp`: what a derivative rule's array functions do when the rule runs on
 Tensors (`create_graph=True`).
 
-Every function here is built from recorded Tensor ops (themselves entries of `engine.derivatives`), so
+Every function here is built from recorded Tensor ops (themselves entries of `engine.ops`), so
 running a rule on Tensors records the backward pass as a graph that can be differentiated again: the
 same table gives first, second and higher derivatives, as PyTorch's derivatives.yaml does.
 Masks, indices and other non-differentiable quantities are constants (arrays or Tensors that record
@@ -12,11 +12,12 @@ from __future__ import annotations
 import numpy as np
 
 from engine import xp
-from engine.derivatives import OPS
+from engine.grad_mode import enable_grad  # noqa: F401 - enable_grad: graph.sweep's
 from engine.graph import AccumulateGrad
-from engine.tensor import Tensor, _run, enable_grad  # noqa: F401 - enable_grad: graph.sweep's
-from engine.tensor import cat as _cat
-from engine.tensor import where as _where
+from engine.methods.shape import cat as _cat
+from engine.methods.shape import where as _where
+from engine.ops import OPS
+from engine.tensor import Tensor, _run
 
 
 def constant(array: np.ndarray) -> Tensor:

@@ -1,6 +1,6 @@
 """`torch.autograd.function`: `Function` (custom ops with a hand-written backward) and its `FunctionCtx`.
 
-A Function's backward becomes the rule of a one-off entry shaped like the table's (`derivatives.Op`), so
+A Function's backward becomes the rule of a one-off entry shaped like the table's (`ops.Op`), so
 the sweep, hooks, anomaly detection and create_graph treat it like any other op: its node prints as
 PyTorch's `<NameBackward>`.
 """
@@ -11,9 +11,11 @@ import contextlib
 import numpy as np
 
 from engine import state, xp
-from engine.derivatives import Op
+from engine.grad_mode import no_grad
 from engine.graph import SECOND_BACKWARD, Node
-from engine.tensor import Tensor, cat, no_grad
+from engine.methods.shape import cat
+from engine.ops import Op
+from engine.tensor import Tensor
 
 __all__ = ["Function", "FunctionCtx"]
 

@@ -13,7 +13,9 @@ from __future__ import annotations
 import numpy as np
 
 from engine.backward import gradients, run_backward
-from engine.tensor import Tensor, enable_grad, guard_shape, stack
+from engine.grad_mode import enable_grad
+from engine.methods.shape import stack
+from engine.tensor import Tensor, guard_shape
 
 __all__ = ["hessian", "hvp", "jacobian", "jvp", "vhp", "vjp"]
 

@@ -6,7 +6,7 @@
     exp.to_json({0: sym})
 
 Everything is derived from the graph the engine recorded and the engine's own
-rules (`engine.derivatives`); see the module docstrings for how each part is made.
+rules (`engine.ops`); see the module docstrings for how each part is made.
 Renderables for the CLI and the app live in `engine.explain.render`.
 """
 from engine.explain.build import explain_call, explain_program, explain_symbolic

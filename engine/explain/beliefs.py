@@ -3,7 +3,7 @@
 A `Belief` is one misconception's buggy rule (the catalogue of their names and explanations is
 `lessons/misconceptions.toml`, keyed by the same ids). It is selected for one run of a step's program
 through `engine.state.Modes.belief`, which the engine reads at three places only: where the sweep calls a
-node's rule (`Belief.vjp`, keyed by the op record `derivatives.OPS[...]`, never by formula text), where
+node's rule (`Belief.vjp`, keyed by the op record `ops.OPS[...]`, never by formula text), where
 `run_backward` sweeps and accumulates (`Belief.sweep`, `Belief.accumulate`), and in `detach()`
 (`Belief.keeps_graph`). Everything else — the forward, the graph, the rules of other ops — is the
 program's real run. A few beliefs are not a rule but a reading of the run's own values (the value instead
@@ -21,8 +21,8 @@ from collections.abc import Callable
 import numpy as np
 
 from engine import state, xp
-from engine.derivatives import OPS
 from engine.graph import AccumulateGrad, Node, record_backward, sweep, topological
+from engine.ops import OPS
 
 
 class NotApplicable(Exception):
@@ -82,7 +82,7 @@ class BroadcastNotSummed(Belief):
         return averaged
 
 
-def _mT(a):  # noqa: N802 - as derivatives._mT
+def _mT(a):  # noqa: N802 - as engine.ops.linalg.mT
     return np.swapaxes(a, -1, -2)
 
 
@@ -91,7 +91,7 @@ class MatmulNoTranspose(Belief):
 
     id = "matmul-no-transpose"
     variants = ("plain", "swapped")
-    PRODUCTS = _op("mm", "bmm3")  # every matrix product records one of these (engine.derivatives: matmul)
+    PRODUCTS = _op("mm", "bmm3")  # every matrix product records one of these (engine.ops.linalg; Tensor.matmul)
 
     def vjp(self, node, i, rule):
         if node.op is OPS["mv"] and i == 1:

@@ -5,7 +5,7 @@ true for every element. It is derived here by one reverse sweep over the recorde
 every value is a *tensor expression*: a sympy expression whose symbols stand for whole tensors
 (`x`, `W`, `v`), whose arithmetic is element-wise with broadcasting, and in which reductions,
 products and shape changes are opaque functions (`tsum(x)` prints as `x.sum()`, `matmul(v, mT(W))`
-as `v @ W.T`). Element-wise nodes run the engine's own VJP rules from `engine.derivatives` on these
+as `v @ W.T`). Element-wise nodes run the engine's own VJP rules from `engine.ops` on these
 expressions; nodes whose rule depends on shapes or on a branch (sums, means, matmul, softmax, relu,
 abs, clamp…) are written here in the same notation, the branch kept as a function of the tensor
 (`(x > 0)`, `sign(x)`) rather than decided at one point, so the formula holds for every element.
@@ -575,7 +575,7 @@ _SHAPE_OPS = {"view", "reshape_alias", "unsafe_view", "unsqueeze", "squeeze", "s
 
 
 def op_key(node) -> str:
-    from engine.derivatives import OPS
+    from engine.ops import OPS
 
     for key, op in OPS.items():
         if op is node.op:

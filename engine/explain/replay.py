@@ -4,7 +4,7 @@ A `BackwardCall` keeps the nodes of the graph it differentiated. The explanation
 never sweeps those nodes themselves (they may be freed, or hold a `retain_grad`
 tensor whose `.grad` the learner reads); it builds fresh `Node`s with the same
 ops and attributes and sweeps those with `engine.graph.sweep` — the engine's own
-backward, with the engine's own rules from `engine.derivatives`.
+backward, with the engine's own rules from `engine.ops`.
 
 `replay` recomputes the forward values with each op's `forward` from the table,
 with the leaves (and, optionally, named constants or intermediates) replaced by

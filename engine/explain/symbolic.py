@@ -2,7 +2,7 @@
 
 Each element of a leaf (and of every constant tensor the program named) becomes
 a symbol — inp₁, inp₂ or tensor2₁₁, tensor2₁₂… — and the recorded graph is
-replayed: each op's `forward` from `engine.derivatives` on object arrays, then
+replayed: each op's `forward` from `engine.ops` on object arrays, then
 the engine's batched reverse `sweep` with one-hot cotangents, which applies the
 very same VJP rules backward uses on numbers. No second set of derivatives.
 Branches (relu, abs, max, clamp) are decided at the recorded values (`xp.at_point`).
@@ -264,7 +264,7 @@ def _failed_at(error: BaseException):
 
 def _op_key(node) -> str:
     """The op's name as a learner writes it (nll_loss, where), from the engine's table."""
-    from engine.derivatives import OPS
+    from engine.ops import OPS
 
     return next((key for key, op in OPS.items() if op is node.op), node.name())
 

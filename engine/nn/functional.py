@@ -7,7 +7,8 @@ import warnings
 import numpy as np
 
 from engine import dtypes
-from engine.tensor import _SCALAR_TYPE_NAMES, Tensor, _apply, _normalize_dim, _tensor_arg
+from engine.dims import normalize_dim
+from engine.tensor import Tensor, _apply, _tensor_arg
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -104,8 +105,8 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight=None, size_averag
         raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
                          f"({input.shape}) is deprecated. Please ensure they have the same size.")
     if target.dtype is not input.dtype:
-        raise RuntimeError(f"Found dtype {_SCALAR_TYPE_NAMES[target.dtype.name]} but expected "
-                           f"{_SCALAR_TYPE_NAMES[input.dtype.name]}")
+        raise RuntimeError(f"Found dtype {dtypes.SCALAR_TYPE_NAMES[target.dtype.name]} but expected "
+                           f"{dtypes.SCALAR_TYPE_NAMES[input.dtype.name]}")
     values = input._data
     if values.size and not ((values >= 0) & (values <= 1)).all():
         raise RuntimeError("all elements of input should be between 0 and 1")
@@ -124,7 +125,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight=None,
 def _class_target(input: Tensor, target: Tensor) -> np.ndarray:
     """Class indices, checked as nll_loss checks them."""
     if target.dtype not in (dtypes.int64, dtypes.uint8):
-        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_SCALAR_TYPE_NAMES[target.dtype.name]}")
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {dtypes.SCALAR_TYPE_NAMES[target.dtype.name]}")
     if input.dim() < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {input.dim()})")
     if input.dim() == 1:
@@ -144,7 +145,7 @@ def nll_loss(input: Tensor, target: Tensor, weight=None, size_average=None, igno
     reduction = _reduction(reduction, size_average, reduce)
     classes = _class_target(input, target)
     if input.dtype.is_floating_point is False:
-        raise NotImplementedError(f'"nll_loss_out_frame" not implemented for \'{_SCALAR_TYPE_NAMES[input.dtype.name]}\'')
+        raise NotImplementedError(f'"nll_loss_out_frame" not implemented for \'{dtypes.SCALAR_TYPE_NAMES[input.dtype.name]}\'')
     n_classes = input.shape[0 if input.dim() == 1 else 1]
     bad = classes[(classes != ignore_index) & ((classes < 0) | (classes >= n_classes))]
     if bad.size:
@@ -171,7 +172,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight=None, size_average=None,
             return loss
         return _apply("div_scalar", (loss,), other=input.numel() // input.shape[class_dim])
     if target.is_floating_point() and target.dim() == input.dim():
-        _normalize_dim(class_dim, input.dim())
+        normalize_dim(class_dim, input.dim())
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
     return nll_loss(log_probs, target, ignore_index=ignore_index, reduction=reduction)
 
@@ -185,7 +186,7 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
     indices = input._data
     if indices.dtype.kind not in "iu":
         raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, "
-                           f"Int; but got torch.{_SCALAR_TYPE_NAMES[indices.dtype.name]}Tensor instead (while checking "
+                           f"Int; but got torch.{dtypes.SCALAR_TYPE_NAMES[indices.dtype.name]}Tensor instead (while checking "
                            "arguments for embedding)")
     n = weight._data.shape[0] if weight._data.ndim else 0
     if weight._data.ndim != 2:

@@ -14,7 +14,9 @@ import weakref
 from collections import OrderedDict
 
 from engine.autograd.function import Function
-from engine.tensor import RemovableHandle, Tensor, is_grad_enabled
+from engine.grad_mode import is_grad_enabled
+from engine.hook_handle import RemovableHandle
+from engine.tensor import Tensor
 
 # the graph nodes of BackwardHookFunction (the module's hooks run in their backward), by identity: the explanation
 # layer says "hooked" at them, as it does at a tensor's register_hook

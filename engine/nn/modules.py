@@ -12,9 +12,10 @@ from collections import OrderedDict, namedtuple
 import numpy as np
 
 from engine.creation import rand, randn
+from engine.grad_mode import no_grad
 from engine.nn import functional as F
 from engine.nn.hooks import ModuleHooks
-from engine.tensor import _TENSOR_TYPES, Tensor, guard_work, no_grad
+from engine.tensor import _TENSOR_TYPES, Tensor, guard_work
 
 
 class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):

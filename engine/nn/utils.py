@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import math
 
-from engine.tensor import Tensor, no_grad, stack, tensor
+from engine.grad_mode import no_grad
+from engine.methods.shape import stack
+from engine.tensor import Tensor, tensor
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_"]
 

@@ -7,7 +7,8 @@ import warnings
 
 import numpy as np
 
-from engine.tensor import Tensor, guard_shape, guard_work, no_grad
+from engine.grad_mode import no_grad
+from engine.tensor import Tensor, guard_shape, guard_work
 
 __all__ = ["Optimizer", "SGD", "Adam"]
 

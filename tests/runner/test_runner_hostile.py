@@ -21,9 +21,9 @@ _HEADER = re.compile(r"# expect: (\w+) line (\d+)")
 
 def _host_state() -> tuple:
     printing = importlib.import_module("engine.printing")
-    tensor = importlib.import_module("engine.tensor")
+    grad_mode = importlib.import_module("engine.grad_mode")
     big = importlib.import_module("engine").ones(2 * 10**6)  # the host is not bound by snippet limits
-    return (printing.get_printoptions(), tensor.is_grad_enabled(), builtins.print, builtins.open,
+    return (printing.get_printoptions(), grad_mode.is_grad_enabled(), builtins.print, builtins.open,
             dict(vars(builtins)).keys(), big.numel())
 
 

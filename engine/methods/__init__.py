@@ -1,0 +1,15 @@
+"""`Tensor`'s methods by group, each a class whose members `engine.registry` copies onto `Tensor` (the class body
+in `engine.tensor` holds only the data, the autograd attributes and the Python protocol). Each method is an
+argument parser that runs an op record through the one dispatch (`engine.tensor._run`)."""
+from __future__ import annotations
+
+from engine.methods.conversion import ConversionMethods
+from engine.methods.indexing import IndexingMethods
+from engine.methods.inplace import InplaceMethods
+from engine.methods.linalg import LinalgMethods
+from engine.methods.pointwise import PointwiseMethods
+from engine.methods.reductions import ReductionsMethods
+from engine.methods.shape import ShapeMethods
+
+GROUPS = (PointwiseMethods, ReductionsMethods, LinalgMethods, ShapeMethods, IndexingMethods, InplaceMethods,
+          ConversionMethods)

@@ -1,0 +1,49 @@
+"""Matrix products: dot, mv, mm, bmm, addmm (`Tensor.matmul` picks one of them, `engine.tensor`).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from engine import xp
+from engine.ops.record import PRODUCT_SHAPE, PROMOTE, names, op
+
+
+def mT(a):
+    return xp.swapaxes(a, -1, -2)
+
+
+# --- products ---------------------------------------------------------------------------------
+op("mm", "MmBackward0", ["self", "mat2"], np.matmul,
+   {"self": ("grad.mm(mat2.t())", lambda g, out, a, b: g @ mT(b)),
+    "mat2": ("self.t().mm(grad)", lambda g, out, a, b: mT(a) @ g)}, saves={"self": ["mat2"], "mat2": ["self"]},
+   shape=PRODUCT_SHAPE, names=names("mm"))
+def _addmm(s, a, b, beta, alpha):
+    """beta * self + alpha * (mat1 @ mat2); with beta == 0 self is not read (its nan and inf do not show)."""
+    product = a @ b if alpha == 1 else (a @ b) * alpha
+    return product if beta == 0 else product + (s if beta == 1 else s * beta)
+
+
+def _scaled(g, factor):
+    return g if factor == 1 else g * factor
+
+
+op("addmm", "AddmmBackward0", ["self", "mat1", "mat2"], _addmm,
+   {"self": ("maybe_multiply(grad, beta)", lambda g, out, s, a, b, beta, alpha: _scaled(g, beta)),
+    "mat1": ("mm_mat1_backward(grad, mat2, alpha): grad.mm(mat2.t()) * alpha",
+             lambda g, out, s, a, b, beta, alpha: _scaled(g @ mT(b), alpha)),
+    "mat2": ("mm_mat2_backward(grad, mat1, alpha): mat1.t().mm(grad) * alpha",
+             lambda g, out, s, a, b, beta, alpha: _scaled(mT(a) @ g, alpha))},
+   saves={"mat1": ["mat2"], "mat2": ["mat1"]}, dtype=PROMOTE,
+   shape=PRODUCT_SHAPE, saved_args=["alpha", "beta"], names=names("addmm"))
+op("mv", "MvBackward0", ["self", "vec"], np.matmul,
+   {"self": ("grad.ger(vec)", lambda g, out, a, v: xp.expand_dims(g, -1) * v),
+    "vec": ("self.t().mv(grad)", lambda g, out, a, v: g @ a)}, saves={"self": ["vec"], "vec": ["self"]},
+   shape=PRODUCT_SHAPE, names=names("mv"))
+op("dot", "DotBackward0", ["self", "tensor"], np.matmul,
+   {"self": ("grad * tensor", lambda g, out, a, b: xp.expand_dims(g, -1) * b),
+    "tensor": ("grad * self", lambda g, out, a, b: xp.expand_dims(g, -1) * a)}, saves={"self": ["tensor"], "tensor": ["self"]},
+   shape=PRODUCT_SHAPE, names=names("dot"))
+op("bmm3", "BmmBackward0", ["self", "mat2"], np.matmul,
+   {"self": ("grad.bmm(mat2.transpose(1, 2))", lambda g, out, a, b: g @ mT(b)),
+    "mat2": ("self.transpose(1, 2).bmm(grad)", lambda g, out, a, b: mT(a) @ g)}, saves={"self": ["mat2"], "mat2": ["self"]},
+   shape=PRODUCT_SHAPE, names=names("bmm"))
