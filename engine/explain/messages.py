@@ -241,6 +241,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     "kind_output": {"en": "output", "ja": "出力"},
     "kind_intermediate": {"en": "intermediate", "ja": "中間"},
     "kind_leaf": {"en": "leaf", "ja": "葉テンソル"},
+    "kind_input": {"en": "dual input", "ja": "二重数の入力"},
+    "dual_input": {"en": "input {name}", "ja": "入力 {name}"},
     "saved": {"en": "saved: {items}", "ja": "保存: {items}"},
     "shown_above": {"en": "{input}: → {name} (shown above)", "ja": "{input}: → {name}（上に表示）"},
     "leaf_label": {"en": "{name} (leaf)", "ja": "{name}（葉テンソル）"},

@@ -157,7 +157,8 @@ def render_summary(call, *, lang: str = "en", width: int = WIDTH) -> RenderableT
         state = (t("tangent_of", lang, name=leaf.name) if call.forward else
                  t("returned", lang, name=leaf.name) if call.returns or call.batched else
                  t("grad_held", lang, name=leaf.name) if leaf.accumulated else t("grad_empty", lang, name=leaf.name))
-        lines.add_row(t("leaf", lang, name=leaf.name), f"{shape_text(leaf.shape, lang)} — {state}")
+        lines.add_row(t("dual_input" if call.api == DUAL else "leaf", lang, name=leaf.name),
+                      f"{shape_text(leaf.shape, lang)} — {state}")
     parts = [lines]
     if call.error is not None:
         parts.append(_raised(call, lang))
@@ -457,7 +458,7 @@ def render_graph(call, *, lang: str = "en", width: int = WIDTH) -> RenderableTyp
     if call.refused:
         return _refusal(call, lang)
     graph = call.graph
-    style = {"output": "bold cyan", "intermediate": "cyan", "leaf": "bold green"}
+    style = {"output": "bold cyan", "intermediate": "cyan", "leaf": "bold green", "input": "bold green"}
 
     def label(node) -> Text:
         text = Text(node.name, style=style[node.kind])

@@ -110,7 +110,8 @@ def test_sin_x_op_by_op():
     assert np.allclose(mul.tangent, (x * np.cos(x) + np.sin(x)) * t, rtol=1e-6)
     assert [leaf.name for leaf in call.leaves] == ["x"] and call.output_name == "y"
     # the graph is forward mode's: ops as the program called them, no backward node, nothing saved for backward
-    assert [(g.name, g.tensor) for g in call.graph] == [("mul", "y"), ("sin", None), ("make_dual", "x")]
+    assert [(g.name, g.tensor, g.kind) for g in call.graph] == [("mul", "y", "output"), ("sin", None, "intermediate"),
+                                                          ("make_dual", "x", "input")]
     assert not any(g.saved for g in call.graph)
 
 
