@@ -111,6 +111,12 @@ def explain_read(index: int, read, steps: list, names) -> CallExplanation | None
     explained.nodes = nodes
     explained.leaf_values = {edge: graph.values[edge] for edge in nodes if type(edge) is AccumulateGrad}
     explained.graph = describe_graph(nodes, names)
+    for entry, node in zip(explained.graph, nodes):   # forward mode's graph: ops as programs call them, its
+        if type(node) is AccumulateGrad:               # dual inputs (no leaf: nothing requires grad), no
+            entry.name, entry.kind = "make_dual", "input"   # backward node, nothing saved for one
+        else:
+            entry.name = op_name(node.op)
+        entry.saved, entry.saved_items = [], []
     reached = set(nodes)
     seeds = [(edge, made) for edge, made in graph.seeds if edge in reached]
     edges = [edge for edge, _ in seeds]

@@ -241,6 +241,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     "kind_output": {"en": "output", "ja": "出力"},
     "kind_intermediate": {"en": "intermediate", "ja": "中間"},
     "kind_leaf": {"en": "leaf", "ja": "葉テンソル"},
+    "kind_input": {"en": "dual input", "ja": "二重数の入力"},
+    "dual_input": {"en": "input {name}", "ja": "入力 {name}"},
     "saved": {"en": "saved: {items}", "ja": "保存: {items}"},
     "shown_above": {"en": "{input}: → {name} (shown above)", "ja": "{input}: → {name}（上に表示）"},
     "leaf_label": {"en": "{name} (leaf)", "ja": "{name}（葉テンソル）"},
@@ -331,16 +333,17 @@ MESSAGES: dict[str, dict[str, str]] = {
     "panel_tangents": {"en": "forward mode, op by op", "ja": "順モードを演算ごとに"},
     "tangent_title": {"en": "op {index} of {total}: {label}", "ja": "演算 {index} / {total}: {label}"},
     "tangent_call": {"en": "forward-mode call {call} (line {line}), ", "ja": "順モードの呼び出し {call}（{line} 行目）、"},
-    "tangent_in": {"en": "tangent coming in from {input} = {label}:", "ja": "{input} = {label} から入る接ベクトル:"},
+    "tangent_in": {"en": "{input} = {label}, its tangent coming in:", "ja": "{input} = {label} から入る接ベクトル:"},
     "tangent_constant": {"en": "{input} = {label}: a constant, no tangent",
                          "ja": "{input} = {label}: 定数なので接ベクトルはありません"},
-    "tangent_rule": {"en": "local derivative for {input}, from the op's backward rule {formula} (forward mode applies "
-                           "the same derivative to the tangent)",
-                     "ja": "{input} についての局所的な微分: 演算の逆伝播の規則 {formula} から（順モードは同じ微分を接ベクトルに"
-                           "掛けます）"},
+    "tangent_rule": {"en": "  rule for {input}: {formula}", "ja": "  {input} の規則: {formula}"},
+    "tangent_rules_note": {"en": "the rules are written for backward (grad: the gradient arriving); forward mode applies "
+                                 "the same local derivatives to the tangents",
+                           "ja": "規則は逆伝播用の書き方です（grad は届く勾配）。順モードは同じ局所的な微分を接ベクトルに"
+                                 "掛けます"},
     "tangent_value": {"en": "value =", "ja": "値 ="},
-    "tangent_out": {"en": "tangent going out = the local derivative applied to each tangent coming in, summed:",
-                    "ja": "出ていく接ベクトル = 入る接ベクトルそれぞれに局所的な微分を掛けて足したもの:"},
+    "tangent_out": {"en": "tangent going out (each input's local derivative applied to its tangent, summed):",
+                    "ja": "出ていく接ベクトル（入力ごとに局所的な微分を接ベクトルに掛けて足したもの）:"},
     "tangent_fd": {"en": "{mark} equals the finite difference along t at this op (largest difference {diff})",
                    "ja": "{mark} この演算での t 方向の有限差分と一致します（最大の差 {diff}）"},
     "tangent_fd_bad": {"en": "{mark} differs from the finite difference along t at this op (largest difference {diff}: "

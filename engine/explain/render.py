@@ -157,7 +157,8 @@ def render_summary(call, *, lang: str = "en", width: int = WIDTH) -> RenderableT
         state = (t("tangent_of", lang, name=leaf.name) if call.forward else
                  t("returned", lang, name=leaf.name) if call.returns or call.batched else
                  t("grad_held", lang, name=leaf.name) if leaf.accumulated else t("grad_empty", lang, name=leaf.name))
-        lines.add_row(t("leaf", lang, name=leaf.name), f"{shape_text(leaf.shape, lang)} — {state}")
+        lines.add_row(t("dual_input" if call.api == DUAL else "leaf", lang, name=leaf.name),
+                      f"{shape_text(leaf.shape, lang)} — {state}")
     parts = [lines]
     if call.error is not None:
         parts.append(_raised(call, lang))
@@ -457,7 +458,7 @@ def render_graph(call, *, lang: str = "en", width: int = WIDTH) -> RenderableTyp
     if call.refused:
         return _refusal(call, lang)
     graph = call.graph
-    style = {"output": "bold cyan", "intermediate": "cyan", "leaf": "bold green"}
+    style = {"output": "bold cyan", "intermediate": "cyan", "leaf": "bold green", "input": "bold green"}
 
     def label(node) -> Text:
         text = Text(node.name, style=style[node.kind])
@@ -561,14 +562,14 @@ def render_tangent_step(call, i: int, *, lang: str = "en", width: int = WIDTH, c
             parts.append(Text(t("tangent_constant", lang, input=edge.input, label=label), style="dim"))
             continue
         parts += [Text(t("tangent_in", lang, input=edge.input, label=label)), _fitted(tangent, width - 4, lang),
-                  Text(t("tangent_rule", lang, input=edge.input, formula=node.formula[node.inputs.index(edge)]),
-                       style="dim")]
+                  Text(t("tangent_rule", lang, input=edge.input, formula=node.formula[node.inputs.index(edge)]))]
     parts += [Text(t("tangent_out", lang), style="bold"), _fitted(step.tangent, width - 4, lang)]
     if step.finite_difference is not None:
         diff = float(np.nan_to_num(np.abs(step.finite_difference - step.tangent), nan=0.0).max(initial=0.0))
         mark, style = ("✓", "green") if step.agrees else ("✗", "yellow")
         parts.append(Text(t("tangent_fd" if step.agrees else "tangent_fd_bad", lang, mark=mark, diff=f"{diff:.2e}"),
                           style=style))
+    parts.append(Text(t("tangent_rules_note", lang), style="dim"))
     title = t("tangent_title", lang, index=i + 1, total=len(steps), label=_step_label(call, i))
     if calls > 1:
         title = t("tangent_call", lang, call=call.index + 1, line=call.line if call.line is not None else "?") + title

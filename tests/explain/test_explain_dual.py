@@ -109,6 +109,10 @@ def test_sin_x_op_by_op():
     assert np.allclose(mul.inputs[0][1], np.cos(x) * t) and np.allclose(mul.inputs[1][1], t)
     assert np.allclose(mul.tangent, (x * np.cos(x) + np.sin(x)) * t, rtol=1e-6)
     assert [leaf.name for leaf in call.leaves] == ["x"] and call.output_name == "y"
+    # the graph is forward mode's: ops as the program called them, no backward node, nothing saved for backward
+    assert [(g.name, g.tensor, g.kind) for g in call.graph] == [("mul", "y", "output"), ("sin", None, "intermediate"),
+                                                          ("make_dual", "x", "input")]
+    assert not any(g.saved for g in call.graph)
 
 
 def test_a_constant_is_a_constant_even_with_a_leafs_numbers():
