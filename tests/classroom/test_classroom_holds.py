@@ -90,17 +90,13 @@ async def test_a_tutor_over_its_memory_limit_is_stopped_and_told(tmp_path, monke
         await client.close()
 
 
-async def test_input_floods_wait(monkeypatch):
-    waited = []
-
-    async def sleep(seconds):
-        waited.append(seconds)
-
-    monkeypatch.setattr(asyncio, "sleep", sleep)
-    bucket = InputBucket()
-    for _ in range(4):
-        await bucket.take(64 * 1024)
-    assert waited and sum(waited) > 5  # 256 KiB at once: the last 128 KiB wait about 8 s at 16 KiB/s
+def test_input_past_the_rate_is_dropped():
+    clock = [0.0]
+    bucket = InputBucket(now=lambda: clock[0])
+    assert [bucket.take(64 * 1024) for _ in range(3)] == [True, True, False]  # a 128 KiB paste at once, no more
+    assert not bucket.take(1)  # (a message counts for at least MIN_MESSAGE_COST)
+    clock[0] += 1.0
+    assert bucket.take(16 * 1024) and not bucket.take(1024)  # 16 KiB a second after that
 
 
 def test_running_out_of_file_descriptors_is_said_once(tmp_path, caplog):
