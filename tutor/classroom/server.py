@@ -228,7 +228,7 @@ class ClassroomServer(Server):
         self.zygote = Zygote(self.offer.environment()) if command is None and hasattr(socket, "send_fds") and hasattr(os, "fork") else None
         self.warm_worker = sandbox.warm_worker() if self.zygote is not None else None  # students' workers fork from it
         self._told_alone = False
-        self._last_fd_warning = 0.0
+        self._last_fd_warning = self._last_full_warning = -60.0
         self.memory_per_student = memory_per_student
         self._watch: asyncio.Task | None = None
         command = command or f"exec {shlex.quote(sys.executable)} -m tutor.classroom.student_app"
@@ -284,7 +284,7 @@ class ClassroomServer(Server):
     async def _run(self, stopping: asyncio.Event) -> None:
         runner = web.AppRunner(await self._make_app(), handle_signals=False, keepalive_timeout=IDLE_SECONDS)
         await runner.setup()
-        cap_connections(runner.server, lambda: self.max_connections)
+        cap_connections(runner.server, lambda: self.max_connections, self._connections_full)
         site = web.TCPSite(runner, self.host, self.port, backlog=128)
         await site.start()
         try:
@@ -305,6 +305,16 @@ class ClassroomServer(Server):
                             len(self._connections))
             return
         loop.default_exception_handler(context)
+
+    def _connections_full(self, count: int) -> None:
+        """Said once a minute: the connection cap (below the file descriptor limit) is closing idle connections."""
+        now = time.monotonic()
+        if now - self._last_full_warning > 60:
+            self._last_full_warning = now
+            soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+            log.warning("%d connections open, the most this server keeps (`ulimit -n` is %s, %d students "
+                        "connected): the oldest idle ones are closed", count - 1,
+                        "unlimited" if soft == resource.RLIM_INFINITY else soft, len(self._connections))
 
     @property
     def max_connections(self) -> int:
@@ -697,14 +707,17 @@ def terminal_size(width, height) -> tuple[int, int]:
     return (max(MIN_COLUMNS, min(MAX_COLUMNS, _to_int(width, 80))), max(MIN_ROWS, min(MAX_ROWS, _to_int(height, 24))))
 
 
-def cap_connections(server, limit) -> None:
+def cap_connections(server, limit, full=lambda count: None) -> None:
     """Past `limit()` open connections, make room as each new one arrives: the oldest connection with no
     request in progress (idle, or never sent one) is closed; if every one is busy, the new one is. So idle
-    connections cannot fill the server, and a page's request or a student's terminal is never cut."""
+    connections cannot fill the server, and a page's request or a student's terminal is never cut.
+    `full(count)` is called each time the limit is reached (to say so)."""
     made = server.connection_made
 
     def connection_made(handler, transport) -> None:
         made(handler, transport)
+        if len(server._connections) > limit():
+            full(len(server._connections))
         while len(server._connections) > limit():
             idle = next((other for other in server._connections
                          if other is not handler and not getattr(other, "_request_in_progress", True)), None)
