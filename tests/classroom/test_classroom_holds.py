@@ -90,17 +90,13 @@ async def test_a_tutor_over_its_memory_limit_is_stopped_and_told(tmp_path, monke
         await client.close()
 
 
-async def test_input_floods_wait(monkeypatch):
-    waited = []
-
-    async def sleep(seconds):
-        waited.append(seconds)
-
-    monkeypatch.setattr(asyncio, "sleep", sleep)
-    bucket = InputBucket()
-    for _ in range(4):
-        await bucket.take(64 * 1024)
-    assert waited and sum(waited) > 5  # 256 KiB at once: the last 128 KiB wait about 8 s at 16 KiB/s
+def test_input_past_the_rate_is_dropped():
+    clock = [0.0]
+    bucket = InputBucket(now=lambda: clock[0])
+    assert [bucket.take(64 * 1024) for _ in range(3)] == [True, True, False]  # a 128 KiB paste at once, no more
+    assert not bucket.take(1)  # (a message counts for at least MIN_MESSAGE_COST)
+    clock[0] += 1.0
+    assert bucket.take(16 * 1024) and not bucket.take(1024)  # 16 KiB a second after that
 
 
 def test_running_out_of_file_descriptors_is_said_once(tmp_path, caplog):
@@ -126,12 +122,12 @@ def _free_port() -> int:
 
 
 def test_idle_connections_under_a_small_descriptor_limit_do_not_stop_the_server(tmp_path):
-    """macOS's default `ulimit -n 256`, then lower: 300 idle TCP connections, yet the join page still loads and
-    the server is still running."""
+    """macOS's default `ulimit -n 256`: 400 idle TCP connections, yet the join page still loads, the server is
+    still running, and its log says it closed idle connections."""
     port = _free_port()
 
     def limit():
-        resource.setrlimit(resource.RLIMIT_NOFILE, (128, 128))
+        resource.setrlimit(resource.RLIMIT_NOFILE, (256, 256))
 
     server = subprocess.Popen([sys.executable, "-m", "tutor", "--lang", "en", "serve", "--port", str(port),
                                "--class-dir", str(tmp_path / "class"), "--max-students", "4"],
@@ -146,7 +142,7 @@ def test_idle_connections_under_a_small_descriptor_limit_do_not_stop_the_server(
                 break
             except OSError:
                 time.sleep(0.3)
-        for _ in range(300):
+        for _ in range(400):
             connection = socket.socket()
             connection.setblocking(False)
             connection.connect_ex(("127.0.0.1", port))
@@ -167,6 +163,8 @@ def test_idle_connections_under_a_small_descriptor_limit_do_not_stop_the_server(
         server.terminate()
         output = server.communicate(timeout=30)[0].decode("utf-8", "replace")
     assert "Traceback" not in output, output
+    said = " ".join(output.split())  # (the log wraps its lines)
+    assert "the oldest idle ones are closed" in said and "`ulimit -n` is 256" in said
 
 
 HOSTILE = "lesson\x1b]8;;http://evil.example/\x07click\x1b]8;;\x07 [/] [bold]x\x1b]0;pwned\x07\x9b31m.toml"

@@ -112,3 +112,34 @@ async def test_class_json_records_the_course_and_tutors_load_just_it(teacher, tm
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
         assert [lesson.id for lesson in app.course.lessons] == ["intro/fixture-squares"]
+
+
+SLIPS = {  # the four common TOML slips of issue #26, each in a lesson file of a served folder: (text, line)
+    "unclosed.toml": ('format_version = 1\nid = "a"\nsummary = "one sentence\n', 3),
+    "comma.toml": ('format_version = 1\nid = "b"\nconcepts = [\n  "chain-rule"\n  "mean"\n]\n', 4),  # (the item missing its comma)
+    "twice.toml": ('format_version = 1\nid = "c"\nid = "d"\n', 3),
+    "curly.toml": ('format_version = 1\nid = “e”\n', 2),
+}
+FIXES = {
+    "en": {"unclosed.toml": 'end it with "', "comma.toml": "write `,` after it",
+           "twice.toml": "`id` is given a value twice", "curly.toml": 'write a straight " instead'},
+    "ja": {"unclosed.toml": '行の中で " を書いて閉じてください', "comma.toml": "`,` を書いてください",
+           "twice.toml": "`id` に値が 2 回書かれています", "curly.toml": '半角の " に書き換えてください'},
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_serve_names_each_toml_slip_with_file_line_and_the_fix(tmp_path, lang):
+    """`serve` refuses a folder with the four common slips, naming each file:line and its fix in the teacher's
+    language (as `check` does)."""
+    folder = tmp_path / "lessons"
+    folder.mkdir()
+    for name, (text, _line) in SLIPS.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    result = CliRunner().invoke(main, ["--data-dir", str(tmp_path / "data"), "--lang", lang, "serve", "--class-dir",
+                                       str(tmp_path / "class"), "--only", str(folder)])
+    assert result.exit_code == 1, result.output
+    lines = result.output.splitlines()
+    for name, (_text, line) in SLIPS.items():
+        (said,) = [text for text in lines if f"{folder / name}:{line}:" in text]
+        assert FIXES[lang][name] in said, said

@@ -49,6 +49,7 @@ class Student:
 class ClassFolder:
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path).expanduser()
+        self._index: tuple[tuple[int, int], dict[str, Student]] | None = None  # see _skeletons
 
     @property
     def students_dir(self) -> Path:
@@ -87,22 +88,40 @@ class ClassFolder:
             return same
         student = Student(display_name(name), key, folder)
         if create:
+            index = self._skeletons()
             folder.mkdir(parents=True, exist_ok=True)
             _write_record(folder, {"name": student.name, "key": key, "skeleton": skeleton(name),
                                    "joined": datetime.now(timezone.utc).isoformat(timespec="seconds")})
+            index.setdefault(skeleton(name), student)
+            self._index = self._stamp(), index  # (this folder's own change: no need to read every record again)
         return student
 
     def exists(self, student: Student) -> bool:
         return _read_record(student.folder) is not None
 
     def _by_skeleton(self, wanted: str) -> Student | None:
-        for student in self.students():
-            try:
-                if skeleton(student.name) == wanted:
-                    return student
-            except InvalidName:  # a record written by hand
-                continue
-        return None
+        return self._skeletons().get(wanted)
+
+    def _skeletons(self) -> dict[str, Student]:
+        """Every student by the skeleton of their name. Read again only when the students folder changes (a
+        folder added or removed, here or by hand): reading every record on each join made a join cost as much
+        as the class is large, and a flood of joins quadratic."""
+        stamp = self._stamp()
+        if self._index is None or self._index[0] != stamp:
+            index: dict[str, Student] = {}
+            for student in self.students():
+                try:
+                    index.setdefault(skeleton(student.name), student)
+                except InvalidName:  # a record written by hand
+                    continue
+            self._index = stamp, index
+        return self._index[1]
+
+    def _stamp(self) -> tuple[int, int]:
+        try:
+            return self.students_dir.stat().st_mtime_ns, len(os.listdir(self.students_dir))
+        except OSError:
+            return 0, 0
 
     # ---------------------------------------------------------------- secrets
 

@@ -43,6 +43,7 @@ class InvalidName(ValueError):
         self.params = params
 
 
+@functools.lru_cache(maxsize=8192)  # every join checks every character of the name typed
 def _invisible(char: str) -> bool:
     code = ord(char)
     return unicodedata.category(char) in _REFUSED_CATEGORIES or any(low <= code <= high for low, high in _INVISIBLE)

@@ -60,7 +60,8 @@ CODE_LENGTH = 6
 MAX_PENDING_REFUSALS = 8  # wrong codes from one address waiting out their backoff; more get HTTP 429 at once
 MAX_SESSIONS = 5_000
 SESSIONS_PER_STUDENT = 4
-STOP_SECONDS = 8.0  # a student's process gets this long to quit before it is killed
+STOP_SECONDS = 8.0  # a student's processes have ended at most this long after their page closed …
+QUIT_SECONDS = 6.0  # … for they get this long to quit once asked (the rest: noticing the page closed, killing)
 DRAIN_SECONDS = 2.0  # a tutor that reads no input for this long gets no more (its page's keys are dropped)
 MAX_PENDING_INPUT = 256 * 1024  # bytes waiting in a tutor's stdin pipe; past that, input is dropped
 FULL_RETRY_SECONDS = 5  # the class-full page asks again this often, so a waiting student gets in once a place frees
@@ -191,17 +192,21 @@ class StudentService(AppService):
         return True
 
     async def stop(self) -> None:
-        """Ask the tutor to quit; kill it (through its launcher) if it has not within STOP_SECONDS. Bounded
-        whatever the tutor or the page do: a new tutor for the student waits for this."""
+        """Ask the tutor to quit; kill it (through its launcher) if it has not within QUIT_SECONDS, or at once
+        when its input is so backed up that the request cannot even be queued (a flood: it would read every key
+        first). Bounded whatever the tutor or the page do: a new tutor for the student waits for this. (Killing
+        loses nothing: every answer is its own committed transaction.)"""
         process = self._process
         if process is None:
             return
         if process.returncode is None:
-            await self.send_meta({"type": "quit"})
-            try:
-                await asyncio.wait_for(process.wait(), STOP_SECONDS)
-            except (TimeoutError, asyncio.TimeoutError):
-                log.warning("a student's tutor did not quit in %s s; killing it", STOP_SECONDS)
+            if await self.send_meta({"type": "quit"}):
+                try:
+                    await asyncio.wait_for(process.wait(), QUIT_SECONDS)
+                except (TimeoutError, asyncio.TimeoutError):
+                    log.warning("a student's tutor did not quit in %s s; killing it", QUIT_SECONDS)
+            else:
+                log.warning("a student's tutor has a backlog of input; killing it")
         if process.returncode is None:
             process.kill()
             await process.wait()
@@ -223,7 +228,7 @@ class ClassroomServer(Server):
         self.zygote = Zygote(self.offer.environment()) if command is None and hasattr(socket, "send_fds") and hasattr(os, "fork") else None
         self.warm_worker = sandbox.warm_worker() if self.zygote is not None else None  # students' workers fork from it
         self._told_alone = False
-        self._last_fd_warning = 0.0
+        self._last_fd_warning = self._last_full_warning = -60.0
         self.memory_per_student = memory_per_student
         self._watch: asyncio.Task | None = None
         command = command or f"exec {shlex.quote(sys.executable)} -m tutor.classroom.student_app"
@@ -279,7 +284,7 @@ class ClassroomServer(Server):
     async def _run(self, stopping: asyncio.Event) -> None:
         runner = web.AppRunner(await self._make_app(), handle_signals=False, keepalive_timeout=IDLE_SECONDS)
         await runner.setup()
-        cap_connections(runner.server, lambda: self.max_connections)
+        cap_connections(runner.server, lambda: self.max_connections, self._connections_full)
         site = web.TCPSite(runner, self.host, self.port, backlog=128)
         await site.start()
         try:
@@ -300,6 +305,16 @@ class ClassroomServer(Server):
                             len(self._connections))
             return
         loop.default_exception_handler(context)
+
+    def _connections_full(self, count: int) -> None:
+        """Said once a minute: the connection cap (below the file descriptor limit) is closing idle connections."""
+        now = time.monotonic()
+        if now - self._last_full_warning > 60:
+            self._last_full_warning = now
+            soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+            log.warning("%d connections open, the most this server keeps (`ulimit -n` is %s, %d students "
+                        "connected): the oldest idle ones are closed", count - 1,
+                        "unlimited" if soft == resource.RLIM_INFINITY else soft, len(self._connections))
 
     @property
     def max_connections(self) -> int:
@@ -612,10 +627,10 @@ class ClassroomServer(Server):
             await service.start(*terminal_size(request.query.get("width"), request.query.get("height")))
             bucket = InputBucket()
             async for message in websocket:
-                if message.type != WSMsgType.TEXT:
-                    continue
-                await bucket.take(len(message.data))  # a flood waits here: the sender's socket fills, not our memory
-                await self._forward(message, websocket, service)
+                # past the page's rate, input is dropped, not waited for: the page closing (behind a flood) is
+                # seen at once, and its tutor ends in time
+                if message.type == WSMsgType.TEXT and bucket.take(len(message.data)):
+                    await self._forward(message, websocket, service)
         except asyncio.CancelledError:
             pass
         except Exception as error:  # one student's trouble never reaches the others
@@ -692,14 +707,17 @@ def terminal_size(width, height) -> tuple[int, int]:
     return (max(MIN_COLUMNS, min(MAX_COLUMNS, _to_int(width, 80))), max(MIN_ROWS, min(MAX_ROWS, _to_int(height, 24))))
 
 
-def cap_connections(server, limit) -> None:
+def cap_connections(server, limit, full=lambda count: None) -> None:
     """Past `limit()` open connections, make room as each new one arrives: the oldest connection with no
     request in progress (idle, or never sent one) is closed; if every one is busy, the new one is. So idle
-    connections cannot fill the server, and a page's request or a student's terminal is never cut."""
+    connections cannot fill the server, and a page's request or a student's terminal is never cut.
+    `full(count)` is called each time the limit is reached (to say so)."""
     made = server.connection_made
 
     def connection_made(handler, transport) -> None:
         made(handler, transport)
+        if len(server._connections) > limit():
+            full(len(server._connections))
         while len(server._connections) > limit():
             idle = next((other for other in server._connections
                          if other is not handler and not getattr(other, "_request_in_progress", True)), None)
@@ -806,20 +824,23 @@ class Connection:
 
 class InputBucket:
     """What one page may send: `INPUT_BYTES_PER_SECOND` on average, `INPUT_BURST_BYTES` at once (a paste);
-    past that, reading its socket waits (every message costs at least `MIN_MESSAGE_COST`)."""
+    every message costs at least `MIN_MESSAGE_COST` (a flood of pings or resizes)."""
 
-    def __init__(self) -> None:
+    def __init__(self, now=time.monotonic) -> None:
+        self.now = now
         self.tokens = float(INPUT_BURST_BYTES)
-        self.last = time.monotonic()
+        self.last = now()
 
-    async def take(self, size: int) -> None:
+    def take(self, size: int) -> bool:
+        """Whether a message of `size` bytes is within the rate now (if so, it is counted)."""
         cost = max(MIN_MESSAGE_COST, size)
-        now = time.monotonic()
+        now = self.now()
         self.tokens = min(INPUT_BURST_BYTES, self.tokens + (now - self.last) * INPUT_BYTES_PER_SECOND)
         self.last = now
+        if cost > self.tokens:
+            return False
         self.tokens -= cost
-        if self.tokens < 0:
-            await asyncio.sleep(-self.tokens / INPUT_BYTES_PER_SECOND)
+        return True
 
 
 def _to_int(value, default: int) -> int:

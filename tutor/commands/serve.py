@@ -81,7 +81,7 @@ def tell_offer(offer, lang: str, allow_broken: bool) -> bool:
     if offer.broken:
         echo(t("serve_offer_broken", lang, count=len(offer.broken)), err=True)
         for problem in offer.broken:
-            echo(f"  {plain(problem)}", err=True)
+            echo(f"  {plain(problem.localized(lang))}", err=True)
     if not offer.course.lessons:
         echo(t("serve_offer_empty", lang), err=True)
         return False
