@@ -30,7 +30,6 @@ WORKER_UNAVAILABLE = "WorkerUnavailable"   # the failure type of a job the worke
 # A classroom server keeps one warm worker and forks each student's from it (`tutor.classroom.sandbox`):
 # this variable holds the command (JSON list) that hands the worker's pipes over, the usual command after it.
 WARM_WORKER = "AUTOGRAD_TUTOR_WARM_WORKER"
-CLOSE_SECONDS = 0.1   # quitting: how long the zygote may take to end its jobs and itself before it is killed
 
 
 class SandboxError(RuntimeError):
@@ -176,22 +175,23 @@ class Worker:
             waiter[0].set()
 
     def close(self) -> None:
-        """End the zygote and every job it runs: told by the end of its input, then killed with its process
-        group (its forked children) if it has not ended within CLOSE_SECONDS, so quitting the tutor never waits
-        for a warm-up or a job. Not under the lock, which a thread starting the zygote holds while it waits for
-        it: the kill wakes that thread (the worker could not start), and the next call starts a new zygote."""
+        """End the zygote and every job it runs: told by the end of its input, and killed with its process group
+        (its forked children) at once, so quitting the tutor never waits for a warm-up, a job or the zygote's own
+        exit (a Python with numpy and sympy loaded takes longer to tear down than the whole quit may). Not under
+        the lock, which a thread starting the zygote holds while it waits for it: the kill wakes that thread (the
+        worker could not start), and the next call starts a new zygote."""
         process = self._process
         if process is None or process.poll() is not None:
             return
         try:
             process.stdin.close()
-            process.wait(CLOSE_SECONDS)
-        except (OSError, ValueError, subprocess.TimeoutExpired):
-            try:
-                os.killpg(process.pid, signal.SIGKILL)  # a session of its own (start_new_session): it and its jobs
-            except OSError:
-                process.kill()
-            process.wait()
+        except (OSError, ValueError):
+            pass
+        try:
+            os.killpg(process.pid, signal.SIGKILL)  # a session of its own (start_new_session): it and its jobs
+        except OSError:
+            process.kill()
+        process.wait()
 
     # --- jobs -------------------------------------------------------------------------------
 
