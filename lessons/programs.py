@@ -6,8 +6,10 @@ chain's snippets; `Program.locate` turns a line of it back into the step and
 the file line it came from, so a failure can be reported where it is written.
 
 A step that continues after an error step starts from the state that step
-reached: its snippet is kept only up to the top-level statement that raised,
-as a notebook keeps the variables a failing cell had already bound.
+reached, as the next cell of a notebook does: the failing cell's statements up
+to the one that raised have run, and so has the raising statement itself, up to
+its error (a failed `torch.autograd.grad` has already run backward and freed the
+graph). The raising statement is kept, its error caught; what follows it is not.
 """
 from __future__ import annotations
 
@@ -56,6 +58,11 @@ def join(snippets: list[tuple[int, str, int | None]]) -> Program:
         parts.append(Part(step_index, line, count, file_line))
         line += count
     return Program("\n".join(texts) + "\n", tuple(parts))
+
+
+# statements with a block of their own, which `try: …` on one line cannot hold
+_COMPOUND = (ast.If, ast.For, ast.While, ast.With, ast.Try, ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef,
+             ast.AsyncFor, ast.AsyncWith, ast.Match, ast.TryStar)
 
 
 class ProgramBuilder:
@@ -108,8 +115,14 @@ class ProgramBuilder:
             return []
         for statement in statements:
             if statement.lineno <= failing <= (statement.end_lineno or statement.lineno):
-                kept = "\n".join(snippet.splitlines()[:statement.lineno - 1])
-                return [(step_index, kept, file_line)]
+                lines = snippet.splitlines()
+                if isinstance(statement, _COMPOUND):  # `try:` cannot share its line: cut before it, as a
+                    return [(step_index, "\n".join(lines[:statement.lineno - 1]), file_line)]  # whole
+                # the raising line runs again, its error caught; the program's line numbers stay the file's
+                kept = lines[:statement.lineno - 1] + [f"try: {lines[statement.lineno - 1]}",
+                                                       *lines[statement.lineno:statement.end_lineno],
+                                                       "except Exception: pass"]
+                return [(step_index, "\n".join(kept), file_line)]
         return []
 
     def run(self, source: str, expressions: tuple[str, ...] = ()):

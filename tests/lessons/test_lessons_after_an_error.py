@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from lessons.answers import compute_answer
+from lessons.answers import AnswerError, compute_answer
 from lessons.loader import parse_lesson
 from lessons.model import ErrorStep, Lesson, PredictStep, Step
 
@@ -103,13 +103,27 @@ def agrees(lesson: Lesson, step: PredictStep) -> bool:
         return real == shown
 
 
-def test_the_check_sees_a_continuation_that_pytorch_cannot_run():
+def test_a_continuation_after_a_failed_call_fails_as_it_does_in_pytorch():
+    """The tutor replays the raising statement too (its error caught), so the failed call has freed the graph
+    in the tutor as in PyTorch: the step fails, and `check` tells the author, instead of showing [3., 12.]."""
     lesson, _ = parse_lesson(FREED_BY_THE_FAILED_CALL, "after-error.toml")
     (step,) = continuations(lesson)
-    assert compute_answer(lesson, step).value.tolist() == [3., 12.]  # what the tutor's replay shows
+    with pytest.raises(AnswerError, match="backward through the graph a second time"):
+        compute_answer(lesson, step)
     with pytest.raises(RuntimeError, match="backward through the graph a second time"):
         as_typed_along(lesson, step)
-    assert not agrees(lesson, step)
+
+
+def test_the_statements_before_the_raising_one_on_its_line_have_run():
+    """`a = 1; gx, gw = grad(…)` on one line: `a` is bound, as in a notebook cell that raised there."""
+    lesson, _ = parse_lesson(FREED_BY_THE_FAILED_CALL.replace("gx, gw = torch.autograd.grad(y, [x, w])\n",
+                                                               "a = 2.; gx, gw = torch.autograd.grad(y, [x, w])\n")
+                             .replace('expression = "gx"', 'expression = "x * a"')
+                             .replace("allow_unused=True)", "allow_unused=True) if False else (None, None)"),
+                             "after-error.toml")
+    (step,) = continuations(lesson)
+    assert compute_answer(lesson, step).value.tolist() == [2., 4.]
+    assert as_typed_along(lesson, step).tolist() == [2., 4.]
 
 
 @pytest.mark.parametrize("path", sorted(BUNDLED.glob("*.toml")), ids=lambda path: path.stem[:3])
