@@ -112,8 +112,9 @@ tanh = _unary(np.tanh, "tanh")
 abs = _unary(np.abs, "Abs", widen=False)  # noqa: A001 - mirrors numpy's name
 
 
-def _mask_like(mask, a):
-    """A 0/1 mask in a's dtype; for a Tensor, a Tensor that records nothing (masks are constants)."""
+def factor(mask, a):
+    """A boolean mask as a 0/1 factor in a's dtype, for a rule PyTorch itself writes as a product with its mask
+    (norm(inf)); for a Tensor, a Tensor that records nothing (masks are constants)."""
     if is_tensor(a):
         return tensors.constant(mask.astype(a._data.dtype))
     return mask.astype(np.float64 if symbolic(a) else a.dtype)
@@ -130,33 +131,35 @@ def sign(a):
     return signs.astype(a.dtype if not symbolic(a) else np.float64)
 
 
-def greater(a, b):
-    """Elementwise a > b as a 0/1 mask in a's dtype (decided at the point for symbols)."""
-    return _mask_like(numeric(a) > numeric(b), a)
+# Branch decisions are boolean masks, and a rule keeps or drops its gradient with `select`, as PyTorch's kernels
+# do (`where(mask, grad, 0)`): a product with a 0/1 mask would give -0 where a negative gradient is dropped.
+def greater(a, b) -> np.ndarray:
+    """Where a > b (decided at the point for symbols)."""
+    return numeric(a) > numeric(b)
 
 
-def between(a, low, high):
-    """1 where low <= a <= high (a bound of None is open), else 0."""
+def between(a, low, high) -> np.ndarray:
+    """Where low <= a <= high (a bound of None is open)."""
     value = numeric(a)
     mask = np.ones(value.shape, dtype=bool)
     if low is not None:
         mask &= value >= low
     if high is not None:
         mask &= value <= high
-    return _mask_like(mask, a)
+    return mask
 
 
-def at_most(a, b):
-    """1 where a <= b, else 0 (nan gives 0; decided at the point for symbols)."""
-    return _mask_like(numeric(a) <= numeric(b), a)
-
-
-def equal(a, b, nan_equal: bool = False):
-    """1 where a == b (or both are nan, with nan_equal), else 0 (decided at the point for symbols)."""
+def equal(a, b, nan_equal: bool = False) -> np.ndarray:
+    """Where a == b (or both are nan, with nan_equal); decided at the point for symbols."""
     mask = numeric(a) == numeric(b)
     if nan_equal:
         mask = mask | (np.isnan(numeric(a)) & np.isnan(numeric(b)))
-    return _mask_like(mask, a)
+    return mask
+
+
+def select(mask: np.ndarray, g, other=0):
+    """`g` where the mask holds, else `other` (+0 by default): PyTorch's `where(mask, grad, 0)`."""
+    return where(mask, g, other)
 
 
 def sigmoid(a):

@@ -94,7 +94,7 @@ def _bce_self_rule(g, out, a, b, reduction):
 op("bce", "BinaryCrossEntropyBackward0", ["self", "target"], _bce,
    {"self": ("grad * (self - target) / max((1 - self) * self, EPSILON) (/ N for 'mean')", _bce_self_rule),
     "target": ("grad * (log(1 - self) - log(self)) (/ N for 'mean')",
-               lambda g, out, a, b, reduction: _loss_back(g, out, a.shape, reduction) * (xp.log(1 - a) - xp.log(a)))},
+               lambda g, out, a, b, reduction: _loss_back(g, out, a.shape, reduction) * -(xp.log(a) - xp.log(1 - a)))},
    saves={"self": ["self", "target"], "target": ["self"]}, shape=BROADCAST_SHAPE)
 
 
@@ -121,9 +121,9 @@ def _nll_backward_array(g, shape, target, reduction, ignore_index):
     out = _SCALAR if reduction != "none" else target
     batch = xp.batch_shape(g, out)
     if reduction == "none":
-        per = -g * kept
+        per = xp.select(kept, -g)
     else:
-        per = -xp.expand_to(g, out, target.shape) * kept
+        per = xp.select(kept, -xp.expand_to(g, out, target.shape))
         if reduction == "mean":
             per = per / np.sum(kept)
     a = np.empty(shape, dtype=np.bool_)

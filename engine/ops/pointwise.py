@@ -21,15 +21,16 @@ def _refuse_bool(kernel: str):
 def _pow_self_rule(g, out, a, b):
     """d a**b / d a, 0 where the exponent is 0 (PyTorch's pow_backward_self), for a number or tensor b."""
     if np.ndim(b) == 0 and not xp.symbolic(b) and not xp.is_tensor(b):
-        return g * 0 if b == 0 else g * (b * a ** (b - 1))
+        return xp.zeros(np.shape(g), g) if b == 0 else g * (b * a ** (b - 1))  # zeros_like, as PyTorch
     return xp.where(xp.numeric(b) == 0, 0, g * (b * a ** (b - 1)))
 
 
 def _pow_exponent_rule(g, out, a, b):
-    """d a**b / d b = result * log(a), 0 where a == 0 and b >= 0 (PyTorch's pow_backward_exponent)."""
+    """d a**b / d b = result * log(a), 0 where a == 0 and b >= 0 (PyTorch's pow_backward_exponent: grad times that
+    masked factor, so a negative grad gives -0 there, as in PyTorch)."""
     mask = (xp.numeric(a) == 0) & (xp.numeric(b) >= 0)
     log_a = xp.log(xp.where(mask, 1, a))
-    return xp.where(mask, 0, g * (out * log_a))
+    return g * xp.where(mask, 0, out * log_a)
 
 
 def _pow_dtype(arrays, attrs):
@@ -175,34 +176,41 @@ op("abs", "AbsBackward0", ["self"], xp.abs,
    {"self": ("grad * self.sign()", lambda g, out, a: g * xp.sign(a))}, saves=["self"],
    names=names("abs", inplace=True, inplace_function=True), check=_refuse_bool("abs_cpu"))
 op("sign", "SignBackward0", ["self"], lambda a: xp.sign(a) if a.dtype != np.bool_ else a.copy(),
-   {"self": ("zeros_like(grad)", lambda g, out, a: g * 0)},
+   {"self": ("zeros_like(grad)", lambda g, out, a: xp.zeros(np.shape(g), g))},
    names=names("sign", inplace=True))
 op("clamp_min", "ClampMinBackward0", ["self"], lambda a, low: xp.clip(a, low, None),
-   {"self": ("where(self >= min, grad, 0)", lambda g, out, a, low: g * xp.between(a, low, None))},
+   {"self": ("where(self >= min, grad, 0)", lambda g, out, a, low: xp.select(xp.between(a, low, None), g))},
    saves=["self"], dtype=lambda arrays, attrs: result_type(arrays[0], attrs["low"]),
    names=names("clamp_min", inplace=True))
 op("clamp_max", "ClampMaxBackward0", ["self"], lambda a, high: xp.clip(a, None, high),
-   {"self": ("where(self <= max, grad, 0)", lambda g, out, a, high: g * xp.between(a, None, high))},
+   {"self": ("where(self <= max, grad, 0)", lambda g, out, a, high: xp.select(xp.between(a, None, high), g))},
    saves=["self"], dtype=lambda arrays, attrs: result_type(arrays[0], attrs["high"]),
    names=names("clamp_max", inplace=True))
-op("zero", "ZeroBackward0", ["self"], lambda a: a * 0, {"self": ("zeros_like(grad)", lambda g, out, a: g * 0)},
+op("zero", "ZeroBackward0", ["self"], lambda a: a * 0, {"self": ("zeros_like(grad)", lambda g, out, a: xp.zeros(np.shape(g), g))},
    names=Names(inplace=("zero_",)))
 op("clamp", "ClampBackward1", ["self"], lambda a, low, high: xp.clip(a, low, high),
-   {"self": ("grad * (min <= self <= max)", lambda g, out, a, low, high: g * xp.between(a, low, high))},
+   {"self": ("where(min <= self <= max, grad, 0)",
+             lambda g, out, a, low, high: xp.select(xp.between(a, low, high), g))},
    saves=["self"], dtype=_clamp_dtype,
    names=names("clamp", "clip", inplace=True))
+def _extremum_rule(g, a, b, lost):
+    """maximum/minimum's gradient for one operand: PyTorch's `where(self == other, grad / 2, grad)` with +0 where
+    this operand lost (`masked_fill_(lost, 0)`)."""
+    return xp.select(lost, 0, xp.select(xp.equal(a, b), g / 2, g))
+
+
 op("maximum", "MaximumBackward0", ["self", "other"], xp.maximum,
    {"self": ("grad, halved where self == other, 0 where self < other",
-             lambda g, out, a, b: g * (1 - xp.greater(b, a) - xp.equal(a, b) / 2)),
+             lambda g, out, a, b: _extremum_rule(g, a, b, xp.greater(b, a))),
     "other": ("grad, halved where self == other, 0 where self > other",
-              lambda g, out, a, b: g * (1 - xp.greater(a, b) - xp.equal(a, b) / 2))},
+              lambda g, out, a, b: _extremum_rule(g, a, b, xp.greater(a, b)))},
    saves={"self": ["self", "other"], "other": ["self", "other"]}, dtype=PROMOTE,
    names=names("maximum"), shape=BROADCAST_SHAPE, check=BROADCASTS)
 op("minimum", "MinimumBackward0", ["self", "other"], xp.minimum,
    {"self": ("grad, halved where self == other, 0 where self > other",
-             lambda g, out, a, b: g * (1 - xp.greater(a, b) - xp.equal(a, b) / 2)),
+             lambda g, out, a, b: _extremum_rule(g, a, b, xp.greater(a, b))),
     "other": ("grad, halved where self == other, 0 where self < other",
-              lambda g, out, a, b: g * (1 - xp.greater(b, a) - xp.equal(a, b) / 2))},
+              lambda g, out, a, b: _extremum_rule(g, a, b, xp.greater(b, a)))},
    saves={"self": ["self", "other"], "other": ["self", "other"]}, dtype=PROMOTE,
    names=names("minimum"), shape=BROADCAST_SHAPE, check=BROADCASTS)
 def _atan2_recip(a, b):

@@ -77,8 +77,8 @@ op("mean_dim", "MeanBackward1", ["self"], lambda a, dims, keepdim: np.mean(a, ax
 for _key, _name, _pick in (("max", "MaxBackward1", xp.amax), ("min", "MinBackward1", xp.amin)):
     op(_key, _name, ["self"], _pick,
        {"self": ("evenly_distribute_backward(grad, self, result)",
-                 lambda g, out, a: xp.expand_to(g, out, a.shape) * xp.equal(a, out, nan_equal=True)
-                 / np.sum(xp.numeric(xp.equal(a, out, nan_equal=True))).item())},
+                 lambda g, out, a: xp.select(xp.equal(a, out, nan_equal=True), xp.expand_to(g, out, a.shape)
+                                             / np.sum(xp.equal(a, out, nan_equal=True)).item()))},
        saves=["self", "result"], names=names(_key))
 for _key, _name in (("max_dim", "MaxBackward0"), ("min_dim", "MinBackward0")):
     op(_key, _name, ["self"], lambda a, dim, keepdim, indices: _take(a, dim, keepdim, indices),
@@ -125,9 +125,17 @@ def _prod_others(a, axis):
     return exclusive(a) * np.flip(exclusive(np.flip(a, axis)), axis)
 
 
+def _prod_rule(g, out, a):
+    """grad times the product of the other elements; zeros_like(self) where two or more elements are 0 and the
+    backward records no graph (PyTorch's prod_backward: +0 there, whatever the gradient's sign)."""
+    g = xp.expand_to(g, out, a.shape)
+    if not xp.is_tensor(g) and not xp.symbolic(a) and np.count_nonzero(a == 0) > 1:
+        return xp.zeros(np.shape(g), g)
+    return g * _prod_others(a.reshape(-1), 0).reshape(a.shape)
+
+
 op("prod", "ProdBackward0", ["self"], lambda a: np.prod(a),
-   {"self": ("grad * (product of the other elements)",
-             lambda g, out, a: xp.expand_to(g, out, a.shape) * _prod_others(a.reshape(-1), 0).reshape(a.shape))},
+   {"self": ("grad * (product of the other elements)", _prod_rule)},
    saves=["self", "result"], dtype=INTEGRAL_TO_LONG,
    names=names("prod"))
 op("prod_dim", "ProdBackward1", ["self"], lambda a, dim, keepdim: np.prod(a, axis=dim, keepdims=keepdim),
@@ -187,7 +195,7 @@ def _norm_rule(g, out, a, p, dims, keepdim):
         return g * xp.divide_or_zero(a, norm)
     if abs(p) == math.inf:
         mask = xp.equal(xp.abs(a), norm)
-        return xp.sign(a) * (g / np.sum(xp.numeric(mask), axis=dims, keepdims=True)) * mask
+        return xp.sign(a) * (g / np.sum(mask, axis=dims, keepdims=True)) * xp.factor(mask, a)  # as PyTorch: a product
     if p < 1:
         scaled = xp.sign(a) * xp.where(xp.numeric(a) == 0, 0, xp.abs(a) ** (p - 1))
         return scaled * g * norm ** (1 - p)

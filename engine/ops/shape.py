@@ -144,7 +144,7 @@ op("as_strided", "AsStridedBackward0", ["self"], lambda a, index: np.reshape(a, 
 op("as_strided_backward", "AsStridedBackwardBackward0", ["grad_output"], _scatter_flat_array,
    {"grad_output": ("grad at the viewed elements", lambda gg, y, g, shape, index: _take_flat(gg, index, shape))})
 op("copy", "CopyBackwards", ["self", "src"], lambda a, b: np.broadcast_to(b, np.shape(a)).astype(a.dtype),
-   {"self": ("zeros_like(grad)", lambda g, out, a, b: g * 0),
+   {"self": ("zeros_like(grad)", lambda g, out, a, b: xp.zeros(np.shape(g), g)),
     "src": ("grad.to(src.dtype)", lambda g, out, a, b: g)}, dtype=lambda arrays, attrs: arrays[0].dtype,
    names=Names(inplace=("copy_",)))
 op("index_put", "IndexPutBackward0", ["self", "values"], lambda a, b, key: _put(a, key, b),
@@ -163,8 +163,8 @@ op("masked_fill_tensor", "MaskedFillBackward1", ["self", "value"], lambda a, val
               lambda g, out, a, value, mask: xp.sum(xp.where(mask, g, 0), axis=tuple(range(-a.ndim, 0))))},
    saves={"self": ["mask"], "value": ["mask"]}, check=_mask_shape, shape=_mask_shape, dtype=lambda arrays, attrs: arrays[0].dtype)
 op("where", "WhereBackward0", ["self", "other"], lambda a, b, condition: np.where(condition, a, b),
-   {"self": ("where(condition, grad, 0)", lambda g, out, a, b, condition: g * condition),
-    "other": ("where(condition, 0, grad)", lambda g, out, a, b, condition: g * ~condition)},
+   {"self": ("where(condition, grad, 0)", lambda g, out, a, b, condition: xp.select(condition, g)),
+    "other": ("where(condition, 0, grad)", lambda g, out, a, b, condition: xp.select(condition, 0, g))},
    saves={"self": ["condition"], "other": ["condition"]}, dtype=PROMOTE,
    names=functions("where"),
    shape=lambda arrays, attrs: (np.broadcast_shapes(attrs["condition"].shape, *map(np.shape, arrays)), 0))

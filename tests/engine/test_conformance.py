@@ -1,8 +1,9 @@
 """OpInfo-style conformance: every sample of `opinfo.OPS` on the engine and on real PyTorch 2.13.
 
 Compared: forward values (allclose, nan-equal), dtype, shape, `grad_fn` name, the gradients of every float
-input for a random cotangent, and for inputs PyTorch rejects, the error type and message. A public name of
-the engine without an entry fails `test_every_public_name_has_an_entry`.
+input for a random cotangent (with the sign of their zeros: a learner reads `-0.` where PyTorch prints `0.`),
+and for inputs PyTorch rejects, the error type and message. A public name of the engine without an entry fails
+`test_every_public_name_has_an_entry`.
 """
 from __future__ import annotations
 
@@ -109,13 +110,13 @@ def _describe(lib, value, values: bool):
     return ("repr", re.sub(r" at 0x[0-9a-f]+", "", repr(value)))
 
 
-def _same(e, t, path="result"):
+def _same(e, t, path="result", signed_zeros=False):
     if isinstance(t, dict) and "tensor" in t:
         assert isinstance(e, dict) and "tensor" in e, f"{path}: engine gave {e}, torch a tensor"
         for key in ("dtype", "shape", "requires_grad", "grad_fn"):
             assert e[key] == t[key], f"{path}.{key}: engine {e[key]!r} != torch {t[key]!r}"
         if t["tensor"] is not None:
-            _close(e["tensor"], t["tensor"], path)
+            _close(e["tensor"], t["tensor"], path, signed_zeros)
     elif isinstance(t, dict) and "array" in t:
         assert e["dtype"] == t["dtype"], f"{path}.dtype: {e['dtype']} != {t['dtype']}"
         _close(e["array"], t["array"], path)
@@ -130,8 +131,13 @@ def _same(e, t, path="result"):
         assert e == t, f"{path}: engine {e!r} != torch {t!r}"
 
 
-def _close(e: np.ndarray, t: np.ndarray, path: str) -> None:
+def _close(e: np.ndarray, t: np.ndarray, path: str, signed_zeros: bool = False) -> None:
+    """Close as PyTorch's numbers; with `signed_zeros`, a zero also has PyTorch's sign (a learner sees `-0.`)."""
     assert e.shape == t.shape, f"{path}: shape {e.shape} != {t.shape}"
+    if signed_zeros and t.dtype.kind == "f":
+        zeros = (e == 0) & (t == 0)
+        differ = zeros & (np.signbit(e) != np.signbit(t))
+        assert not differ.any(), f"{path}: zeros signed differently: engine {e[differ]}, torch {t[differ]}"
     if t.dtype.kind in "fc":
         rtol = _RTOL or (1e-9 if t.dtype == np.float64 else 2e-5)  # float32 inputs: float32's precision
         finite = np.abs(t[np.isfinite(t)])
@@ -171,4 +177,4 @@ def test_sample_matches_torch(name, index):
         return
     assert ("grads" in actual) == ("grads" in expected), f"{sample!r}: backward ran on one library only"
     for key, grad in expected.get("grads", {}).items():
-        _same(actual["grads"][key], grad, f"{key}.grad")
+        _same(actual["grads"][key], grad, f"{key}.grad", signed_zeros=True)

@@ -72,6 +72,17 @@ z = x * 1
 z[0] = 5.
 print(z)
 """,
+    # a gradient dropped by a mask is +0, as PyTorch's where(mask, grad, 0), never -0 from grad * mask
+    "masked-gradients-are-plus-zero": """
+x = torch.tensor([-1., 0.5, 2., 0.], requires_grad=True)
+y = torch.tensor([0.5, 0.5, 1., 0.], requires_grad=True)
+for out in (x.clamp(min=0), x.clamp(max=0.5), x.clamp(0, 1), x.clip(0, 1), torch.maximum(x, y), torch.minimum(x, y),
+            torch.where(x > 0, x, y), x.sign(), x.max(), x.max(0).values, x.relu(), x ** 0, y ** x, x.prod(),
+            torch.zeros(4).copy_(x), x.abs(), x.norm(float("inf"))):
+    x.grad = y.grad = None
+    out.backward(-torch.ones_like(out))
+    print(out.grad_fn.name(), x.grad, y.grad)
+""",
 }
 
 ERRORS = {
