@@ -104,6 +104,9 @@ def explain_read(index: int, read, steps: list, names) -> CallExplanation | None
         or "y"
     explained = CallExplanation(index, output_name, shape, step.value.copy(), None, np.zeros(shape, step.value.dtype),
                                 [], [], [], line=read.line, names=names, api=API, returns=True)
+    if read.overflow:
+        explained.refused = "dual_too_long"
+        return explained
     nodes = [] if root is None else topological(root)
     if root is None or graph.unknown.intersection(nodes):
         explained.refused = "dual_unknown"

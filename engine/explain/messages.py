@@ -330,6 +330,10 @@ MESSAGES: dict[str, dict[str, str]] = {
                            "jvp や fill_、zero_ が一部を書きました）。そのため手順をたどれず、説明しません"},
     "dual_too_large": {"en": "the Jacobian of {y} would have {entries} entries, too many to build: not explained",
                        "ja": "{y} のヤコビ行列は成分が {entries} 個になり、作るには多すぎるため説明しません"},
+    "dual_too_long": {"en": "forward mode took more steps before {y}'s tangent was read than an explanation keeps "
+                            "copies of: not explained",
+                      "ja": "{y} の接ベクトルを読み出すまでの順モードの手順が、解説で写しを保存できる量を超えたため、"
+                            "説明しません"},
     "panel_tangents": {"en": "forward mode, op by op", "ja": "順モードを演算ごとに"},
     "tangent_title": {"en": "op {index} of {total}: {label}", "ja": "演算 {index} / {total}: {label}"},
     "tangent_call": {"en": "forward-mode call {call} (line {line}), ", "ja": "順モードの呼び出し {call}（{line} 行目）、"},

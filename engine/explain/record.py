@@ -58,6 +58,7 @@ class Read:
     line: int | None = None
     expression: str | None = None     # the program's text for the tensor read (`y` in unpack_dual(y))
     bound: dict = field(default_factory=dict)
+    overflow: bool = False            # steps before it were not kept (record.TANGENT_BYTES): not explained
 
 
 @dataclass
@@ -110,21 +111,33 @@ class _Recorder(list):
         return self._tree
 
 
+TANGENT_BYTES = 64 * 2**20   # the copies of forward-mode steps one explanation keeps; past it, no more steps
+
+
 class _Tangents(list):
     """The forward-mode steps (`graph.TangentStep`) as forward mode reports them; each read of a tangent is
-    placed in the program (its line, the text of the tensor read, the names bound then)."""
+    placed in the program (its line, the text of the tensor read, the names bound then). A step's copies are
+    kept up to `TANGENT_BYTES` in all (a long loop in a dual level would outgrow the program's own memory);
+    past that, the reads are marked `overflow` and refused, never explained from a partial graph."""
 
     def __init__(self, recorder: _Recorder) -> None:
         super().__init__()
         self.recorder = recorder
         self.reads: list[Read] = []
+        self.kept = 0
+        self.overflow = False
 
     def append(self, step) -> None:  # noqa: D102 - called by engine.forward_ad at each step
+        if step.kind != "unpack_dual" and not self.overflow:
+            self.kept += sum(a.nbytes for a in (step.value, step.tangent, *step.arrays) if isinstance(a, np.ndarray))
+            self.overflow = self.kept > TANGENT_BYTES
+        if self.overflow and step.kind != "unpack_dual":
+            return
         super().append(step)
         if step.kind != "unpack_dual" or step.tangent is None:
             return
         frame, line, _ = _snippet_position()
-        read = Read(step, len(self) - 1, len(self.recorder.captured), line)
+        read = Read(step, len(self) - 1, len(self.recorder.captured), line, overflow=self.overflow)
         if frame is not None:
             read.bound = {**frame.f_globals, **frame.f_locals}
         tree = self.recorder._parsed() if line is not None else None

@@ -167,3 +167,22 @@ with fwAD.dual_level():
     assert [(c.api, c.line) for c in calls] == [("Tensor.backward", 4), ("autograd.forward_ad", 8),
                                                 ("Tensor.backward", 9)]
     assert [c.index for c in calls] == [0, 1, 2]
+
+
+def test_a_forward_mode_loop_past_what_an_explanation_keeps_is_refused(monkeypatch):
+    """The steps' copies are bounded (record.TANGENT_BYTES): a read after the bound is said not explained."""
+    from engine.explain import record
+
+    monkeypatch.setattr(record, "TANGENT_BYTES", 2000)
+    source = HEAD + """x0 = torch.ones(10)
+with fwAD.dual_level():
+    x = fwAD.make_dual(x0, torch.ones(10))
+    early = fwAD.unpack_dual(x * 2).tangent
+    for _ in range(50):
+        x = x * 1.01
+    late = fwAD.unpack_dual(x).tangent
+"""
+    early, late = explain_program(source).calls
+    assert early.refused is None and early.forward.matches
+    assert late.refused == "dual_too_long"
+    assert "than an explanation keeps" in text(render_summary(late))
