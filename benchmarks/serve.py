@@ -179,8 +179,9 @@ RECONNECTS: list[str] = []  # students whose page had to reconnect to come back
 
 
 async def lesson_student(url: str, name: str, start: asyncio.Event, measured: asyncio.Event,
-                         inside: list) -> tuple[float, float]:
-    """(seconds to open the first lesson from the course view, seconds to come back to it after leaving)."""
+                         inside: list, tutor_cpu) -> tuple[float, float, float, float]:
+    """(seconds to open the first lesson from the course view, seconds to come back to it after leaving, and the
+    CPU seconds the student's tutor used for each: `tutor_cpu(name)` reads its tutor's CPU time so far)."""
     import aiohttp
 
     async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as session:
@@ -189,10 +190,10 @@ async def lesson_student(url: str, name: str, start: asyncio.Event, measured: as
         async with session.ws_connect(terminal) as socket:
             await read_terminal(socket, "Trying autograd")
             await start.wait()  # the whole class at once
-            began = time.monotonic()
+            began, cpu_before = time.monotonic(), tutor_cpu(name)
             await socket.send_json(["stdin", "\r"])
             await read_terminal(socket, "Step 1 of")
-            opened = time.monotonic() - began
+            opened, open_cpu = time.monotonic() - began, tutor_cpu(name) - cpu_before
             inside.append(name)
             while not measured.is_set():  # (memory is measured with every student in the lesson)
                 try:
@@ -208,13 +209,26 @@ async def lesson_student(url: str, name: str, start: asyncio.Event, measured: as
                 except RuntimeError:
                     RECONNECTS.append(name)
         back = time.monotonic() - began
-        return opened, back
+        return opened, back, open_cpu, tutor_cpu(name)  # (the new tutor: all its CPU was for coming back)
 
 
-async def lesson_round(server: ServedClass, count: int, offset: int, settle: float) -> tuple[list[float], list[float], list[float]]:
-    """(seconds to open a lesson, seconds to come back, PSS in MB of each student's processes in the lesson)."""
+def tutor_cpu_of(server: ServedClass):
+    """name -> CPU seconds so far of that student's tutor process alone (0 when it is not running)."""
+    from tutor.classroom.names import folder_name
+
+    def cpu(name: str) -> float:
+        pid = server.student_pids().get(folder_name(name))
+        return cpu_seconds(pid, started=False) if pid else 0.0
+
+    return cpu
+
+
+async def lesson_round(server: ServedClass, count: int, offset: int, settle: float) -> tuple[list[float], ...]:
+    """(seconds to open a lesson, seconds to come back, PSS in MB of each student's processes in the lesson, CPU
+    seconds of each tutor to open the lesson, and of each new tutor to come back)."""
     start, measured, inside = asyncio.Event(), asyncio.Event(), []
-    tasks = [asyncio.create_task(lesson_student(server.url, f"lesson student {offset + i}", start, measured, inside))
+    cpu = tutor_cpu_of(server)
+    tasks = [asyncio.create_task(lesson_student(server.url, f"lesson student {offset + i}", start, measured, inside, cpu))
              for i in range(count)]
     deadline = time.monotonic() + 300
     while len(server.student_pids()) < count:  # every course view drawn, the tutors idle
@@ -240,7 +254,7 @@ async def lesson_round(server: ServedClass, count: int, offset: int, settle: flo
         if not server.student_pids():
             break
         await asyncio.sleep(0.1)
-    return [opened for opened, _ in results], [back for _, back in results], pss
+    return ([r[0] for r in results], [r[1] for r in results], pss, [r[2] for r in results], [r[3] for r in results])
 
 
 async def lessons_main(counts: list[int], settle: float, rounds: int, baseline: Path | None) -> None:
@@ -264,30 +278,36 @@ async def lessons_main(counts: list[int], settle: float, rounds: int, baseline: 
             try:
                 for server in servers:
                     await lesson_round(server, 1, 9000, settle)  # warm-up: caches, and the warm worker ready
-                figures = {label: ([], [], [], []) for label, _, _ in variants}
+                figures = {label: ([], [], [], [], [], []) for label, _, _ in variants}
                 for index in range(rounds):
                     for (label, _, _), server in zip(variants, servers):
-                        o, b, p = await lesson_round(server, count, 100 * count + 10 * index, settle)
-                        opened, back, pss, loads = figures[label]
+                        o, b, p, oc, bc = await lesson_round(server, count, 100 * count + 10 * index, settle)
+                        opened, back, pss, loads, open_cpu, back_cpu = figures[label]
                         opened.append(statistics.median(o))
                         back.append(statistics.median(b))
                         pss.extend(p)
                         loads.append(os.getloadavg()[0])
+                        open_cpu.extend(oc)
+                        back_cpu.extend(bc)
             finally:
                 for server in servers:
                     server.stop()
-        for label, (opened, back, pss, loads) in figures.items():
+        for label, (opened, back, pss, loads, open_cpu, back_cpu) in figures.items():
             print(f"{count:>2} student(s) at once, {label} (WebSocket clients; medians of {rounds} rounds, each a "
                   f"median over the class): open a lesson {statistics.median(opened):.2f} s "
                   f"({', '.join(f'{t:.2f}' for t in opened)}), come back after leaving "
                   f"{statistics.median(back):.2f} s ({', '.join(f'{t:.2f}' for t in back)}); PSS per student "
                   f"median {statistics.median(pss):.0f} MB, max {max(pss):.0f} MB (tutor, its snippet worker and that "
-                  f"worker's launcher); load average {', '.join(f'{load:.1f}' for load in loads)}", flush=True)
+                  f"worker's launcher); CPU of a tutor (median): opening {statistics.median(open_cpu):.3f} s, coming back "
+                  f"{statistics.median(back_cpu):.3f} s; load average {', '.join(f'{load:.1f}' for load in loads)}",
+                  flush=True)
         (label_0, label_1) = (variants[0][0], variants[1][0])
         open_0, back_0 = (statistics.median(figures[label_0][i]) for i in (0, 1))
         open_1, back_1 = (statistics.median(figures[label_1][i]) for i in (0, 1))
+        cpu_0, cpu_1 = ([statistics.median(figures[label][i]) for i in (4, 5)] for label in (label_0, label_1))
         print(f"{count:>2} student(s): {label_1} / {label_0}: open {open_1 / open_0:.2f}x, come back "
-              f"{back_1 / back_0:.2f}x; reconnects needed {len(RECONNECTS)}", flush=True)
+              f"{back_1 / back_0:.2f}x; a tutor's CPU: open {cpu_1[0] / cpu_0[0]:.2f}x, come back "
+              f"{cpu_1[1] / cpu_0[1]:.2f}x; reconnects needed {len(RECONNECTS)}", flush=True)
         RECONNECTS.clear()
 
 

@@ -220,7 +220,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "web_tagline": "Predict x.grad, then see why.",
         "web_intro": "An interactive tutor for PyTorch's autograd: you predict each gradient, the tutor works it out "
                      "and shows you why. Give your name to start. Your answers are saved under that name on your "
-                     "teacher's computer; come back with the same name to continue where you left off.",
+                     "teacher's computer; come back with the same name to continue where you left off (on another computer, "
+                     "with the personal code you get when you first join).",
         "web_name": "Your name",
         "web_pick_name": "Pick your name",
         "web_code": "Class code (from your teacher)",
@@ -542,7 +543,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "web_tagline": "x.grad を予想して、その理由を確かめよう。",
         "web_intro": "PyTorch の autograd を学ぶ対話型チューターです。勾配を予想すると、チューターが計算して理由を示します。"
                      "名前を入力して始めましょう。解答はその名前で先生のコンピューターに保存され、同じ名前で戻れば"
-                     "続きから再開できます。",
+                     "続きから再開できます（別のコンピューターでは、初めて参加したときに表示される個人コードも使います）。",
         "web_name": "名前",
         "web_pick_name": "自分の名前を選んでください",
         "web_code": "クラスコード（先生から聞いてください）",

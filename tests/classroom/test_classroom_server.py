@@ -490,3 +490,24 @@ def test_a_students_snippet_worker_is_forked_warm_and_counted_as_theirs(monkeypa
 
 def await_gone(pid: int) -> bool:
     return asyncio.run(wait_until_gone(pid))
+
+
+def test_the_zygote_shares_parsed_css_between_apps_but_never_across_themes(monkeypatch):
+    """Every student's tutor makes its own stylesheet; in the zygote's children they reuse the rules parsed once,
+    keyed by the CSS, its origin and the theme's variables: another theme's colours are parsed apart."""
+    from textual.css.stylesheet import Stylesheet
+
+    from tutor.classroom.zygote import share_css_parses
+
+    monkeypatch.setattr(Stylesheet, "_parse_rules", Stylesheet._parse_rules)  # restored after the test
+    share_css_parses()
+
+    def parsed(colour: str) -> list:
+        sheet = Stylesheet(variables={"accent": colour})
+        sheet.add_source("Label { color: $accent; }", read_from=("test.tcss", "Label"))
+        sheet.parse()
+        return sheet.rules
+
+    red, red_again, blue = parsed("red"), parsed("red"), parsed("blue")
+    assert red[0] is red_again[0]
+    assert blue[0] is not red[0] and blue[0].styles.color != red[0].styles.color

@@ -82,3 +82,20 @@ def test_the_process_keeps_a_bounded_number_of_parses(monkeypatch):
         cache.put(f"text {i}", {"i": i}, {})
     assert len(lessons.parse_cache._in_process) == lessons.parse_cache.KEEP_IN_PROCESS
     assert ParseCache(None).get("text 0") is None and ParseCache(None).get(f"text {i}") == ({"i": i}, {})
+
+
+def test_a_process_builds_each_lesson_once_and_an_edit_is_read_again(tmp_path):
+    """A classroom zygote builds the class's lessons once: a later load (a student's tutor, another data folder)
+    gets the same immutable lessons; a file edited since is read again, never served stale."""
+    user = tmp_path / "lessons"
+    user.mkdir()
+    source = sorted(bundled_dir().glob("*.toml"))[0]
+    target = user / "mine.toml"
+    target.write_text(source.read_text(encoding="utf-8").replace('id = "', 'id = "mine-', 1), encoding="utf-8")
+    first = load_course(user_dir=user, include_bundled=False, cache_path=tmp_path / "a.json")
+    again = load_course(user_dir=user, include_bundled=False, cache_path=tmp_path / "b.json")
+    assert again.lessons[0] is first.lessons[0]
+    assert len(json.loads((tmp_path / "b.json").read_text())["entries"]) == 1  # still kept in the file cache
+    target.write_text(target.read_text(encoding="utf-8").replace('id = "mine-', 'id = "edited-', 1), encoding="utf-8")
+    edited = load_course(user_dir=user, include_bundled=False, cache_path=tmp_path / "b.json")
+    assert edited.lessons[0].id.startswith("edited-")
