@@ -343,6 +343,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "serve_offer_broken_one": "1 lesson file cannot be loaded; students would not get it:",
         # theme
         "answer_close_tolerance": "Right means: each number within {atol} + {rtol} × |answer| of the answer, or as PyTorch prints it (4 decimals).",
+        # loop: answers that are True/False values (a bool tensor, a tuple of flags)
+        "answer_not_bools": "This answer is True/False values, not numbers: type True or False for each, e.g. (True, False).",
+        "bools_hint": "Shape {shape}: type the True/False values below, e.g. (True, False), or paste the printout.",
+        "bools_placeholder": "True/False values: (True, False), [[True, False], …], a pasted tensor(...)",
     },
     "ja": {
         "course_title": "コース",
@@ -650,6 +654,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "web_full_retry": "このページは {seconds} 秒ごとに自動でもう一度試します。",
         # theme
         "answer_close_tolerance": "正解となるのは、各数値と答えの差が {atol} + {rtol} × |答え| 以内のとき、または PyTorch の表示（小数 4 桁）どおりのときです。",
+        # loop: answers that are True/False values (a bool tensor, a tuple of flags)
+        "answer_not_bools": "この答えは数値ではなく True/False の値です。それぞれ True か False で入力してください（例: (True, False)）。",
+        "bools_hint": "形状 {shape}: 下に True/False の値を入力するか（例: (True, False)）、表示を貼り付けてください。",
+        "bools_placeholder": "True/False の値: (True, False)、[[True, False], …]、tensor(...) の貼り付け",
     },
 }
 
