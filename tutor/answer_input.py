@@ -55,8 +55,10 @@ def normalise(text: str) -> str:
 
 def one_line(text: str) -> str:
     """A pasted printout as one line: PyTorch prints a 2-D tensor over several lines, and an answer field
-    holds one."""
-    return " ".join(text.split())
+    holds one; the escape sequences a terminal copy brings along are gone (`tutor.untrusted.typed`)."""
+    from tutor.untrusted import typed
+
+    return " ".join(typed(text).split())
 
 
 def _check_text(text: str) -> None:
@@ -434,7 +436,7 @@ def parse_answer(
 def read_cell(text: str) -> tuple[float, float, int]:
     """One grid cell: a number, fraction or arithmetic of numbers (`7/6`, `-1/3`, `2*3`), with the
     half unit and decimals it was typed with (see `Reading`)."""
-    text = normalise(text).strip()
+    text = normalise(one_line(text))
     if not text:
         raise AnswerFormatError("answer_empty_cell")
     try:

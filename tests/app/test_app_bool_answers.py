@@ -11,7 +11,6 @@ from tutor.formatting import format_value
 from tutor.grading import grade_prediction, holds_bools
 
 
-
 @pytest.fixture
 def flags(fixtures_dir):
     course = load_course([fixtures_dir / "bools"], user_dir=None, include_bundled=False)
