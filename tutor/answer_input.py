@@ -40,11 +40,15 @@ _SPACED = re.compile(r"(?<=[\w.\]])\s+(?=[-+\w.\[])")
 # numpy's print of a bool array, `[ True False]`, read as numpy's numbers are (its spaces become commas)
 _NUMPY_BOOLS = re.compile(r"\s*\[[\s\[\]]*(?:(?:true|false)(?=[\s\[\]]|$)[\s\[\]]*)*", re.IGNORECASE)
 _BOOL_WORD = re.compile(r"\b(true|false)\b", re.IGNORECASE)
+# numbers apart by spaces with no bracket (`1 2`): several numbers, which a list holds
+_BARE_NUMBERS = re.compile(rf"\s*(?:{_NUMBER})(?:\s+(?:{_NUMBER}))+\s*", re.IGNORECASE)
+_NOT_NUMBER_WORDS = ("true", "false", "none", "null")  # a numeric answer's common slips, in any case
 _PARAMETER = re.compile(r"^\s*Parameter containing:\s*")  # how PyTorch prints an nn.Parameter
 _SPECIAL_NAMES = {"inf": math.inf, "nan": math.nan}
 MAX_LENGTH = 20_000  # characters; a longer answer is refused before it is parsed
 # What NFKC leaves alone but a learner means as ASCII: the minus sign, ×, ÷, the ideographic comma.
-_ASCII = str.maketrans({"\u2212": "-", "\u00d7": "*", "\u00f7": "/", "\u3001": ",", "\u2013": "-"})
+_ASCII = str.maketrans({"\u2212": "-", "\u00d7": "*", "\u00f7": "/", "\u3001": ",", "\u2013": "-",
+                        "\u2044": "/"})  # the fraction slash NFKC makes of ½
 _CLOSING = {"(": ")", "[": "]", "{": "}"}
 
 
@@ -356,6 +360,12 @@ def read_answer(
         if lowered in ("true", "false"):
             return Reading(lowered == "true")
         raise AnswerFormatError("answer_expected_bool")
+    if kind == "none" and text.strip().lower() == "none":
+        return Reading(None)
+    if kind in NUMERIC_KINDS and text.strip().lower() in _NOT_NUMBER_WORDS and text.strip() not in (names or ()):
+        raise AnswerFormatError("answer_expected_numbers")
+    if _BARE_NUMBERS.fullmatch(text):
+        raise AnswerFormatError("answer_needs_brackets")
 
     if "..." in text or "…" in text:
         raise AnswerFormatError("answer_abbreviated")
@@ -384,8 +394,10 @@ def read_answer(
     if array.shape != expected:
         if kind == "number":
             raise AnswerFormatError("answer_expected_number", got=_format_shape(array.shape))
+        transposed = len(expected) == 2 and array.shape == expected[::-1]
         raise AnswerFormatError(
-            "answer_wrong_shape", expected=_format_shape(expected), got=_format_shape(array.shape)
+            "answer_transposed" if transposed else "answer_wrong_shape", expected=_format_shape(expected),
+            got=_format_shape(array.shape)
         )
     half, decimals = _precision_arrays(precision, array.shape)
     return Reading(float(array) if kind == "number" else array, half, decimals)
