@@ -43,7 +43,9 @@ def classify(value: object) -> Plain:
         return Plain("tensor", np.array(value, copy=True), tuple(int(n) for n in value.shape))
     if isinstance(value, (np.ndarray, list, tuple)):
         try:
-            array = np.array(value, dtype=np.float64)
+            array = np.array(value)  # a tuple of bools stays bools (as `jobs.encode_value` keeps it)
+            if array.dtype.kind != "b":
+                array = np.array(value, dtype=np.float64)
         except (TypeError, ValueError):
             array = None
         if array is not None:

@@ -37,11 +37,18 @@ _NUMBER = r"[-+]?(?:\d[\d_]*(?:\.\d*)?|\.\d+)(?:e[-+]?\d+)?|[-+]?(?:nan|inf)"  #
 # be split every possible way, and a text that fails to match (a comma) then takes exponential time
 _NUMPY_PRINT = re.compile(rf"\s*\[[\s\[\]]*(?:(?:{_NUMBER})(?=[\s\[\]]|$)[\s\[\]]*)*", re.IGNORECASE)
 _SPACED = re.compile(r"(?<=[\w.\]])\s+(?=[-+\w.\[])")
+# numpy's print of a bool array, `[ True False]`, read as numpy's numbers are (its spaces become commas)
+_NUMPY_BOOLS = re.compile(r"\s*\[[\s\[\]]*(?:(?:true|false)(?=[\s\[\]]|$)[\s\[\]]*)*", re.IGNORECASE)
+_BOOL_WORD = re.compile(r"\b(true|false)\b", re.IGNORECASE)
+# numbers apart by spaces with no bracket (`1 2`): several numbers, which a list holds
+_BARE_NUMBERS = re.compile(rf"\s*(?:{_NUMBER})(?:\s+(?:{_NUMBER}))+\s*", re.IGNORECASE)
+_NOT_NUMBER_WORDS = ("true", "false", "none", "null")  # a numeric answer's common slips, in any case
 _PARAMETER = re.compile(r"^\s*Parameter containing:\s*")  # how PyTorch prints an nn.Parameter
 _SPECIAL_NAMES = {"inf": math.inf, "nan": math.nan}
 MAX_LENGTH = 20_000  # characters; a longer answer is refused before it is parsed
 # What NFKC leaves alone but a learner means as ASCII: the minus sign, ×, ÷, the ideographic comma.
-_ASCII = str.maketrans({"\u2212": "-", "\u00d7": "*", "\u00f7": "/", "\u3001": ",", "\u2013": "-"})
+_ASCII = str.maketrans({"\u2212": "-", "\u00d7": "*", "\u00f7": "/", "\u3001": ",", "\u2013": "-",
+                        "\u2044": "/"})  # the fraction slash NFKC makes of ½
 _CLOSING = {"(": ")", "[": "]", "{": "}"}
 
 
@@ -52,8 +59,10 @@ def normalise(text: str) -> str:
 
 def one_line(text: str) -> str:
     """A pasted printout as one line: PyTorch prints a 2-D tensor over several lines, and an answer field
-    holds one."""
-    return " ".join(text.split())
+    holds one; the escape sequences a terminal copy brings along are gone (`tutor.untrusted.typed`)."""
+    from tutor.untrusted import typed
+
+    return " ".join(typed(text).split())
 
 
 def _check_text(text: str) -> None:
@@ -172,15 +181,18 @@ def _printout_body(text: str) -> str | None:
     return body
 
 
-def _shape_of(value: Any) -> tuple[int, ...]:
-    """The shape of a nested list of numbers, or raise when rows differ or an element is no number."""
+def _shape_of(value: Any, bools: bool = False) -> tuple[int, ...]:
+    """The shape of a nested list of numbers (`bools`: of True/False values), or raise when rows differ or an
+    element is of another kind."""
     if not isinstance(value, list):
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
+        if bools and not isinstance(value, bool):
+            raise AnswerFormatError("answer_not_bools")
+        if not bools and (isinstance(value, bool) or not isinstance(value, (int, float))):
             raise AnswerFormatError("answer_not_numbers")
         return ()
     if not value:
         return (0,)
-    shapes = {_shape_of(element) for element in value}
+    shapes = {_shape_of(element, bools) for element in value}
     if len(shapes) != 1:
         raise AnswerFormatError("answer_ragged")
     return (len(value), *shapes.pop())
@@ -322,10 +334,13 @@ def read_answer(
     shape: tuple[int, ...] | None = None,
     evaluate: Callable[[str], Any] | None = None,
     names: Iterable[str] | None = None,
+    bools: bool = False,
 ) -> Reading:
     """Read `text` as an answer of `kind` ("tensor", "number", "bool", "none", "text").
 
-    Tensor answers come back as float64 arrays of exactly `shape`; numbers as floats; bools as
+    Tensor answers come back as float64 arrays of exactly `shape` — or, with `bools` (the answer is
+    True/False values: a bool tensor such as `x > 0`, a tuple such as `(x.requires_grad, y.is_leaf)`), as
+    bool arrays, numbers being refused; numbers as floats; bools as
     bools. For a "none" question the learner may answer None or a tensor (which is then wrong).
     `evaluate` (a `SandboxRun.evaluate`) turns formulas of the snippet's variables into values;
     `names`, the names the snippet defines, makes an unknown name in a formula a clear message.
@@ -345,9 +360,17 @@ def read_answer(
         if lowered in ("true", "false"):
             return Reading(lowered == "true")
         raise AnswerFormatError("answer_expected_bool")
+    if kind == "none" and text.strip().lower() == "none":
+        return Reading(None)
+    if kind in NUMERIC_KINDS and text.strip().lower() in _NOT_NUMBER_WORDS and text.strip() not in (names or ()):
+        raise AnswerFormatError("answer_expected_numbers")
+    if _BARE_NUMBERS.fullmatch(text):
+        raise AnswerFormatError("answer_needs_brackets")
 
     if "..." in text or "…" in text:
         raise AnswerFormatError("answer_abbreviated")
+    if bools and kind == "tensor":
+        return Reading(_read_bools(text, tuple(shape or ()), evaluate, names))
     if _NUMPY_PRINT.fullmatch(text):
         text = _SPACED.sub(", ", text)
     body = _printout_body(text)
@@ -371,11 +394,44 @@ def read_answer(
     if array.shape != expected:
         if kind == "number":
             raise AnswerFormatError("answer_expected_number", got=_format_shape(array.shape))
+        transposed = len(expected) == 2 and array.shape == expected[::-1]
         raise AnswerFormatError(
-            "answer_wrong_shape", expected=_format_shape(expected), got=_format_shape(array.shape)
+            "answer_transposed" if transposed else "answer_wrong_shape", expected=_format_shape(expected),
+            got=_format_shape(array.shape)
         )
     half, decimals = _precision_arrays(precision, array.shape)
     return Reading(float(array) if kind == "number" else array, half, decimals)
+
+
+def _read_bools(text: str, shape: tuple[int, ...], evaluate, names):
+    """A bool array of `shape` from `(True, False)`, `[true, false]`, `tensor([ True, False])`, numpy's
+    `[ True False]` or a formula (`x > 0`); numbers (`1`, `[1., 0.]`) are refused with a message saying the
+    answer is True/False values, as is a formula giving numbers."""
+    import numpy as np
+
+    if _NUMPY_BOOLS.fullmatch(text):
+        text = _SPACED.sub(", ", text)
+    body = _printout_body(text)
+    source = _BOOL_WORD.sub(lambda word: word.group(1).capitalize(), body if body is not None else text).strip()
+    tree = _parse_python(source)
+    try:
+        value = _literal(tree)
+    except _NotLiteral:
+        if body is not None:
+            raise AnswerFormatError("answer_unreadable") from None
+        value = _evaluate_formula(source, tree, evaluate, names)
+        if hasattr(value, "detach") and hasattr(value, "numpy"):
+            value = value.detach().numpy()
+    if isinstance(value, np.ndarray):  # a formula's value
+        if value.dtype.kind != "b":
+            raise AnswerFormatError("answer_not_bools")
+        array = value
+    else:
+        _shape_of(value, bools=True)
+        array = np.asarray(value, dtype=bool)
+    if array.shape != shape:
+        raise AnswerFormatError("answer_wrong_shape", expected=_format_shape(shape), got=_format_shape(array.shape))
+    return array
 
 
 def parse_answer(
@@ -392,7 +448,7 @@ def parse_answer(
 def read_cell(text: str) -> tuple[float, float, int]:
     """One grid cell: a number, fraction or arithmetic of numbers (`7/6`, `-1/3`, `2*3`), with the
     half unit and decimals it was typed with (see `Reading`)."""
-    text = normalise(text).strip()
+    text = normalise(one_line(text))
     if not text:
         raise AnswerFormatError("answer_empty_cell")
     try:

@@ -166,6 +166,8 @@ class TutorApp(App[None]):
         self.set_interval(POLL_SECONDS, self.poll_lesson_files)
         self.set_timer(COLLECTOR_PAUSE_SECONDS, self._resume_collector)
         self.set_timer(COURSE_LOAD_SECONDS, self._ensure_course)
+        if self.start == "quiz":  # the warm-up runs while the first question is made, not after it
+            self._start_warm_up()
         if self.open_at is not None:  # an author's preview: the lesson at once, the course underneath
             self.open_lesson(*self.open_at)
         elif self.start == "quiz":
@@ -175,15 +177,20 @@ class TutorApp(App[None]):
         elif self.start == "class":
             self.open_class()
         self._check_size(self.size.width, self.size.height)
-        self.call_after_refresh(self._start_warm_up)
+        if self.start != "quiz":
+            self.call_after_refresh(self._start_warm_up)
 
     def _start_warm_up(self) -> None:
-        """Start the sandbox worker while the learner reads the course list, so the first lesson opens at
-        once (it imports numpy, sympy and the engine: about a second). A daemon thread, not a Textual thread
+        """Start the sandbox worker (and compile the code highlighter's patterns) while the learner reads the
+        course list, or while a quiz makes its first question, so the first lesson opens at once (the worker
+        imports numpy, sympy and the engine: about a second). A daemon thread, not a Textual thread
         worker: quitting must not wait for it (Python joins executor threads at exit)."""
         threading.Thread(target=self._warm_up, name="warm-up", daemon=True).start()
 
     def _warm_up(self) -> None:
+        from tutor.widgets.snippet_cell import warm_highlighter
+
+        warm_highlighter()
         import lessons.answers  # noqa: F401
         from engine.sandbox import worker
 

@@ -19,7 +19,10 @@ def format_shape(shape: tuple[int, ...]) -> str:
 
 
 def format_value(kind: str, value) -> str:
-    """An answer as the learner would see PyTorch print it."""
+    """An answer as the learner would see PyTorch print it; True/False values (a bool tensor or a tuple of
+    flags, which the answer does not tell apart) as the nested list a learner types."""
+    if kind == "tensor" and getattr(value, "dtype", None) == bool:
+        return str(value.tolist())
     if kind == "tensor":
         from engine.printing import format_tensor
 

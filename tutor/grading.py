@@ -21,7 +21,13 @@ def read_prediction(answer: Answer, text: str) -> Reading:
     run = answer.run
     names = defined_names(run.source) if run is not None and getattr(run, "source", None) else None
     evaluate = run.evaluate if run is not None else None
-    return read_answer(text, answer.kind, answer.shape, evaluate, names)
+    return read_answer(text, answer.kind, answer.shape, evaluate, names, bools=holds_bools(answer))
+
+
+def holds_bools(answer: Answer) -> bool:
+    """Whether a tensor answer is True/False values (a bool tensor, a tuple such as `(x.requires_grad, y.is_leaf)`):
+    it is typed, read and shown as bools, never as 1. and 0."""
+    return answer.kind == "tensor" and np.asarray(answer.value).dtype == bool
 
 
 def grade_prediction(step, answer: Answer, text: str, titles=None) -> tuple[Comparison, Diagnosis | None]:
@@ -66,7 +72,7 @@ def diagnose(step, answer: Answer, reading: Reading, titles=None) -> Diagnosis |
 
     run = answer.run
     if getattr(step, "kind", None) != "predict" or answer.kind not in ("tensor", "number", "none") \
-            or getattr(run, "source", None) is None:
+            or holds_bools(answer) or getattr(run, "source", None) is None:
         return None
     answers = believed(run.source, step.expression, step_ids(step), step.buggy)
     if not answers:

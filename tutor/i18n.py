@@ -350,6 +350,12 @@ STRINGS: dict[str, dict[str, str]] = {
         "tab_forward": "Forward",
         "trace_position_forward": "Op {index} of {total}",
         "trace_position_call_forward": "Forward-mode call {call} (line {line}) · op {index} of {total}",
+        # loop: answers that are True/False values (a bool tensor, a tuple of flags)
+        "answer_not_bools": "This answer is True/False values, not numbers: type True or False for each, e.g. (True, False).",
+        "bools_hint": "Shape {shape}: type the True/False values below, e.g. (True, False), or paste the printout.",
+        "bools_placeholder": "True/False values: (True, False), [[True, False], …], a pasted tensor(...)",
+        "answer_transposed": "Expected shape {expected}, got {got}: your rows are the answer's columns. Write one inner list per row, e.g. [[row 1], [row 2]].",
+        "answer_needs_brackets": "Several numbers make a list: put them in brackets, separated by commas, e.g. [1, 2].",
     },
     "ja": {
         "course_title": "コース",
@@ -663,6 +669,12 @@ STRINGS: dict[str, dict[str, str]] = {
         "tab_forward": "順モード",
         "trace_position_forward": "演算 {index} / {total}",
         "trace_position_call_forward": "順モードの呼び出し {call}（{line} 行目）· 演算 {index} / {total}",
+        # loop: answers that are True/False values (a bool tensor, a tuple of flags)
+        "answer_not_bools": "この答えは数値ではなく True/False の値です。それぞれ True か False で入力してください（例: (True, False)）。",
+        "bools_hint": "形状 {shape}: 下に True/False の値を入力するか（例: (True, False)）、表示を貼り付けてください。",
+        "bools_placeholder": "True/False の値: (True, False)、[[True, False], …]、tensor(...) の貼り付け",
+        "answer_transposed": "形状 {expected} のはずが {got} になっています。行と列が入れ替わっています。1 行ごとに内側のリストを 1 つ書いてください（例: [[1 行目], [2 行目]]）。",
+        "answer_needs_brackets": "複数の数値はリストにします。角括弧で囲み、カンマで区切ってください（例: [1, 2]）。",
     },
 }
 

@@ -36,6 +36,22 @@ _UNSENDABLE = re.compile("[" + re.escape("".join(map(chr, _VISIBLE))) + "\t\n]")
 _JSON_RAW = re.compile("[\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
+# Terminal escape sequences, whole: CSI (colours `ESC[32m`, bracketed paste's markers `ESC[200~` `ESC[201~`), OSC
+# (titles, hyperlinks; ended by BEL or ST), DCS/SOS/PM/APC strings, two-character escapes, and the 8-bit CSI.
+_ESCAPE_SEQUENCE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[PX^_][^\x1b]*(?:\x1b\\)?"
+                              r"|\x1b[ -~]?|\x9b[0-?]*[ -/]*[@-~]")
+# What is left of the controls once the sequences are gone (a carriage return becomes a line end, a tab stays).
+_TYPED_CONTROL = re.compile("[" + re.escape("".join(chr(code) for code in _VISIBLE if code not in (0x0D,))) + "]")
+
+
+def typed(text: str) -> str:
+    """What a learner typed or pasted into a field, as they meant it: a printout copied from a terminal brings
+    its colour codes along, a terminal without bracketed paste passes its markers on, Windows ends lines with
+    CR LF. Escape sequences are removed whole (`ESC[32mtensor(...)ESC[0m` is the printout), other controls are
+    dropped, a carriage return is a line end. The incoming side of the boundary: `plain` is the outgoing one."""
+    return _TYPED_CONTROL.sub("", _ESCAPE_SEQUENCE.sub("", text).replace("\r\n", "\n").replace("\r", "\n"))
+
+
 def plain(text: object) -> str:
     """`text` safe to write to a terminal as it is: no control character, escape sequence or bidi override.
     Each character is replaced by one character, so offsets into `text` (Rich spans) stay valid."""

@@ -118,7 +118,9 @@ def encode_value(value: object) -> dict:
         array = value.detach().numpy()
     elif isinstance(value, (np.ndarray, list, tuple)):
         try:
-            array = np.array(value, dtype=np.float64)
+            array = np.array(value)  # `(x.requires_grad, y.is_leaf)` stays bools; any number makes it numbers
+            if array.dtype.kind != "b":
+                array = np.array(value, dtype=np.float64)
         except (TypeError, ValueError):
             return {"kind": "unsupported", "type": type_name}
     else:

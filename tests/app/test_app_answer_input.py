@@ -28,9 +28,12 @@ def test_number_fraction_and_special_values():
 
 def test_wrong_shape_names_expected_shape():
     with pytest.raises(AnswerFormatError) as info:
-        parse_answer("[[1, 2, 3], [4, 5, 6]]", "tensor", (3, 2))
+        parse_answer("[[1, 2, 3], [4, 5, 6]]", "tensor", (3, 3))
     assert info.value.key == "answer_wrong_shape"
-    assert "(3, 2)" in str(info.value) and "(2, 3)" in str(info.value)
+    assert "(3, 3)" in str(info.value) and "(2, 3)" in str(info.value)
+    with pytest.raises(AnswerFormatError) as info:  # the transposed shape says so (tests/app/test_app_answer_probes.py)
+        parse_answer("[[1, 2, 3], [4, 5, 6]]", "tensor", (3, 2))
+    assert info.value.key == "answer_transposed" and "(3, 2)" in str(info.value)
     with pytest.raises(AnswerFormatError, match=r"\(2,\)"):
         parse_answer("[1, 2]", "number")
 

@@ -168,7 +168,12 @@ class StepView(VerticalScroll, can_focus=True):
                            id="snippet")
 
     def _predict_editor(self, answer, lang: str):
-        if answer.kind == "tensor":
+        from tutor.grading import holds_bools
+
+        if holds_bools(answer):  # True/False values: no grid of numbers
+            yield Static(Text(t("bools_hint", lang, shape=format_shape(answer.shape))), classes="editor-hint")
+            yield AnswerField(placeholder=t("bools_placeholder", lang), id="whole", select_on_focus=False)
+        elif answer.kind == "tensor":
             shape = format_shape(answer.shape)
             if grid_fits(answer.shape):
                 yield Static(Text(t("tensor_hint", lang, shape=shape)), classes="editor-hint")
