@@ -110,12 +110,13 @@ class TutorApp(App[None]):
         self._wall = TerminalWall()
         self._no_dim = NoDim()
 
-    def run(self, *args, **kwargs) -> None:
-        """Run until the learner quits, then end the process at once. By then the progress store is closed
-        (`on_unmount`) and the settings were saved when they changed; what Python would still do is run the
-        exit handlers (they end the snippet worker: run here, as it would) and tear down the ~600 modules
-        loaded, which took 0.5–1 s of a quit on a loaded machine (`benchmarks/startup.py`)."""
-        super().run(*args, **kwargs)
+    def run_and_end(self) -> None:
+        """Run until the learner quits, then end the process at once — for the command line, which owns the
+        process (never `run`: a test or a snapshot runs the app inside its own process). By then the progress
+        store is closed (`on_unmount`) and the settings were saved when they changed; what Python would still
+        do is run the exit handlers (they end the snippet worker: run here, as it would) and tear down the ~600
+        modules loaded, which took 0.5–1 s of a quit on a loaded machine (`benchmarks/startup.py`)."""
+        self.run()
         if self.return_code is None:  # the app never started (Textual has said why): Python's own exit
             return
         for stream in (sys.stdout, sys.stderr):
