@@ -100,10 +100,12 @@ def diagnosis_message(found, answer: Answer, typed, lang: str, titles=None) -> s
         first = t("diagnosis_ratio", lang, ratio=format_cell(ratio), name=name)
     else:
         first = t("diagnosis_matches", lang, yours=_numbers(typed), name=name)
-    lesson = (titles or {}).get(entry.lesson_id, entry.lesson_id)
-    teach = t("diagnosis_teach", lang, step=entry.step_id, lesson=lesson)
     gap = "" if lang == "ja" else " "
-    return gap.join((first, entry.explain.get(lang) or entry.explain["en"], teach))
+    said = [first, entry.explain.get(lang) or entry.explain["en"]]
+    if titles is None or entry.lesson_id in titles:  # (a class served only a pack has no such lesson to point to)
+        lesson = (titles or {}).get(entry.lesson_id, entry.lesson_id)
+        said.append(t("diagnosis_teach", lang, step=entry.step_id, lesson=lesson))
+    return gap.join(said)
 
 
 def _ratio(believed, correct) -> float | None:

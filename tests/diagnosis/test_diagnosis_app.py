@@ -83,3 +83,24 @@ async def test_the_stats_screen_lists_the_diagnosed_misconceptions(data_dir, lan
             assert part in shown, shown
         if PICTURES:
             app.save_screenshot(filename=f"stats-{lang}.svg", path=PICTURES)
+
+
+def test_the_diagnosis_points_only_to_a_lesson_of_the_learners_course():
+    """A class served only a pack: the misconception is named and explained, but no bundled lesson it does not
+    have is pointed to (by its raw id)."""
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from lessons.misconceptions import CATALOGUE
+    from tutor.grading import diagnosis_message
+
+    entry = next(iter(CATALOGUE.values()))
+    found = SimpleNamespace(id=entry.id, believed=SimpleNamespace(value=np.array([1.0, 1.0, 1.0])))
+    answer = SimpleNamespace(value=np.array([2.0, 4.0, 6.0]))
+    for lang in ("en", "ja"):
+        alone = diagnosis_message(found, answer, [1, 1, 1], lang, titles={"my-pack/layer-norm": "Layer norm"})
+        assert entry.lesson_id not in alone and entry.step_id not in alone
+        assert (entry.name.get(lang) or entry.name["en"]) in alone
+        taught = diagnosis_message(found, answer, [1, 1, 1], lang, titles={entry.lesson_id: "The lesson"})
+        assert "The lesson" in taught and entry.step_id in taught

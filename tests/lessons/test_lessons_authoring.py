@@ -404,3 +404,13 @@ def test_a_step_may_declare_its_own_concepts_checked_like_the_lessons(cli, tmp_p
     assert "steps[0].concepts[1]: warning: 'odd-idea' is a new concept tag" in result.output
     assert read_lesson(path)[0].steps[0].concepts == ("sum-gradient", "odd-idea")
     assert read_lesson(path)[0].steps[1].concepts == ()  # the lesson's apply (tutor.practice)
+
+
+def test_new_makes_a_file_name_and_an_id_of_a_title(cli, tmp_path):
+    """`new "Layer Norm!"` (a title, as a teacher types it) writes layer-norm.toml with the id layer-norm, which
+    passes check."""
+    result = cli("new", "Layer Norm!", "--dir", tmp_path)
+    assert result.exit_code == 0, result.output
+    assert [path.name for path in tmp_path.glob("*.toml")] == ["layer-norm.toml"]
+    assert 'id = "layer-norm"' in (tmp_path / "layer-norm.toml").read_text(encoding="utf-8")
+    assert cli("check", tmp_path / "layer-norm.toml").exit_code == 0
