@@ -59,7 +59,7 @@ class Timed(TutorApp):
         print(time.time(), flush=True)
         self.exit()
 
-Timed(lang="en", data_dir={data_dir!r}).run(headless=True, size=(100, 30))
+Timed(lang="en", data_dir={data_dir!r}).run_and_exit(headless=True, size=(100, 30))
 """
 
 # The child quits as Ctrl+Q does (`quit` after `wait`: "paint" just after the first paint, "ready" once the
@@ -83,11 +83,11 @@ class Timed(TutorApp):
         print(time.time(), flush=True)
         self.call_later(self.action_quit)
 
-Timed(lang="en", data_dir={data_dir!r}).run(headless=True, size=(100, 30))
+Timed(lang="en", data_dir={data_dir!r}).run_and_exit(headless=True, size=(100, 30))
 """
 
 # The bare app quitting 0.1 s after its first paint, as Textual apps do (Python's teardown included), beside which
-# the tutor's quit is shown (the tutor ends its process once the app has: TutorApp.run).
+# the tutor's quit is shown (the tutor ends its process once the app has: TutorApp.run_and_exit, as its commands do).
 BARE_QUIT = """
 from textual.app import App
 from textual.widgets import Footer, Header, Static
@@ -128,7 +128,7 @@ class Timed(TutorApp):
         print(time.time(), flush=True)
         self.exit()
 
-Timed(lang="en", data_dir={data_dir!r}, start="quiz").run(headless=True, size=(100, 30))
+Timed(lang="en", data_dir={data_dir!r}, start="quiz").run_and_exit(headless=True, size=(100, 30))
 """
 
 
