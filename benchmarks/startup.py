@@ -24,8 +24,11 @@ import sys
 import tempfile
 import time
 
-# Each child prints the wall-clock moment its first screen has been painted, then exits.
-BARE = """
+# A bare Textual app (Header, one Static, Footer). BARE prints the wall-clock moment its first screen has been
+# painted, then exits; BARE_QUIT quits 0.1 s after that first paint, as Textual apps do (Python's teardown
+# included), and prints the moment it asked: the tutor's quit is shown beside it (the tutor ends its process once
+# the app has: TutorApp.run_and_exit, as its commands do).
+BARE_APP = """
 from textual.app import App
 from textual.widgets import Footer, Header, Static
 import time
@@ -37,15 +40,21 @@ class Bare(App):
         yield Footer()
 
     def on_mount(self):
-        self.call_after_refresh(self.ready)
+        self.call_after_refresh(self.painted)
 
-    def ready(self):
+    def painted(self):
+        {painted}
+
+    def quit(self):
         print(time.time(), flush=True)
         self.exit()
 
 Bare().run(headless=True, size=(100, 30))
 """
+BARE = BARE_APP.format(painted="self.quit()")
+BARE_QUIT = BARE_APP.format(painted="self.set_timer(0.1, self.quit)")
 
+# The tutor's child prints the moment its course view has been painted, then exits.
 TUTOR = """
 import time
 from tutor.app import TutorApp
@@ -59,7 +68,7 @@ class Timed(TutorApp):
         print(time.time(), flush=True)
         self.exit()
 
-Timed(lang="en", data_dir={data_dir!r}).run(headless=True, size=(100, 30))
+Timed(lang="en", data_dir={data_dir!r}).run_and_exit(headless=True, size=(100, 30))
 """
 
 # The child quits as Ctrl+Q does (`quit` after `wait`: "paint" just after the first paint, "ready" once the
@@ -83,30 +92,7 @@ class Timed(TutorApp):
         print(time.time(), flush=True)
         self.call_later(self.action_quit)
 
-Timed(lang="en", data_dir={data_dir!r}).run(headless=True, size=(100, 30))
-"""
-
-# The bare app quitting 0.1 s after its first paint, as Textual apps do (Python's teardown included), beside which
-# the tutor's quit is shown (the tutor ends its process once the app has: TutorApp.run).
-BARE_QUIT = """
-from textual.app import App
-from textual.widgets import Footer, Header, Static
-import time
-
-class Bare(App):
-    def compose(self):
-        yield Header()
-        yield Static("hello")
-        yield Footer()
-
-    def on_mount(self):
-        self.call_after_refresh(lambda: self.set_timer(0.1, self.quit))
-
-    def quit(self):
-        print(time.time(), flush=True)
-        self.exit()
-
-Bare().run(headless=True, size=(100, 30))
+Timed(lang="en", data_dir={data_dir!r}).run_and_exit(headless=True, size=(100, 30))
 """
 
 # `autograd-tutor quiz`: the moment the first question's step view is on screen.
@@ -128,7 +114,7 @@ class Timed(TutorApp):
         print(time.time(), flush=True)
         self.exit()
 
-Timed(lang="en", data_dir={data_dir!r}, start="quiz").run(headless=True, size=(100, 30))
+Timed(lang="en", data_dir={data_dir!r}, start="quiz").run_and_exit(headless=True, size=(100, 30))
 """
 
 

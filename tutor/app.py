@@ -110,14 +110,14 @@ class TutorApp(App[None]):
         self._wall = TerminalWall()
         self._no_dim = NoDim()
 
-    def run_and_end(self) -> None:
-        """Run until the learner quits, then end the process at once — for the command line, which owns the
-        process (never `run`: a test or a snapshot runs the app inside its own process). By then the progress
-        store is closed (`on_unmount`) and the settings were saved when they changed; what Python would still
-        do is run the exit handlers (they end the snippet worker: run here, as it would) and tear down the ~600
-        modules loaded, which took 0.5–1 s of a quit on a loaded machine (`benchmarks/startup.py`)."""
-        self.run()
-        if self.return_code is None:  # the app never started (Textual has said why): Python's own exit
+    def run_and_exit(self, **options) -> None:
+        """`run` until the learner quits, then end the process at once (the commands that open the app call
+        this). By then the progress store is closed (`on_unmount`) and the settings were saved when they
+        changed; what Python would still do is run the exit handlers (they end the snippet worker: run here, as
+        it would) and tear down the ~600 modules loaded, which took 0.5–1 s of a quit on a loaded machine
+        (`benchmarks/startup.py`)."""
+        self.run(**options)
+        if self.return_code is None:  # the app did not run (Textual has said why): Python's own exit
             return
         for stream in (sys.stdout, sys.stderr):
             stream.flush()
@@ -166,7 +166,6 @@ class TutorApp(App[None]):
         self.push_screen(CourseScreen())
         self.set_interval(POLL_SECONDS, self.poll_lesson_files)
         self.set_timer(COLLECTOR_PAUSE_SECONDS, self._resume_collector)
-        self.set_timer(COURSE_LOAD_SECONDS, self._ensure_course)
         if self.start == "quiz":  # the warm-up runs while the first question is made, not after it
             self._start_warm_up()
         if self.open_at is not None:  # an author's preview: the lesson at once, the course underneath
@@ -178,8 +177,15 @@ class TutorApp(App[None]):
         elif self.start == "class":
             self.open_class()
         self._check_size(self.size.width, self.size.height)
+        self.call_later(lambda: self.screen.call_after_refresh(self._after_first_paint))
+
+    def _after_first_paint(self) -> None:
+        """The first screen is painted: only now the lessons load (COURSE_LOAD_SECONDS later) and the worker
+        starts. On a loaded machine the first paint can take longer than that delay, and the lessons' loading
+        or the worker's imports (numpy) then delayed it."""
+        self.set_timer(COURSE_LOAD_SECONDS, self._ensure_course)
         if self.start != "quiz":
-            self.call_after_refresh(self._start_warm_up)
+            self._start_warm_up()
 
     def _start_warm_up(self) -> None:
         """Start the sandbox worker (and compile the code highlighter's patterns) while the learner reads the

@@ -69,7 +69,7 @@ def main(ctx: click.Context, lang: str | None, lesson_dirs: tuple[str, ...], dat
         from tutor.app import TutorApp
 
         TutorApp(lang=lang, extra_dirs=lesson_dirs, data_dir=data_dir, theme=theme, trust_lessons=trust_lessons,
-                 open_at=open_at).run_and_end()
+                 open_at=open_at).run_and_exit()
 
 
 def _open_at(target: str, lesson_dirs: tuple[str, ...], data_dir: str | None) -> tuple[str, str | None]:

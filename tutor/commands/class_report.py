@@ -100,7 +100,7 @@ def view(ctx: click.Context, class_dir: str, lesson_dirs: tuple[str, ...], lang:
     app = TutorApp(lang=lang or _parent_lang(ctx), extra_dirs=lesson_dirs, start="class")
     app.class_dir = folder
     app.class_course = course
-    app.run_and_end()
+    app.run_and_exit()
 
 
 @command.command("reset-student")

@@ -37,4 +37,4 @@ def command(ctx: click.Context, seed: int | None, count: int, lang: str | None, 
         quiz_seed=seed,
         quiz_count=count,
         trust_lessons=trust_lessons or parent.get("trust_lessons", False),
-    ).run_and_end()
+    ).run_and_exit()
