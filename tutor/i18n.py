@@ -284,6 +284,18 @@ STRINGS: dict[str, dict[str, str]] = {
                                  "everything else is safe.",
         "progress_rows_skipped_one": "1 record in your progress file could not be read and was skipped; "
                                      "everything else is safe.",
+        # check: the summary and notes of `autograd-tutor check`, in the author's language
+        "check_note": "note: {note}",
+        "check_lessons": "{count} lessons checked",
+        "check_lessons_one": "1 lesson checked",
+        "check_problems": "{count} problems",
+        "check_problems_one": "1 problem",
+        "check_warnings": "{count} warnings",
+        "check_warnings_one": "1 warning",
+        "check_warnings_hidden": " (--strict lists them)",
+        "check_joiner": ", ",
+        "check_torch": "answers compared with PyTorch {version} (programs run in the sandbox)",
+        "check_needs_torch": "--against-torch needs PyTorch, which is not installed here (pip install torch).",
         "pack_shadowed": "{source} is used instead of the installed pack {name} ({installed}).",
         # branch sandbox: the snippet worker itself could not run (the tutor's problem, never a lesson's)
         "worker_unavailable": "The tutor could not run this step: {reason}. This is a problem with the tutor on "
@@ -608,6 +620,15 @@ STRINGS: dict[str, dict[str, str]] = {
                              "壊れたファイルは {path} として残してあります。",
         "progress_rows_skipped": "進捗ファイルの記録のうち {count} 件が読めなかったため、飛ばしました。"
                                  "ほかの記録はすべて無事です。",
+        # check: the summary and notes of `autograd-tutor check`, in the author's language
+        "check_note": "注: {note}",
+        "check_lessons": "{count} 個のレッスンを確認",
+        "check_problems": "問題 {count} 件",
+        "check_warnings": "警告 {count} 件",
+        "check_warnings_hidden": "（--strict で一覧を表示します）",
+        "check_joiner": "、",
+        "check_torch": "答えを PyTorch {version} と比べました（プログラムはサンドボックスで実行しました）",
+        "check_needs_torch": "--against-torch には PyTorch が必要ですが、ここにはインストールされていません（pip install torch）。",
         "pack_shadowed": "インストール済みのパック {name}（{installed}）の代わりに、{source} を使います。",
         # branch sandbox: the snippet worker itself could not run (the tutor's problem, never a lesson's)
         "worker_unavailable": "チューターがこのステップを実行できませんでした: {reason}。これはこのコンピューター上の"

@@ -1,6 +1,8 @@
 """`check`, `new` and `paths` from the command line: exit codes, messages, never a traceback."""
 from __future__ import annotations
 
+import contextlib
+import io
 import re
 import subprocess
 import sys
@@ -142,3 +144,21 @@ def test_every_complete_lesson_in_the_authoring_guide_passes_check(cli, tmp_path
     (tmp_path / "mistake.toml").write_text(mistaken, encoding="utf-8")
     result = cli("check", tmp_path / "mistake.toml")
     assert result.exit_code == 1 and "steps[1].expect: the engine computes `x.grad` = tensor [4., 5., 6.]" in result.output
+
+
+def test_check_speaks_the_authors_language(tmp_path):
+    """`--lang ja`: the summary, the warnings' count and the PyTorch line are Japanese like the problems."""
+    from click.testing import CliRunner
+
+    from tutor.cli import main
+    from tutor.commands.check import Report, print_report
+
+    bundled = Path(__file__).resolve().parents[2] / "lessons" / "bundled"
+    result = CliRunner().invoke(main, ["--lang", "ja", "check", str(next(bundled.glob("010*.toml")))])
+    assert result.exit_code == 0 and result.output.strip() == "1 個のレッスンを確認、問題 0 件", result.output
+    report = Report(checked=2, warnings=["w1", "w2"], torch="2.13.0")
+    with contextlib.redirect_stdout(io.StringIO()) as shown:
+        print_report(report, strict=False, lang="ja")
+    assert shown.getvalue().splitlines() == [
+        "答えを PyTorch 2.13.0 と比べました（プログラムはサンドボックスで実行しました）",
+        "2 個のレッスンを確認、問題 0 件、警告 2 件（--strict で一覧を表示します）"]

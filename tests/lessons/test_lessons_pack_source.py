@@ -23,7 +23,7 @@ def test_check_on_the_source_uses_it_and_says_it_shadows_the_installed_copy(cli,
     result = cli("check", pack_dir)
     assert result.exit_code == 0, result.output
     assert "another id" not in result.output and "2 lessons checked, 0 problems" in result.output
-    assert f"note: {pack_dir.resolve()} is used instead of the installed pack 'intro' ({lessons_dir() / 'intro'})" \
+    assert f"note: {pack_dir.resolve()} is used instead of the installed pack intro ({lessons_dir() / 'intro'})." \
         in result.output
     one = cli("check", pack_dir / "first.toml")
     assert one.exit_code == 0 and "another id" not in one.output, one.output

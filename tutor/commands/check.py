@@ -16,6 +16,7 @@ from pathlib import Path
 import click
 
 from tutor.commands.trust import require_confinement, trust_option
+from tutor.i18n import t
 from tutor.untrusted import echo
 
 WATCH_INTERVAL = 0.5  # seconds between two looks at the files' modification times
@@ -29,6 +30,7 @@ class Report:
     warnings: list = field(default_factory=list)
     checked: int = 0
     notes: list = field(default_factory=list)  # what the author should know, neither a problem nor a warning
+                                                # (text, or a lessons.course.Shadow, worded when printed)
     torch: str | None = None   # the PyTorch version `--against-torch` compared with
 
 
@@ -54,13 +56,13 @@ def command(ctx: click.Context, paths: tuple[Path, ...], against_torch: bool, st
     from lessons.against_torch import torch_available
 
     require_confinement("check", trust_lessons, paths)
+    lang = message_language(ctx)
     if against_torch and not torch_available():
-        echo("--against-torch needs PyTorch, which is not installed here (pip install torch).", err=True)
+        echo(t("check_needs_torch", lang), err=True)
         sys.exit(2)
     from tutor.paths import lessons_dir
 
     user_dir = lessons_dir(ctx.parent.params.get("data_dir") if ctx.parent is not None else None)
-    lang = message_language(ctx)
 
     def once() -> int:
         with warnings.catch_warnings():  # engine warnings (PyTorch's own, like non-leaf .grad) are not problems
@@ -85,20 +87,22 @@ def message_language(ctx: click.Context) -> str:
 def print_report(report: Report, strict: bool, lang: str = "en") -> int:
     """Print the problems (and, when strict, the warnings) and the summary; the exit status. A problem
     with a Japanese message (`LessonError.ja`) is printed in Japanese when `lang` is "ja"."""
+    from lessons.course import Shadow
+
     for note in report.notes:
-        echo(f"note: {note}")
+        if isinstance(note, Shadow):
+            note = t("pack_shadowed", lang, source=note.source, name=note.name, installed=note.installed)
+        echo(t("check_note", lang, note=note))
     shown = report.problems + (report.warnings if strict else [])
     for problem in sorted(shown, key=lambda p: (p.path, p.line or 0)):
         echo(problem.localized(lang))
-    lessons = "lesson" if report.checked == 1 else "lessons"
-    found = "problem" if len(report.problems) == 1 else "problems"
-    summary = f"{report.checked} {lessons} checked, {len(report.problems)} {found}"
+    parts = [t("check_lessons", lang, count=report.checked), t("check_problems", lang, count=len(report.problems))]
     if report.warnings:
-        plural = "warning" if len(report.warnings) == 1 else "warnings"
-        summary += f", {len(report.warnings)} {plural}" + ("" if strict else " (--strict lists them)")
+        parts.append(t("check_warnings", lang, count=len(report.warnings))
+                     + ("" if strict else t("check_warnings_hidden", lang)))
     if report.torch:
-        echo(f"answers compared with PyTorch {report.torch} (programs run in the sandbox)")
-    echo(summary)
+        echo(t("check_torch", lang, version=report.torch))
+    echo(t("check_joiner", lang).join(parts))
     return 1 if report.problems or (strict and report.warnings) else 0
 
 
@@ -139,7 +143,7 @@ def check_paths(paths: tuple[Path, ...], *, against_torch: bool = False, require
     sources = {pack.name: folder for folder, pack in packs.items() if pack is not None}
     if user_dir is not None:  # the installed copy of a pack checked from its source is not a collision
         shadows = (shadow_of(folder, sources) for folder in packs_under(Path(user_dir)))
-        report.notes.extend(str(shadow) for shadow in shadows if shadow is not None)
+        report.notes.extend(shadow for shadow in shadows if shadow is not None)
     taken = taken_ids(user_dir, exclude={f.resolve() for f in files}, sources=sources)
     first_with_id: dict[str, Path] = {}
     sound = []  # lessons without problems, for --against-torch
