@@ -53,13 +53,15 @@ def test_a_run_past_the_wall_clock_is_killed_by_the_parent():
 def test_hostile_files_stop_in_the_worker_as_in_process_and_write_nothing(path, tmp_path, monkeypatch):
     """The same verdict as the language layer alone gives (tests/runner/test_runner_hostile.py), through
     the worker (or, on a machine so loaded that the language layer's clock is late, the OS layer's own
-    time limit), with no file left in its working folder (that no file can be opened anywhere is
-    tests/sandbox/test_sandbox_confine.py's subject)."""
+    time limit or the language layer's own 2 s clock), with no file left in its working folder (that no file
+    can be opened anywhere is tests/sandbox/test_sandbox_confine.py's subject). Which bound stops each file
+    on any machine is tests/runner/test_runner_hostile.py's subject, with a generous clock."""
     expected_type, expected_line = re.match(r"# expect: (\w+) line (\d+)", path.read_text()).groups()
     monkeypatch.chdir(tmp_path)
     run = run_program(path.read_text(encoding="utf-8"), filename=path.name)
     assert not run.ok
-    backstop = run.error.type == expected_type == "ResourceLimitExceeded" and run.error.line is None
+    backstop = run.error.type == expected_type == "ResourceLimitExceeded" and (
+        run.error.line is None or "ran longer than" in run.error.message)  # a clock came first: the load
     assert backstop or (run.error.type, run.error.line) == (expected_type, int(expected_line)), run.error
     assert list(tmp_path.iterdir()) == []
 
