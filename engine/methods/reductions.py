@@ -65,18 +65,18 @@ class ReductionsMethods:
         return self._extremum("min", dim, keepdim, MinResult)
 
     def argmax(self, dim=None, keepdim=False):
-        if dim is None and self._data.size == 0:
-            raise IndexError("argmax(): Expected reduction dim to be specified for input.numel() == 0.")
-        if dim is None:
-            return Tensor._make(np.asarray(np.argmax(self._data), dtype=np.int64))
-        return self.max(dim, keepdim).indices
+        return self._arg_extremum("argmax", np.argmax, self.max, dim, keepdim)
 
     def argmin(self, dim=None, keepdim=False):
+        return self._arg_extremum("argmin", np.argmin, self.min, dim, keepdim)
+
+    def _arg_extremum(self, name, over_all, reduce, dim, keepdim):
+        """argmax/argmin: over all elements a flat index (numpy's), along `dim` the indices of max/min."""
         if dim is None and self._data.size == 0:
-            raise IndexError("argmin(): Expected reduction dim to be specified for input.numel() == 0.")
+            raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
         if dim is None:
-            return Tensor._make(np.asarray(np.argmin(self._data), dtype=np.int64))
-        return self.min(dim, keepdim).indices
+            return Tensor._make(np.asarray(over_all(self._data), dtype=np.int64))
+        return reduce(dim, keepdim).indices
 
     def softmax(self, dim, dtype=None):
         source = self if dtype is None else self.to(dtype)

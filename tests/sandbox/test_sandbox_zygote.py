@@ -55,9 +55,8 @@ def test_a_child_that_closes_its_pipe_is_stopped_at_its_deadline_while_others_ar
                                    "message": "the snippet ran past its time limit and was stopped"}
 
 
-def test_a_closed_tutor_ends_its_running_jobs_at_once():
-    """Quitting the app closes the zygote's input: a job still running (an explanation being worked out)
-    is killed then, not run to its deadline while the tutor waits to exit."""
+def _zygote_running_a_long_job() -> subprocess.Popen:
+    """The test zygote, ready, with job 1 running: a child that would stay an hour (deadline ten minutes)."""
     import time
 
     process = subprocess.Popen([sys.executable, "-c", SCRIPT, str(ROOT)], stdin=subprocess.PIPE,
@@ -66,7 +65,18 @@ def test_a_closed_tutor_ends_its_running_jobs_at_once():
         assert json.loads(process.stdout.readline())["ready"]
         process.stdin.write(json.dumps({"id": 1, "job": "hide", "args": {"stay": 3600}, "seconds": 600.0}) + "\n")
         process.stdin.flush()
-        time.sleep(0.5)  # the job is running
+    except BaseException:
+        process.kill()
+        raise
+    time.sleep(0.5)  # the job is running
+    return process
+
+
+def test_a_closed_tutor_ends_its_running_jobs_at_once():
+    """Quitting the app closes the zygote's input: a job still running (an explanation being worked out)
+    is killed then, not run to its deadline while the tutor waits to exit."""
+    process = _zygote_running_a_long_job()
+    try:
         process.stdin.close()
         assert process.wait(timeout=60) == 0  # its deadline was ten minutes away
     finally:
@@ -78,13 +88,8 @@ def test_a_cancelled_job_is_killed_at_once_and_answered_as_cancelled():
     child now (its deadline was ten minutes away) while another job carries on."""
     import time
 
-    process = subprocess.Popen([sys.executable, "-c", SCRIPT, str(ROOT)], stdin=subprocess.PIPE,
-                               stdout=subprocess.PIPE, text=True)
+    process = _zygote_running_a_long_job()
     try:
-        assert json.loads(process.stdout.readline())["ready"]
-        process.stdin.write(json.dumps({"id": 1, "job": "hide", "args": {"stay": 3600}, "seconds": 600.0}) + "\n")
-        process.stdin.flush()
-        time.sleep(0.5)  # the job is running
         started = time.monotonic()
         process.stdin.write(json.dumps({"cancel": 1}) + "\n" + json.dumps({"cancel": 99}) + "\n"
                             + json.dumps({"id": 2, "job": "quick", "args": {}, "seconds": 30.0}) + "\n")
