@@ -50,31 +50,29 @@ def to_data(renderable: Any, _depth: int = 0) -> Any:
     if isinstance(renderable, str):  # a table's cells, mostly: sent as they are
         return renderable
     if isinstance(renderable, Text):
-        data = {"t": "text", "plain": renderable.plain, "style": _style(renderable.style),
-                "spans": [[s.start, s.end, _style(s.style)] for s in renderable.spans],
-                "justify": renderable.justify, "overflow": renderable.overflow, "no_wrap": renderable.no_wrap,
-                "end": renderable.end}
-        return _compact(data)
+        return _compact("text", {"t": "text", "plain": renderable.plain, "style": _style(renderable.style),
+                                 "spans": [[s.start, s.end, _style(s.style)] for s in renderable.spans],
+                                 "justify": renderable.justify, "overflow": renderable.overflow,
+                                 "no_wrap": renderable.no_wrap, "end": renderable.end})
     if isinstance(renderable, Group):
         return {"t": "group", "fit": renderable.fit, "items": [to_data(r, d) for r in renderable.renderables]}
     if isinstance(renderable, Panel):
         return {"t": "panel", "body": to_data(renderable.renderable, d), "title": to_data(renderable.title, d),
                 "box": _box(renderable.box), "expand": renderable.expand, "padding": list(renderable.padding)}
     if isinstance(renderable, Tree):
-        return _compact({"t": "tree", "label": to_data(renderable.label, d),
-                         "guide_style": _style(renderable.guide_style),
-                         "children": [to_data(child, d) for child in renderable.children]})
+        return _compact("tree", {"t": "tree", "label": to_data(renderable.label, d),
+                                 "guide_style": _style(renderable.guide_style),
+                                 "children": [to_data(child, d) for child in renderable.children]})
     if isinstance(renderable, Table):
-        return _compact({"t": "table", "box": _box(renderable.box), "title": to_data(renderable.title, d),
-                         "show_header": renderable.show_header, "show_lines": renderable.show_lines,
-                         "show_edge": renderable.show_edge, "pad_edge": renderable.pad_edge,
-                         "expand": renderable.expand, "padding": list(renderable.padding),
-                         "collapse_padding": renderable.collapse_padding,
-                         "columns": [_compact({"t": "column", "header": to_data(c.header, d), "justify": c.justify,
-                                               "vertical": c.vertical, "style": _style(c.style),
-                                               "no_wrap": c.no_wrap, "overflow": c.overflow,
-                                               "cells": [to_data(x, d) for x in c._cells]})
-                                     for c in renderable.columns]})
+        columns = [_compact("column", {"header": to_data(c.header, d), "justify": c.justify, "vertical": c.vertical,
+                                       "style": _style(c.style), "no_wrap": c.no_wrap, "overflow": c.overflow,
+                                       "cells": [to_data(x, d) for x in c._cells]})
+                   for c in renderable.columns]
+        return _compact("table", {"t": "table", "box": _box(renderable.box), "title": to_data(renderable.title, d),
+                                  "show_header": renderable.show_header, "show_lines": renderable.show_lines,
+                                  "show_edge": renderable.show_edge, "pad_edge": renderable.pad_edge,
+                                  "expand": renderable.expand, "padding": list(renderable.padding),
+                                  "collapse_padding": renderable.collapse_padding, "columns": columns})
     raise TypeError(f"cannot send a {type(renderable).__name__} across the sandbox pipe")
 
 
@@ -147,8 +145,8 @@ class Deferred:
         return self._renderable
 
 
-def _compact(data: dict) -> dict:
-    usual = _USUAL[data["t"]]
+def _compact(kind: str, data: dict) -> dict:
+    usual = _USUAL[kind]
     return {key: value for key, value in data.items() if key not in usual or usual[key] != value}
 
 
