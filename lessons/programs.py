@@ -116,8 +116,8 @@ class ProgramBuilder:
         for statement in statements:
             if statement.lineno <= failing <= (statement.end_lineno or statement.lineno):
                 lines = snippet.splitlines()
-                if isinstance(statement, _COMPOUND):  # `try:` cannot share its line: cut before it, as a
-                    return [(step_index, "\n".join(lines[:statement.lineno - 1]), file_line)]  # whole
+                if isinstance(statement, _COMPOUND):  # `try:` cannot share its line: cut before it, as before
+                    return [(step_index, "\n".join(lines[:statement.lineno - 1]), file_line)]
                 # the raising line runs again, its error caught; the program's line numbers stay the file's
                 kept = lines[:statement.lineno - 1] + [f"try: {lines[statement.lineno - 1]}",
                                                        *lines[statement.lineno:statement.end_lineno],
