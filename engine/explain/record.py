@@ -79,7 +79,7 @@ class _Recorder(list):
         self.captured: list[Captured] = []
         self.tangents = _Tangents(self)
         self._tree = None
-        self._parents: dict = {}   # each node of `_tree` -> the node it is in, made once per program
+        self._parents: dict | None = None  # each node of `_tree` -> the node it is in: made at the first transform
 
     def append(self, call) -> None:  # noqa: D102 - called by Tensor.backward before its sweep
         super().append(call)
@@ -92,6 +92,8 @@ class _Recorder(list):
         api = getattr(call, "api", "Tensor.backward")
         found = backward_call(tree, line, column, api) if tree else None
         if found is None and tree and "." in api and api.split(".")[0] in ("func", "autograd"):
+            if self._parents is None:
+                self._parents = _parents(tree)
             captured.expression = transform_output(tree, self.source, line, api.rsplit(".", 1)[-1], self._parents)
         if found is not None:
             node, target, weight = found
@@ -107,7 +109,6 @@ class _Recorder(list):
                 self._tree = ast.parse(self.source)
             except (SyntaxError, ValueError, RecursionError, MemoryError):
                 self._tree = False
-            self._parents = _parents(self._tree) if self._tree else {}
         return self._tree
 
 
