@@ -19,9 +19,11 @@ from engine.runner.errors import SnippetError
 from engine.sandbox.client import WORKER_UNAVAILABLE, SandboxError, call, decode_value, worker
 from lessons.answers import Answer, AnswerError, compute_answer, error_matches, predict_answer, quiz_program
 from lessons.errors import LessonError
+from lessons.messages import say
 from lessons.model import ErrorStep, Lesson, PredictStep
 from lessons.programs import ProgramBuilder
 from lessons.quiztemplate import instantiate
+from lessons.text import LocalText
 from lessons.validate import QUIZ_SEEDS
 from lessons.values import UnsupportedValue, classify, describe, same
 
@@ -49,7 +51,7 @@ def compare_with_torch(lessons: Iterable[Lesson]) -> TorchComparison:
     try:
         version = str(target.start().get("torch", "?"))
     except (SandboxError, OSError) as error:
-        return TorchComparison([LessonError("--against-torch", "", None, f"PyTorch could not be run: {error}")])
+        return TorchComparison([LessonError("--against-torch", "", None, say("torch_unavailable", reason=error))])
     jobs = [{"source": program, "expression": None if isinstance(step, ErrorStep) else step.expression}
             for _, _, step, _, program in checks]
     with ThreadPoolExecutor(PARALLEL) as pool:
@@ -59,7 +61,7 @@ def compare_with_torch(lessons: Iterable[Lesson]) -> TorchComparison:
         failure = outcome.get("failure")
         if failure is not None and failure.get("type") == WORKER_UNAVAILABLE:
             return TorchComparison([LessonError("--against-torch", "", None,
-                                                f"PyTorch could not be run: {failure.get('message')}")])
+                                                say("torch_unavailable", reason=failure.get("message")))])
         message = _difference(step, answer, {"error": failure} if failure is not None else outcome)
         if message:
             comparison.problems.append(LessonError(lesson.path, key_path, lesson.line_of(key_path.split(" ")[0]),
@@ -91,22 +93,22 @@ def _checks(lesson: Lesson) -> list[tuple]:
     return checks
 
 
-def _difference(step, answer: Answer, outcome: dict) -> str | None:
+def _difference(step, answer: Answer, outcome: dict) -> LocalText | None:
     torch_error = outcome.get("error")
     if isinstance(step, ErrorStep):
         error = SnippetError(torch_error["type"], torch_error["message"]) if torch_error else None
         if error_matches(step.choices[answer.value], error):
             return None
-        engine = f"{answer.raised.type}: {answer.raised.message}" if answer.raised else "no error"
-        said = f"{error.type}: {error.message}" if error else "no error"
-        return f"the engine gives {engine}, PyTorch gives {said}"
+        engine = f"{answer.raised.type}: {answer.raised.message}" if answer.raised else say("no_error")
+        said = f"{error.type}: {error.message}" if error else say("no_error")
+        return say("torch_other_error", engine=engine, torch=said)
     if torch_error:
-        return f"PyTorch fails where the engine does not: {torch_error['type']}: {torch_error['message']}"
+        return say("torch_fails", error=f"{torch_error['type']}: {torch_error['message']}")
     try:
         theirs = classify(decode_value(outcome["value"]))
     except UnsupportedValue as error:
-        return f"`{step.expression}`: PyTorch's value cannot be compared: {error}"
+        return say("torch_uncomparable", expression=step.expression, reason=error.text)
     if same(answer.plain, theirs, answer.tolerance.rtol, answer.tolerance.atol)[0]:
         return None
-    return f"`{step.expression}`: the engine computes {describe(answer.plain)}, PyTorch computes {describe(theirs)}"
+    return say("torch_differs", expression=step.expression, engine=describe(answer.plain), torch=describe(theirs))
 

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from lessons.messages import say
 from lessons.model import (
     ChoiceStep,
     ErrorChoice,
@@ -24,6 +25,7 @@ from lessons.model import (
     Tolerance,
 )
 from lessons.programs import Program, ProgramBuilder, join
+from lessons.text import LocalText
 from lessons.values import Plain, UnsupportedValue, classify, isclose, same
 
 # runner outcomes that mean the program itself is unusable, not a PyTorch error to predict
@@ -38,11 +40,13 @@ class AnswerError(Exception):
     "expression", "choices"); `file_line` is the file line when it is known.
     """
 
-    def __init__(self, step_index: int | None, key: str, message: str, file_line: int | None = None):
-        super().__init__(message)
+    def __init__(self, step_index: int | None, key: str, message: str | LocalText, file_line: int | None = None):
+        text = message if isinstance(message, LocalText) else LocalText(message)
+        super().__init__(text.en)
         self.step_index = step_index
         self.key = key
-        self.message = message
+        self.message = text.en
+        self.ja = text.ja  # the message in Japanese (None for the worker's own words)
         self.file_line = file_line
 
 
@@ -119,12 +123,12 @@ def predict_answer(program: Program | None, expression: str, tolerance: Toleranc
             raise SnippetFailure(outcome["error"])
         value = outcome["value"] if outcome is not None else result.evaluate(expression)
     except SnippetFailure as failure:
-        raise AnswerError(index, "expression", f"`{expression}` fails after the program: {failure.error.type}: "
-                                               f"{failure.error.message}") from None
+        raise AnswerError(index, "expression", say("expression_fails", expression=expression,
+                                                   error=f"{failure.error.type}: {failure.error.message}")) from None
     try:
         plain = classify(value)
     except UnsupportedValue as error:
-        raise AnswerError(index, "expression", str(error)) from None
+        raise AnswerError(index, "expression", error.text) from None
     return Answer(plain.kind, plain.value, plain.shape, tolerance, stdout=result.stdout, run=result)
 
 
@@ -132,21 +136,21 @@ def run_program(program: Program | None, index: int | None, run, expressions: tu
     """Run `program` (and `expressions` after it); raise `AnswerError` at the failing line if it does not
     run cleanly."""
     if program is None:
-        raise AnswerError(index, "snippet", "this step has no code: add a `snippet` or `continues = true`")
+        raise AnswerError(index, "snippet", say("no_code"))
     result = run(program.source, expressions=expressions) if expressions else run(program.source)
     if result.error is not None:
         raise _failure(program, result.error, index)
     return result
 
 
-def _failure(program: Program, error, index: int | None, lead: str = "the program fails") -> AnswerError:
+def _failure(program: Program, error, index: int | None) -> AnswerError:
     if _worker_unavailable(error):
         return WorkerUnavailable(index, error.message)
     part, file_line = program.locate(error.line)
     where = part.step_index if part is not None else index
-    if error.type in REFUSALS:
-        lead = "the snippet runner refuses the program" if error.type != "ResourceLimitExceeded" else lead
-    return AnswerError(where, "snippet", f"{lead}: {error.type}: {error.message}", file_line)
+    refused = error.type in REFUSALS and error.type != "ResourceLimitExceeded"
+    return AnswerError(where, "snippet", say("program_refused" if refused else "program_fails",
+                                             error=f"{error.type}: {error.message}"), file_line)
 
 
 def _worker_unavailable(error) -> bool:
@@ -163,13 +167,13 @@ def _error_answer(step: ErrorStep, index: int, program: Program, run) -> Answer:
         if error.type in REFUSALS or _worker_unavailable(error) or (part is not None and part.step_index != index):
             raise _failure(program, error, index)
     matching = [i for i, choice in enumerate(step.choices) if error_matches(choice, error)]
-    outcome = f"{error.type}: {error.message}" if error else "it runs without error"
+    outcome = f"{error.type}: {error.message}" if error else say("runs_without_error")
     if not matching:
-        raise AnswerError(index, "choices", f"no choice matches what the program does ({outcome}); "
-                                            "add that outcome as a choice")
+        raise AnswerError(index, "choices", say("no_matching_choice", outcome=outcome))
     if len(matching) > 1:
-        listed = " and ".join(repr(step.choices[i].error) for i in matching)
-        raise AnswerError(index, "choices", f"choices {listed} both match ({outcome}); exactly one may match")
+        listed = [repr(step.choices[i].error) for i in matching]
+        raise AnswerError(index, "choices", say("two_choices_match", outcome=outcome,
+                                                listed=LocalText(" and ".join(listed), " と ".join(listed))))
     return Answer("error", matching[0], None, Tolerance(), stdout=result.stdout, run=result, raised=error)
 
 

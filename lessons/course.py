@@ -21,6 +21,7 @@ from pathlib import Path
 from lessons.errors import LessonError
 from lessons.folders import bundled_dir, is_bundled, lesson_files
 from lessons.loader import load_lesson
+from lessons.messages import say
 from lessons.model import Lesson
 from lessons.packs import Pack
 from lessons.parse_cache import ParseCache
@@ -106,8 +107,8 @@ def load_course(extra_dirs: Iterable[str | os.PathLike[str]] = (), *, user_dir: 
     for folder, must_exist in folders:
         if not folder.is_dir():
             if must_exist:
-                broken.append(LessonError(folder, "", None, "lesson folder not found" if not folder.exists()
-                                          else "not a folder: give a folder of *.toml lessons"))
+                broken.append(LessonError(folder, "", None, say("folder_not_found" if not folder.exists()
+                                                               else "not_a_folder")))
             continue
         for path in lesson_files(folder):
             if path.resolve() in seen:
@@ -124,9 +125,8 @@ def load_course(extra_dirs: Iterable[str | os.PathLike[str]] = (), *, user_dir: 
                 broken.append(error)
                 continue
             if lesson.id in lessons:
-                broken.append(LessonError(path, "id", lesson.line_of("id"),
-                                          f"duplicate lesson id '{lesson.id}': {lessons[lesson.id].path} uses it "
-                                          "already; give this lesson another id"))
+                broken.append(LessonError(path, "id", lesson.line_of("id"), say(
+                    "duplicate_lesson_id", id=lesson.id, other=lessons[lesson.id].path)))
             else:
                 lessons[lesson.id] = lesson
     cache.save()

@@ -9,17 +9,24 @@ from __future__ import annotations
 
 import os
 
+from lessons.text import LocalText
+
 
 class LessonError(Exception):
-    """A problem in a lesson file: where it is and what to do about it."""
+    """A problem in a lesson file: where it is and what to do about it.
 
-    def __init__(self, path: str | os.PathLike[str] | None, key_path: str, line: int | None, message: str,
-                 ja: str | None = None):
+    `message` is a `LocalText` from `lessons.messages.say` (the problem in English and Japanese), or a plain
+    English string with its Japanese in `ja`."""
+
+    def __init__(self, path: str | os.PathLike[str] | None, key_path: str, line: int | None,
+                 message: str | LocalText, ja: str | None = None):
+        if isinstance(message, LocalText):
+            message, ja = message.en, message.ja
         self.path = os.fspath(path) if path is not None else "<lesson>"
         self.key_path = key_path
         self.line = line
         self.message = message
-        self.ja = ja  # the message in Japanese, where there is one (the common TOML slips)
+        self.ja = ja  # the message in Japanese
         super().__init__(str(self))
 
     def __str__(self) -> str:

@@ -8,6 +8,9 @@ from __future__ import annotations
 import builtins
 import difflib
 
+from lessons.messages import say
+from lessons.text import LocalText
+
 # PyTorch's public exception classes (torch 2.x), by the name a traceback shows
 TORCH_EXCEPTIONS = frozenset({
     "OutOfMemoryError", "AcceleratorError", "LinAlgError", "CudaError", "DeferredCudaCallError",
@@ -23,7 +26,7 @@ PYTHON_EXCEPTIONS = frozenset(
 KNOWN_EXCEPTIONS = PYTHON_EXCEPTIONS | TORCH_EXCEPTIONS
 
 
-def unknown_exception(name: str) -> str | None:
+def unknown_exception(name: str) -> LocalText | None:
     """None when `name` (possibly dotted: `torch.linalg.LinAlgError`) is a known exception type,
     else the message for the author."""
     short = name.strip().rsplit(".", 1)[-1]
@@ -32,6 +35,5 @@ def unknown_exception(name: str) -> str | None:
     lowered = {known.lower(): known for known in KNOWN_EXCEPTIONS}
     close = [lowered[short.lower()]] if short.lower() in lowered else \
         difflib.get_close_matches(short, sorted(KNOWN_EXCEPTIONS), n=1, cutoff=0.7)
-    hint = f" — did you mean '{close[0]}'?" if close else \
-        " (name a Python exception like RuntimeError, TypeError, ValueError, IndexError, or one of PyTorch's)"
-    return f"'{short}' is not an exception type Python or PyTorch raises, so this choice could never match{hint}"
+    hint = say("did_you_mean", close=close[0]) if close else say("name_an_exception")
+    return say("unknown_exception", name=f"'{short}'", hint=hint)

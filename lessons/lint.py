@@ -16,6 +16,7 @@ from collections.abc import Iterator
 
 from lessons.errors import LessonError
 from lessons.glossary import is_known, term_variants
+from lessons.messages import say
 from lessons.model import ChoiceStep, ErrorStep, Lesson, LocalText, PredictStep
 
 NEAR_DUPLICATE = 0.9
@@ -27,49 +28,42 @@ def lint_lesson(lesson: Lesson, *, require_lang: tuple[str, ...] = (),
     problems: list[LessonError] = []
     warnings: list[LessonError] = []
 
-    def warn(key_path: str, message: str) -> None:
-        warnings.append(LessonError(lesson.path, key_path, lesson.line_of(key_path), f"warning: {message}"))
+    def warn(key_path: str, message: LocalText) -> None:
+        warnings.append(LessonError(lesson.path, key_path, lesson.line_of(key_path), say("warning", message=message)))
 
     for index, step in enumerate(lesson.steps):
         if isinstance(step, PredictStep):
             missing = _missing_help(step)
             if missing:
-                warn(f"steps[{index}]", f"predict step '{step.id}' has {missing}: a learner who gets it wrong "
-                                        "is left without help — add `hints` (from a nudge to the idea) and an "
-                                        "`explanation`")
+                warn(f"steps[{index}]", say("no_help", step=step.id, missing=missing))
         if isinstance(step, ChoiceStep):
             _near_duplicates([option.text.en for option in step.options], f"steps[{index}].options", warn)
         if isinstance(step, ErrorStep):
             _near_duplicates([choice.error for choice in step.choices], f"steps[{index}].choices", warn)
     if not lesson.quiz:
-        warn("id", f"lesson '{lesson.id}' has no quiz template: add a [[quiz]] so learners can practise its "
-                   "concepts with fresh numbers (docs/authoring.md, section 5)")
+        warn("id", say("no_quiz", lesson=lesson.id))
     for key_path, tag in _tags(lesson):
         if not is_known(tag, glossary):
-            warn(key_path, f"'{tag}' is a new concept tag (not in lessons/glossary.toml): if it is not "
-                           "a typo, declare it in your pack's [glossary]")
+            warn(key_path, say("new_tag", tag=tag))
     for key_path, text in texts(lesson):
         for variant, term in term_variants(text.ja or ""):
-            warn(key_path, f"{_owner(lesson, key_path)}: the Japanese text uses '{variant}'; the course's term for "
-                           f"'{term.en}' is '{term.ja}' (lessons/terms.toml)")
+            warn(key_path, say("term_variant", owner=_owner(lesson, key_path), variant=variant, en=term.en,
+                               ja=term.ja))
     untranslated = [key_path for key_path, text in texts(lesson) if not text.ja]
     if "ja" in require_lang:
         for key_path, text in texts(lesson):
             placeholder = _placeholder_ja(text)
             if placeholder:
                 line = lesson.line_of(f"{key_path}.ja") or lesson.line_of(key_path)
-                problems.append(LessonError(lesson.path, f"{key_path}.ja", line, placeholder[0], ja=placeholder[1]))
+                problems.append(LessonError(lesson.path, f"{key_path}.ja", line, placeholder))
     if untranslated:
         if "ja" in require_lang:
             for key_path in untranslated:
-                problems.append(LessonError(lesson.path, key_path, lesson.line_of(key_path),
-                                            "no Japanese text: write it as { en = \"…\", ja = \"…\" } "
-                                            "(Japanese is required here)"))
+                problems.append(LessonError(lesson.path, key_path, lesson.line_of(key_path), say("no_japanese")))
         else:
             total = sum(1 for _ in texts(lesson))
             first = untranslated[0]
-            warn(first, f"{len(untranslated)} of {total} texts have no Japanese (the first is {first}); learners "
-                        "with --lang ja see English there — `check --require-lang ja` lists them all")
+            warn(first, say("untranslated", count=len(untranslated), total=total, first=first))
     return problems, warnings
 
 
@@ -77,19 +71,17 @@ _CODE = re.compile(r"`[^`]*`|\$[^$]*\$")  # inline code and maths: the same in b
 _PLACEHOLDER = re.compile(r"<[^<>\n]{1,40}>")  # what `autograd-tutor new` leaves for the author: <あなた>
 
 
-def _placeholder_ja(text: LocalText) -> tuple[str, str] | None:
-    """(message, its Japanese) when a Japanese text is not written yet: a copy of the English (words outside
-    code), or a template placeholder in angle brackets; None when it is."""
+def _placeholder_ja(text: LocalText) -> LocalText | None:
+    """The problem when a Japanese text is not written yet: a copy of the English (words outside code), or a
+    template placeholder in angle brackets; None when it is."""
     if not text.ja:
         return None
     prose = _CODE.sub("", text.ja)
     if text.ja.strip() == text.en.strip() and re.search(r"[A-Za-z]{2}", prose):
-        return ("the Japanese text is the English one (as `autograd-tutor new` writes a title): write it in Japanese",
-                "日本語のテキストが英語のままです（`autograd-tutor new` が書くタイトルなど）。日本語で書いてください。")
+        return say("ja_is_english")
     found = _PLACEHOLDER.search(prose)
     if found:
-        return (f"the Japanese text still has the placeholder {found.group()} of `autograd-tutor new`: replace it",
-                f"日本語のテキストに `autograd-tutor new` のプレースホルダー {found.group()} が残っています。書き換えてください。")
+        return say("ja_placeholder", placeholder=found.group())
     return None
 
 
@@ -106,24 +98,23 @@ def _tags(lesson: Lesson) -> Iterator[tuple[str, str]]:
                 yield f"quiz[{index}].concepts[{i}]", tag
 
 
-def _owner(lesson: Lesson, key_path: str) -> str:
+def _owner(lesson: Lesson, key_path: str) -> LocalText:
     """Who a text belongs to, for a message: "step 'x-grad'", "quiz template 'q'" or "the lesson"."""
     match = re.match(r"(steps|quiz)\[(\d+)\]", key_path)
     if match is None:
-        return "the lesson"
+        return say("owner_lesson")
     items = lesson.steps if match.group(1) == "steps" else lesson.quiz
-    kind = "step" if match.group(1) == "steps" else "quiz template"
-    return f"{kind} '{items[int(match.group(2))].id}'"
+    return say("owner_step" if match.group(1) == "steps" else "owner_quiz", id=items[int(match.group(2))].id)
 
 
-def _missing_help(step) -> str:
+def _missing_help(step) -> LocalText | None:
     if not step.hints and step.explanation is None:
-        return "no hints and no explanation"
+        return say("no_hints_no_explanation")
     if not step.hints:
-        return "no hints"
+        return say("no_hints")
     if step.explanation is None:
-        return "no explanation"
-    return ""
+        return say("no_explanation")
+    return None
 
 
 def _normal(text: str) -> str:
@@ -135,8 +126,8 @@ def _near_duplicates(texts_: list[str], key_path: str, warn) -> None:
         for i in range(j):
             a, b = _normal(texts_[i]), _normal(texts_[j])
             if a == b or difflib.SequenceMatcher(None, a, b).ratio() >= NEAR_DUPLICATE:
-                warn(f"{key_path}[{j}]", f"option {j + 1} is nearly the same as option {i + 1} "
-                                         f"({texts_[j]!r} / {texts_[i]!r}): a learner cannot tell them apart")
+                warn(f"{key_path}[{j}]", say("near_duplicate", j=j + 1, i=i + 1, text_j=repr(texts_[j]),
+                                             text_i=repr(texts_[i])))
 
 
 def texts(lesson: Lesson) -> Iterator[tuple[str, LocalText]]:

@@ -22,6 +22,7 @@ from lessons.exceptions import unknown_exception
 from lessons.folders import MAX_LESSON_BYTES
 from lessons.glossary import typo_of
 from lessons.linemap import build_line_map, value_line
+from lessons.messages import say, term
 from lessons.model import (
     DEFAULT_TOLERANCE,
     FORMAT_VERSION,
@@ -43,6 +44,7 @@ from lessons.model import (
 )
 from lessons.parse_cache import KEEP_IN_PROCESS, ParseCache
 from lessons.schema import Fields, Problems, toml_type
+from lessons.text import LocalText
 from lessons.tomlhelp import TomlError, loads
 
 MAX_QUIZ_CELLS = MAX_ANSWER_CELLS  # the same cap as a predict step's answer (lessons.model)
@@ -80,34 +82,32 @@ def read_source(path: str | os.PathLike[str]) -> str:
     try:
         stat = os.stat(path)
         if not Path(path).is_file():
-            raise LessonError(shown, "", None, "not a regular file")
+            raise LessonError(shown, "", None, say("not_a_regular_file"))
         if stat.st_size > MAX_LESSON_BYTES:
             raise _too_big(shown, stat.st_size)
         with open(path, "rb") as file:
             data = file.read(MAX_LESSON_BYTES + 1)
     except FileNotFoundError:
-        raise LessonError(shown, "", None, "file not found") from None
+        raise LessonError(shown, "", None, say("file_not_found")) from None
     except OSError as error:
-        raise LessonError(shown, "", None, f"cannot read the file: {error.strerror or error}") from None
+        raise LessonError(shown, "", None, say("cannot_read", reason=error.strerror or error)) from None
     if len(data) > MAX_LESSON_BYTES:
         raise _too_big(shown, len(data))
     if not data.strip():
-        raise LessonError(shown, "", None, "the file is empty; `autograd-tutor new NAME` writes a template to start from")
+        raise LessonError(shown, "", None, say("empty_file"))
     if b"\x00" in data:
         line = data[:data.index(b"\x00")].count(b"\n") + 1
-        raise LessonError(shown, "", line, "this is a binary file (it contains NUL bytes), not a TOML lesson")
+        raise LessonError(shown, "", line, say("binary_file"))
     try:
         return data.removeprefix(b"\xef\xbb\xbf").decode("utf-8")
     except UnicodeDecodeError as error:
         line = data[:error.start].count(b"\n") + 1
         column = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
-        raise LessonError(shown, "", line, f"not valid UTF-8 (byte 0x{data[error.start]:02x} at column {column}); "
-                                           "save the file with UTF-8 encoding") from None
+        raise LessonError(shown, "", line, say("not_utf8", byte=f"{data[error.start]:02x}", column=column)) from None
 
 
 def _too_big(shown: str, size: int) -> LessonError:
-    return LessonError(shown, "", None, f"the file is {size / 1e6:.1f} MB; a lesson file may be at most "
-                                        f"{MAX_LESSON_BYTES // 1_000_000} MB — is this the right file?")
+    return LessonError(shown, "", None, say("file_too_big", size=f"{size / 1e6:.1f}", cap=MAX_LESSON_BYTES // 1_000_000))
 
 
 def parse_lesson(text: str, path: str | os.PathLike[str] | None = None,
@@ -157,9 +157,7 @@ def _check_concepts(fields: Fields, key: str, tags: tuple[str, ...] | None, glos
     for i, tag in enumerate(tags or ()):
         typo = typo_of(tag, glossary)
         if typo is not None:
-            fields.problems.add(f"{fields.at(key)}[{i}]", f"unknown concept '{tag}' — did you mean '{typo}'? "
-                                                           "(concepts are listed in lessons/glossary.toml; a new "
-                                                           "one goes in your pack's [glossary])", at_value=True)
+            fields.problems.add(f"{fields.at(key)}[{i}]", say("unknown_concept", tag=tag, typo=typo), at_value=True)
 
 
 def _read_lesson(data: dict, problems: Problems, path: Path | None,
@@ -168,8 +166,8 @@ def _read_lesson(data: dict, problems: Problems, path: Path | None,
     version = top.integer("format_version", required=True)
     if version is not None and version != FORMAT_VERSION:
         newer = version > FORMAT_VERSION
-        top.error("format_version", f"this file uses format version {version}; this autograd-tutor reads version "
-                                    f"{FORMAT_VERSION}" + (" — update autograd-tutor" if newer else ""))
+        top.error("format_version", say("format_version_newer" if newer else "format_version", version=version,
+                                        reads=FORMAT_VERSION))
         return None
     lesson_id = top.identifier("id")
     order = top.integer("order")
@@ -181,12 +179,12 @@ def _read_lesson(data: dict, problems: Problems, path: Path | None,
     tolerance = top.tolerance("tolerance") or DEFAULT_TOLERANCE
     step_tables = top.tables("steps", required=True)
     if "steps" in data and isinstance(data["steps"], list) and not data["steps"]:
-        top.error("steps", "a lesson needs at least one step")
+        top.error("steps", say("no_steps"))
     steps = [_read_step(key_path, table, problems, glossary) for key_path, table in step_tables]
     _check_step_ids_and_chains(step_tables, steps, problems)
     quiz_tables = top.tables("quiz")
     quiz = [_read_quiz(key_path, table, problems, concepts or (), glossary) for key_path, table in quiz_tables]
-    _check_unique([(f"{kp}.id", q.id) for (kp, _), q in zip(quiz_tables, quiz) if q], problems, "quiz template id")
+    _check_unique([(f"{kp}.id", q.id) for (kp, _), q in zip(quiz_tables, quiz) if q], problems, say("what_quiz_id"))
     if problems.found:
         return None
     return Lesson(format_version=version, id=lesson_id, order=order, title=title, summary=summary,
@@ -194,13 +192,13 @@ def _read_lesson(data: dict, problems: Problems, path: Path | None,
                   path=path, lines=problems.lines)
 
 
-def _elsewhere(kind: str | None) -> dict[str, str]:
+def _elsewhere(kind: str | None) -> dict[str, LocalText]:
     """For keys that belong to another step kind: which one, to explain the error."""
     found = {}
     for other, keys in _KIND_KEYS.items():
         for key in keys:
             if other != kind and key not in _KIND_KEYS.get(kind, ()):
-                found.setdefault(key, f"it belongs to {other} steps, and this is a {kind} step")
+                found.setdefault(key, say("key_of_other_kind", other=other, kind=kind))
     return found
 
 
@@ -211,9 +209,9 @@ def _read_step(key_path: str, table: dict, problems: Problems, glossary: frozens
     allowed = _COMMON_STEP_KEYS + (_KIND_KEYS[known_kind] if known_kind else sum(_KIND_KEYS.values(), []))
     fields = Fields(table, key_path, problems, allowed, elsewhere=_elsewhere(known_kind))
     if "kind" not in table:
-        problems.add(key_path, f"missing required key 'kind' (one of: {', '.join(STEP_KINDS)})")
+        problems.add(key_path, say("missing_kind", kinds=", ".join(STEP_KINDS)))
     elif known_kind is None:
-        fields.error("kind", f"unknown step kind {kind!r}{_kind_hint(kind)} (kinds: {', '.join(STEP_KINDS)})")
+        fields.error("kind", say("unknown_kind", kind=repr(kind), hint=_kind_hint(kind), kinds=", ".join(STEP_KINDS)))
     common = dict(
         id=fields.identifier("id"),
         text=fields.text("text", required=True),
@@ -228,8 +226,7 @@ def _read_step(key_path: str, table: dict, problems: Problems, glossary: frozens
     _check_concepts(fields, "concepts", common["concepts"], glossary)
     if known_kind == "predict":
         if common["snippet"] is None and not common["continues"] and "snippet" not in table:
-            problems.add(key_path, "a predict step needs a `snippet`, or `continues = true` to predict "
-                                   "after the previous step's program")
+            problems.add(key_path, say("predict_needs_snippet"))
         return PredictStep(**common, expression=_expression(fields, "expression", required=True) or "",
                            expect=_expression(fields, "expect"), tolerance=fields.tolerance("tolerance"),
                            nonfinite=fields.boolean("nonfinite"),
@@ -267,21 +264,21 @@ def _buggy_answers(fields: Fields) -> tuple[BuggyAnswer, ...]:
     return tuple(found)
 
 
-def _unknown_misconception(name: str) -> str | None:
+def _unknown_misconception(name: str) -> LocalText | None:
     from lessons.misconceptions import CATALOGUE
 
     if name in CATALOGUE:
         return None
     close = difflib.get_close_matches(name, list(CATALOGUE), n=1, cutoff=0.6)
-    hint = f" — did you mean '{close[0]}'?" if close else f" (known: {', '.join(CATALOGUE)})"
-    return f"no misconception '{name}' in lessons/misconceptions.toml{hint}"
+    hint = say("did_you_mean", close=close[0]) if close else say("known_misconceptions", names=", ".join(CATALOGUE))
+    return say("unknown_misconception", name=name, hint=hint)
 
 
-def _kind_hint(kind: object) -> str:
+def _kind_hint(kind: object) -> LocalText | str:
     if not isinstance(kind, str):
         return ""
     close = difflib.get_close_matches(kind, list(STEP_KINDS), n=1, cutoff=0.6)
-    return f" — did you mean '{close[0]}'?" if close else ""
+    return say("did_you_mean", close=close[0]) if close else ""
 
 
 def _snippet(fields: Fields, *, required: bool) -> str | None:
@@ -300,7 +297,7 @@ def _expression(fields: Fields, key: str, *, required: bool = False) -> str | No
     try:
         ast.parse(source.strip(), mode="eval")
     except SyntaxError as error:
-        fields.error(key, f"not a Python expression ({error.msg}): {source.strip()!r}")
+        fields.error(key, say("not_an_expression", reason=error.msg, source=repr(source.strip())))
         return None
     return source.strip()
 
@@ -311,8 +308,7 @@ def _error_choices(fields: Fields) -> tuple[ErrorChoice, ...]:
         sub = Fields(table, key_path, fields.problems, ["error", "why"])
         error = sub.string("error", required=True)
         if error is not None and not _ERROR_CHOICE.match(error.strip()):
-            sub.error("error", f"{error!r} is not an error: write \"<Type>: <message start>\" "
-                               "(like \"RuntimeError: grad can be implicitly created\"), \"<Type>\" or \"none\"")
+            sub.error("error", say("not_an_error", error=repr(error)))
             error = None
         elif error is not None and error.strip().lower() != "none":
             problem = unknown_exception(error.strip().partition(":")[0])
@@ -322,9 +318,9 @@ def _error_choices(fields: Fields) -> tuple[ErrorChoice, ...]:
         if error is not None:
             choices.append(ErrorChoice(error.strip(), sub.text("why")))
     if isinstance(fields.table.get("choices"), list) and len(fields.table["choices"]) < 2:
-        fields.error("choices", "an error step needs at least two choices (one may be \"none\")")
+        fields.error("choices", say("two_choices"))
     _check_unique([(f"{fields.at('choices')}[{i}]", c.error) for i, c in enumerate(choices)], fields.problems,
-                  "choice")
+                  say("what_choice"))
     return tuple(choices)
 
 
@@ -337,34 +333,33 @@ def _options(fields: Fields) -> tuple[ChoiceOption, ...]:
             options.append(ChoiceOption(text, sub.boolean("correct"), sub.text("why")))
     if isinstance(fields.table.get("options"), list):
         if len(fields.table["options"]) < 2:
-            fields.error("options", "a choice step needs at least two options")
+            fields.error("options", say("two_options"))
         correct = sum(option.correct for option in options)
         if options and correct != 1:
-            fields.error("options", f"exactly one option must have `correct = true` (found {correct})")
+            fields.error("options", say("one_correct", found=correct))
     return tuple(options)
 
 
-def _check_unique(pairs: list[tuple[str, str | None]], problems: Problems, what: str) -> None:
+def _check_unique(pairs: list[tuple[str, str | None]], problems: Problems, what: LocalText) -> None:
     seen: dict[str, str] = {}
     for key_path, value in pairs:
         if value is None:
             continue
         if value in seen:
-            problems.add(key_path, f"duplicate {what} {value!r} (also at {seen[value]})")
+            problems.add(key_path, say("duplicate", what=what, value=repr(value), other=seen[value]))
         else:
             seen[value] = key_path
 
 
 def _check_step_ids_and_chains(step_tables: list[tuple[str, dict]], steps: list, problems: Problems) -> None:
-    _check_unique([(f"{kp}.id", step.id) for (kp, _), step in zip(step_tables, steps)], problems, "step id")
+    _check_unique([(f"{kp}.id", step.id) for (kp, _), step in zip(step_tables, steps)], problems, say("what_step_id"))
     has_program = False
     for (key_path, _), step in zip(step_tables, steps):
         if step.continues:
             if key_path == step_tables[0][0]:
-                problems.add(f"{key_path}.continues", "the first step cannot continue: there is no previous step")
+                problems.add(f"{key_path}.continues", say("first_continues"))
             elif not has_program:
-                problems.add(f"{key_path}.continues", "the previous step has no program to continue: give it a "
-                                                      "`snippet` (or `continues = true` after a step with one)")
+                problems.add(f"{key_path}.continues", say("nothing_to_continue"))
         has_program = step.snippet is not None or (step.continues and has_program)
 
 
@@ -401,34 +396,33 @@ def _check_placeholders(fields: Fields, snippet: str, names: set[str]) -> None:
     try:
         parsed = list(string.Formatter().parse(snippet))
     except ValueError as error:
-        fields.error("snippet", f"{error}; write {{{{ and }}}} for literal braces")
+        fields.error("snippet", say("braces", reason=error))
         return
     used = set()
     for _, name, format_spec, conversion in parsed:
         if name is None:
             continue
         if name not in names:
-            fields.error("snippet", f"placeholder {{{name}}} has no entry in [quiz.params]"
-                                    + (" (write {{ and }} for literal braces)" if not name.isidentifier() else ""))
+            fields.error("snippet", say("placeholder_no_param" if name.isidentifier() else "placeholder_no_param_braces",
+                                        name=name))
         elif format_spec or conversion:
-            fields.error("snippet", f"placeholder {{{name}}} must be plain, without '!' or ':'")
+            fields.error("snippet", say("placeholder_plain", name=name))
         used.add(name)
     for name in sorted(names - used):
-        fields.problems.add(f"{fields.at('params')}.{name}", f"param '{name}' is not used in the snippet")
+        fields.problems.add(f"{fields.at('params')}.{name}", say("param_unused", name=name))
 
 
 def _params(fields: Fields) -> tuple:
-    table = fields.raw("params", "a table of parameters", (dict,), False)
+    table = fields.raw("params", term("params"), (dict,), False)
     if table is None:
         return ()
     params = []
     for name, entry in table.items():
         key_path = f"{fields.at('params')}.{name}"
         if not name.isidentifier():
-            fields.problems.add(key_path, f"param name {name!r} must be a Python identifier")
+            fields.problems.add(key_path, say("param_name", name=repr(name)))
         elif not isinstance(entry, dict):
-            fields.problems.add(key_path, f"expected a table like {{ kind = \"int\", low = 1, high = 5 }}, "
-                                          f"got {toml_type(entry)}")
+            fields.problems.add(key_path, say("param_table", got=toml_type(entry)))
         else:
             param = _param(name, key_path, entry, fields.problems)
             if param is not None:
@@ -440,14 +434,14 @@ def _param(name: str, key_path: str, spec: dict, problems: Problems):
     kind = spec.get("kind")
     if kind not in _PARAM_KEYS:
         problems.add(f"{key_path}.kind" if "kind" in spec else key_path,
-                     f"param kind must be one of {', '.join(_PARAM_KEYS)}, got {kind!r}")
+                     say("param_kind", kinds=", ".join(_PARAM_KEYS), kind=repr(kind)))
         return None
     fields = Fields(spec, key_path, problems, ["kind", *_PARAM_KEYS[kind]])
     before = len(problems.found)
     if kind == "choice":
-        values = fields.raw("values", "a non-empty array", (list,), True)
+        values = fields.raw("values", term("values"), (list,), True)
         if values is not None and (not values or not all(isinstance(v, (str, int, float)) for v in values)):
-            fields.error("values", "list at least one value; values are strings or numbers")
+            fields.error("values", say("choice_values"))
         param = ChoiceParam(name, tuple(values or ()))
     elif kind == "int":
         param = IntParam(name, fields.integer("low", required=True), fields.integer("high", required=True))
@@ -459,32 +453,31 @@ def _param(name: str, key_path: str, spec: dict, problems: Problems):
                             fields.number("high", required=True), fields.boolean("integers", True), _decimals(fields))
     low, high = getattr(param, "low", 0), getattr(param, "high", 0)
     if low is not None and high is not None and low > high:
-        fields.error("high", f"high ({high}) must not be less than low ({low})")
+        fields.error("high", say("high_below_low", high=high, low=low))
     return param if len(problems.found) == before else None
 
 
 def _decimals(fields: Fields) -> int:
     decimals = fields.integer("decimals")
     if decimals is not None and not 0 <= decimals <= 6:
-        fields.error("decimals", "use 0 to 6 decimals")
+        fields.error("decimals", say("decimals"))
     return 1 if decimals is None else decimals
 
 
 def _shapes(fields: Fields) -> tuple[tuple[int, ...], ...]:
-    shapes = fields.raw("shapes", "an array of shapes like [[2, 3], [3]]", (list,), True)
+    shapes = fields.raw("shapes", term("shapes"), (list,), True)
     if shapes is None:
         return ()
     good = all(isinstance(s, list) and all(isinstance(d, int) and not isinstance(d, bool) and d > 0 for d in s)
                for s in shapes)
     if not shapes or not good:
-        fields.error("shapes", "expected a non-empty array of shapes like [[2, 3], [3], []] with positive sizes")
+        fields.error("shapes", say("shapes"))
         return ()
     for shape in shapes:
         cells = 1
         for size in shape:
             cells *= size
         if cells > MAX_QUIZ_CELLS:
-            fields.error("shapes", f"shape {shape} has {cells} cells; keep quiz tensors at most "
-                                   f"{MAX_QUIZ_CELLS} cells so a learner can predict them")
+            fields.error("shapes", say("shape_too_big", shape=shape, cells=cells, cap=MAX_QUIZ_CELLS))
             return ()
     return tuple(tuple(shape) for shape in shapes)

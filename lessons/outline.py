@@ -171,7 +171,7 @@ def _encode(outline: Outline) -> dict:
                                    "steps": [list(step) for step in entry.steps]}
                                   for entry in section.lessons]}
                      for section in outline.sections],
-        "broken": [[error.path, error.key_path, error.line, error.message] for error in outline.broken],
+        "broken": [[error.path, error.key_path, error.line, error.message, error.ja] for error in outline.broken],
     }
 
 
@@ -185,5 +185,5 @@ def _decode(data: dict) -> Outline:
                         for entry in section["lessons"])
         sections.append(OutlineSection(_string(section["kind"]), entries, section["pack_name"], section["pack_version"],
                                        _local(section["pack_title"], optional=True)))
-    broken = tuple(LessonError(path, key_path, line, message) for path, key_path, line, message in data["broken"])
+    broken = tuple(LessonError(*entry) for entry in data["broken"])  # [path, key path, line, message, its Japanese]
     return Outline(tuple(sections), broken)

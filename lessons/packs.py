@@ -29,6 +29,7 @@ from pathlib import Path, PurePosixPath
 from lessons.errors import LessonError
 from lessons.folders import MAX_LESSON_BYTES, PACK_FILE
 from lessons.linemap import build_line_map
+from lessons.messages import say, term
 from lessons.model import LocalText
 from lessons.schema import Fields, Problems, read_text
 from lessons.tomlhelp import TomlError, loads
@@ -82,29 +83,28 @@ def read_pack(folder: str | os.PathLike[str]) -> tuple[Pack | None, list[LessonE
     top = Fields(data, "", problems, PACK_KEYS)
     version = top.integer("format_version")
     if version is not None and version != PACK_FORMAT_VERSION:
-        top.error("format_version", f"this pack uses pack format {version}; this autograd-tutor reads "
-                                    f"{PACK_FORMAT_VERSION}")
+        top.error("format_version", say("pack_format", version=version, reads=PACK_FORMAT_VERSION))
     name = top.identifier("name")
     if name is not None and len(name) > 64:
-        top.error("name", "keep the pack name at most 64 characters")
+        top.error("name", say("pack_name_long"))
     pack_version = top.string("version", required=True)
     if pack_version is not None and not _VERSION.match(pack_version):
-        top.error("version", f"'{pack_version}' is not a version: write it like \"1.0.0\"")
+        top.error("version", say("pack_version", version=pack_version))
     title = top.text("title")
     top.text("description")
-    authors = _strings(top, "authors", "an array of author names, like [\"Ada Lovelace <ada@example.org>\"]")
-    languages = _strings(top, "languages", "an array of languages, like [\"en\", \"ja\"]")
+    authors = _strings(top, "authors", term("authors"))
+    languages = _strings(top, "languages", term("languages"))
     for i, lang in enumerate(languages):
         if lang not in LANGUAGES:
-            problems.add(f"languages[{i}]", f"'{lang}' is not a language the tutor has: use {' or '.join(LANGUAGES)}")
+            problems.add(f"languages[{i}]", say("pack_language", lang=lang, langs=LocalText(" or ".join(LANGUAGES), " か ".join(LANGUAGES))))
     if languages and "en" not in languages:
-        top.error("languages", "English is required: every text has `en` (list \"en\", and \"ja\" if translated)")
+        top.error("languages", say("pack_needs_english"))
     if "licence" in data and "license" in data:
-        top.error("license", "give the licence once: `licence` or `license`, not both")
+        top.error("license", say("pack_licence_twice"))
     licence = top.string("license") if "license" in data else top.string("licence", required=True)
-    lessons = _strings(top, "lessons", "an array of lesson files in course order, like [\"first.toml\"]")
+    lessons = _strings(top, "lessons", term("lesson_files"))
     if "lessons" in data and not lessons and isinstance(data["lessons"], list):
-        top.error("lessons", "list at least one lesson file")
+        top.error("lessons", say("pack_no_lessons"))
     _check_lesson_names(folder, lessons, problems)
     glossary = _glossary(top, data, problems)
     if problems.found:
@@ -113,7 +113,7 @@ def read_pack(folder: str | os.PathLike[str]) -> tuple[Pack | None, list[LessonE
                 frozenset(glossary), title, problems.lines), []
 
 
-def _strings(fields: Fields, key: str, expected: str) -> list[str]:
+def _strings(fields: Fields, key: str, expected: LocalText) -> list[str]:
     value = fields.raw(key, expected, (list,), True)
     if value is None:
         return []
@@ -122,9 +122,9 @@ def _strings(fields: Fields, key: str, expected: str) -> list[str]:
         if isinstance(item, str) and item.strip():
             good.append(item)
         else:
-            fields.problems.add(f"{key}[{i}]", f"expected a non-empty string in {key}")
+            fields.problems.add(f"{key}[{i}]", say("pack_empty_string", key=key))
     if len(set(good)) != len(good):
-        fields.error(key, f"{key} lists the same entry twice")
+        fields.error(key, say("pack_twice", key=key))
     return good
 
 
@@ -134,19 +134,18 @@ def _check_lesson_names(folder: Path, lessons: list[str], problems: Problems) ->
         pure = PurePosixPath(name)
         if pure.is_absolute() or ".." in pure.parts or "\\" in name or not name.endswith(".toml") \
                 or name == PACK_FILE or any(part.startswith(".") for part in pure.parts):
-            problems.add(where, f"'{name}' must be a lesson file inside the pack folder, like \"first.toml\"")
+            problems.add(where, say("pack_lesson_path", name=name))
         elif not (folder / name).is_file():
-            problems.add(where, f"'{name}' is listed but there is no such file in {folder}")
+            problems.add(where, say("pack_lesson_missing", name=name, folder=folder))
     listed = set(lessons)
     for path in sorted(folder.rglob("*.toml")):
         relative = path.relative_to(folder).as_posix()
         if relative != PACK_FILE and relative not in listed and not relative.startswith("."):
-            problems.add("lessons", f"{relative} is in the pack folder but not listed in `lessons`: list it "
-                                    "(in course order) or move it out")
+            problems.add("lessons", say("pack_lesson_unlisted", name=relative))
 
 
 def _glossary(top: Fields, data: dict, problems: Problems) -> set[str]:
-    table = top.raw("glossary", "a table of concept tags", (dict,), False)
+    table = top.raw("glossary", term("glossary"), (dict,), False)
     if table is None:
         return set()
     from lessons.schema import ID_PATTERN
@@ -154,7 +153,7 @@ def _glossary(top: Fields, data: dict, problems: Problems) -> set[str]:
     found = set()
     for tag, text in table.items():
         if not ID_PATTERN.match(tag):
-            problems.add(f"glossary.{tag}", f"'{tag}' is not a valid concept tag: use lowercase letters, digits and '-'")
+            problems.add(f"glossary.{tag}", say("pack_tag", tag=tag))
             continue
         if read_text(text, f"glossary.{tag}", problems) is not None:
             found.add(tag)

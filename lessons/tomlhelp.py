@@ -14,21 +14,22 @@ from __future__ import annotations
 import re
 import tomllib
 
+from lessons.messages import say
 from lessons.text import LocalText
 
 _KEY_LINE = re.compile(r'^\s*[A-Za-z0-9_."\'-]+\s*=\s*("""|\'\'\')')
 _HEADER = re.compile(r"^\s*\[\[?[A-Za-z0-9_. -]+\]\]?\s*(#.*)?$")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_PYTHONISMS = {
-    "True": "TOML's booleans are lowercase: write `true`",
-    "False": "TOML's booleans are lowercase: write `false`",
-    "TRUE": "TOML's booleans are lowercase: write `true`",
-    "FALSE": "TOML's booleans are lowercase: write `false`",
-    "yes": "TOML has no `yes`: write `true` (or \"yes\" in quotes for the text)",
-    "no": "TOML has no `no`: write `false` (or \"no\" in quotes for the text)",
-    "None": "TOML has no None/null: leave the key out instead",
-    "null": "TOML has no None/null: leave the key out instead",
-    "nil": "TOML has no None/null: leave the key out instead",
+_PYTHONISMS = {  # a word TOML does not know: (the problem's kind in lessons.messages, the TOML to write)
+    "True": ("toml_lowercase_bool", "true"),
+    "False": ("toml_lowercase_bool", "false"),
+    "TRUE": ("toml_lowercase_bool", "true"),
+    "FALSE": ("toml_lowercase_bool", "false"),
+    "yes": ("toml_yes_no", "true"),
+    "no": ("toml_yes_no", "false"),
+    "None": ("toml_no_null", ""),
+    "null": ("toml_no_null", ""),
+    "nil": ("toml_no_null", ""),
 }
 
 
@@ -50,14 +51,13 @@ _SCAN = re.compile(r"""
 
 class TomlError(ValueError):
     """A TOML file that is refused: `line` (1-based, or None) and a message with the fix (`ja`: the same in
-    Japanese, for the slips `explain` knows)."""
+    Japanese)."""
 
-    def __init__(self, line: int | None, message: str | LocalText) -> None:
-        text = message if isinstance(message, LocalText) else LocalText(message)
-        super().__init__(text.en)
+    def __init__(self, line: int | None, message: LocalText) -> None:
+        super().__init__(message.en)
         self.line = line
-        self.message = text.en
-        self.ja = text.ja
+        self.message = message.en
+        self.ja = message.ja
 
 
 def loads(text: str) -> dict:
@@ -71,10 +71,10 @@ def loads(text: str) -> dict:
     except tomllib.TOMLDecodeError as error:
         raise TomlError(*_decode_error(text, str(error))) from None
     except RecursionError:  # the bounds above keep tomllib far from Python's recursion limit
-        raise TomlError(None, "the file nests too deeply to be read") from None
+        raise TomlError(None, say("too_deep")) from None
 
 
-def exceeded_bound(text: str) -> tuple[int, str] | None:
+def exceeded_bound(text: str) -> tuple[int, LocalText] | None:
     """(line, message) for the first place the raw text goes past a bound, or None.
 
     A conservative scan: strings and comments are skipped as TOML delimits them, every `[`/`{` counts
@@ -86,24 +86,18 @@ def exceeded_bound(text: str) -> tuple[int, str] | None:
         if kind == "open":
             depth += 1
             if depth > MAX_NESTING:
-                return _line(text, match.start()), (
-                    f"arrays and tables are nested more than {MAX_NESTING} deep here; a lesson needs at most a "
-                    "few levels — is this the right file?")
+                return _line(text, match.start()), say("nesting_bound", cap=MAX_NESTING)
         elif kind == "close":
             depth = max(depth - 1, 0)
         elif kind == "other":
             dots += match.group().count(".")
             if dots >= MAX_KEY_PARTS:
-                return _line(text, match.start()), (
-                    f"a dotted key or table name here has more than {MAX_KEY_PARTS} parts; a lesson needs at "
-                    "most a few (like quiz.params.n) — is this the right file?")
+                return _line(text, match.start()), say("key_parts_bound", cap=MAX_KEY_PARTS)
             continue
         elif kind == "separator" and match.group() != "\n":
             entries += 1
             if entries > MAX_ENTRIES:
-                return _line(text, match.start()), (
-                    f"the file has more than {MAX_ENTRIES} keys and array items; a lesson has far fewer — split "
-                    "it into several lessons, or check that this is the right file")
+                return _line(text, match.start()), say("entries_bound", cap=MAX_ENTRIES)
         elif kind == "string":
             continue
         dots = 0
@@ -134,14 +128,14 @@ def explain(text: str, line: int | None, column: int | None, message: str) -> tu
             f"TOML の構文エラー: ここから始まる {quotes} の文字列{_of_key(key)}が閉じられていません"
             f"（パーサーが気づいたのは{_where_ja(line)}です）。{quotes} だけの行を書いて閉じてください")
     if line is None:
-        return text.count("\n") + 1, LocalText(f"TOML syntax error at the end of the file: {message}")
+        return text.count("\n") + 1, say("toml_syntax_end", reason=message)
     rows = text.splitlines()
     source = rows[line - 1] if line <= len(rows) else ""
     for slip in (_unclosed_quote, _missing_comma, _key_twice, _curly_quote, _not_a_value):
         found = slip(rows, source, line, column, message)
         if found is not None:
             return found
-    return line, LocalText(f"TOML syntax error at column {column}: {message}")
+    return line, say("toml_syntax", column=column, reason=message)
 
 
 def _unclosed_quote(rows, source, line, column, message):
@@ -225,11 +219,10 @@ def _not_a_value(rows, source, line, column, message):
         return None
     word = _WORD.match(source[column - 1:])
     if word and word.group(0) in _PYTHONISMS:
-        return line, LocalText(f"TOML syntax error at column {column}: {_PYTHONISMS[word.group(0)]}, "
-                               f"not `{word.group(0)}`")
+        kind, right = _PYTHONISMS[word.group(0)]
+        return line, say(kind, column=column, word=word.group(0), right=right)
     if word:
-        return line, LocalText(f"TOML syntax error at column {column}: `{word.group(0)}` is not a TOML value: "
-                               f"put text in quotes (\"{word.group(0)}\"); booleans are `true`/`false`")
+        return line, say("toml_not_a_value", column=column, word=word.group(0))
     return None
 
 

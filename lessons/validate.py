@@ -15,9 +15,11 @@ import numpy as np
 
 from lessons.answers import AnswerError, compute_answer, predict_answer, quiz_program, run_program
 from lessons.errors import LessonError
+from lessons.messages import say
 from lessons.model import MAX_ANSWER_CELLS, ErrorStep, Lesson, PredictStep, ReadStep
 from lessons.programs import ProgramBuilder
 from lessons.quiztemplate import instantiate
+from lessons.text import LocalText
 from lessons.values import UnsupportedValue, classify, describe, same
 
 QUIZ_SEEDS = (0, 1, 2)
@@ -52,18 +54,20 @@ def validate_lesson(lesson: Lesson, run: Callable | None = None,
                 answer = predict_answer(quiz_program(template, variant.snippet), template.expression,
                                         lesson.tolerance_for(template), None, builder.run)
                 if _check_answer_size(lesson, f"quiz[{number}]", template, answer, problems,
-                                      f"with seed {seed} ({_params(variant.params)}): "):
+                                      say("with_seed", seed=seed, params=_params(variant.params))):
                     break
             except AnswerError as error:
-                error.message = f"with seed {seed} ({_params(variant.params)}): {error.message}"
-                problems.append(_lesson_error(lesson, f"quiz[{number}]", error))
+                lead = say("with_seed", seed=seed, params=_params(variant.params))
+                problems.append(_lesson_error(lesson, f"quiz[{number}]", error, lead))
                 break
     return list(dict.fromkeys(problems))
 
 
-def _lesson_error(lesson: Lesson, owner: str, error: AnswerError) -> LessonError:
+def _lesson_error(lesson: Lesson, owner: str, error: AnswerError, lead: LocalText = LocalText("", "")) -> LessonError:
+    """The `LessonError` for `error`, its message after `lead` (which quiz seed failed) in both languages."""
     key_path = f"{owner}.{error.key}"
-    return LessonError(lesson.path, key_path, error.file_line or lesson.line_of(key_path), error.message)
+    message = LocalText(lead.en + error.message, lead.ja + (error.ja or error.message))
+    return LessonError(lesson.path, key_path, error.file_line or lesson.line_of(key_path), message)
 
 
 def _check_expect(lesson: Lesson, index: int, step: PredictStep, answer, problems: list[LessonError]) -> None:
@@ -74,21 +78,20 @@ def _check_expect(lesson: Lesson, index: int, step: PredictStep, answer, problem
     try:
         expected = classify(answer.run.evaluate(step.expect))
     except SnippetFailure as failure:
-        problems.append(LessonError(lesson.path, key_path, line, f"`{step.expect}` fails: {failure.error.type}: "
-                                                                 f"{failure.error.message}"))
+        problems.append(LessonError(lesson.path, key_path, line, say(
+            "expect_fails", expect=step.expect, error=f"{failure.error.type}: {failure.error.message}")))
         return
     except UnsupportedValue as error:
-        problems.append(LessonError(lesson.path, key_path, line, str(error)))
+        problems.append(LessonError(lesson.path, key_path, line, error.text))
         return
     tolerance = lesson.tolerance_for(step)
     if not same(answer.plain, expected, tolerance.rtol, tolerance.atol)[0]:
-        problems.append(LessonError(lesson.path, key_path, line,
-                                    f"the engine computes `{step.expression}` = {describe(answer.plain)}, "
-                                    f"but expect gives {describe(expected)}"))
+        problems.append(LessonError(lesson.path, key_path, line, say(
+            "expect_disagrees", expression=step.expression, engine=describe(answer.plain), expect=describe(expected))))
 
 
 def _check_answer_size(lesson: Lesson, owner: str, step, answer, problems: list[LessonError],
-                       lead: str = "") -> bool:
+                       lead: LocalText | str = "") -> bool:
     """A tensor answer a learner can type (at most MAX_ANSWER_CELLS cells), with finite values unless the
     step says inf/nan are the point. True when a problem was added."""
     key_path = f"{owner}.expression"
@@ -97,10 +100,9 @@ def _check_answer_size(lesson: Lesson, owner: str, step, answer, problems: list[
         cells = int(np.asarray(answer.value).size)
         if cells > MAX_ANSWER_CELLS:
             shape = list(answer.shape or ())
-            problems.append(LessonError(lesson.path, key_path, line, (
-                f"{lead}the answer `{step.expression}` has {cells} cells (shape {shape}); learners are asked for "
-                f"at most {MAX_ANSWER_CELLS} cells (the cap quiz tensors use too): predict a smaller tensor or a "
-                f"part of it, like `{step.expression}[0]`")))
+            problems.append(LessonError(lesson.path, key_path, line, say(
+                "answer_too_big", lead=lead, expression=step.expression, cells=cells, shape=shape,
+                cap=MAX_ANSWER_CELLS)))
             return True
     if answer.kind in ("tensor", "number") and not step.nonfinite:
         try:
@@ -109,9 +111,9 @@ def _check_answer_size(lesson: Lesson, owner: str, step, answer, problems: list[
             return False
         if not np.isfinite(values).all():
             which = sorted({"nan" if np.isnan(v) else "inf" for v in values.ravel() if not np.isfinite(v)})
-            problems.append(LessonError(lesson.path, key_path, line, (
-                f"{lead}the answer `{step.expression}` contains {' and '.join(which)}; if that is the point of the "
-                "question, say so with `nonfinite = true`, else change the numbers so the answer is finite")))
+            problems.append(LessonError(lesson.path, key_path, line, say(
+                "answer_nonfinite", lead=lead, expression=step.expression,
+                which=LocalText(" and ".join(which), " と ".join(which)))))
             return True
     return False
 
@@ -128,14 +130,11 @@ def _check_engine_gap(lesson: Lesson, index: int, step: ErrorStep, answer, probl
         return
     key_path = f"steps[{index}].choices"
     if raised.type == "NotImplementedError" and _ENGINE_GAP.search(raised.message):
-        problems.append(LessonError(lesson.path, key_path, lesson.line_of(key_path), (
-            f"the program fails because the engine lacks something PyTorch has ({raised.type}: {raised.message}); "
-            "learners would learn an engine gap, not PyTorch: teach something the engine supports "
-            "(docs/api.md lists it)")))
+        problems.append(LessonError(lesson.path, key_path, lesson.line_of(key_path), say(
+            "engine_gap", error=f"{raised.type}: {raised.message}")))
     elif raised.type == "AttributeError" and _MISSING_NAME.search(raised.message) and warnings is not None:
-        warnings.append(LessonError(lesson.path, key_path, lesson.line_of(key_path), (
-            f"the answer is an AttributeError for a torch name ({raised.message}); if PyTorch has that name, this "
-            "teaches a gap of the engine (see docs/api.md) — confirm with `check --against-torch`")))
+        warnings.append(LessonError(lesson.path, key_path, lesson.line_of(key_path), say(
+            "torch_name_missing", error=raised.message)))
 
 
 def _params(params: dict[str, object]) -> str:

@@ -11,9 +11,16 @@ from numbers import Number
 
 import numpy as np
 
+from lessons.messages import say
+from lessons.text import LocalText
+
 
 class UnsupportedValue(TypeError):
-    """The expression gives something a learner cannot type as an answer."""
+    """The expression gives something a learner cannot type as an answer (`text`: why, in both languages)."""
+
+    def __init__(self, text: LocalText):
+        super().__init__(text.en)
+        self.text = text
 
 
 @dataclass(frozen=True)
@@ -50,8 +57,7 @@ def classify(value: object) -> Plain:
             array = None
         if array is not None:
             return Plain("tensor", array, tuple(int(n) for n in array.shape))
-    raise UnsupportedValue(f"the expression gives a {kind_name}, which a learner cannot type; "
-                           "predict a tensor, a number, a bool, None or a text such as `y.grad_fn.name()`")
+    raise UnsupportedValue(say("untypable_answer", kind=kind_name))
 
 
 # Below this, an answer's largest magnitude is taken for float32 rounding of an exact 0 (softmax gradients

@@ -59,11 +59,12 @@ def test_a_different_value_or_outcome_is_reported():
     predict, error = lesson.steps
     answer = compute_answer(lesson, predict)
     assert _difference(predict, answer, {"error": None, "value": encode_value(answer.value)}) is None
-    message = _difference(predict, answer, {"error": None, "value": encode_value(answer.value + [0, 1])})
+    message = _difference(predict, answer, {"error": None, "value": encode_value(answer.value + [0, 1])}).en
     assert message.startswith("`x.grad`: the engine computes tensor [2., 4.]") and "PyTorch computes tensor [2., 5.]" in message
     failed = _difference(predict, answer, {"error": {"type": "TypeError", "message": "nope"}})
-    assert failed == "PyTorch fails where the engine does not: TypeError: nope"
+    assert failed.en == "PyTorch fails where the engine does not: TypeError: nope"
+    assert failed.ja == "エンジンでは成功するのに PyTorch では失敗します: TypeError: nope"
     raised = compute_answer(lesson, error)
-    assert _difference(error, raised, {"error": None}).endswith("PyTorch gives no error")
+    assert _difference(error, raised, {"error": None}).en.endswith("PyTorch gives no error")
     same = {"error": {"type": "RuntimeError", "message": "grad can be implicitly created only for scalar outputs"}}
     assert _difference(error, raised, same) is None

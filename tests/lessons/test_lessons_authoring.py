@@ -92,8 +92,8 @@ def test_exception_names_from_pytorch_and_dotted_ones_are_accepted():
     for name in ("RuntimeError", "IndexError", "torch.OutOfMemoryError", "torch.linalg.LinAlgError",
                  "torch.autograd.gradcheck.GradcheckError", "NotImplementedError", "StopIteration"):
         assert unknown_exception(name) is None, name
-    assert "did you mean 'TypeError'" in unknown_exception("TypError")
-    assert "did you mean 'RuntimeError'" in unknown_exception("runtimeerror")
+    assert "did you mean 'TypeError'" in unknown_exception("TypError").en
+    assert "did you mean 'RuntimeError'" in unknown_exception("runtimeerror").en
 
 
 def test_a_pyproject_toml_is_not_a_lesson(cli):

@@ -46,6 +46,7 @@ def test_each_slip_is_named_at_its_line_with_the_fix_in_english_and_japanese(cli
 def test_other_syntax_errors_keep_the_parsers_words_in_both_languages(cli, tmp_path):
     path = tmp_path / "other.toml"
     path.write_text(HEAD + "[[steps]\n", encoding="utf-8")
-    for lang in ("en", "ja"):
+    for lang, lead in (("en", "TOML syntax error at column 8: "), ("ja", "TOML の構文エラー（8 列目）: ")):
         result = cli("--lang", lang, "check", path)
-        assert result.exit_code == 1 and f"{path}:5: TOML syntax error at column" in result.output, result.output
+        assert result.exit_code == 1, result.output
+        assert f"{path}:5: {lead}Expected ']]' at the end of an array declaration" in result.output, result.output

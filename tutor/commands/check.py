@@ -113,6 +113,7 @@ def check_paths(paths: tuple[Path, ...], *, against_torch: bool = False, require
     from lessons.errors import LessonError
     from lessons.folders import PACK_FILE, lesson_files
     from lessons.ids import free_id, taken_ids
+    from lessons.messages import say, term
     from lessons.packs import pack_folders as packs_under
     from lessons.packs import read_pack
 
@@ -123,7 +124,7 @@ def check_paths(paths: tuple[Path, ...], *, against_torch: bool = False, require
         if path.is_dir():
             found = lesson_files(path)
             if not found:
-                report.problems.append(LessonError(path, "", None, "no lesson files (*.toml) in this folder"))
+                report.problems.append(LessonError(path, "", None, say("no_lesson_files")))
             files.extend(found)
             report.warnings.extend(_skipped(path, set(found)))
             pack_folders.extend(packs_under(path))
@@ -154,8 +155,7 @@ def check_paths(paths: tuple[Path, ...], *, against_torch: bool = False, require
         try:
             lesson, found, warned = _check_file(path, langs, pack.glossary if pack else frozenset())
         except Exception as error:  # a checker bug must still not end in a traceback for the author
-            found = [LessonError(path, "", None, f"internal error in the checker ({type(error).__name__}: "
-                                                 f"{error}); please report it")]
+            found = [LessonError(path, "", None, say("internal_error", error=f"{type(error).__name__}: {error}"))]
             lesson, warned = None, []
         report.problems.extend(found)
         report.warnings.extend(warned)
@@ -164,14 +164,14 @@ def check_paths(paths: tuple[Path, ...], *, against_torch: bool = False, require
         if lesson is None:
             continue
         if lesson.id in first_with_id:
-            report.problems.append(LessonError(path, "id", lesson.line_of("id"),
-                                               f"duplicate lesson id '{lesson.id}' (also in {first_with_id[lesson.id]})"))
+            report.problems.append(LessonError(path, "id", lesson.line_of("id"), say(
+                "duplicate_lesson_id_here", id=lesson.id, other=first_with_id[lesson.id])))
         elif lesson.id in taken:
             other, where = taken[lesson.id]
             suggestion = free_id(lesson.file_id, set(taken) | set(first_with_id))
-            report.problems.append(LessonError(path, "id", lesson.line_of("id"), (
-                f"lesson id '{lesson.id}' is already used by {other} ({where}); the tutor would not load this "
-                f"lesson — give it another id, like '{suggestion}'")))
+            report.problems.append(LessonError(path, "id", lesson.line_of("id"), say(
+                "lesson_id_taken", id=lesson.id, other=other, suggestion=suggestion,
+                where=term("bundled_course") if where == "the bundled course" else term("your_folder"))))
         first_with_id.setdefault(lesson.id, path)
     if tell_apart:
         report.notes.extend(_telling(lesson) for lesson in sound)
@@ -205,6 +205,7 @@ def _skipped(folder: Path, lessons: set[Path]) -> list:
     """Warnings for *.toml files that look like lessons but are not read as one (no format_version)."""
     from lessons.errors import LessonError
     from lessons.folders import PACK_FILE
+    from lessons.messages import say
 
     found = []
     for path in sorted(folder.rglob("*.toml")):
@@ -216,8 +217,7 @@ def _skipped(folder: Path, lessons: set[Path]) -> list:
         except OSError:
             continue
         if b"[[steps]]" in head:
-            found.append(LessonError(path, "", 1, "warning: not read as a lesson: it has no `format_version = 1` "
-                                                  "(only files with it, or in a pack, are lessons)"))
+            found.append(LessonError(path, "", 1, say("not_read_as_lesson")))
     return found
 
 
