@@ -218,7 +218,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
                      "{total} 個のテキストのうち {count} 個に日本語がありません（最初は {first}）。--lang ja の学習者には"
                      "そこが英語で表示されます。`check --require-lang ja` ですべて表示できます"),
     "no_japanese": ("no Japanese text: write it as {{ en = \"…\", ja = \"…\" }} (Japanese is required here)",
-                    "日本語のテキストがありません。{{ en = \"…\", ja = \"…\" }} の形で書いてください（ここでは日本語が必須です）"),
+                    "日本語のテキストがありません。{{ en = \"…\", ja = \"…\" }} と書いてください（ここでは日本語が必須です）"),
     "ja_is_english": ("the Japanese text is the English one (as `autograd-tutor new` writes a title): write it in "
                       "Japanese",
                       "日本語のテキストが英語のままです（`autograd-tutor new` が書くタイトルなど）。日本語で書いてください。"),

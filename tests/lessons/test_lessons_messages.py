@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from lessons.glossary import term_variants
 from lessons.messages import MESSAGES, TERMS, fields_of, say
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -30,6 +31,7 @@ def test_every_kind_has_both_languages_with_the_same_fields(kind):
     assert fields_of(en) == fields_of(ja), kind
     assert JAPANESE.search(ja), f"{kind}: the Japanese is not Japanese: {ja!r}"
     assert not JAPANESE.search(en), f"{kind}: the English has Japanese in it: {en!r}"
+    assert not list(term_variants(ja)), f"{kind}: not the course's terms (lessons/terms.toml): {ja!r}"
 
 
 @pytest.mark.parametrize("name", sorted(TERMS))
