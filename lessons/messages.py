@@ -228,8 +228,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
                        "them apart",
                        "選択肢 {j} が選択肢 {i} とほとんど同じです（{text_j} / {text_i}）。学習者には見分けがつきません"),
     # --- course.py and the check command: files and ids across a folder
-    "folder_not_found": ("lesson folder not found", "レッスンのフォルダが見つかりません"),
-    "not_a_folder": ("not a folder: give a folder of *.toml lessons", "フォルダではありません。*.toml のレッスンが入ったフォルダを指定してください"),
+    "folder_not_found": ("lesson folder not found", "レッスンのフォルダーが見つかりません"),
+    "not_a_folder": ("not a folder: give a folder of *.toml lessons", "フォルダーではありません。*.toml のレッスンが入ったフォルダーを指定してください"),
     "duplicate_lesson_id": ("duplicate lesson id '{id}': {other} uses it already; give this lesson another id",
                             "レッスンの ID '{id}' が重複しています。{other} がすでに使っています。このレッスンには別の ID を付けてください"),
     "duplicate_lesson_id_here": ("duplicate lesson id '{id}' (also in {other})",
@@ -238,7 +238,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
                         "— give it another id, like '{suggestion}'",
                         "レッスンの ID '{id}' は {other}（{where}）がすでに使っています。このままではチューターがこのレッスンを"
                         "読み込みません。'{suggestion}' のような別の ID を付けてください"),
-    "no_lesson_files": ("no lesson files (*.toml) in this folder", "このフォルダにはレッスンのファイル（*.toml）がありません"),
+    "no_lesson_files": ("no lesson files (*.toml) in this folder", "このフォルダーにはレッスンのファイル（*.toml）がありません"),
     "internal_error": ("internal error in the checker ({error}); please report it",
                        "チェッカーの内部エラーです（{error}）。報告してください"),
     "not_read_as_lesson": ("warning: not read as a lesson: it has no `format_version = 1` (only files with it, or in "
@@ -271,13 +271,13 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "pack_empty_string": ("expected a non-empty string in {key}", "{key} には空でない文字列を書いてください"),
     "pack_twice": ("{key} lists the same entry twice", "{key} に同じ項目が 2 回あります"),
     "pack_lesson_path": ("'{name}' must be a lesson file inside the pack folder, like \"first.toml\"",
-                         "'{name}' はパックのフォルダ内のレッスンファイルにしてください（例: \"first.toml\"）"),
+                         "'{name}' はパックのフォルダー内のレッスンファイルにしてください（例: \"first.toml\"）"),
     "pack_lesson_missing": ("'{name}' is listed but there is no such file in {folder}",
                             "'{name}' が書かれていますが、{folder} にそのファイルはありません"),
     "pack_lesson_unlisted": ("{name} is in the pack folder but not listed in `lessons`: list it (in course order) or "
                              "move it out",
-                             "{name} はパックのフォルダにありますが `lessons` に書かれていません。（コースの順に）書き加えるか、"
-                             "フォルダの外へ移してください"),
+                             "{name} はパックのフォルダーにありますが `lessons` に書かれていません。（コースの順に）書き加えるか、"
+                             "フォルダーの外へ移してください"),
     "pack_tag": ("'{tag}' is not a valid concept tag: use lowercase letters, digits and '-'",
                  "'{tag}' は概念タグに使えません。英小文字・数字・'-' だけで書いてください"),
 }
@@ -310,7 +310,7 @@ TERMS: dict[str, tuple[str, str]] = {
     "glossary": ("a table of concept tags", "概念タグのテーブル"),
     # where a lesson id is already taken (lessons.ids)
     "bundled_course": ("the bundled course", "同梱のコース"),
-    "your_folder": ("your lesson folder", "あなたのレッスンフォルダ"),
+    "your_folder": ("your lesson folder", "あなたのレッスンフォルダー"),
 }
 
 
