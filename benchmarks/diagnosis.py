@@ -25,8 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "diagn
 
 from wide_corpus import learner_answers, numeric_steps, random_answers, typings  # noqa: E402
 
-from lessons.misconceptions import believed, distinct, step_ids  # noqa: E402
 from lessons.answers import Answer, compare  # noqa: E402
+from lessons.misconceptions import believed, distinct, step_ids  # noqa: E402
 from tutor.answer_input import AnswerFormatError  # noqa: E402
 from tutor.grading import grade_prediction, read_prediction  # noqa: E402
 

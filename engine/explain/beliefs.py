@@ -34,7 +34,8 @@ class Belief:
 
     id = ""
     variants: tuple = (None,)  # a belief held in several ways (either kink side): one run each
-    keeps_graph = False        # detach() keeps the graph (read by `Tensor.detach`)
+    keeps_graph = False        # detach() keeps the graph and no_grad() records (read by `Tensor.detach`, `no_grad`)
+    in_no_grad = 0             # with keeps_graph: how deep in the learner's no_grad blocks (`engine.grad_mode`)
 
     def __init__(self, variant=None) -> None:
         self.variant = variant
@@ -65,12 +66,35 @@ class MeanWithoutN(Belief):
 
 
 class BroadcastNotSummed(Belief):
-    """A broadcast operand's gradient averaged over the copies instead of summed (the copies each "share" it)."""
+    """A broadcast operand's gradient averaged over the copies instead of summed (variant "averaged": the copies
+    each "share" it), or not reduced at all (variant "copies": a leaf's .grad left with the broadcast shape)."""
 
     id = "broadcast-not-summed"
+    variants = ("averaged", "copies")
     EXPANDS = _op("expand")
 
+    def __init__(self, variant=None) -> None:
+        super().__init__(variant)
+        self.copies: dict = {}  # a leaf's edge -> the gradients that reached it, as they were before summing
+
+    def sweep(self, root, cotangent, **options):
+        if self.variant == "copies" and (options.get("nbatch") or options.get("create_graph")):
+            raise NotApplicable("one plain backward")
+        return sweep(root, cotangent, **options)
+
     def vjp(self, node, i, rule):
+        if self.variant == "copies":
+            parent = node.parents[i]
+            if type(parent) is not AccumulateGrad:
+                return rule
+
+            def kept(g, out, *inputs, **attrs):
+                gi = g if node.op in self.EXPANDS else rule(g, out, *inputs, **attrs)
+                if gi is not None:
+                    self.copies.setdefault(parent, []).append(np.asarray(gi))
+                return rule(g, out, *inputs, **attrs) if node.op in self.EXPANDS else gi
+            return kept
+
         def averaged(g, out, *inputs, **attrs):
             gi = rule(g, out, *inputs, **attrs)
             shape = np.shape(inputs[i])
@@ -80,6 +104,13 @@ class BroadcastNotSummed(Belief):
                 return gi
             return xp.sum_to(gi, shape, 0) * (np.prod(shape, dtype=np.int64) / max(1, np.size(gi)))
         return averaged
+
+    def accumulate(self, x, g):
+        found = self.copies.pop(x._grad_edge(), [])
+        if self.variant != "copies" or len(found) != 1 or found[0].shape == x._data.shape or x._grad is not None:
+            x._accumulate(g)  # (used once, broadcast: the learner's answer; anything else, as PyTorch)
+            return
+        x._grad = type(x)._make(found[0].astype(x._data.dtype))
 
 
 def _mT(a):  # noqa: N802 - as engine.ops.linalg.mT
@@ -147,22 +178,32 @@ def _elementwise(node) -> bool:
 
 
 class ChainMissingInner(Belief):
-    """Only the outermost elementwise function's derivative: every function inside it passes the gradient on
-    unchanged (sin(x²) gives cos(x²), not cos(x²)·2x)."""
+    """The chain rule without the inner derivatives. Variant "outer": only the outermost elementwise function's
+    derivative, every function inside it passing the gradient on unchanged (sin(x²) gives cos(x²), not
+    cos(x²)·2x). Variant "link": in each chain of elementwise functions, only its last one's derivative
+    (2·x³ summed, then / 12: the sum breaks the chain, so 2/12, not 6x²/12)."""
 
     id = "chain-missing-inner"
+    variants = ("outer", "link")
 
     def __init__(self, variant=None) -> None:
         super().__init__(variant)
         self.outer = None
+        self.inner: set = set()
 
     def sweep(self, root, cotangent, **options):
         self.outer = None
+        if self.variant == "link":  # the elementwise nodes whose result another elementwise one takes
+            roots = root if isinstance(root, list) else [root]
+            self.inner = {p for r in roots for n in topological(r) if isinstance(n, Node) and _elementwise(n)
+                          for p in n.parents if isinstance(p, Node) and _elementwise(p)}
         return sweep(root, cotangent, **options)
 
     def vjp(self, node, i, rule):
         if not _elementwise(node):
             return rule
+        if self.variant == "link":
+            return (lambda g, out, *inputs, **attrs: g) if node in self.inner else rule
         if self.outer is None or self.outer is node:
             self.outer = node
             return rule
@@ -183,11 +224,20 @@ class ProductRuleOneTerm(Belief):
     PRODUCTS = _op("mul")
 
     def vjp(self, node, i, rule):
-        if node.op not in self.PRODUCTS or i == self.variant or None in node.parents:
+        if node.op not in self.PRODUCTS or None in node.parents:
             return rule
         if not _leaves(node.parents[0]) & _leaves(node.parents[1]):
             return rule  # independent factors: there is no product rule to forget
-        return lambda g, out, *inputs, **attrs: None
+        if i != self.variant:
+            return lambda g, out, *inputs, **attrs: None
+
+        def kept(g, out, *inputs, **attrs):
+            # under create_graph the forgotten factor is a constant to the kept term (the learner's f·g.detach()):
+            # a second derivative does not bring the forgotten term back
+            other = 1 - i
+            inputs = tuple(x.detach() if k == other and xp.is_tensor(x) else x for k, x in enumerate(inputs))
+            return rule(g, out, *inputs, **attrs)
+        return kept
 
 
 class SoftmaxDiagonalOnly(Belief):
@@ -202,6 +252,10 @@ class SoftmaxDiagonalOnly(Belief):
 
 
 class FlowsThroughDetach(Belief):
+    """Gradient through `detach()` and `no_grad()`: detach keeps the graph, a no_grad block records what it
+    computes — but a write into a leaf inside it (initialising weights, an SGD step) is still not recorded
+    (`engine.methods.inplace`): the learner knows that is what no_grad is for."""
+
     id = "flows-through-detach"
     keeps_graph = True
 
