@@ -39,16 +39,32 @@ class Belief:
 
     def __init__(self, variant=None) -> None:
         self.variant = variant
+        self.by_backward: set = set()  # nodes a create_graph backward recorded: the learner's formula, not a program
 
     def vjp(self, node: Node, i: int, rule: Callable) -> Callable:
         """The rule the learner believes for input `i` of `node` (PyTorch's is `rule`)."""
         return rule
 
     def sweep(self, root, cotangent, **options) -> dict:
-        return sweep(root, cotangent, **options)
+        """PyTorch's sweep; under create_graph, the nodes it records are noted (`by_backward`): a belief about the
+        program's own ops differentiates what the learner's first derivative became, correctly, a second time."""
+        if not options.get("create_graph"):
+            return sweep(root, cotangent, **options)
+        before = _nodes(root)
+        reached = sweep(root, cotangent, **options)
+        for g in reached.values():
+            node = getattr(g, "_grad_fn", None)
+            if node is not None:
+                self.by_backward |= {n for n in topological(node) if n not in before}
+        return reached
 
     def accumulate(self, x, g) -> None:
         x._accumulate(g)
+
+
+def _nodes(root) -> set:
+    """The nodes reachable from a sweep's root (one edge, or a list of them)."""
+    return {n for r in (root if isinstance(root, list) else [root]) for n in topological(r)}
 
 
 def _op(*keys: str) -> frozenset:
@@ -194,13 +210,12 @@ class ChainMissingInner(Belief):
     def sweep(self, root, cotangent, **options):
         self.outer = None
         if self.variant == "link":  # the elementwise nodes whose result another elementwise one takes
-            roots = root if isinstance(root, list) else [root]
-            self.inner = {p for r in roots for n in topological(r) if isinstance(n, Node) and _elementwise(n)
+            self.inner = {p for n in _nodes(root) if isinstance(n, Node) and _elementwise(n)
                           for p in n.parents if isinstance(p, Node) and _elementwise(p)}
-        return sweep(root, cotangent, **options)
+        return super().sweep(root, cotangent, **options)
 
     def vjp(self, node, i, rule):
-        if not _elementwise(node):
+        if not _elementwise(node) or node in self.by_backward:
             return rule
         if self.variant == "link":
             return (lambda g, out, *inputs, **attrs: g) if node in self.inner else rule
@@ -224,7 +239,7 @@ class ProductRuleOneTerm(Belief):
     PRODUCTS = _op("mul")
 
     def vjp(self, node, i, rule):
-        if node.op not in self.PRODUCTS or None in node.parents:
+        if node.op not in self.PRODUCTS or None in node.parents or node in self.by_backward:
             return rule
         if not _leaves(node.parents[0]) & _leaves(node.parents[1]):
             return rule  # independent factors: there is no product rule to forget
@@ -262,14 +277,18 @@ class FlowsThroughDetach(Belief):
 
 class KinkOtherSide(Belief):
     """relu, abs, clamp, maximum and minimum differentiated as if the input were a hair above (variant +1)
-    or below (-1) where it is: at a kink or a tie, the one-sided derivative PyTorch does not take."""
+    or below (-1) where it is: at a kink or a tie, the one-sided derivative PyTorch does not take. A max/min
+    reduction at a tie gives its gradient to the first tied element (+1), the last (-1) or shares it (0)."""
 
     id = "kink-other-side"
-    variants = (1, -1)
+    variants = (1, -1, 0)
     KINKS = _op("relu", "abs", "clamp", "clamp_min", "clamp_max", "maximum", "minimum")
+    TIES = _op("max", "min", "max_dim", "min_dim")
 
     def vjp(self, node, i, rule):
-        if node.op not in self.KINKS:
+        if node.op in self.TIES:
+            return self._tie(node, rule)
+        if node.op not in self.KINKS or self.variant == 0:
             return rule
         op, direction = node.op, np.inf * self.variant
 
@@ -277,6 +296,27 @@ class KinkOtherSide(Belief):
             moved = np.nextafter(a, np.asarray(direction, dtype=np.asarray(a).dtype))
             return rule(g, op.forward(moved, *rest, **attrs), moved, *rest, **attrs)
         return one_sided
+
+    def _tie(self, node, rule):
+        whole = node.op in _op("max", "min")
+
+        def tied(g, out, a, dim=None, keepdim=False, indices=None):
+            if xp.is_tensor(g) or np.ndim(a) == 0:
+                return rule(g, out, a) if whole else rule(g, out, a, dim, keepdim, indices)
+            axis = None if whole else dim % np.ndim(a)
+            kept = out if whole or keepdim else np.expand_dims(out, axis)
+            ties = (a == kept).astype(np.float64)
+            g = g if whole or keepdim else np.expand_dims(g, axis)
+            flat = ties.reshape(-1) if whole else np.moveaxis(ties, axis, -1)
+            if self.variant == 0:
+                weights = flat / flat.sum(axis=-1, keepdims=True)
+            else:
+                n = flat.shape[-1]
+                rank = flat * ((np.arange(n) + 1) if self.variant == -1 else (n - np.arange(n)))
+                weights = (rank == rank.max(axis=-1, keepdims=True)).astype(np.float64)
+            weights = weights.reshape(a.shape) if whole else np.moveaxis(weights, -1, axis)
+            return (g * weights).astype(np.asarray(a).dtype)
+        return tied
 
 
 class WrongDim(Belief):
@@ -340,8 +380,9 @@ def _value_not_gradient(source, run, calls, expression, value) -> list:
             node = root.grad_fn
             if node is None:
                 continue
-            reduced = node.op in _FULL_REDUCTIONS and isinstance(node.parents[0], Node)
-            arrays.append(node.parents[0].out if reduced else node.out)
+            arrays.append(node.out)
+            if node.op in _FULL_REDUCTIONS and isinstance(node.parents[0], Node):
+                arrays.append(node.parents[0].out)
     found = []
     for array in arrays:
         if _is_array(array) and array.shape == value.shape and not any(np.array_equal(array, f) for f in found):

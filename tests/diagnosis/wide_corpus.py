@@ -337,10 +337,12 @@ def _chain_missing_inner():
             if any(isinstance(a, torch.Tensor) and a.requires_grad for a in args):
                 return real(self, *args, **kwargs)   # a function of two tensors: not a chain link
             start = started.get(id(self))
-            x = self if start is None or start[0] is not self else _straight(self, start[1])
+            if start is not None and (start[0] is not self or self._backward_hooks or self.retains_grad):
+                start = None   # (a hooked or retained result: its gradient is seen, the chain is broken there)
+            x = self if start is None else _straight(self, start[1])
             out = real(x, *args, **kwargs)
             if isinstance(out, torch.Tensor) and out.requires_grad:
-                started[id(out)] = (out, self if start is None or start[0] is not self else start[1])
+                started[id(out)] = (out, self if start is None else start[1])
             return out
         return fn
     names = _UNARY + ("__pow__", "pow", "__mul__", "__rmul__", "__truediv__", "mul", "div")
