@@ -19,9 +19,19 @@ class no_grad:  # noqa: N801 - PyTorch's spelling
         return cls()(orig_func)
 
     def __enter__(self):
+        belief = _modes().belief
+        if belief is not None and belief.keeps_graph:  # a learner who believes gradients flow through no_grad
+            self._believed = belief
+            belief.in_no_grad += 1
+            self._previous = state.update()
+            return
         self._previous = state.update(grad=False)
 
     def __exit__(self, *exc):
+        believed = getattr(self, "_believed", None)
+        if believed is not None:
+            believed.in_no_grad -= 1
+            self._believed = None
         state.restore(self._previous, "grad")
 
     def __call__(self, fn):

@@ -7,6 +7,7 @@ buggy rules say so beyond doubt (`lessons.misconceptions`).
 """
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass
 
 import numpy as np
@@ -15,13 +16,27 @@ from lessons.answers import Answer, Comparison, compare
 from tutor.answer_input import AnswerFormatError, Reading, defined_names, read_answer
 
 
-def read_prediction(answer: Answer, text: str) -> Reading:
+def read_prediction(answer: Answer, text: str, shape: tuple[int, ...] | None = None) -> Reading:
     """The learner's typed prediction for `answer` (formulas evaluated in the step's program, whose
-    names make an unknown one a clear message); `AnswerFormatError` when it cannot be read."""
+    names make an unknown one a clear message); `AnswerFormatError` when it cannot be read (`shape`: read it
+    as a tensor of that shape instead of the answer's)."""
     run = answer.run
     names = defined_names(run.source) if run is not None and getattr(run, "source", None) else None
     evaluate = run.evaluate if run is not None else None
-    return read_answer(text, answer.kind, answer.shape, evaluate, names, bools=holds_bools(answer))
+    return read_answer(text, answer.kind, shape or answer.shape, evaluate, names, bools=holds_bools(answer))
+
+
+def read_other_shape(answer: Answer, error: AnswerFormatError) -> tuple[int, ...] | None:
+    """The shape a tensor prediction was typed in when it is not the answer's (`error` says so), else None:
+    such an answer is still compared with the misconceptions' answers (a broadcast gradient not summed back
+    has the broadcast shape) before the learner is told the shape is wrong."""
+    if answer.kind != "tensor" or holds_bools(answer) or error.key not in ("answer_wrong_shape", "answer_transposed"):
+        return None
+    try:
+        shape = ast.literal_eval(error.params["got"])
+    except (KeyError, ValueError, SyntaxError):
+        return None
+    return shape if isinstance(shape, tuple) and all(isinstance(n, int) for n in shape) else None
 
 
 def holds_bools(answer: Answer) -> bool:
@@ -33,7 +48,14 @@ def holds_bools(answer: Answer) -> bool:
 def grade_prediction(step, answer: Answer, text: str, titles=None) -> tuple[Comparison, Diagnosis | None]:
     """The verdict on a typed prediction, as the app gives it, with the misconception behind a wrong one
     (`AnswerFormatError` when unreadable)."""
-    reading = read_prediction(answer, text)
+    try:
+        reading = read_prediction(answer, text)
+    except AnswerFormatError as error:  # a wrong shape that a misconception explains is graded, and named
+        shape = read_other_shape(answer, error)
+        found = None if shape is None else diagnose(step, answer, read_prediction(answer, text, shape), titles)
+        if found is None:
+            raise
+        return Comparison(False), found
     verdict = compare(answer, reading.value, reading.half_unit, reading.decimals)
     if verdict.correct or verdict.close:
         return verdict, None

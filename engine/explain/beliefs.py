@@ -34,20 +34,37 @@ class Belief:
 
     id = ""
     variants: tuple = (None,)  # a belief held in several ways (either kink side): one run each
-    keeps_graph = False        # detach() keeps the graph (read by `Tensor.detach`)
+    keeps_graph = False        # detach() keeps the graph and no_grad() records (read by `Tensor.detach`, `no_grad`)
+    in_no_grad = 0             # with keeps_graph: how deep in the learner's no_grad blocks (`engine.grad_mode`)
 
     def __init__(self, variant=None) -> None:
         self.variant = variant
+        self.by_backward: set = set()  # nodes a create_graph backward recorded: the learner's formula, not a program
 
     def vjp(self, node: Node, i: int, rule: Callable) -> Callable:
         """The rule the learner believes for input `i` of `node` (PyTorch's is `rule`)."""
         return rule
 
     def sweep(self, root, cotangent, **options) -> dict:
-        return sweep(root, cotangent, **options)
+        """PyTorch's sweep; under create_graph, the nodes it records are noted (`by_backward`): a belief about the
+        program's own ops differentiates what the learner's first derivative became, correctly, a second time."""
+        if not options.get("create_graph"):
+            return sweep(root, cotangent, **options)
+        before = _nodes(root)
+        reached = sweep(root, cotangent, **options)
+        for g in reached.values():
+            node = getattr(g, "_grad_fn", None)
+            if node is not None:
+                self.by_backward |= {n for n in topological(node) if n not in before}
+        return reached
 
     def accumulate(self, x, g) -> None:
         x._accumulate(g)
+
+
+def _nodes(root) -> set:
+    """The nodes reachable from a sweep's root (one edge, or a list of them)."""
+    return {n for r in (root if isinstance(root, list) else [root]) for n in topological(r)}
 
 
 def _op(*keys: str) -> frozenset:
@@ -65,12 +82,35 @@ class MeanWithoutN(Belief):
 
 
 class BroadcastNotSummed(Belief):
-    """A broadcast operand's gradient averaged over the copies instead of summed (the copies each "share" it)."""
+    """A broadcast operand's gradient averaged over the copies instead of summed (variant "averaged": the copies
+    each "share" it), or not reduced at all (variant "copies": a leaf's .grad left with the broadcast shape)."""
 
     id = "broadcast-not-summed"
+    variants = ("averaged", "copies")
     EXPANDS = _op("expand")
 
+    def __init__(self, variant=None) -> None:
+        super().__init__(variant)
+        self.copies: dict = {}  # a leaf's edge -> the gradients that reached it, as they were before summing
+
+    def sweep(self, root, cotangent, **options):
+        if self.variant == "copies" and (options.get("nbatch") or options.get("create_graph")):
+            raise NotApplicable("one plain backward")
+        return sweep(root, cotangent, **options)
+
     def vjp(self, node, i, rule):
+        if self.variant == "copies":
+            parent = node.parents[i]
+            if type(parent) is not AccumulateGrad:
+                return rule
+
+            def kept(g, out, *inputs, **attrs):
+                gi = g if node.op in self.EXPANDS else rule(g, out, *inputs, **attrs)
+                if gi is not None:
+                    self.copies.setdefault(parent, []).append(np.asarray(gi))
+                return rule(g, out, *inputs, **attrs) if node.op in self.EXPANDS else gi
+            return kept
+
         def averaged(g, out, *inputs, **attrs):
             gi = rule(g, out, *inputs, **attrs)
             shape = np.shape(inputs[i])
@@ -80,6 +120,13 @@ class BroadcastNotSummed(Belief):
                 return gi
             return xp.sum_to(gi, shape, 0) * (np.prod(shape, dtype=np.int64) / max(1, np.size(gi)))
         return averaged
+
+    def accumulate(self, x, g):
+        found = self.copies.pop(x._grad_edge(), [])
+        if self.variant != "copies" or len(found) != 1 or found[0].shape == x._data.shape or x._grad is not None:
+            x._accumulate(g)  # (used once, broadcast: the learner's answer; anything else, as PyTorch)
+            return
+        x._grad = type(x)._make(found[0].astype(x._data.dtype))
 
 
 def _mT(a):  # noqa: N802 - as engine.ops.linalg.mT
@@ -147,22 +194,31 @@ def _elementwise(node) -> bool:
 
 
 class ChainMissingInner(Belief):
-    """Only the outermost elementwise function's derivative: every function inside it passes the gradient on
-    unchanged (sin(x²) gives cos(x²), not cos(x²)·2x)."""
+    """The chain rule without the inner derivatives. Variant "outer": only the outermost elementwise function's
+    derivative, every function inside it passing the gradient on unchanged (sin(x²) gives cos(x²), not
+    cos(x²)·2x). Variant "link": in each chain of elementwise functions, only its last one's derivative
+    (2·x³ summed, then / 12: the sum breaks the chain, so 2/12, not 6x²/12)."""
 
     id = "chain-missing-inner"
+    variants = ("outer", "link")
 
     def __init__(self, variant=None) -> None:
         super().__init__(variant)
         self.outer = None
+        self.inner: set = set()
 
     def sweep(self, root, cotangent, **options):
         self.outer = None
-        return sweep(root, cotangent, **options)
+        if self.variant == "link":  # the elementwise nodes whose result another elementwise one takes
+            self.inner = {p for n in _nodes(root) if isinstance(n, Node) and _elementwise(n)
+                          for p in n.parents if isinstance(p, Node) and _elementwise(p)}
+        return super().sweep(root, cotangent, **options)
 
     def vjp(self, node, i, rule):
-        if not _elementwise(node):
+        if not _elementwise(node) or node in self.by_backward:
             return rule
+        if self.variant == "link":
+            return (lambda g, out, *inputs, **attrs: g) if node in self.inner else rule
         if self.outer is None or self.outer is node:
             self.outer = node
             return rule
@@ -183,11 +239,20 @@ class ProductRuleOneTerm(Belief):
     PRODUCTS = _op("mul")
 
     def vjp(self, node, i, rule):
-        if node.op not in self.PRODUCTS or i == self.variant or None in node.parents:
+        if node.op not in self.PRODUCTS or None in node.parents or node in self.by_backward:
             return rule
         if not _leaves(node.parents[0]) & _leaves(node.parents[1]):
             return rule  # independent factors: there is no product rule to forget
-        return lambda g, out, *inputs, **attrs: None
+        if i != self.variant:
+            return lambda g, out, *inputs, **attrs: None
+
+        def kept(g, out, *inputs, **attrs):
+            # under create_graph the forgotten factor is a constant to the kept term (the learner's f·g.detach()):
+            # a second derivative does not bring the forgotten term back
+            other = 1 - i
+            inputs = tuple(x.detach() if k == other and xp.is_tensor(x) else x for k, x in enumerate(inputs))
+            return rule(g, out, *inputs, **attrs)
+        return kept
 
 
 class SoftmaxDiagonalOnly(Belief):
@@ -202,20 +267,28 @@ class SoftmaxDiagonalOnly(Belief):
 
 
 class FlowsThroughDetach(Belief):
+    """Gradient through `detach()` and `no_grad()`: detach keeps the graph, a no_grad block records what it
+    computes — but a write into a leaf inside it (initialising weights, an SGD step) is still not recorded
+    (`engine.methods.inplace`): the learner knows that is what no_grad is for."""
+
     id = "flows-through-detach"
     keeps_graph = True
 
 
 class KinkOtherSide(Belief):
     """relu, abs, clamp, maximum and minimum differentiated as if the input were a hair above (variant +1)
-    or below (-1) where it is: at a kink or a tie, the one-sided derivative PyTorch does not take."""
+    or below (-1) where it is: at a kink or a tie, the one-sided derivative PyTorch does not take. A max/min
+    reduction at a tie gives its gradient to the first tied element (+1), the last (-1) or shares it (0)."""
 
     id = "kink-other-side"
-    variants = (1, -1)
+    variants = (1, -1, 0)
     KINKS = _op("relu", "abs", "clamp", "clamp_min", "clamp_max", "maximum", "minimum")
+    TIES = _op("max", "min", "max_dim", "min_dim")
 
     def vjp(self, node, i, rule):
-        if node.op not in self.KINKS:
+        if node.op in self.TIES:
+            return self._tie(node, rule)
+        if node.op not in self.KINKS or self.variant == 0:
             return rule
         op, direction = node.op, np.inf * self.variant
 
@@ -223,6 +296,27 @@ class KinkOtherSide(Belief):
             moved = np.nextafter(a, np.asarray(direction, dtype=np.asarray(a).dtype))
             return rule(g, op.forward(moved, *rest, **attrs), moved, *rest, **attrs)
         return one_sided
+
+    def _tie(self, node, rule):
+        whole = node.op in _op("max", "min")
+
+        def tied(g, out, a, dim=None, keepdim=False, indices=None):
+            if xp.is_tensor(g) or np.ndim(a) == 0:
+                return rule(g, out, a) if whole else rule(g, out, a, dim, keepdim, indices)
+            axis = None if whole else dim % np.ndim(a)
+            kept = out if whole or keepdim else np.expand_dims(out, axis)
+            ties = (a == kept).astype(np.float64)
+            g = g if whole or keepdim else np.expand_dims(g, axis)
+            flat = ties.reshape(-1) if whole else np.moveaxis(ties, axis, -1)
+            if self.variant == 0:
+                weights = flat / flat.sum(axis=-1, keepdims=True)
+            else:
+                n = flat.shape[-1]
+                rank = flat * ((np.arange(n) + 1) if self.variant == -1 else (n - np.arange(n)))
+                weights = (rank == rank.max(axis=-1, keepdims=True)).astype(np.float64)
+            weights = weights.reshape(a.shape) if whole else np.moveaxis(weights, -1, axis)
+            return (g * weights).astype(np.asarray(a).dtype)
+        return tied
 
 
 class WrongDim(Belief):
@@ -286,8 +380,9 @@ def _value_not_gradient(source, run, calls, expression, value) -> list:
             node = root.grad_fn
             if node is None:
                 continue
-            reduced = node.op in _FULL_REDUCTIONS and isinstance(node.parents[0], Node)
-            arrays.append(node.parents[0].out if reduced else node.out)
+            arrays.append(node.out)
+            if node.op in _FULL_REDUCTIONS and isinstance(node.parents[0], Node):
+                arrays.append(node.parents[0].out)
     found = []
     for array in arrays:
         if _is_array(array) and array.shape == value.shape and not any(np.array_equal(array, f) for f in found):

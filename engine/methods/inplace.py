@@ -76,6 +76,8 @@ class InplaceMethods:
         if forward_ad is not None:
             forward_ad.inplace(self, result)
         node = result._grad_fn
+        if node is not None and self._unrecorded_write():
+            node = None
         storage = self._data
         if node is not None and any(a is storage for a in node.arrays):
             node.arrays = tuple(a.copy() if a is storage else a for a in node.arrays)
@@ -135,11 +137,20 @@ class InplaceMethods:
             vc = self._vc = [0]
         return vc
 
+    def _unrecorded_write(self) -> bool:
+        """A write into a leaf (or a leaf's view) inside a no_grad block that a learner believes records
+        (`engine.explain.beliefs.FlowsThroughDetach`): not recorded, as initialising weights never is."""
+        belief = _modes().belief
+        if belief is None or not belief.in_no_grad:
+            return False
+        base = self._base if self._base is not None else self
+        return base._requires_grad and base._grad_fn is None
+
     def _check_inplace(self) -> None:
         modes = _modes()
         if getattr(self, "_inference", False) and not modes.inference:
             raise RuntimeError(INFERENCE_INPLACE)
-        if self._requires_grad and modes.grad:
+        if self._requires_grad and modes.grad and not self._unrecorded_write():
             if self._grad_fn is None:
                 raise RuntimeError(LEAF_INPLACE)
             base = self._base
