@@ -41,15 +41,14 @@ class Node:
     __slots__ = ("op", "arrays", "attrs", "out", "parents", "freed", "retained", "versions", "hooks",
                  "__weakref__")
 
-    def __new__(cls, op: Op, *_args: object) -> Node:
+    def __new__(cls, op: Op, arrays: tuple, attrs: dict, out: np.ndarray, parents: tuple) -> Node:
         """Each op's nodes are of a class of its own named as PyTorch's (`type(y.grad_fn).__name__` is
-        `MulBackward0`), made once per name; they differ from Node in nothing else."""
+        `MulBackward0`), made once per name (`_kind`). The slots are filled here, with no `__init__`: one call
+        per node, which every recorded op makes."""
         kind = _NODE_CLASSES.get((cls, op.grad_fn))
         if kind is None:
-            kind = _NODE_CLASSES[cls, op.grad_fn] = type(op.grad_fn, (cls,), {"__slots__": (), "__doc__": cls.__doc__})
-        return object.__new__(kind)
-
-    def __init__(self, op: Op, arrays: tuple, attrs: dict, out: np.ndarray, parents: tuple) -> None:
+            kind = _NODE_CLASSES[cls, op.grad_fn] = cls._kind(op)
+        self = object.__new__(kind)
         self.op = op
         self.arrays = arrays      # the inputs as arrays (or Python scalars), in the op's order
         self.attrs = attrs
@@ -59,6 +58,12 @@ class Node:
         self.retained = None      # the output Tensor, when it called retain_grad()
         self.versions = ()        # [(saved Tensor, its version when saved, saved as this node's output?)]
         self.hooks = None         # the output Tensor's hooks (register_hook), run on its gradient
+        return self
+
+    @classmethod
+    def _kind(cls, op: Op) -> type:
+        """The class of the nodes named `op.grad_fn`: it differs from `cls` in nothing but its name."""
+        return type(op.grad_fn, (cls,), {"__slots__": (), "__doc__": cls.__doc__})
 
     def name(self) -> str:
         """PyTorch's node name: C++ nodes outside the generated ones are namespaced (torch::autograd::CopySlices)."""

@@ -13,7 +13,7 @@ import numbers
 from engine.methods import GROUPS
 from engine.methods import shape as _shape
 from engine.ops import COMPOSITES, FLOATING, OPS, Names
-from engine.tensor import Tensor, _run
+from engine.tensor import _NO_ATTRS, Tensor, _run
 
 
 def declared() -> list[tuple[Names, object]]:
@@ -25,10 +25,10 @@ def _method(op):
     """`x.exp()`: the op on x (an integer tensor computed as float32, as PyTorch's float-valued ops do)."""
     if op.result_dtype is FLOATING:
         def method(self):
-            return _run(op, (self._floating(),), {})
+            return _run(op, (self._floating(),), _NO_ATTRS)
     else:
         def method(self):
-            return _run(op, (self,), {})
+            return _run(op, (self,), _NO_ATTRS)
     return method
 
 
@@ -53,7 +53,7 @@ def _function(name: str, number_first: str, op):
             return getattr(input, name)(*args, **kwargs)
         if number_first and args and isinstance(args[0], Tensor) and isinstance(input, numbers.Number):
             if number_first == "op":  # the number is a wrapped tensor operand of the op itself
-                return _run(op, (input, args[0]), {})
+                return _run(op, (input, args[0]), _NO_ATTRS)
             return getattr(args[0], number_first)(input, *args[1:], **kwargs)
         raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
 

@@ -125,7 +125,7 @@ def _run(op, inputs: tuple, attrs: dict, modes=None) -> "Tensor":
 def _link_view(result: "Tensor", src: "Tensor", op, attrs: dict) -> None:
     """A view shares its base's storage and version counter, and remembers the view ops that take it from
     the base, so that an in-place change of it can rebase the base's graph (`Tensor._rebase`)."""
-    view = getattr(src, "_view", None)
+    view = src._view
     base, ops = (src, ()) if view is None else view
     result._view = (base, ops + ((op, attrs),))
     result._vc = base._shared_version()
@@ -146,7 +146,7 @@ def _save_versions(node, op, inputs, wanted: int, result) -> None:
     versions = []
     for i in positions:
         if type(inputs[i]) in _TENSOR_TYPES:
-            if getattr(inputs[i], "_inference", False):
+            if inputs[i]._inference:
                 raise RuntimeError(INFERENCE_SAVED)
             versions.append((inputs[i], inputs[i]._version, False))
     if saves_result:
@@ -158,17 +158,25 @@ def _save_versions(node, op, inputs, wanted: int, result) -> None:
 
 class OpNode(Node):
     """The node an op's dispatch records (`grad_fn`): a `Node` that also shows what it saved, by PyTorch's
-    names (`y.grad_fn._saved_self`, `_saved_result`, `_saved_exponent`)."""
+    names (`y.grad_fn._saved_self`, `_saved_result`, `_saved_exponent`): properties of its op's node class.
+    (Properties, not a `__getattr__`: that would slow every attribute read of every node.)"""
 
     __slots__ = ()
 
-    def __getattr__(self, name: str):
-        if name.startswith("_saved_") and name[7:] in saved_names(self.op):  # (only then: slots are set)
-            return saved_value(self, name[7:])
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+    @classmethod
+    def _kind(cls, op) -> type:
+        kind = super()._kind(op)
+        for name in saved_names(op):
+            setattr(kind, f"_saved_{name}", _saved_property(name))
+        return kind
 
-    def __dir__(self) -> list:
-        return sorted({*super().__dir__(), *(f"_saved_{name}" for name in saved_names(self.op))})
+
+def _saved_property(name: str) -> property:
+    def read(node):
+        if name not in saved_names(node.op):  # (a node of another op of the same name: PyTorch has no such)
+            raise AttributeError(f"'{type(node).__name__}' object has no attribute '_saved_{name}'")
+        return saved_value(node, name)
+    return property(read, doc=f"`grad_fn._saved_{name}`, as PyTorch names what the node saved.")
 
 
 def saved_names(op) -> tuple[str, ...]:
@@ -238,7 +246,8 @@ _CPU = dtypes.device("cpu")
 class Tensor:
     """A multi-dimensional array that can record the operations applied to it."""
 
-    # _tangent is set only on dual tensors (torch.autograd.forward_ad), so making a tensor costs nothing more
+    # _tangent is set only on dual tensors (torch.autograd.forward_ad), _views only on a base of views, so making
+    # a tensor costs nothing more; _view and _inference, read on every in-place op and every save, are set at birth
     __slots__ = ("_data", "_requires_grad", "_grad", "_grad_fn", "_accumulator", "_vc", "_view", "_views", "_inference",
                  "_tangent", "__weakref__")
     __array_priority__ = 1000  # numpy scalars on the left defer to Tensor's reflected operators
@@ -252,14 +261,16 @@ class Tensor:
             guard_shape(shape)
             data = np.zeros(shape, dtype=np.float32)
         self._data, self._requires_grad, self._grad, self._grad_fn, self._accumulator = data, False, None, None, None
-        self._vc = None
+        self._vc = self._view = None
+        self._inference = False
 
     @classmethod
     def _make(cls, data: np.ndarray, requires_grad: bool = False) -> "Tensor":
         t = object.__new__(cls)
         t._data = data
         t._requires_grad = requires_grad
-        t._grad = t._grad_fn = t._accumulator = t._vc = None
+        t._grad = t._grad_fn = t._accumulator = t._vc = t._view = None
+        t._inference = False
         return t
 
     # --- autograd attributes ------------------------------------------------------------------
@@ -399,7 +410,7 @@ class Tensor:
 
     def is_inference(self) -> bool:
         """Whether this tensor was made in inference mode (`torch.inference_mode`)."""
-        return getattr(self, "_inference", False)
+        return self._inference
 
     def detach(self) -> "Tensor":
         """A tensor without a graph on the same storage, with the same version counter (an in-place change of

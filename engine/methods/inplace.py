@@ -86,7 +86,7 @@ class InplaceMethods:
             return self
         node.versions = tuple((self._shared_version(), self._version, True) if is_output else (t, v, False)
                               for t, v, is_output in node.versions if t is not self)
-        view = getattr(self, "_view", None)
+        view = self._view
         if view is not None:
             self._rebase(view, result)
         else:
@@ -119,7 +119,7 @@ class InplaceMethods:
     @property
     def _base(self):
         """The tensor this one is a view of (None if it is not a view)."""
-        view = getattr(self, "_view", None)
+        view = self._view
         return None if view is None else view[0]
 
     def _bump_version(self) -> None:
@@ -148,7 +148,7 @@ class InplaceMethods:
 
     def _check_inplace(self) -> None:
         modes = _modes()
-        if getattr(self, "_inference", False) and not modes.inference:
+        if self._inference and not modes.inference:
             raise RuntimeError(INFERENCE_INPLACE)
         if self._requires_grad and modes.grad and not self._unrecorded_write():
             if self._grad_fn is None:

@@ -39,10 +39,7 @@ class Parameter(Tensor):
     def __new__(cls, data=None, requires_grad=True):
         if data is None:
             data = Tensor._make(np.zeros((0,), dtype=np.float32))
-        p = object.__new__(cls)
-        p._data, p._grad, p._grad_fn, p._accumulator, p._version = data._data, None, None, None, 0
-        p._requires_grad = bool(requires_grad)
-        return p
+        return cls._make(data._data, bool(requires_grad))
 
     def __init__(self, data=None, requires_grad=True) -> None:
         pass
