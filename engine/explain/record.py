@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import re
 import sys
 from dataclasses import dataclass, field
 
@@ -75,11 +76,9 @@ class _Recorder(list):
 
     def __init__(self, source: str) -> None:
         super().__init__()
-        self.source = source
+        self.program = Program(source)
         self.captured: list[Captured] = []
         self.tangents = _Tangents(self)
-        self._tree = None
-        self._parents: dict | None = None  # each node of `_tree` -> the node it is in: made at the first transform
 
     def append(self, call) -> None:  # noqa: D102 - called by Tensor.backward before its sweep
         super().append(call)
@@ -88,28 +87,83 @@ class _Recorder(list):
         captured.line = line
         if frame is not None:
             captured.bound = {**frame.f_globals, **frame.f_locals}
-        tree = self._parsed() if line is not None else None
+        program = self.program if line is not None and self.program.parsed else None
         api = getattr(call, "api", "Tensor.backward")
-        found = backward_call(tree, line, column, api) if tree else None
-        if found is None and tree and "." in api and api.split(".")[0] in ("func", "autograd"):
-            if self._parents is None:
-                self._parents = _parents(tree)
-            captured.expression = transform_output(tree, self.source, line, api.rsplit(".", 1)[-1], self._parents)
+        found = backward_call(program, line, column, api) if program else None
+        if found is None and program and "." in api and api.split(".")[0] in ("func", "autograd"):
+            captured.expression = transform_output(program, line, api.rsplit(".", 1)[-1])
         if found is not None:
             node, target, weight = found
-            captured.expression = _text(self.source, target)
+            captured.expression = program.text(target)
             captured.weight = _dotted(weight)
             if isinstance(target, ast.Name):
-                captured.derivative_of = derivative_of(tree, self.source, target.id, node)
+                captured.derivative_of = derivative_of(program, target.id, node)
         self.captured.append(captured)
 
-    def _parsed(self):
-        if self._tree is None:
-            try:
-                self._tree = ast.parse(self.source)
-            except (SyntaxError, ValueError, RecursionError, MemoryError):
-                self._tree = False
-        return self._tree
+
+class Program:
+    """The program's syntax tree, parsed once, and what the recorder reads from it at each call: the calls
+    that span a line, the assignments, a node's parent, a node's text. Indexed at first use, once per program:
+    a program makes dozens of backward calls, and walking the whole tree for each was most of the recording."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        try:
+            self.tree = ast.parse(source)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            self.tree = None
+        self._calls: list | None = None
+        self._assigns: list | None = None
+        self._parents: dict | None = None
+        self._lines: list[str] | None = None
+
+    @property
+    def parsed(self) -> bool:
+        return self.tree is not None
+
+    def _index(self) -> None:
+        nodes = list(ast.walk(self.tree))   # breadth first, as every lookup below has always searched
+        self._calls = [node for node in nodes if isinstance(node, ast.Call)]
+        self._assigns = [node for node in nodes if isinstance(node, ast.Assign)]
+
+    def calls_on(self, line: int) -> list:
+        """The calls whose text spans `line`, outermost first."""
+        if self._calls is None:
+            self._index()
+        return [node for node in self._calls if node.lineno <= line <= (node.end_lineno or node.lineno)]
+
+    @property
+    def assigns(self) -> list:
+        if self._assigns is None:
+            self._index()
+        return self._assigns
+
+    @property
+    def parents(self) -> dict:
+        """Each node -> the node it is in (made at the first transform call that needs it)."""
+        if self._parents is None:
+            self._parents = {child: node for node in ast.walk(self.tree) for child in ast.iter_child_nodes(node)}
+        return self._parents
+
+    def text(self, node) -> str | None:
+        """`ast.get_source_segment(source, node)` with its white space runs made one space, the source split
+        into lines once (the standard library splits it again, a character at a time, for every node)."""
+        end, end_column = getattr(node, "end_lineno", None), getattr(node, "end_col_offset", None)
+        if end is None or end_column is None:
+            return None
+        if self._lines is None:
+            self._lines = [line for line in _LINE.findall(self.source) if line]
+        first, last = node.lineno - 1, end - 1
+        if first == last:
+            text = self._lines[first].encode()[node.col_offset:end_column].decode()
+        else:
+            text = "".join([self._lines[first].encode()[node.col_offset:].decode(), *self._lines[first + 1:last],
+                            self._lines[last].encode()[:end_column].decode()])
+        return " ".join(text.split())
+
+
+# a line and its end as Python's tokenizer reads them (\r\n, \r or \n; the last line may have none)
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n|\Z)")
 
 
 TANGENT_BYTES = 64 * 2**20   # the copies of forward-mode steps one explanation keeps; past it, no more steps
@@ -141,19 +195,23 @@ class _Tangents(list):
         read = Read(step, len(self) - 1, len(self.recorder.captured), line, overflow=self.overflow)
         if frame is not None:
             read.bound = {**frame.f_globals, **frame.f_locals}
-        tree = self.recorder._parsed() if line is not None else None
-        if tree:
-            read.expression = _call_argument(tree, self.recorder.source, line, "unpack_dual")
+        program = self.recorder.program
+        if line is not None and program.parsed:
+            read.expression = _call_argument(program, line, "unpack_dual")
         self.reads.append(read)
 
 
-def _call_argument(tree, source: str, line: int, name: str) -> str | None:
+def _call_argument(program: Program, line: int, name: str) -> str | None:
     """The text of the first argument of the call of `name` (`fwAD.unpack_dual(y)`) on `line`."""
-    for node in ast.walk(tree):
-        if (isinstance(node, ast.Call) and node.args and node.lineno <= line <= (node.end_lineno or node.lineno)
-                and (node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)) == name):
-            return _text(source, node.args[0])
+    for node in program.calls_on(line):
+        if node.args and _called(node) == name:
+            return program.text(node.args[0])
     return None
+
+
+def _called(call: ast.Call) -> str | None:
+    """The name a call calls: `f` in `f(x)` and in `torch.func.f(x)`."""
+    return call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", None)
 
 
 def _snippet_position():
@@ -176,14 +234,12 @@ _ARGUMENTS = {"backward": ((0, None), (0, "gradient")), "autograd.backward": ((0
               "autograd.grad": ((0, "outputs"), (2, "grad_outputs"))}
 
 
-def backward_call(tree, line: int, column: int | None, api: str = "Tensor.backward"):
+def backward_call(program: Program, line: int, column: int | None, api: str = "Tensor.backward"):
     """(the call node, the node of the tensor it differentiates, the node of the gradient it was given or
     None) for the call of `api` on `line`, the one nearest `column` when the line has several; None when
     the line has no such call (a transform differentiates a function's output, which has no text)."""
     found = []
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Call) or not (node.lineno <= line <= (node.end_lineno or node.lineno)):
-            continue
+    for node in program.calls_on(line):
         kind = _kind(node.func)
         if kind is None or (kind == "autograd.grad") != (api == "autograd.grad"):
             continue
@@ -221,47 +277,31 @@ def _argument(call: ast.Call, position: int, keyword: str | None):
     return next((k.value for k in call.keywords if keyword is not None and k.arg == keyword), None)
 
 
-def backward_receiver(tree, source: str, line: int, column: int | None) -> str | None:
-    """The program's text for the tensor the backward call on `line` differentiates."""
-    found = backward_call(tree, line, column)
-    return None if found is None else _text(source, found[1])
-
-
-def _parents(tree) -> dict:
-    return {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
-
-
-def transform_output(tree, source: str, line: int, name: str, parents: dict | None = None) -> str | None:
+def transform_output(program: Program, line: int, name: str) -> str | None:
     """`f(x)` for the function a transform differentiates on `line` (`grad(f)(x)`, `jvp(f, (x,), (t,))`,
-    `torch.autograd.functional.hvp(f, x, v)`): the program's text for the output it never bound. `parents`:
-    `_parents(tree)`, when the caller keeps it for several calls."""
-    parents = parents or _parents(tree)
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Call) or not node.args or not (node.lineno <= line <= (node.end_lineno or
-                                                                                              node.lineno)):
+    `torch.autograd.functional.hvp(f, x, v)`): the program's text for the output it never bound."""
+    for node in program.calls_on(line):
+        if not node.args or _called(node) != name:
             continue
-        func = node.func
-        if (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)) != name:
-            continue
-        outer = parents.get(node)
+        outer = program.parents.get(node)
         if isinstance(outer, ast.Call) and outer.func is node:   # grad(f)(x)
             primals = outer.args
         elif len(node.args) > 1:                                   # jvp(f, (x,), …), vjp(f, x), hvp(f, x, v)
             primals = node.args[1].elts if isinstance(node.args[1], ast.Tuple) else [node.args[1]]
         else:
             continue
-        texts = [_text(source, a) for a in [node.args[0], *primals]]
+        texts = [program.text(a) for a in [node.args[0], *primals]]
         if None not in texts:
             return f"{texts[0]}({', '.join(texts[1:])})"
     return None
 
 
-def derivative_of(tree, source: str, name: str, before) -> tuple[str, str] | None:
+def derivative_of(program: Program, name: str, before) -> tuple[str, str] | None:
     """(y, x) when the program bound `name` to ∂y/∂x, the result of `torch.autograd.grad(y, x, …)` made before
     the call `before` (`(dy,) = torch.autograd.grad(y, x, create_graph=True)`): read from the program's text."""
     found = None
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Assign) or len(node.targets) != 1 or node.lineno >= before.lineno:
+    for node in program.assigns:
+        if len(node.targets) != 1 or node.lineno >= before.lineno:
             continue
         if not isinstance(node.value, ast.Call) or _kind(node.value.func) != "autograd.grad":
             continue
@@ -278,13 +318,8 @@ def derivative_of(tree, source: str, name: str, before) -> tuple[str, str] | Non
         elif index:
             inputs = None
         if outputs is not None and inputs is not None and (found is None or node.lineno > found[0]):
-            found = (node.lineno, _text(source, outputs), _text(source, inputs))
+            found = (node.lineno, program.text(outputs), program.text(inputs))
     return None if found is None or None in found else found[1:]
-
-
-def _text(source: str, node) -> str | None:
-    text = ast.get_source_segment(source, node)
-    return None if text is None else " ".join(text.split())
 
 
 def _dotted(node) -> str | None:
@@ -433,7 +468,7 @@ class Names:
             if shared is not None and self._leaves.get(shared, id(tensor)) == id(tensor):
                 name = shared
             else:
-                name = next(n for n in ("x", *(f"x_{k}" for k in range(2, 10_000))) if n not in self._used)
+                name = next(n for n in _fresh_names() if n not in self._used)
             self._used.add(name)
             self._keep.append(tensor)
             self._tensor[id(tensor)] = name
@@ -469,3 +504,9 @@ class Names:
         """The name of the tensor a grad_fn node produced, if the program bound one."""
         original = self._origin.get(node, node)
         return self._node.get(id(original))
+
+
+def _fresh_names():
+    """x, x_2, x_3, … (made one at a time: a program binds few of them)."""
+    yield "x"
+    yield from (f"x_{k}" for k in range(2, 10_000))

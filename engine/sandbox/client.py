@@ -117,6 +117,7 @@ class Worker:
         self._process: subprocess.Popen | None = None
         self._ready: dict | None = None
         self._preloading = False   # the zygote is loading the explanations (jobs queue behind it)
+        self._spare = threading.Event()  # the zygote has a warm spare child for the next explanation
         self._waiting: dict[int, list] = {}
         self._ids = itertools.count(1)
 
@@ -166,6 +167,9 @@ class Worker:
             if "preloading" in message or "preloaded" in message:
                 self._preloading = bool(message.get("preloading"))
                 continue
+            if "spare" in message:
+                self._spare.set()
+                continue
             waiter = self._waiting.pop(message.get("id"), None)
             if waiter is not None:
                 waiter.append(message)
@@ -210,6 +214,8 @@ class Worker:
                 self._waiting[request_id] = waiter
                 line = json.dumps({"id": request_id, "job": job, "args": args, "seconds": seconds,
                                    "memory": memory_bytes}) + "\n"
+                if job == "explain":
+                    self._spare.clear()  # this one takes the spare, if there is one
                 try:
                     self._process.stdin.write(line.encode())
                     self._process.stdin.flush()
@@ -233,6 +239,12 @@ class Worker:
                 if self._process is not None:
                     self._process.kill()
         raise SandboxError("the tutor's snippet worker stopped answering")
+
+    def spare_ready(self, timeout: float) -> bool:
+        """Wait up to `timeout` seconds until the zygote has a warm spare child for the next explanation
+        (`zygote._spare`: it makes one once it has been idle a moment); whether it has one. For measuring
+        what a learner gets, who reads and types between one explanation and the next."""
+        return self._spare.wait(timeout)
 
     def _cancel(self, request_id: int) -> None:
         """Ask the zygote to kill the child of `request_id` (a finished one is not there any more)."""

@@ -27,7 +27,7 @@ SANDBOX_FAILURES = {"ResourceLimitExceeded", "WorkerUnavailable", "Cancelled", "
 
 @dataclass
 class CallPanels:
-    """One backward call's rendered panels (rich renderables, rebuilt from the child's data)."""
+    """One backward call's rendered panels (rich renderables, rebuilt from the child's data when first drawn)."""
 
     index: int
     summary: Any
@@ -102,8 +102,12 @@ def _line(value) -> int | None:
 
 
 def _rebuild(answer: dict, clean: Callable[[str], str], lang: str) -> WorkerExplanation:
+    """The explanation the child sent. Each panel stays the child's data until it is first drawn
+    (`renderables.Deferred`): the reveal screen shows one tab at a time, so the learner waits only for the
+    tab in front of them (rebuilding every panel of every call first took longer than explaining some steps)."""
     unreadable = t("unreadable_panel", lang)
-    panels = [CallPanels(int(call["index"]), *(from_data(call[name], clean) for name in PANELS),
+    deferred = lambda data: None if data is None else Deferred(data, clean, unreadable)  # noqa: E731
+    panels = [CallPanels(int(call["index"]), *(deferred(call[name]) for name in PANELS),
                          trace=[Deferred(step, clean, unreadable) for step in _list(call["trace"])],
                          line=_line(call.get("line")), forward=bool(call.get("forward")))
               for call in answer.get("panels", [])]

@@ -129,8 +129,9 @@ def from_data(data: Any, clean: Callable[[str], str], _depth: int = 0) -> Any:
 
 class Deferred:
     """A renderable kept as the child's data until it is first drawn (Rich calls `__rich__`): a backward call's
-    trace is dozens of steps, each seen one at a time, so rebuilding them all would make the learner wait for
-    what they may never open. Data that is no renderable draws as `unreadable`, never raises in the UI."""
+    trace is dozens of steps, and its panels six tabs, each seen one at a time, so rebuilding them all would make
+    the learner wait for what they may never open. Data that is no renderable draws as `unreadable`, never
+    raises in the UI."""
 
     def __init__(self, data: Any, clean: Callable[[str], str], unreadable: str) -> None:
         self._data, self._clean, self._unreadable = data, clean, unreadable

@@ -115,8 +115,11 @@ def _child(function, args: dict, seconds: float, memory: int, write_fd: int, con
             from engine.sandbox.confine import confine
 
             # /proc is behind the wall once confined: this child's own statm is opened first and kept, so
-            # the runner's memory check still reads it (the OS address-space limit stays the backstop)
-            confine(cpu_seconds=int(seconds) + 1, memory_bytes=memory, keep_fds=(write_fd, *watch_own_memory()))
+            # the runner's memory check still reads it (the OS address-space limit stays the backstop).
+            # The CPU limit counts from now: a spare's warm-up (see `_spare`) is not the job's.
+            spent = sum(os.times()[:2])
+            confine(cpu_seconds=int(seconds + spent) + 1, memory_bytes=memory,
+                    keep_fds=(write_fd, *watch_own_memory()))
         try:
             answer = {"result": function(**args)}
         except MemoryError:
@@ -130,6 +133,84 @@ def _child(function, args: dict, seconds: float, memory: int, write_fd: int, con
     except BaseException:  # noqa: BLE001 - whatever happened, the child ends here
         status = 70
     os._exit(status)
+
+
+SPARE_READY = b"+"   # what a spare writes on its answer pipe once warmed up (nothing else comes before a job's answer)
+
+
+def _spare(served: dict, job_fd: int, write_fd: int, confined: bool) -> None:
+    """Runs in a spare child, forked ahead of the next explanation; never returns.
+
+    A freshly forked child runs its job with cold caches: each page of the zygote it first writes to (the
+    objects a job touches, the allocator's free blocks) is copied then, and the fork itself takes a while,
+    all while the learner waits; an explanation took about twice as long in a new child as in a warm process.
+    A spare takes that cost before it is needed: it runs the warm-up program (the tutor's own code, not a
+    lesson's) and then waits for one job line. Only then does it confine itself and run the job, exactly
+    as a freshly forked child does (`_child`)."""
+    status = 0
+    try:
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):  # it does not hold the tutor's pipes while it waits
+            os.dup2(null, fd)
+        served["explain"](source=WARM_UP)
+        os.write(write_fd, SPARE_READY)
+        line = b""
+        while not line.endswith(b"\n"):
+            chunk = os.read(job_fd, 1 << 16)
+            if not chunk:  # the zygote dropped it (or ended)
+                os._exit(0)
+            line += chunk
+        request = json.loads(line)
+        _child(served[request["job"]], request["args"], float(request["seconds"]), int(request["memory"]),
+               write_fd, confined)
+    except BaseException:  # noqa: BLE001 - whatever happened, the spare ends here
+        status = 70
+    os._exit(status)
+
+
+class _Spare:
+    """The zygote's end of a spare child (`_spare`): its job pipe, its answer pipe, whether it is warm yet."""
+
+    def __init__(self, pid: int, job_fd: int, fd: int) -> None:
+        self.pid, self.job_fd, self.fd = pid, job_fd, fd
+        self.ready = False
+
+    def hand(self, request_id, job: str, args: dict, seconds: float, memory: int) -> "_Job | None":
+        """Give the warm spare its job: the running `_Job`, or None when the line could not be written whole
+        (the caller then drops the spare and forks a child as usual)."""
+        line = json.dumps({"job": job, "args": args, "seconds": seconds, "memory": memory}).encode() + b"\n"
+        try:
+            written = os.write(self.job_fd, line)   # non-blocking: the zygote never waits on a child
+        except OSError:
+            written = 0
+        os.close(self.job_fd)
+        self.job_fd = None
+        if written != len(line):  # (the caller drops it)
+            return None
+        return _Job(request_id, self.pid, self.fd, time.monotonic() + seconds)
+
+    def drop(self) -> None:
+        """Kill the spare and collect it (it runs only the tutor's code: nothing is lost)."""
+        for fd in (self.job_fd, self.fd):
+            if fd is not None:
+                os.close(fd)
+        self.job_fd = self.fd = None
+        _kill(self.pid)
+        os.waitpid(self.pid, 0)
+
+
+def _fork_spare(served: dict, confined: bool) -> _Spare:
+    job_read, job_fd = os.pipe()
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(job_fd)
+        os.close(read_fd)
+        _spare(served, job_read, write_fd, confined)
+    os.close(job_read)
+    os.close(write_fd)
+    os.set_blocking(job_fd, False)
+    return _Spare(pid, job_fd, read_fd)
 
 
 class _Job:
@@ -187,6 +268,11 @@ def serve(profile: str = "full", confined: bool = True, served: dict | None = No
     # has everything already
     stages = _preload_explain() if profile == "full" and served is None else None
     served = _preload(profile) if served is None else served
+    # a warm spare child for the next explanation, forked once the zygote has been idle a moment (IDLE): not
+    # while jobs come back to back (a test suite, an explanation and then its symbolic forms), where it would
+    # only compete with them for the processor
+    spares = profile == "full"
+    spare: _Spare | None = None
     out = sys.stdout.buffer
     # UTF-8 with lone surrogates replaced: whatever a child printed, the client gets text it can show
     send = lambda message: (out.write(json.dumps(message, ensure_ascii=False).encode("utf-8", "replace") + b"\n"),  # noqa: E731
@@ -205,12 +291,17 @@ def serve(profile: str = "full", confined: bool = True, served: dict | None = No
     while True:
         now = time.monotonic()
         waits = [job.deadline - now for job in jobs] + [EXIT_POLL for job in jobs if job.polled and job.fd is None]
-        idle = stages is not None and not jobs  # (while jobs run, their deadlines and pipes are waited for)
+        # (while jobs run, their deadlines and pipes are waited for)
+        idle = not jobs and (stages is not None or (spares and spare is None and "explain" in served))
         events = selector.select(IDLE if idle else max(0.0, min(waits)) if waits else None)
         if idle and not events:
-            more = next(stages)
-            if more is not None:
-                served, stages = more, None
+            if stages is not None:
+                more = next(stages)
+                if more is not None:
+                    served, stages = more, None
+            else:
+                spare = _fork_spare(served, confined)
+                selector.register(spare.fd, selectors.EVENT_READ, (spare, "spare"))
             continue
         for key, _ in events:
             if key.data is None:
@@ -218,6 +309,8 @@ def serve(profile: str = "full", confined: bool = True, served: dict | None = No
                 if not chunk:  # the tutor has gone: no answer will be read, so no job may outlive it
                     for job in jobs:
                         job.kill("the tutor closed")
+                    if spare is not None:
+                        spare.drop()
                     return
                 if stages is not None and any(name is not None and name not in served
                                               for name in map(_job_name, (pending + chunk).split(b"\n")[:-1])):
@@ -227,7 +320,12 @@ def serve(profile: str = "full", confined: bool = True, served: dict | None = No
                     line, pending = pending.split(b"\n", 1)
                     if _cancel(line, jobs):
                         continue
-                    job = _start(line, confined, served, send)
+                    job = _start(line, confined, served, send, spare if spare is not None and spare.ready else None)
+                    if spare is not None and spare.job_fd is None:  # it was handed the job
+                        selector.unregister(spare.fd)   # (registered again below, as the job it now is)
+                        if job is None or job.pid != spare.pid:  # it could not take it whole
+                            spare.drop()
+                        spare = None
                     if job is not None:
                         jobs.append(job)
                         selector.register(job.fd, selectors.EVENT_READ, (job, "answer"))
@@ -235,6 +333,16 @@ def serve(profile: str = "full", confined: bool = True, served: dict | None = No
                             selector.register(job.exit_fd, selectors.EVENT_READ, (job, "exit"))
                 continue
             job, what = key.data
+            if what == "spare":
+                if os.read(job.fd, 64) == SPARE_READY and not job.ready:
+                    job.ready = True
+                    send({"spare": True})
+                else:  # it ended (or said something else): jobs fork as usual; one that never got warm means
+                    spares = job.ready and spares  # its warm-up fails, so no more spares are made
+                    selector.unregister(job.fd)
+                    job.drop()
+                    spare = None
+                continue
             if what == "exit":
                 _close(selector, job.exit_fd)
                 job.exit_fd = None
@@ -301,7 +409,9 @@ def _job_name(line: bytes) -> str | None:
     return request.get("job") if isinstance(request, dict) else None
 
 
-def _start(line: bytes, confined: bool, served: dict, send) -> _Job | None:
+def _start(line: bytes, confined: bool, served: dict, send, spare: _Spare | None = None) -> _Job | None:
+    """The job a request line asks for, running: an explanation goes to the warm `spare` if there is one,
+    any other job (or when the spare could not take it) to a freshly forked child."""
     try:
         request = json.loads(line)
         request_id, job, args, seconds = request["id"], request["job"], request["args"], float(request["seconds"])
@@ -311,6 +421,10 @@ def _start(line: bytes, confined: bool, served: dict, send) -> _Job | None:
     except (ValueError, KeyError, TypeError) as error:
         send({"id": None, "failure": {"type": "ProtocolError", "message": str(error)}})
         return None
+    if spare is not None and job == "explain":
+        handed = spare.hand(request_id, job, args, seconds, memory)
+        if handed is not None:
+            return handed
     read_fd, write_fd = os.pipe()
     pid = os.fork()
     if pid == 0:

@@ -99,3 +99,24 @@ def test_a_deferred_panel_is_rebuilt_when_drawn_and_bad_data_draws_a_message():
     for bad in (linked, {"t": "bogus"}, ["not", "a", "renderable"], {"t": "table", "columns": [1]}):
         shown = render(Deferred(bad, plain, "could not be read back"))
         assert "could not be read back" in shown and "evil" not in shown
+
+
+def test_an_explanations_panels_wait_as_data_until_drawn_and_one_bad_panel_costs_only_itself():
+    """The worker's answer is read back with every panel deferred: a panel the child sent malformed (or
+    hostile) draws the message in its place, in the learner's language, while the others draw as sent."""
+    from engine.explain import explain_program
+    from engine.explain import render as panels
+    from engine.explain.messages import t
+    from engine.sandbox import jobs
+    from engine.sandbox.explanations import PANELS, _rebuild
+
+    source = "import torch\nx = torch.tensor([1., 2.], requires_grad=True)\n(x ** 2).sum().backward()\n"
+    answer = json.loads(json.dumps(jobs.explain(source, lang="ja")))
+    answer["panels"][0]["vjp"] = {"t": "text", "plain": "evil", "style": "link https://evil.example"}
+    explanation = _rebuild(answer, plain, "ja")
+    call = explanation.panels[0]
+    assert all(isinstance(getattr(call, name), Deferred) for name in PANELS)
+    assert t("unreadable_panel", "ja") in render(call.vjp) and "evil" not in render(call.vjp)
+    sent = explain_program(source).calls[0]
+    assert render(call.jacobian) == render(panels.render_jacobian(sent, lang="ja"))
+    assert render(call.fd) == render(panels.render_fd_check(sent, lang="ja"))

@@ -209,3 +209,100 @@ def test_a_full_zygote_is_ready_for_snippets_first_and_preloads_the_rest_for_the
         assert process.wait(timeout=300) == 0
     finally:
         process.kill()
+
+
+# A "full" zygote whose explanation job reports where it ran: in a spare (one that ran the warm-up program
+# first) or not, confined or not; its warm-up fails when the argument says so.
+SPARED = """
+import os, sys
+sys.path.insert(0, sys.argv[1])
+import engine.sandbox.zygote as zygote
+
+warmed = []
+
+def explain(source, fail=False):
+    if source == zygote.WARM_UP:
+        if "--failing-warm-up" in sys.argv:
+            raise RuntimeError("the warm-up fails")
+        warmed.append(True)
+        return {}
+    try:
+        open("/etc/hostname").close()
+        walled = False
+    except OSError:
+        walled = True
+    return {"warmed": bool(warmed), "source": source, "pid": os.getpid(), "walled": walled}
+
+zygote._preload = lambda profile: {}
+zygote._preload_explain = lambda: iter([{"explain": explain}])
+zygote.serve("full")
+"""
+
+
+def _lines(process, count_or_until):
+    """Messages from the zygote until one satisfies `count_or_until`."""
+    said = []
+    while not said or not count_or_until(said[-1]):
+        said.append(json.loads(process.stdout.readline()))
+    return said
+
+
+def _children(pid: int) -> set[int]:
+    children = Path(f"/proc/{pid}/task/{pid}/children")
+    return set(map(int, children.read_text().split())) if children.exists() else set()
+
+
+def test_an_explanation_goes_to_a_warm_spare_that_confines_itself_for_the_job():
+    """Once idle a moment, a full zygote forks a spare child and warms it up (the warm-up program) before any
+    explanation is asked for; the next explanation runs in it, behind the same wall as a freshly forked child;
+    a job it cannot take whole goes to a fresh child; and the spare does not outlive the tutor."""
+    from engine.sandbox.confine import available
+
+    process = subprocess.Popen([sys.executable, "-c", SPARED, str(ROOT)], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, text=True)
+    try:
+        zygote_pid = json.loads(process.stdout.readline())["pid"]
+        assert _lines(process, lambda message: "spare" in message)[-1] == {"spare": True}
+        spare = _children(zygote_pid)
+        process.stdin.write(json.dumps({"id": 1, "job": "explain", "args": {"source": "x = 'α' * 2\n"},
+                                        "seconds": 30.0}) + "\n")
+        process.stdin.flush()
+        answer = _lines(process, lambda message: message.get("id") == 1)[-1]["result"]
+        assert answer["warmed"] and answer["source"] == "x = 'α' * 2\n"
+        assert not spare or answer["pid"] in spare            # the very process that was waiting
+        assert answer["walled"] or not available()
+        assert _lines(process, lambda message: "spare" in message)[-1] == {"spare": True}   # the next one
+        # a job too large for the spare's pipe in one write: the spare is dropped, a fresh child runs it whole
+        large = "x = 1\n" * 50_000
+        process.stdin.write(json.dumps({"id": 2, "job": "explain", "args": {"source": large}, "seconds": 30.0}) + "\n")
+        process.stdin.flush()
+        answer = _lines(process, lambda message: message.get("id") == 2)[-1]["result"]
+        assert not answer["warmed"] and answer["source"] == large
+        assert _lines(process, lambda message: "spare" in message)[-1] == {"spare": True}
+        spare = _children(zygote_pid)
+        process.stdin.close()
+        assert process.wait(timeout=60) == 0
+        assert not any(Path(f"/proc/{pid}").exists() for pid in spare)   # killed and collected with it
+    finally:
+        process.kill()
+
+
+def test_a_spare_whose_warm_up_fails_leaves_explanations_to_fresh_children():
+    process = subprocess.Popen([sys.executable, "-c", SPARED, str(ROOT), "--failing-warm-up"],
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert json.loads(process.stdout.readline())["ready"]
+        for request_id in (1, 2):
+            import time
+
+            time.sleep(1)   # idle: time for a spare to be made (and to fail)
+            process.stdin.write(json.dumps({"id": request_id, "job": "explain", "args": {"source": "x = 1"},
+                                            "seconds": 30.0}) + "\n")
+            process.stdin.flush()
+            said = _lines(process, lambda message: message.get("id") == request_id)
+            assert said[-1]["result"]["warmed"] is False and said[-1]["result"]["source"] == "x = 1"
+            assert not [message for message in said if "spare" in message]   # never a spare announced
+        process.stdin.close()
+        assert process.wait(timeout=60) == 0
+    finally:
+        process.kill()
