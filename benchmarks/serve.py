@@ -212,7 +212,7 @@ async def lesson_student(url: str, name: str, start: asyncio.Event, measured: as
                     RECONNECTS.append(name)
         back = time.monotonic() - began
         found, cpu = tutor_cpu(name)
-        if found == left:
+        if found is not None and found == left:
             REATTACHED.append(name)
             cpu -= cpu_before
         return opened, back, open_cpu, cpu
@@ -312,11 +312,15 @@ async def lessons_main(counts: list[int], settle: float, rounds: int, baseline: 
         open_1, back_1 = (statistics.median(figures[label_1][i]) for i in (0, 1))
         cpu_0, cpu_1 = ([statistics.median(figures[label][i]) for i in (4, 5)] for label in (label_0, label_1))
         print(f"{count:>2} student(s): {label_1} / {label_0}: open {open_1 / open_0:.2f}x, come back "
-              f"{back_1 / back_0:.2f}x; a tutor's CPU: open {cpu_1[0] / cpu_0[0]:.2f}x, come back "
-              f"{cpu_1[1] / cpu_0[1]:.2f}x; reconnects needed {len(RECONNECTS)}; pages that came back to their "
+              f"{back_1 / back_0:.2f}x; a tutor's CPU: open {_ratio(cpu_1[0], cpu_0[0])}, come back "
+              f"{_ratio(cpu_1[1], cpu_0[1])}; reconnects needed {len(RECONNECTS)}; pages that came back to their "
               f"running tutor {len(REATTACHED)}", flush=True)
         RECONNECTS.clear()
         REATTACHED.clear()
+
+
+def _ratio(new: float, old: float) -> str:
+    return f"{new / old:.2f}x" if old else "n/a (nothing measured before)"
 
 
 async def server_round(server: ServedClass, count: int, offset: int) -> list[float]:
