@@ -176,12 +176,14 @@ async def read_terminal(socket, text: str, seconds: float = 120.0) -> None:
 
 
 RECONNECTS: list[str] = []  # students whose page had to reconnect to come back
+REATTACHED: list[str] = []  # students whose page came back to their tutor still running (the same process)
 
 
 async def lesson_student(url: str, name: str, start: asyncio.Event, measured: asyncio.Event,
                          inside: list, tutor_cpu) -> tuple[float, float, float, float]:
     """(seconds to open the first lesson from the course view, seconds to come back to it after leaving, and the
-    CPU seconds the student's tutor used for each: `tutor_cpu(name)` reads its tutor's CPU time so far)."""
+    CPU seconds the student's tutor used for each: `tutor_cpu(name)` reads (its tutor's pid, that tutor's CPU time
+    so far); coming back, the CPU of the tutor it found: all of a new one's, or what a running one used since)."""
     import aiohttp
 
     async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as session:
@@ -190,17 +192,17 @@ async def lesson_student(url: str, name: str, start: asyncio.Event, measured: as
         async with session.ws_connect(terminal) as socket:
             await read_terminal(socket, "Trying autograd")
             await start.wait()  # the whole class at once
-            began, cpu_before = time.monotonic(), tutor_cpu(name)
+            began, (_, cpu_before) = time.monotonic(), tutor_cpu(name)
             await socket.send_json(["stdin", "\r"])
             await read_terminal(socket, "Step 1 of")
-            opened, open_cpu = time.monotonic() - began, tutor_cpu(name) - cpu_before
+            opened, open_cpu = time.monotonic() - began, tutor_cpu(name)[1] - cpu_before
             inside.append(name)
             while not measured.is_set():  # (memory is measured with every student in the lesson)
                 try:
                     await socket.receive(timeout=0.5)  # reading answers the server's heartbeat, as a page does
                 except asyncio.TimeoutError:
                     pass
-        began = time.monotonic()  # the page closed; now opened again
+        began, (left, cpu_before) = time.monotonic(), tutor_cpu(name)  # the page closed; now opened again
         for _ in range(5):  # closed before its tutor started (the old one still ending): the page's Reconnect
             async with session.ws_connect(terminal) as socket:
                 try:
@@ -209,16 +211,20 @@ async def lesson_student(url: str, name: str, start: asyncio.Event, measured: as
                 except RuntimeError:
                     RECONNECTS.append(name)
         back = time.monotonic() - began
-        return opened, back, open_cpu, tutor_cpu(name)  # (the new tutor: all its CPU was for coming back)
+        found, cpu = tutor_cpu(name)
+        if found is not None and found == left:
+            REATTACHED.append(name)
+            cpu -= cpu_before
+        return opened, back, open_cpu, cpu
 
 
 def tutor_cpu_of(server: ServedClass):
-    """name -> CPU seconds so far of that student's tutor process alone (0 when it is not running)."""
+    """name -> (pid, CPU seconds so far) of that student's tutor process alone ((None, 0) when none runs)."""
     from tutor.classroom.names import folder_name
 
-    def cpu(name: str) -> float:
+    def cpu(name: str) -> tuple[int | None, float]:
         pid = server.student_pids().get(folder_name(name))
-        return cpu_seconds(pid, started=False) if pid else 0.0
+        return (pid, cpu_seconds(pid, started=False)) if pid else (None, 0.0)
 
     return cpu
 
@@ -306,9 +312,15 @@ async def lessons_main(counts: list[int], settle: float, rounds: int, baseline: 
         open_1, back_1 = (statistics.median(figures[label_1][i]) for i in (0, 1))
         cpu_0, cpu_1 = ([statistics.median(figures[label][i]) for i in (4, 5)] for label in (label_0, label_1))
         print(f"{count:>2} student(s): {label_1} / {label_0}: open {open_1 / open_0:.2f}x, come back "
-              f"{back_1 / back_0:.2f}x; a tutor's CPU: open {cpu_1[0] / cpu_0[0]:.2f}x, come back "
-              f"{cpu_1[1] / cpu_0[1]:.2f}x; reconnects needed {len(RECONNECTS)}", flush=True)
+              f"{back_1 / back_0:.2f}x; a tutor's CPU: open {_ratio(cpu_1[0], cpu_0[0])}, come back "
+              f"{_ratio(cpu_1[1], cpu_0[1])}; reconnects needed {len(RECONNECTS)}; pages that came back to their "
+              f"running tutor {len(REATTACHED)}", flush=True)
         RECONNECTS.clear()
+        REATTACHED.clear()
+
+
+def _ratio(new: float, old: float) -> str:
+    return f"{new / old:.2f}x" if old else "n/a (nothing measured before)"
 
 
 async def server_round(server: ServedClass, count: int, offset: int) -> list[float]:

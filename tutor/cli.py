@@ -65,23 +65,27 @@ def main(ctx: click.Context, lang: str | None, lesson_dirs: tuple[str, ...], dat
 
     install()  # Japanese paragraphs break between characters, in the app and in `explain`'s panels
     if ctx.invoked_subcommand is None:
-        open_at = _open_at(open_target, lesson_dirs, data_dir) if open_target is not None else None
+        open_at = _open_at(open_target, lesson_dirs, data_dir, lang) if open_target is not None else None
         from tutor.app import TutorApp
 
         TutorApp(lang=lang, extra_dirs=lesson_dirs, data_dir=data_dir, theme=theme, trust_lessons=trust_lessons,
                  open_at=open_at).run_and_exit()
 
 
-def _open_at(target: str, lesson_dirs: tuple[str, ...], data_dir: str | None) -> tuple[str, str | None]:
+def _open_at(target: str, lesson_dirs: tuple[str, ...], data_dir: str | None,
+             lang: str | None) -> tuple[str, str | None]:
     """Where `--open` goes, checked against the course the app will load; a clear error otherwise."""
     from lessons.course import load_course
     from tutor.commands.open_target import OpenError, resolve
+    from tutor.i18n import default_language, t
     from tutor.paths import cache_dir, lessons_dir
     from tutor.untrusted import echo
 
+    lang = lang or default_language()
     course = load_course(lesson_dirs, user_dir=lessons_dir(data_dir), cache_path=cache_dir(data_dir) / "lessons.json")
-    for shadow in course.shadowed:  # an author previewing a pack's source: say which copy opens
-        echo(f"autograd-tutor: note: {shadow}", err=True)
+    for shadow in course.shadowed:  # an author previewing a pack's source: say which copy opens (as `check` does)
+        note = t("pack_shadowed", lang, source=shadow.source, name=shadow.name, installed=shadow.installed)
+        echo(f"autograd-tutor: {t('check_note', lang, note=note)}", err=True)
     try:
         return resolve(target, course)
     except OpenError as error:

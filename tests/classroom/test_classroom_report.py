@@ -3,6 +3,7 @@ import csv
 import json
 import sqlite3
 
+import pytest
 from class_data import COURSE, LESSON
 from click.testing import CliRunner
 from textual.widgets import DataTable
@@ -89,7 +90,7 @@ def test_cli_tables_json_and_csv(class_dir, tmp_path):
     runner = CliRunner(env={"COLUMNS": "200"})
     result = runner.invoke(main, ["class", "report", "--class-dir", str(class_dir), "--lessons", str(COURSE)])
     assert result.exit_code == 0, result.output
-    assert "Alice" in result.output and "Chloé" in result.output and "Right first try" in result.output
+    assert "Alice" in result.output and "Chloé" in result.output and "First try" in result.output
     result = runner.invoke(main, ["class", "report", "--class-dir", str(class_dir), "--lessons", str(COURSE),
                                   "--json", "--lang", "ja", "--csv", str(tmp_path / "class.csv")])
     assert result.exit_code == 0, result.output
@@ -109,7 +110,7 @@ def test_cli_tables_json_and_csv(class_dir, tmp_path):
     assert students[1]["current_lesson"] == "" and students[1]["most_failed_step"] == "4. predict-flag"
     result = runner.invoke(main, ["class", "report", "--class-dir", str(class_dir), "--lessons", str(COURSE),
                                   "--lang", "ja"])
-    assert "生徒" in result.output and "1 回目で正解" in result.output
+    assert "生徒" in result.output and "初回正解" in result.output
 
 
 def test_cli_empty_and_missing_folder(tmp_path):
@@ -193,7 +194,60 @@ async def test_class_view_reads_the_course_serve_recorded(class_dir, data_dir):
                 break
         students = app.screen.query_one("#class-students", DataTable)
         first = students.get_row_at(0)
-        assert str(first[0]) == "[b]Zoë[/b]  needs help" and str(first[5]) == "0/1"
-        assert str(first[2]) == "2× Squares and their gradients › 3. pre…"  # long cells shortened on screen
+        assert str(first[0]) == "! [b]Zoë[/b]" and str(first[5]) == "0/1"
+        assert str(first[2]).startswith("2× Squ") and str(first[2]).endswith(" › 3. predict-matrix")
         assert [str(students.get_row_at(i)[0]) for i in range(1, 4)] == ["Alice", "Bob", "Chloé"]
-        assert "1 need help" in str(app.screen.query_one("#class-summary").render())
+        assert "1 need help (marked !)" in str(app.screen.query_one("#class-summary").render())
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+async def test_the_class_screen_fits_120_columns_and_reads_at_80(class_dir, data_dir, lang):
+    """At 120×40 both tables fit the screen: long names and lesson titles are shortened, never the step a
+    student is on. At 80×24 who and where still show whole; the rest scrolls sideways."""
+    from class_data import answer
+
+    from lessons.course import load_course
+    from tutor.app import TutorApp
+    from tutor.classroom.folder import ClassFolder
+    from tutor.progress import ProgressStore
+    from tutor.screens.class_screen import ClassScreen
+
+    folder = ClassFolder(class_dir)
+    answer(folder, "Maximilian Alexander Wolfgang", [("predict-grad", "wrong")] * 3)
+    answer(folder, "山田 花子", [("predict-matrix", "wrong"), ("predict-matrix", "wrong")])
+    for name, step in [("Maximilian Alexander Wolfgang", "predict-grad"), ("山田 花子", "predict-matrix"),
+                       ("Bob", "nonscalar"), ("Alice", "why-argument")]:
+        with ProgressStore(folder.student(name).database) as store:
+            store.save_position(LESSON, step)
+    for size in ((120, 40), (80, 24)):
+        app = TutorApp(lang=lang, data_dir=data_dir, start="class")
+        app.class_dir = class_dir
+        app.class_course = load_course([COURSE], user_dir=None, include_bundled=False)
+        async with app.run_test(size=size) as pilot:
+            for _ in range(100):
+                await pilot.pause(0.05)
+                if isinstance(app.screen, ClassScreen) and app.screen.report is not None:
+                    break
+            await pilot.pause()
+            students, steps = (app.screen.query_one(f"#class-{name}", DataTable) for name in ("students", "steps"))
+            now_on = [str(students.get_row_at(i)[1]) for i in range(4)]
+            assert all(cell.endswith(step) for cell, step in zip(now_on, (
+                "› 2. predict-grad", "› 3. predict-matrix", "› 6. why-argument", "› 5. nonscalar"))), now_on
+            assert str(students.get_row_at(0)[0]).startswith("! Maxim")  # needs help: first, marked
+            if size == (120, 40):
+                assert students.virtual_size.width <= students.region.width
+                assert steps.virtual_size.width <= steps.region.width
+            else:
+                columns = list(students.columns.values())[:2]
+                assert sum(column.get_render_width(students) for column in columns) <= students.region.width
+
+
+@pytest.mark.parametrize("arguments", [["class", "view", "--theme", "light"], ["--theme", "light", "class", "view"]])
+def test_class_view_takes_the_theme(class_dir, data_dir, monkeypatch, arguments):
+    from tutor.app import TutorApp
+
+    opened = {}
+    monkeypatch.setattr(TutorApp, "run", lambda app, **options: opened.update(theme=app.theme, start=app.start))
+    result = CliRunner().invoke(main, [*arguments, "--class-dir", str(class_dir)])
+    assert result.exit_code == 0, result.output
+    assert opened == {"theme": "tutor-light", "start": "class"}

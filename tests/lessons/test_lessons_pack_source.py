@@ -50,7 +50,11 @@ def test_open_on_the_source_opens_the_source(cli, pack_dir, tmp_path, monkeypatc
     result = cli("--lessons", pack_dir, "--open", "intro/first")
     assert result.exit_code == 0, result.output
     assert opened["open_at"] == ("intro/first", None)
-    assert "note: " in result.output and "is used instead of the installed pack 'intro'" in result.output
+    assert f"note: {pack_dir.resolve()} is used instead of the installed pack intro ({lessons_dir() / 'intro'})." \
+        in result.output  # the words `check` uses
+    japanese = cli("--lang", "ja", "--lessons", pack_dir, "--open", "intro/first")
+    assert japanese.exit_code == 0 and f"注: インストール済みのパック intro（{lessons_dir() / 'intro'}）の代わりに、" \
+        f"{pack_dir.resolve()} を使います。" in japanese.output, japanese.output
     course = load_course(opened["dirs"], user_dir=lessons_dir())  # what the app loads
     assert course.lesson("intro/first").path.parent == pack_dir and course.lesson("intro/first").title.en.startswith("Edited")
     assert not course.broken and [shadow.name for shadow in course.shadowed] == ["intro"]

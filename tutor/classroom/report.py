@@ -38,12 +38,33 @@ class Place:
     step_id: str
     step_number: int | None  # 1-based position in the lesson (None: no longer in the course)
 
-    def label(self, lang: str, *, within: Place | None = None) -> str:
-        """`Lesson title › 3. step-id`; just the step within the lesson of `within`."""
+    def label(self, lang: str, *, within: Place | None = None, width: int | None = None) -> str:
+        """`Lesson title › 3. step-id`; just the step within the lesson of `within`. In at most `width` cells,
+        the title is shortened first: the step is what the teacher looks for."""
+        from rich.cells import cell_len
+
         step = f"{self.step_number}. {self.step_id}" if self.step_number else self.step_id
         if within is not None and within.lesson_id == self.lesson_id:
-            return step
-        return f"{self.lesson_title.get(lang) or self.lesson_id} › {step}"
+            return fit(step, width)
+        title = self.lesson_title.get(lang) or self.lesson_id
+        if width is not None:
+            title = fit(title, max(MIN_TITLE, width - cell_len(f" › {step}")))
+        return fit(f"{title} › {step}", width)
+
+
+MIN_TITLE = 6  # cells of a lesson title shortened to leave room for its step
+HELP_MARK = "! "  # before the name of a student who needs help, on a screen (the summary line says what it means)
+
+
+def fit(value: str, width: int | None) -> str:
+    """`value` in at most `width` terminal cells (None: as it is), cut with an ellipsis."""
+    from rich.text import Text
+
+    if width is None:
+        return value
+    cut = Text(value)
+    cut.truncate(max(1, width), overflow="ellipsis")
+    return cut.plain
 
 
 @dataclass(frozen=True)
@@ -374,24 +395,37 @@ STEP_HEADINGS = ("class_col_lesson", "class_col_step", "class_col_first_try", "c
                  "class_col_eventually", "class_col_unsolved")
 
 
-def student_cells(row: StudentRow, now: datetime, lang: str) -> list:
-    """One student's cells, as `Text` (names and titles are untrusted: never parsed as markup)."""
+def student_cells(row: StudentRow, now: datetime, lang: str, widths: list[int | None] | None = None) -> list:
+    """One student's cells, as `Text` (names and titles are untrusted: never parsed as markup). With `widths`
+    (a screen), each in at most that many cells (None: as it is), the step kept after a shortened lesson title,
+    and a student who needs help marked `HELP_MARK` (said in words otherwise)."""
+    from rich.cells import cell_len
+
     from tutor.i18n import t
-    name = text(row.name, "bold red" if row.stuck else "")
-    if row.stuck:
+
+    width = (lambda column: widths[column]) if widths is not None else (lambda column: None)
+    name = text("", "bold red")
+    if row.stuck and widths is not None:
+        name.append(HELP_MARK)
+    name.append(fit(row.name, None if width(0) is None else width(0) - name.cell_len), "bold red" if row.stuck else "")
+    if row.stuck and widths is None:
         name.append(f"  {t('class_needs_help', lang)}", style="red")
     if row.problem:
-        return [name, *(text("—") for _ in STUDENT_HEADINGS[1:-1]), text(t("class_unreadable", lang, reason=row.problem))]
+        return [name, *(text("—") for _ in STUDENT_HEADINGS[1:-1]),
+                text(fit(t("class_unreadable", lang, reason=row.problem), width(len(STUDENT_HEADINGS) - 1)))]
     failed = "—"
     if row.most_failed is not None:
-        failed = t("class_failed_times", lang, n=row.most_failed_wrong,
-                   step=row.most_failed.label(lang, within=row.current))
-    return [name, text(row.current.label(lang) if row.current else "—"), text(failed, "red" if row.stuck else ""),
-            text(t("class_hints_shown", lang, hints=row.hints, shown=row.answers_shown)),
-            text("—" if row.last_answer is None else last_seen_label(row.last_answer, now, lang)),
-            text(f"{row.lessons_done}/{row.lessons_total}"),
-            text("—" if row.accuracy is None else f"{row.accuracy:.0%}"),
-            text(last_seen_label(row.last_seen, now, lang))]
+        times = t("class_failed_times", lang, n=row.most_failed_wrong, step="")
+        room = width(2)
+        failed = times + row.most_failed.label(lang, within=row.current,
+                                               width=None if room is None else max(MIN_TITLE, room - cell_len(times)))
+    cells = [row.current.label(lang, width=width(1)) if row.current else "—", failed,
+             t("class_hints_shown", lang, hints=row.hints, shown=row.answers_shown),
+             "—" if row.last_answer is None else last_seen_label(row.last_answer, now, lang),
+             f"{row.lessons_done}/{row.lessons_total}", "—" if row.accuracy is None else f"{row.accuracy:.0%}",
+             last_seen_label(row.last_seen, now, lang)]
+    return [name, *(text(fit(cell, width(column)), "red" if column == 2 and row.stuck else "")
+                    for column, cell in enumerate(cells, start=1))]
 
 
 def student_table(report: ClassReport, lang: str):
@@ -408,11 +442,14 @@ def student_table(report: ClassReport, lang: str):
     return table
 
 
-def step_cells(row: StepRow, lang: str) -> list:
-    return [text(row.lesson_title.get(lang) or row.lesson_id), text(row.label(lang, within=row)),
-            text(f"{row.first_try_right}/{row.students}"),
-            text(f"{row.first_try_rate:.0%}"), text(f"{row.right_eventually}/{row.students}"),
-            text(", ".join(row.unsolved), "red" if row.unsolved else "")]
+def step_cells(row: StepRow, lang: str, widths: list[int | None] | None = None) -> list:
+    """One step's cells (with `widths`: each in at most that many cells, as `student_cells`)."""
+    cells = [row.lesson_title.get(lang) or row.lesson_id, row.label(lang, within=row),
+             f"{row.first_try_right}/{row.students}", f"{row.first_try_rate:.0%}",
+             f"{row.right_eventually}/{row.students}", ", ".join(row.unsolved)]
+    return [text(fit(cell, widths[column] if widths is not None else None),
+                 "red" if column == len(cells) - 1 and row.unsolved else "")
+            for column, cell in enumerate(cells)]
 
 
 def step_table(report: ClassReport, lang: str):

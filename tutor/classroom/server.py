@@ -8,10 +8,12 @@ Built on textual-serve (the Textual team's server), with what a classroom needs 
   then gives the browser a session cookie and sends it to `/tutor`;
 - `GET /tutor` — the terminal page (textual-serve's JavaScript, our own page: no request leaves
   this server; the class-full page when `max_students` other students are connected);
-- `GET /ws` — one tutor process per connection (`tutor.classroom.student_app`, forked from the
-  server's pre-imported zygote: see `zygote`) with the student's own data folder. A student who connects again (a reload, another tab) replaces
-  their earlier connection, so a student is one process and counts once against the cap. When a
-  student's process ends or dies, their page shows "session ended"; nobody else is affected.
+- `GET /ws` — the student's tutor process (`tutor.classroom.student_app`, forked from the server's
+  pre-imported zygote: see `zygote`) with the student's own data folder. A student is one process and
+  counts once against the cap: a page that comes back (a reload, "Use it here" in another tab) within
+  `REATTACH_SECONDS` is attached to the tutor still running, which draws its screen again; otherwise
+  the tutor quits. When a student's process ends or dies, their page shows "session ended"; nobody else
+  is affected.
 """
 from __future__ import annotations
 
@@ -45,6 +47,7 @@ from tutor.classroom.launcher import PID_LINE
 from tutor.classroom.limits import Backoff, Rate
 from tutor.classroom.names import MAX_LENGTH, InvalidName, skeleton
 from tutor.classroom.offer import Offer, make_offer
+from tutor.classroom.student_app import ATTACH
 from tutor.classroom.zygote import Zygote
 from tutor.i18n import t
 from tutor.untrusted import plain, text
@@ -61,7 +64,8 @@ MAX_PENDING_REFUSALS = 8  # wrong codes from one address waiting out their backo
 MAX_SESSIONS = 5_000
 SESSIONS_PER_STUDENT = 4
 STOP_SECONDS = 8.0  # a student's processes have ended at most this long after their page closed …
-QUIT_SECONDS = 4.0  # … for they get this long to quit once asked (the rest: noticing the page closed, killing, a busy machine)
+REATTACH_SECONDS = 3.0  # … for the tutor waits this long for the page to come back (a reload) …
+QUIT_SECONDS = 3.5  # … then gets this long to quit once asked (the rest: noticing the page closed, killing, a busy machine)
 DRAIN_SECONDS = 2.0  # a tutor that reads no input for this long gets no more (its page's keys are dropped)
 MAX_PENDING_INPUT = 256 * 1024  # bytes waiting in a tutor's stdin pipe; past that, input is dropped
 FULL_RETRY_SECONDS = 5  # the class-full page asks again this often, so a waiting student gets in once a place frees
@@ -144,6 +148,7 @@ class StudentService(AppService):
         self.environment = environment
         self.on_alone = on_alone  # None: the command is the tutor itself, it reports no pid
         self.tutor_pid: int | None = None
+        self.output_ended = False  # the tutor's output has ended: it is ending, never to be attached to a page
 
     def _build_environment(self, width: int = 80, height: int = 24) -> dict[str, str]:
         return {**super()._build_environment(width=width, height=height), **self.environment}
@@ -167,7 +172,30 @@ class StudentService(AppService):
 
     async def run(self) -> None:
         await super().run()
+        self.output_ended = True
         await self.remote_close()  # the process ended (quit, crash, killed): the page says "session ended"
+
+    @property
+    def alive(self) -> bool:
+        """Whether the tutor still runs and its output is still read (it may be attached to a new page)."""
+        process, task = self._process, self._task
+        return (process is not None and process.returncode is None and not self.output_ended
+                and task is not None and not task.done())
+
+    @property
+    def backlog(self) -> bool:
+        """Whether input is waiting for the tutor to read it (a flood): such a tutor is not kept for a new page."""
+        stdin = self._process.stdin if self._process is not None else None
+        return stdin is not None and stdin.transport.get_write_buffer_size() > 0
+
+    async def attach(self, websocket: web.WebSocketResponse, width: int, height: int) -> None:
+        """Show this running tutor on a new page: its output goes there from now on; the new page's terminal
+        gets its size, the terminal modes and the whole screen again (`student_app.ATTACH`)."""
+        self.remote_write_bytes = _to_page(websocket.send_bytes)
+        self.remote_write_str = _to_page(websocket.send_str)
+        self.remote_close = websocket.close
+        await self.set_terminal_size(width, height)
+        await self.send_meta({"type": ATTACH})
 
     async def send_bytes(self, data: bytes) -> bool:
         return await self._send(self.encode_packet(b"D", data))
@@ -221,7 +249,8 @@ class StudentService(AppService):
 class ClassroomServer(Server):
     def __init__(self, class_dir: str | os.PathLike[str], *, host: str = "127.0.0.1", port: int = 8000,
                  class_code: str | None = None, max_students: int = 40, offer: Offer | None = None,
-                 lang: str = "en", command: str | None = None, memory_per_student: int = MEMORY_PER_STUDENT) -> None:
+                 lang: str = "en", command: str | None = None, memory_per_student: int = MEMORY_PER_STUDENT,
+                 reattach_seconds: float = REATTACH_SECONDS) -> None:
         # `exec`: textual-serve starts the command through a shell; the pid it holds is then the tutor itself
         # (the launcher's, while the zygote runs)
         self.offer = offer if offer is not None else make_offer(None)
@@ -230,6 +259,7 @@ class ClassroomServer(Server):
         self._told_alone = False
         self._last_fd_warning = self._last_full_warning = -60.0
         self.memory_per_student = memory_per_student
+        self.reattach_seconds = min(reattach_seconds, STOP_SECONDS - QUIT_SECONDS - 1)  # (STOP_SECONDS holds)
         self._watch: asyncio.Task | None = None
         command = command or f"exec {shlex.quote(sys.executable)} -m tutor.classroom.student_app"
         super().__init__(command, host=host, port=port, title="autograd-tutor")
@@ -247,6 +277,7 @@ class ClassroomServer(Server):
         self._pending: dict[str, int] = {}  # address -> wrong codes waiting out their backoff
         self._new_students = Rate(max(30, 2 * max_students))  # new students per minute
         self._admissions: dict[str, None] = {}
+        self._endings: set[asyncio.Task] = set()  # `_page_gone` of pages that have gone
 
     # ------------------------------------------------------------------ set-up
 
@@ -341,6 +372,7 @@ class ClassroomServer(Server):
                 if used > self.memory_per_student:
                     log.warning("%s's tutor used %d MB (limit %d MB): stopped", plain(connection.name), used >> 20,
                                 self.memory_per_student >> 20)
+                    connection.killed = True
                     kill_tree(pid, children)
                     await connection.websocket.close(code=CLOSE_MEMORY, message=b"memory limit")
 
@@ -403,6 +435,8 @@ class ClassroomServer(Server):
         if self._watch is not None:
             self._watch.cancel()
         connections = list(self._connections.values())
+        for ending in list(self._endings):  # no tutor waits for a next page now: every one is stopped here
+            ending.cancel()
         await asyncio.gather(*(c.service.stop() for c in connections if c.service is not None), return_exceptions=True)
         await asyncio.gather(*(c.websocket.close() for c in connections), return_exceptions=True)
         for zygote in (self.zygote, self.warm_worker):
@@ -585,8 +619,10 @@ class ClassroomServer(Server):
     async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
         """One student's terminal. A student has one tutor at a time: a second tab is told the tutor is open
         elsewhere (close code `CLOSE_ELSEWHERE`) unless it asks to take over (`/ws/takeover`, the page's
-        "Use it here" button); then the other tab is told why it closed (`CLOSE_REPLACED`) and the new tutor
-        starts only once the old one has ended."""
+        "Use it here" button); then the other tab is told why it closed (`CLOSE_REPLACED`). A page whose
+        earlier page has closed (a reload, a takeover) is attached to the tutor still running (`_park`) when
+        it comes within `reattach_seconds` in the same language; otherwise its new tutor starts only once the
+        old one has ended."""
         session = self._session(request)
         if session is None or not self._same_origin(request):
             raise web.HTTPForbidden()
@@ -606,25 +642,31 @@ class ClassroomServer(Server):
         if self._connections.get(key) is not previous:  # another tab of this student came while this one waited
             await websocket.close(code=CLOSE_ELSEWHERE, message=b"open in another tab")
             return websocket
-        me = Connection(websocket, session.student.name)
+        me = Connection(websocket, session.student.name, session.lang)
         self._connections[key] = me  # no await since the look-up above: a burst of sockets sees each other
         service = None
+        size = terminal_size(request.query.get("width"), request.query.get("height"))
         try:
             if previous is not None:
                 await previous.websocket.close(code=CLOSE_REPLACED, message=b"opened in another tab")
-                if not await previous.wait_ended(STOP_SECONDS + 4):
+                service = await previous.hand_over(me, STOP_SECONDS + 4)
+                if service is None and not previous.ended.is_set():
                     log.warning("a student's earlier tutor has not ended yet")
                     return websocket
-                if self._connections.get(key) is not me:  # taken over in turn meanwhile
+                if service is None and self._connections.get(key) is not me:  # taken over in turn meanwhile
                     return websocket
             self.folder.mark_seen(session.student)
-            service = StudentService(
-                self.zygote.command if self.zygote else self.command, environment=self._environment(session),
-                on_alone=self._tutor_alone if self.zygote else None, write_bytes=_to_page(websocket.send_bytes),
-                write_str=_to_page(websocket.send_str), close=websocket.close, download_manager=self.download_manager,
-            )
-            me.service = service
-            await service.start(*terminal_size(request.query.get("width"), request.query.get("height")))
+            if service is not None:  # (taken over in turn meanwhile: this page has closed, and parks it again)
+                await service.attach(websocket, *size)
+            else:
+                service = StudentService(
+                    self.zygote.command if self.zygote else self.command, environment=self._environment(session),
+                    on_alone=self._tutor_alone if self.zygote else None, write_bytes=_to_page(websocket.send_bytes),
+                    write_str=_to_page(websocket.send_str), close=websocket.close,
+                    download_manager=self.download_manager,
+                )
+                me.service = service
+                await service.start(*size)
             bucket = InputBucket()
             async for message in websocket:
                 # past the page's rate, input is dropped, not waited for: the page closing (behind a flood) is
@@ -636,16 +678,49 @@ class ClassroomServer(Server):
         except Exception as error:  # one student's trouble never reaches the others
             log.exception(error)
         finally:
+            # in a task of its own: aiohttp cancels this handler once the page's connection is lost, and the
+            # tutor must still wait for the next page, or end (STOP_SECONDS) and free the place
+            ending = asyncio.create_task(self._page_gone(key, me))
+            self._endings.add(ending)
+            ending.add_done_callback(self._endings.discard)
             try:
-                if service is not None:
-                    await service.stop()
-                if not websocket.closed:
-                    await websocket.close()
-            finally:
-                if self._connections.get(key) is me:  # only now: until its tutor has ended, it is the student's
-                    del self._connections[key]
-                me.ended.set()
+                await asyncio.shield(ending)
+            except asyncio.CancelledError:
+                pass
         return websocket
+
+    async def _page_gone(self, key: str, me: Connection) -> None:
+        """After a student's page has gone: their tutor goes to their next page (`_park`) or is stopped; then
+        the place is free."""
+        try:
+            if not me.websocket.closed:
+                await me.websocket.close()
+            if me.service is not None and not await self._park(me):
+                await me.service.stop()
+        except Exception as error:  # (never one student's trouble for the others)
+            log.exception(error)
+        finally:
+            if self._connections.get(key) is me:  # only now: until its tutor has ended, it is the student's
+                del self._connections[key]
+            me.ended.set()
+
+    async def _park(self, connection: Connection) -> bool:
+        """The page has gone: keep its tutor running for `reattach_seconds`, for the student's next page (a
+        reload) to take over (`Connection.hand_over`). Whether one did; if not, the tutor is the caller's to
+        stop (and no page can take it any more). Not kept: a tutor that has ended, was stopped for its memory,
+        or has input waiting (a flood: it must end within STOP_SECONDS)."""
+        service = connection.service
+        if self.reattach_seconds <= 0 or connection.killed or not service.alive or service.backlog:
+            connection.given_up = True
+            return False
+        connection.parked.set()
+        try:
+            await asyncio.wait_for(connection.adopted.wait(), self.reattach_seconds)
+        except (TimeoutError, asyncio.TimeoutError):
+            pass
+        finally:
+            connection.given_up = not connection.adopted.is_set()  # (no await between the check and this)
+        return connection.adopted.is_set()
 
     async def _forward(self, message, websocket: web.WebSocketResponse, service: StudentService) -> None:
         try:
@@ -793,17 +868,44 @@ def kill_tree(pid: int, children: dict[int, list[int]]) -> None:
 @dataclass
 class Connection:
     """A student's terminal: its socket, its tutor once started, and whether its handler has finished
-    (the tutor has ended: a new one may start)."""
+    (the tutor has ended or moved to the student's next page: a new one may start). Once its page has
+    gone, the tutor is `parked` for the next page to take over (`adopted`) until it is `given_up`."""
 
     websocket: web.WebSocketResponse
     name: str = ""
+    lang: str = ""
     service: StudentService | None = None
     ended: asyncio.Event = field(default_factory=asyncio.Event)
+    parked: asyncio.Event = field(default_factory=asyncio.Event)
+    adopted: asyncio.Event = field(default_factory=asyncio.Event)
+    given_up: bool = False
+    killed: bool = False  # stopped for its memory
 
     @property
     def leaving(self) -> bool:
-        """The page has closed and the tutor is ending: the place frees within STOP_SECONDS."""
+        """The page has closed and the tutor is waiting for the next page or ending: the place frees (or
+        passes to that page) within STOP_SECONDS."""
         return self.websocket.closed and not self.ended.is_set()
+
+    async def hand_over(self, heir: Connection, seconds: float) -> StudentService | None:
+        """This connection's tutor, given to `heir` (the student's next page, this page being closed) once it
+        is parked, when it still runs and speaks the heir's language; else None, once it has ended (or after
+        `seconds`: see `ended`)."""
+        deadline = time.monotonic() + seconds
+        waiting = [asyncio.ensure_future(self.parked.wait()), asyncio.ensure_future(self.ended.wait())]
+        try:
+            await asyncio.wait(waiting, timeout=seconds, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for waiter in waiting:
+                waiter.cancel()
+        service = self.service
+        if (self.parked.is_set() and not self.given_up and not self.adopted.is_set() and self.lang == heir.lang
+                and service is not None and service.alive):
+            self.adopted.set()  # (no await between the checks and these two)
+            heir.service = service
+            return service
+        await self.wait_ended(max(0.0, deadline - time.monotonic()))
+        return None
 
     async def wait_closed(self, seconds: float) -> bool:
         """Whether the page's socket closes (or the handler ends) within `seconds`."""

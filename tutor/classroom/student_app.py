@@ -7,12 +7,47 @@ shown in the title bar), AUTOGRAD_TUTOR_LANG, AUTOGRAD_TUTOR_CLASS_LESSONS (the 
 folders, os.pathsep-separated) and AUTOGRAD_TUTOR_CLASS_BUNDLED ("0": not the bundled course; see
 `offer`). The app opens where the student left off. Like every tutor
 process, it starts its own sandbox worker: snippets run confined, with the runner's limits.
+
+A page that comes back (a reload, "Use it here") may find this tutor still running: the server then
+sends it the `attach` meta message (`ATTACH`), and the new page's empty terminal gets the terminal modes
+and the whole screen again (`StudentDriver`).
 """
 from __future__ import annotations
 
 import os
 
+from textual.drivers.web_driver import WebDriver
+from textual.message import Message
+
 WARM_UP_DELAY = 3.0  # seconds after the course view before this student's sandbox worker starts
+ATTACH = "attach"  # the server's meta message: a new page is attached to this running tutor
+
+
+class PageAttached(Message):
+    """A new page now shows this tutor: it needs the terminal modes and the whole screen again."""
+
+    def __init__(self, driver: StudentDriver) -> None:
+        super().__init__()
+        self.driver = driver
+
+
+class StudentDriver(WebDriver):
+    """Textual's web driver, plus `ATTACH`: handled in the app's thread (`PageAttached`), never in the input
+    thread, so that the modes cannot interleave with a frame on the way out."""
+
+    def on_meta(self, packet_type: str, payload: dict[str, object]) -> None:
+        if packet_type == ATTACH:
+            self.send_message(PageAttached(self))
+        else:
+            super().on_meta(packet_type, payload)
+
+    def set_terminal_modes(self) -> None:
+        """The modes `start_application_mode` gives a new terminal: the alternate screen, mouse reporting, no
+        cursor, bracketed paste."""
+        self.write("\x1b[?1049h")
+        self._enable_mouse_support()
+        self.write("\x1b[?25l")
+        self._enable_bracketed_paste()
 
 
 def make_app(environ=None):
@@ -25,6 +60,14 @@ def make_app(environ=None):
             before the sandbox workers (numpy, sympy: about a second of CPU each) start. A lesson
             opened sooner starts the worker itself."""
             self.set_timer(WARM_UP_DELAY, super()._warm_up)
+
+        def get_driver_class(self):
+            driver = super().get_driver_class()
+            return StudentDriver if driver is WebDriver else driver
+
+        def on_page_attached(self, message: PageAttached) -> None:
+            message.driver.set_terminal_modes()
+            self.screen.refresh()  # the whole screen: the new page's terminal is empty
 
     environ = os.environ if environ is None else environ
     lessons, bundled = class_lessons(environ)

@@ -2,7 +2,7 @@
 
 - `class report --class-dir DIR [--csv FILE.csv] [--json]` — who is stuck where: per student and per step
   (hardest first); with `--csv report.csv`, also `report-steps.csv`;
-- `class view --class-dir DIR` — the app on the Class screen (refreshes while students work);
+- `class view --class-dir DIR [--theme light]` — the app on the Class screen (refreshes while students work);
 - `class reset-student --class-dir DIR NAME` — a student who lost their personal code joins again under
   their name (their progress is kept).
 
@@ -49,7 +49,7 @@ def report(ctx: click.Context, class_dir: str, csv_path: str | None, as_json: bo
     minutes since their last answer (those who need help first); per step, hardest first, who has not solved it."""
     from tutor.classroom.report import build_report, step_table, student_table, write_csv, write_json
     from tutor.i18n import default_language, t
-    lang = lang or _parent_lang(ctx) or default_language()
+    lang = lang or _given(ctx, "lang") or default_language()
     result = build_report(_class_dir(class_dir), list(lesson_dirs) or None)
     if csv_path:
         try:
@@ -82,8 +82,10 @@ def report(ctx: click.Context, class_dir: str, csv_path: str | None, as_json: bo
 @click.option("--class-dir", required=True, type=click.Path(file_okay=False), help="The class folder.")
 @_LESSONS
 @_LANG
+@click.option("--theme", type=click.Choice(["dark", "light"]), default=None,
+              help="Colour theme (default: the one given before `class`, else dark).")
 @click.pass_context
-def view(ctx: click.Context, class_dir: str, lesson_dirs: tuple[str, ...], lang: str | None) -> None:
+def view(ctx: click.Context, class_dir: str, lesson_dirs: tuple[str, ...], lang: str | None, theme: str | None) -> None:
     """Open the tutor on the Class screen: the same tables, those who need help first, refreshed while students
     work, and a plot of accuracy per lesson."""
     from tutor.app import TutorApp
@@ -97,7 +99,8 @@ def view(ctx: click.Context, class_dir: str, lesson_dirs: tuple[str, ...], lang:
         course = load_course(lesson_dirs, user_dir=None)
     else:
         course = class_course(ClassFolder(folder))
-    app = TutorApp(lang=lang or _parent_lang(ctx), extra_dirs=lesson_dirs, start="class")
+    app = TutorApp(lang=lang or _given(ctx, "lang"), extra_dirs=lesson_dirs, start="class",
+                   theme=theme or _given(ctx, "theme"))
     app.class_dir = folder
     app.class_course = course
     app.run_and_exit()
@@ -113,7 +116,7 @@ def reset_student(ctx: click.Context, class_dir: str, name: str, lang: str | Non
     from tutor.classroom.folder import ClassFolder
     from tutor.classroom.names import InvalidName
     from tutor.i18n import default_language, t
-    lang = lang or _parent_lang(ctx) or default_language()
+    lang = lang or _given(ctx, "lang") or default_language()
     folder = ClassFolder(_class_dir(class_dir))
     try:
         student = folder.student(name)
@@ -126,7 +129,8 @@ def reset_student(ctx: click.Context, class_dir: str, name: str, lang: str | Non
     echo(t("class_student_reset", lang, name=student.name))
 
 
-def _parent_lang(ctx: click.Context) -> str | None:
+def _given(ctx: click.Context, name: str) -> str | None:
+    """The top-level option `name` (`autograd-tutor --lang ja class …`)."""
     while ctx.parent is not None:
         ctx = ctx.parent
-    return ctx.params.get("lang")
+    return ctx.params.get(name)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
@@ -27,6 +28,26 @@ from tutor.widgets.footer import TutorFooter
 
 REFRESH_SECONDS = 5.0
 LABEL_WIDTH = 22  # lesson titles on the plot's axis
+CELL_PADDING = 1  # DataTable's, each side of every column
+LEAST_WIDTH = 8  # a shortened column keeps at least this many cells (and its heading)
+STUDENT_FLEXIBLE = (0, 1, 2)  # name, where they are, what they failed: shortened to fit the screen
+STEP_FLEXIBLE = (0, 1, 5)  # lesson, step, who has not solved it
+
+
+def fit_widths(natural: list[int], flexible: tuple[int, ...], room: int, least: list[int]) -> list[int]:
+    """Column widths within `room` cells: the other columns keep their natural width; the flexible ones share
+    what is left, none wider than its natural width, none narrower than `least` (the narrowest get theirs
+    first, their leftovers go to the others; the least of those still waiting is kept for them). Past that,
+    the table scrolls sideways."""
+    widths = list(natural)
+    left = room - sum(width for column, width in enumerate(natural) if column not in flexible)
+    waiting = sorted(flexible, key=lambda column: natural[column])
+    while waiting:
+        column = waiting.pop(0)
+        share = min(left // (len(waiting) + 1), left - sum(least[other] for other in waiting))
+        widths[column] = max(least[column], min(natural[column], share))
+        left -= widths[column]
+    return widths
 
 
 def short(text: str, width: int = LABEL_WIDTH) -> str:
@@ -87,6 +108,7 @@ class ClassScreen(Screen[None]):
 
     def show(self, report) -> None:
         from tutor.classroom.report import (
+            MIN_TITLE,
             STEP_HEADINGS,
             STUDENT_HEADINGS,
             needing_help_first,
@@ -111,23 +133,57 @@ class ClassScreen(Screen[None]):
             summary.update(Text(t("class_summary", lang, students=len(report.students), attempts=attempts,
                                   accuracy=accuracy) + (t("class_summary_stuck", lang, n=stuck) if stuck else ""),
                                 style="bold"))
+        rows = needing_help_first(report.students)
+        room = self.query_one("#class-body").scrollable_content_region.width
+        headings = [t(key, lang) for key in STUDENT_HEADINGS]
+        natural = self._natural(headings, [student_cells(row, report.generated_at, lang, [None] * len(headings))
+                                           for row in rows])
         accuracy_column = STUDENT_HEADINGS.index("col_accuracy")
-        for key in STUDENT_HEADINGS:
-            students.add_column(t(key, lang), key=key)
-        for row in needing_help_first(report.students):
-            cells = student_cells(row, report.generated_at, lang)
-            if not row.problem:
+        bar = cell_len(accuracy_bar(1.0).plain)  # the accuracy as a bar too, when the screen is wide enough
+        with_bar = [max(width, bar) if column == accuracy_column else width for column, width in enumerate(natural)]
+        fits_with_bar = sum(with_bar) + 2 * CELL_PADDING * len(with_bar) <= room
+        whole_steps = max((cell_len(row.current.label(lang, within=row.current)) + cell_len(" › ") + MIN_TITLE
+                           for row in rows if row.current), default=0)  # "where they are": the step whole
+        widths = self._widths(headings, with_bar if fits_with_bar else natural, STUDENT_FLEXIBLE, room,
+                              {1: whole_steps})
+        for key, heading, width in zip(STUDENT_HEADINGS, headings, widths):
+            students.add_column(heading, key=key, width=width)
+        cut = [width if column in STUDENT_FLEXIBLE else None for column, width in enumerate(widths)]
+        for row in rows:
+            cells = student_cells(row, report.generated_at, lang, cut)
+            if fits_with_bar and not row.problem:
                 cells[accuracy_column] = accuracy_bar(row.accuracy)
-            for cell in cells[1:3]:  # where they are, what they failed: a lesson title can be long
-                cell.truncate(40, overflow="ellipsis")
             students.add_row(*cells, key=row.folder)
-        for key in STEP_HEADINGS:
-            steps.add_column(t(key, lang), key=key)
+        headings = [t(key, lang) for key in STEP_HEADINGS]
+        natural = self._natural(headings, [step_cells(row, lang) for row in report.steps])
+        widths = self._widths(headings, natural, STEP_FLEXIBLE, room, {1: natural[1]})  # the step whole
+        for key, heading, width in zip(STEP_HEADINGS, headings, widths):
+            steps.add_column(heading, key=key, width=width)
+        cut = [width if column in STEP_FLEXIBLE else None for column, width in enumerate(widths)]
         for index, row in enumerate(report.steps):
-            cells = step_cells(row, lang)
-            cells[0].truncate(28, overflow="ellipsis")
-            steps.add_row(*cells, key=f"{index}")
+            steps.add_row(*step_cells(row, lang, cut), key=f"{index}")
         self._plot(report, lang)
+
+    @staticmethod
+    def _natural(headings: list[str], rows: list[list]) -> list[int]:
+        """Each column's width with nothing shortened: its heading or its widest cell."""
+        return [max([cell_len(heading), *(cell.cell_len for cell in column)])
+                for heading, *column in zip(headings, *rows)] if rows else [cell_len(h) for h in headings]
+
+    @staticmethod
+    def _widths(headings: list[str], natural: list[int], flexible: tuple[int, ...], room: int,
+                wanted: dict[int, int] | None = None) -> list[int]:
+        """Every column's width (given to the table: measuring its cells again, it sometimes kept only the
+        headings' widths when refilled) so that the table fits `room` cells; the flexible columns none narrower
+        than its heading, `LEAST_WIDTH` or (up to its natural width) what `wanted` says."""
+        least = [max(LEAST_WIDTH, cell_len(heading), min(natural[column], (wanted or {}).get(column, 0)))
+                 for column, heading in enumerate(headings)]
+        return fit_widths(natural, flexible, room - 2 * CELL_PADDING * len(natural), least)
+
+    def on_resize(self) -> None:
+        """Fitted to the new width (through the refresh, as the tables are never refilled during a layout)."""
+        if self.report is not None:
+            self.action_refresh()
 
     def _plot(self, report, lang: str) -> None:
         plot = self.query_one("#class-plot", PlotextPlot)
