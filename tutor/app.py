@@ -82,7 +82,10 @@ class TutorApp(App[None]):
         self.extra_dirs = tuple(Path(d) for d in extra_dirs)
         for registered in THEMES.values():  # the app's own colours: every text at 4.5:1 (tutor/themes.py)
             self.register_theme(registered)
-        self.ansi_theme_dark, self.ansi_theme_light = ANSI_DARK, ANSI_LIGHT
+        # (set without their watchers: the theme's, next, applies them, and the CSS is parsed once, not once more per
+        # setting: each re-parses every stylesheet)
+        self.set_reactive(App.ansi_theme_dark, ANSI_DARK)
+        self.set_reactive(App.ansi_theme_light, ANSI_LIGHT)
         theme = theme or self.settings.theme or "dark"
         self.theme = THEMES[theme].name if theme in THEMES else theme
         self.start = start
