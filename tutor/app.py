@@ -90,9 +90,9 @@ class TutorApp(App[None]):
         self.theme = THEMES[theme].name if theme in THEMES else theme
         self.start = start
         if start == "quiz":  # its first question needs the snippet worker at once: start it while Textual starts
-            from engine.sandbox import worker
+            from tutor import worker_start
 
-            threading.Thread(target=worker().confinement, name="worker-start", daemon=True).start()
+            worker_start.start()
         self.quiz_seed = quiz_seed  # `autograd-tutor quiz --seed N --count N`
         self.quiz_count = quiz_count
         self.include_bundled = include_bundled  # tests load only their fixture folders
