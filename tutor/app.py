@@ -333,7 +333,8 @@ class TutorApp(App[None]):
         self.push_screen(LessonScreen(lesson, index))
 
     def open_quiz(self, *, seed: int | None = None, count: int | None = None, now=None) -> None:
-        """Push a quiz of `count` questions (reproducible with `seed`), or say why it cannot start."""
+        """Push a quiz of `count` questions (reproducible with `seed`), or say why it cannot start (the screen says
+        it when its first question cannot be made)."""
         from tutor.progress.model import utc_now
         from tutor.progress.scheduler import ConceptScheduler
         from tutor.quiz import QuizError, QuizSession, builtin_templates, lesson_templates
