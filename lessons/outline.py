@@ -2,7 +2,9 @@
 
 Loading the course (parsing and checking every lesson) was most of the tutor's start-up, yet the
 course view shows only each lesson's title, summary, concepts and number of steps, the sections and
-the broken files: the course's *outline*. The app saves the outline of each course it loads, under
+the broken files: the course's *outline*. A quiz opened at start-up needs of the lessons only their quiz
+templates (with each lesson's credit line and tolerance): those are saved beside the outline, in a file of their
+own that only a quiz reads (`quiz_part`, `read_quiz`). The app saves the outline of each course it loads, under
 a fingerprint of everything that load read: the lesson folders' files and this package's code and data
 (glossary, format rules). At the next start a matching fingerprint draws the
 course view from the outline at once, and the lessons load while the learner reads it; any change
@@ -64,6 +66,19 @@ class OutlineSection:
 class Outline:
     sections: tuple[OutlineSection, ...]
     broken: tuple[LessonError, ...]
+
+
+@dataclass(frozen=True)
+class QuizLesson:
+    """What a quiz needs of a lesson (`tutor.quiz.lesson_templates`, `tutor.quiz.generator`), without loading it."""
+
+    id: str
+    path: Path | None
+    title: LocalText
+    summary: LocalText
+    source: LocalText | None
+    tolerance: object  # lessons.model.Tolerance
+    quiz: tuple  # lessons.model.QuizTemplate, ...
 
 
 def outline_of(course) -> Outline:
@@ -132,8 +147,12 @@ def read_outline(path: Path, key: str) -> Outline | None:
 
 def write_outline(path: Path, key: str, outline: Outline) -> None:
     """Save `outline` under `key`, atomically; failing to write only costs the next start-up its speed."""
+    _write(path, {"version": VERSION, "key": key, "outline": _encode(outline)})
+
+
+def _write(path: Path, stored: dict) -> None:
     try:
-        write_atomically(path, json.dumps({"version": VERSION, "key": key, "outline": _encode(outline)}))
+        write_atomically(path, json.dumps(stored))
     except OSError:
         pass
 
@@ -145,6 +164,8 @@ def _text(text: LocalText | None) -> list | None:
 def _local(value, *, optional: bool = False) -> LocalText | None:
     if value is None and optional:
         return None
+    if not isinstance(value, list):
+        raise TypeError("a text is [en, ja]")
     en, ja = value
     if not isinstance(en, str) or not isinstance(ja, (str, type(None))):
         raise TypeError("a text is [en, ja]")
@@ -187,3 +208,106 @@ def _decode(data: dict) -> Outline:
                                        _local(section["pack_title"], optional=True)))
     broken = tuple(LessonError(*entry) for entry in data["broken"])  # [path, key path, line, message, its Japanese]
     return Outline(tuple(sections), broken)
+
+
+# ---------------------------------------------------------------------- the quiz part
+
+_PARAMS = {"tensor": "TensorParam", "int": "IntParam", "float": "FloatParam", "choice": "ChoiceParam"}
+
+
+def quiz_part(course) -> list[dict]:
+    """The quiz templates of a loaded course's lessons, in the course's order (the order a seeded quiz draws
+    from), as JSON data (`read_quiz` reads them back)."""
+    from dataclasses import asdict
+
+    def template(quiz) -> dict:
+        params = [{"kind": next(kind for kind, name in _PARAMS.items() if type(param).__name__ == name), **asdict(param)}
+                  for param in quiz.params]
+        return {"id": quiz.id, "concepts": list(quiz.concepts), "text": _text(quiz.text), "snippet": quiz.snippet,
+                "expression": quiz.expression, "params": params,
+                "tolerance": None if quiz.tolerance is None else [quiz.tolerance.rtol, quiz.tolerance.atol],
+                "hints": [_text(hint) for hint in quiz.hints], "explanation": _text(quiz.explanation),
+                "line": quiz.line, "snippet_line": quiz.snippet_line, "nonfinite": quiz.nonfinite}
+
+    part = [{"id": lesson.id, "path": None if lesson.path is None else os.fspath(lesson.path),
+             "title": _text(lesson.title), "summary": _text(lesson.summary), "source": _text(lesson.source),
+             "tolerance": [lesson.tolerance.rtol, lesson.tolerance.atol], "quiz": [template(quiz) for quiz in lesson.quiz]}
+            for lesson in course.lessons if lesson.quiz]
+    return json.loads(json.dumps(part))  # as the file holds it (lists, not tuples): a saved part equals a new one
+
+
+def write_quiz(path: Path, key: str, part: list[dict]) -> None:
+    """Save a course's `quiz_part` under `key` (the outline's), atomically; failing costs a quiz its speed."""
+    _write(path, {"version": VERSION, "key": key, "lessons": part})
+
+
+def read_quiz(path: Path, key: str) -> tuple[QuizLesson, ...] | None:
+    """The quiz part saved in `path` under fingerprint `key`, decoded, or None (none, another key, unreadable):
+    the caller then loads the lessons."""
+    try:
+        stored = json.loads(path.read_text(encoding="utf-8"))
+        if stored.get("version") != VERSION or stored.get("key") != key:
+            return None
+        return tuple(_quiz_lesson(data) for data in stored["lessons"])
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
+        return None
+
+
+def _number(value) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError("expected a number")
+    return value
+
+
+def _integer(value, *, optional: bool = False) -> int | None:
+    if value is None and optional:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError("expected an integer")
+    return value
+
+
+def _flag(value) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError("expected true or false")
+    return value
+
+
+def _quiz_lesson(data: dict) -> QuizLesson:
+    from lessons import model
+
+    def tolerance(value, *, optional: bool = False):
+        if value is None and optional:
+            return None
+        rtol, atol = value
+        return model.Tolerance(_number(rtol), _number(atol))
+
+    def param(data: dict):
+        name, kind = _string(data["name"]), data["kind"]
+        if kind == "tensor":
+            return model.TensorParam(name, tuple(tuple(_integer(n) for n in shape) for shape in data["shapes"]),
+                                     _number(data["low"]), _number(data["high"]), _flag(data["integers"]),
+                                     _integer(data["decimals"]))
+        if kind == "int":
+            return model.IntParam(name, _integer(data["low"]), _integer(data["high"]))
+        if kind == "float":
+            return model.FloatParam(name, _number(data["low"]), _number(data["high"]), _integer(data["decimals"]))
+        if kind == "choice":
+            values = tuple(data["values"])
+            if not all(isinstance(value, (str, int, float)) for value in values):
+                raise TypeError("a choice is a string or a number")
+            return model.ChoiceParam(name, values)
+        raise ValueError(f"no parameter kind {kind!r}")
+
+    def template(data: dict):
+        return model.QuizTemplate(
+            id=_string(data["id"]), concepts=_strings(data["concepts"]), text=_local(data["text"]),
+            snippet=_string(data["snippet"]), expression=_string(data["expression"]),
+            params=tuple(param(item) for item in data["params"]), tolerance=tolerance(data["tolerance"], optional=True),
+            hints=tuple(_local(hint) for hint in data["hints"]), explanation=_local(data["explanation"], optional=True),
+            line=_integer(data["line"], optional=True), snippet_line=_integer(data["snippet_line"], optional=True),
+            nonfinite=_flag(data["nonfinite"]))
+
+    return QuizLesson(_string(data["id"]), None if data["path"] is None else Path(_string(data["path"])),
+                      _local(data["title"]), _local(data["summary"]), _local(data["source"], optional=True),
+                      tolerance(data["tolerance"]), tuple(template(item) for item in data["quiz"]))

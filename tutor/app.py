@@ -82,14 +82,17 @@ class TutorApp(App[None]):
         self.extra_dirs = tuple(Path(d) for d in extra_dirs)
         for registered in THEMES.values():  # the app's own colours: every text at 4.5:1 (tutor/themes.py)
             self.register_theme(registered)
-        self.ansi_theme_dark, self.ansi_theme_light = ANSI_DARK, ANSI_LIGHT
+        # (set without their watchers: the theme's, next, applies them, and the CSS is parsed once, not once more per
+        # setting: each re-parses every stylesheet)
+        self.set_reactive(App.ansi_theme_dark, ANSI_DARK)
+        self.set_reactive(App.ansi_theme_light, ANSI_LIGHT)
         theme = theme or self.settings.theme or "dark"
         self.theme = THEMES[theme].name if theme in THEMES else theme
         self.start = start
         if start == "quiz":  # its first question needs the snippet worker at once: start it while Textual starts
-            from engine.sandbox import worker
+            from tutor import worker_start
 
-            threading.Thread(target=worker().confinement, name="worker-start", daemon=True).start()
+            worker_start.start()
         self.quiz_seed = quiz_seed  # `autograd-tutor quiz --seed N --count N`
         self.quiz_count = quiz_count
         self.include_bundled = include_bundled  # tests load only their fixture folders
@@ -263,7 +266,7 @@ class TutorApp(App[None]):
         for the next start. Returns the lessons renamed since the last load (`_carry_renamed_progress`)."""
         from lessons.course import load_course
         from lessons.folders import is_bundled
-        from lessons.outline import outline_of, write_outline
+        from lessons.outline import outline_of, quiz_part, write_outline, write_quiz
 
         key = self._course_key()  # before reading: a file changed meanwhile gives the next start another key
         self._lesson_files = self._scan_lesson_files()
@@ -281,6 +284,7 @@ class TutorApp(App[None]):
         # (a course restricted to the bundled lessons is not saved: every start shows the whole course first)
         if not self.bundled_only and self._saved_outline != (key, outline):
             write_outline(cache_dir(self.data_dir) / "outline.json", key, outline)
+            write_quiz(cache_dir(self.data_dir) / "quiz.json", key, quiz_part(course))
             self._saved_outline = (key, outline)
         self.outline = outline
         return self._carry_renamed_progress()
@@ -329,7 +333,8 @@ class TutorApp(App[None]):
         self.push_screen(LessonScreen(lesson, index))
 
     def open_quiz(self, *, seed: int | None = None, count: int | None = None, now=None) -> None:
-        """Push a quiz of `count` questions (reproducible with `seed`), or say why it cannot start."""
+        """Push a quiz of `count` questions (reproducible with `seed`), or say why it cannot start (the screen says
+        it when its first question cannot be made)."""
         from tutor.progress.model import utc_now
         from tutor.progress.scheduler import ConceptScheduler
         from tutor.quiz import QuizError, QuizSession, builtin_templates, lesson_templates
@@ -341,7 +346,7 @@ class TutorApp(App[None]):
         seed = self.quiz_seed if seed is None else seed
         count = self.quiz_count if count is None else count
         scheduler = ConceptScheduler(self.store, now=now or utc_now)
-        templates = builtin_templates() + lesson_templates(self.course.lessons if self.course else ())
+        templates = builtin_templates() + lesson_templates(self._quiz_lessons())
         try:
             session = QuizSession(scheduler, templates, count=count, seed=seed)
             screen = QuizScreen(session, self.learner_seed)
@@ -349,6 +354,19 @@ class TutorApp(App[None]):
             self.notify(t("quiz_unavailable", self.lang, reason=error), severity="error", timeout=10)
             return
         self.push_screen(screen)
+
+    def _quiz_lessons(self):
+        """The lessons a quiz draws templates from: the course's or, not loaded yet (a quiz opened at start-up),
+        their quiz templates as saved beside the outline the course view came from, so that the first question
+        needs no lesson loaded (none saved, or unreadable: the lessons load)."""
+        from lessons.folders import is_bundled
+        from lessons.outline import read_quiz
+
+        if self._course is None and self._saved_outline is not None and self._saved_outline[1] is not None:
+            lessons = read_quiz(cache_dir(self.data_dir) / "quiz.json", self._saved_outline[0])
+            if lessons is not None:
+                return [lesson for lesson in lessons if not self.bundled_only or is_bundled(lesson.path)]
+        return self.course.lessons if self.course else ()
 
     def show_quiz_summary(self, session) -> None:
         """The quiz is over: its summary replaces it."""

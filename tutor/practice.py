@@ -192,7 +192,8 @@ class QuizPractice:
 
     @property
     def lesson(self):
-        return self.question.lesson
+        """The question's one-step lesson (None before the first question)."""
+        return self.question.lesson if self.question is not None else None
 
     def load(self, question) -> None:
         self.question = question

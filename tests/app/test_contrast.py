@@ -68,8 +68,12 @@ async def stats(pilot):
     await pilot.pause()
 
 
-async def quiz(pilot):  # a question answered wrongly
-    await pilot.pause()
+async def quiz(pilot):  # a question answered wrongly, once the quiz screen has computed it (a worker of its own)
+    for _ in range(100):
+        await pilot.pause()
+        if getattr(pilot.app.screen, "question", None) is not None:
+            break
+        await pilot.app.workers.wait_for_complete()
     await pilot.press("1", "enter")
     await pilot.pause()
 

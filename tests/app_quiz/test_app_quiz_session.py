@@ -1,5 +1,6 @@
 """A whole quiz in the app: typed right and wrong answers, a skip, the summary, the attempts on disk."""
 import numpy as np
+from first_question import question_shown
 from textual.widgets import DataTable, Input
 
 from tutor.progress import Outcome, ProgressStore
@@ -34,7 +35,7 @@ async def test_full_quiz_session_is_marked_summarised_and_recorded(make_app, dat
     app = make_app(start="quiz", quiz_seed=1, quiz_count=3)
     asked = []
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
+        await question_shown(pilot)
         screen = app.screen
         assert isinstance(screen, QuizScreen)
         assert "Step 1 of 3" in str(screen.query_one("#progress").render())
@@ -110,7 +111,7 @@ async def test_full_quiz_session_is_marked_summarised_and_recorded(make_app, dat
 async def test_hints_count_and_explanation_opens_after_an_answer(make_app, data_dir):
     app = make_app(start="quiz", quiz_seed=1, quiz_count=1)
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
+        await question_shown(pilot)
         screen = app.screen
         question = screen.question
         await pilot.press("escape", "e")  # not before an attempt
@@ -137,7 +138,7 @@ async def test_hints_count_and_explanation_opens_after_an_answer(make_app, data_
 async def test_a_malformed_answer_costs_nothing_and_next_waits_for_an_answer(make_app, data_dir):
     app = make_app(start="quiz", quiz_seed=1, quiz_count=2)
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
+        await question_shown(pilot)
         screen = app.screen
         first = screen.question.id
         await type_answer(pilot, "[1, 2, 3, 4, 5, 6, 7]")
@@ -208,7 +209,7 @@ async def test_a_quiz_whose_templates_fail_ends_with_its_summary(make_app, monke
     app = make_app(start="quiz", quiz_seed=1, quiz_count=3)
     messages = []
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
+        await question_shown(pilot)
         screen = app.screen
         await pilot.press("escape", "s")
         await pilot.pause()

@@ -140,8 +140,9 @@ async def test_a_quiz_from_a_hostile_template_is_inert(hostile_app, monkeypatch)
         screens = Screens(app)
         for _ in range(100):
             await pilot.pause(0.05)
-            if type(app.screen).__name__ == "QuizScreen":
+            if type(app.screen).__name__ == "QuizScreen" and app.screen.question is not None:
                 break
+            await app.workers.wait_for_complete()
         for number in range(2):
             assert app.screen.question.id.startswith("hostile-printed/printed-quiz"), app.screen.question.id
             await screens.look(pilot, f"quiz question {number}")

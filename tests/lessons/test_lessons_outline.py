@@ -164,3 +164,47 @@ def test_the_fingerprint_never_blocks_on_a_fifo_nor_reads_a_huge_file(tmp_path):
     before = fingerprint([tmp_path])  # returns: the FIFO is never opened
     huge.write_bytes(b"y" * (MAX_LESSON_BYTES + 11))
     assert fingerprint([tmp_path]) != before
+
+
+def test_the_quiz_part_gives_back_every_template_of_the_course(folders, tmp_path):
+    """Saved beside the outline, a course's quiz templates read back equal, line numbers included, in the
+    course's order (a seeded quiz draws from that order), each with the lesson fields a question is made of."""
+    from lessons.outline import quiz_part, read_quiz, write_quiz
+
+    course = _course(*folders)
+    path = tmp_path / "cache" / "quiz.json"
+    write_quiz(path, "key", quiz_part(course))
+    assert read_quiz(path, "another key") is None
+    read = read_quiz(path, "key")
+    lessons = [lesson for lesson in course.lessons if lesson.quiz]
+    assert len(lessons) > 3 and [lesson.id for lesson in read] == [lesson.id for lesson in lessons]
+    for quiz_lesson, lesson in zip(read, lessons, strict=True):
+        assert (quiz_lesson.path, quiz_lesson.title, quiz_lesson.summary, quiz_lesson.source, quiz_lesson.tolerance) == \
+               (lesson.path, lesson.title, lesson.summary, lesson.source, lesson.tolerance)
+        assert quiz_lesson.quiz == lesson.quiz
+        assert [(t.line, t.snippet_line) for t in quiz_lesson.quiz] == [(t.line, t.snippet_line) for t in lesson.quiz]
+    kinds = {type(param).__name__ for lesson in read for template in lesson.quiz for param in template.params}
+    assert {"TensorParam", "ChoiceParam"} <= kinds  # the bundled course's kinds of parameter, all read back
+
+
+def test_every_malformed_quiz_field_is_refused(folders, tmp_path):
+    """Each value of a saved quiz part replaced by a wrong type: read_quiz gives None (the lessons load),
+    never a wrong template."""
+    from lessons.outline import quiz_part, read_quiz, write_quiz
+
+    path = tmp_path / "quiz.json"
+    write_quiz(path, "key", quiz_part(_course(*folders)))
+    stored = json.loads(path.read_text(encoding="utf-8"))
+    lesson = stored["lessons"][0]
+    template = next(t for lesson in stored["lessons"] for t in lesson["quiz"] if t["params"] and t["hints"])
+    places = [(lesson, field) for field in lesson if field != "path"] + \
+             [(template, field) for field in template if field not in ("line", "snippet_line", "tolerance", "explanation")] + \
+             [(template["params"][0], field) for field in template["params"][0]]
+    for container, field in places:
+        kept = container[field]
+        container[field] = 7 if not isinstance(kept, int) or isinstance(kept, bool) else "7"
+        path.write_text(json.dumps(stored), encoding="utf-8")
+        assert read_quiz(path, "key") is None, field
+        container[field] = kept
+    path.write_text(json.dumps(stored), encoding="utf-8")
+    assert read_quiz(path, "key") is not None

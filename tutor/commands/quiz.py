@@ -25,6 +25,9 @@ MAX_COUNT = 200  # a session longer than this is a typo, not a study plan
 def command(ctx: click.Context, seed: int | None, count: int, lang: str | None, data_dir: str | None,
             lesson_dirs: tuple[str, ...], trust_lessons: bool) -> None:
     """A quiz on the concepts due for review, then new ones; answers are recorded and rescheduled (FSRS)."""
+    from tutor import worker_start
+
+    worker_start.start()  # before the app is imported: the first question waits for the worker
     from tutor.app import TutorApp
 
     parent = ctx.parent.params if ctx.parent is not None else {}

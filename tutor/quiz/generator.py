@@ -29,6 +29,7 @@ from lessons.model import (
     QuizTemplate,
     Tolerance,
 )
+from lessons.outline import QuizLesson
 from tutor.quiz.builtin import TEMPLATES, BuiltinTemplate
 from tutor.quiz.program import Program
 
@@ -71,7 +72,7 @@ class Template:
     id: str  # built-in id, or "<lesson id>/<template id>"
     concepts: tuple[str, ...]
     source: Union[BuiltinTemplate, QuizTemplate]
-    lesson: Lesson | None = None
+    lesson: Lesson | QuizLesson | None = None  # its lesson, loaded or (a quiz opened at start-up) from the outline
 
 
 @dataclass(frozen=True)
@@ -94,7 +95,7 @@ def builtin_templates() -> list[Template]:
     return [Template(t.id, t.concepts, t) for t in TEMPLATES]
 
 
-def lesson_templates(lessons: Iterable[Lesson]) -> list[Template]:
+def lesson_templates(lessons: Iterable[Lesson | QuizLesson]) -> list[Template]:
     return [Template(f"{lesson.id}/{t.id}", t.concepts, t, lesson) for lesson in lessons for t in lesson.quiz]
 
 

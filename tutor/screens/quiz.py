@@ -4,11 +4,14 @@ A quiz question is a one-step lesson (`tutor.quiz.Question.lesson`) whose answer
 already computed. `tutor.practice.QuizPractice` submits the first verdict of each question to the
 `QuizSession` (which records the attempt and reviews the concepts' FSRS cards at once); the learner
 may still retry until right, or show the answer, without changing that record. After the last
-question the app shows the summary. This screen imports no other page screen.
+question the app shows the summary. The screen is drawn at once and says it prepares the first question, which
+it computes once the snippet worker has started (at start-up the worker is still importing the engine then). This
+screen imports no other page screen.
 """
 from __future__ import annotations
 
 from textual.binding import Binding
+from textual.widgets import Static
 
 from lessons.glossary import concept_label
 from tutor.i18n import t
@@ -29,7 +32,6 @@ class QuizScreen(PracticeScreen):
         super().__init__()
         self.session = session
         self.practice = QuizPractice(session, learner_seed)
-        self.practice.load(session.next_question())
         self.states: dict = {}
 
     @property
@@ -40,7 +42,26 @@ class QuizScreen(PracticeScreen):
     def outcomes(self) -> list[Outcome]:
         return self.practice.outcomes
 
-    async def on_mount(self) -> None:
+    def on_mount(self) -> None:
+        self.sub_title = t("quiz_title", self.app.lang)
+        self._show_progress()
+        self.view.mount(Static(t("quiz_preparing", self.app.lang), id="preparing"))
+        self.run_worker(self._first_question(), name="first-question", exclusive=True)
+
+    async def _first_question(self) -> None:
+        """Once the worker has started (the question's answer comes from it), the first question, or why there is
+        none (then back to the course)."""
+        from tutor import worker_start
+        from tutor.quiz import QuizError
+
+        await worker_start.started()
+        try:
+            question = self.session.next_question()
+        except QuizError as error:
+            self.app.notify(t("quiz_unavailable", self.app.lang, reason=error), severity="error", timeout=10)
+            self.dismiss()
+            return
+        self.practice.load(question)
         await self.show_step()
 
     @property
@@ -54,6 +75,9 @@ class QuizScreen(PracticeScreen):
         self._show_progress()
         await self.view.show(0, remember=remember)
         self.refresh_bindings()
+
+    def steps_shown(self) -> bool:
+        return self.question is not None and super().steps_shown()
 
     def _show_progress(self) -> None:
         marks = self.outcomes + [None] * (self.session.count - len(self.outcomes))
@@ -100,9 +124,10 @@ class QuizScreen(PracticeScreen):
         self._store_failed(event.error)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Show the answer only before it is over; next only once the question is answered."""
+        """Show the answer only before it is over; next only once the question is answered; while the first question
+        is prepared, only leaving."""
         if not self.steps_shown():
-            return True
+            return action not in ("primary", "hint", "show_answer", "explain", "retry", "next")
         if action == "show_answer":
             return None if self.state.solved else True
         if action == "next":
@@ -120,6 +145,12 @@ class QuizScreen(PracticeScreen):
         self.leave_after_asking(t("leave_quiz", self.app.lang, count=self.session.count - self.session.answered))
 
     def apply_language(self) -> None:
+        if self.question is None:  # still preparing the first question
+            self.sub_title = t("quiz_title", self.app.lang)
+            self._show_progress()
+            for preparing in self.query("#preparing").results(Static):
+                preparing.update(t("quiz_preparing", self.app.lang))
+            return
         self.call_later(self.show_step, 0)
 
     def course_changed(self) -> None:

@@ -65,7 +65,9 @@ class StepView(VerticalScroll, can_focus=True):
 
     @property
     def step(self):
-        return self.practice.lesson.steps[self.index]
+        """The step on show (None while there is none yet: a quiz preparing its first question)."""
+        lesson = self.practice.lesson
+        return lesson.steps[self.index] if lesson is not None else None
 
     @property
     def state(self) -> StepState:
