@@ -61,13 +61,23 @@ def step_ids(step) -> tuple[str, ...]:
     return tuple(key for key in CATALOGUE if key not in step.misconceptions_off)
 
 
+def _key(source: str, expression: str, ids: tuple[str, ...], extra: tuple) -> tuple:
+    return source, expression, tuple(ids), tuple((buggy.misconception, buggy.answer) for buggy in extra)
+
+
+def known(source: str, expression: str, ids: tuple[str, ...] = tuple(CATALOGUE), extra: tuple = ()) -> bool:
+    """Whether `believed` has these answers already (it returns at once, without the worker)."""
+    with _CACHE_LOCK:
+        return _key(source, expression, ids, extra) in _CACHE
+
+
 def believed(source: str, expression: str, ids: tuple[str, ...] = tuple(CATALOGUE),
              extra: tuple = ()) -> dict[str, list[Plain]] | None:
     """{id: the answers a learner holding it gives} for `expression` after `source` (None when the worker could
     not run it); `extra`, an author's `BuggyAnswer`s. Run once per program and expression: the app asks again
-    on every wrong answer."""
-    pairs = tuple((buggy.misconception, buggy.answer) for buggy in extra)
-    key = (source, expression, tuple(ids), pairs)
+    on every wrong answer. (One sandbox job: the app calls it off its UI thread, `StepView._diagnose_later`.)"""
+    key = _key(source, expression, ids, extra)
+    pairs = key[3]
     with _CACHE_LOCK:
         if key in _CACHE:
             return _CACHE[key]

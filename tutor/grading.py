@@ -85,6 +85,20 @@ class Diagnosis:
         return self.messages.get(lang) or self.messages["en"]
 
 
+def diagnosable(step, answer: Answer) -> bool:
+    """Whether a wrong prediction to `step` can be diagnosed at all (a numeric, tensor or None answer)."""
+    return getattr(step, "kind", None) == "predict" and answer.kind in ("tensor", "number", "none") \
+        and not holds_bools(answer) and getattr(answer.run, "source", None) is not None
+
+
+def diagnosis_waits(step, answer: Answer) -> bool:
+    """Whether `diagnose` would wait for the sandbox worker (the step's buggy answers are not computed yet):
+    the app then asks for it off its UI thread."""
+    from lessons.misconceptions import known, step_ids
+
+    return diagnosable(step, answer) and not known(answer.run.source, step.expression, step_ids(step), step.buggy)
+
+
 def diagnose(step, answer: Answer, reading: Reading, titles=None) -> Diagnosis | None:
     """The misconception behind the wrong prediction `reading` to predict step `step`, or None (also when the
     worker cannot run the buggy rules). `titles(lang)` maps a lesson id to its title (the text names the
@@ -92,11 +106,9 @@ def diagnose(step, answer: Answer, reading: Reading, titles=None) -> Diagnosis |
     from lessons.misconceptions import CATALOGUE, believed, step_ids
     from lessons.misconceptions import diagnose as match_answer
 
-    run = answer.run
-    if getattr(step, "kind", None) != "predict" or answer.kind not in ("tensor", "number", "none") \
-            or holds_bools(answer) or getattr(run, "source", None) is None:
+    if not diagnosable(step, answer):
         return None
-    answers = believed(run.source, step.expression, step_ids(step), step.buggy)
+    answers = believed(answer.run.source, step.expression, step_ids(step), step.buggy)
     if not answers:
         return None
     found = match_answer(answer, answers, reading.value, reading.half_unit, reading.decimals)
