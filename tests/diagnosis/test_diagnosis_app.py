@@ -26,8 +26,8 @@ async def _wrong_answer(pilot, text: str) -> str:
 
 @pytest.mark.parametrize("lang, says", [
     ("en", ["Not quite.", "Misconception: Every number of yours is 6× the answer: that is “mean without 1/n”.",
-            "Trying autograd"]),
-    ("ja", ["残念、不正解です。", "つまずき: あなたの答えはどの値も正解の 6 倍です。", "「Autograd を試す」"]),
+            "This step teaches it."]),   # (the step that teaches it is this one: it says so)
+    ("ja", ["残念、不正解です。", "つまずき: あなたの答えはどの値も正解の 6 倍です。", "まさにこのステップで学ぶ内容です。"]),
 ])
 async def test_the_verdict_names_the_misconception_in_the_learners_numbers(data_dir, lang, says):
     app = TutorApp(lang=lang, data_dir=data_dir)

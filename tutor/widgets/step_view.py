@@ -331,10 +331,12 @@ class StepView(VerticalScroll, can_focus=True):
 
         titles = {lang: {lesson.id: lesson.title.get(lang) for lesson in self.app.course.lessons} for lang in LANGUAGES}
         step = self.step
+        lesson = getattr(self.practice, "lesson", None)
+        here = f"{lesson.id}:{step.id}" if lesson is not None else None
 
         def find():
             try:
-                return diagnose(step, answer, reading, titles.get)
+                return diagnose(step, answer, reading, titles.get, here)
             except Exception:  # noqa: BLE001 - a diagnosis is a bonus: the verdict stands without it
                 return None
         return find
