@@ -156,11 +156,14 @@ async def test_the_diagnosis_comes_off_the_ui_thread_and_the_screen_stays_respon
 
 async def test_a_wrongly_shaped_answer_that_a_misconception_explains_is_graded_and_named(data_dir):
     app = TutorApp(lang="en", data_dir=data_dir)
-    async with app.run_test(size=(100, 30)) as pilot:
+    async with app.run_test(size=(80, 24)) as pilot:
         app.open_lesson("broadcasting-gradients", "row-times-matrix")
         await pilot.pause()
         feedback = " ".join((await _wrong_answer(pilot, "[[10, 20, 30], [40, 50, 60]]")).split())
         assert "Not quite" in feedback and "“broadcast gradient not summed”" in feedback, feedback
+        assert "(Your answer has the shape (2, 3); the answer has the shape (3,).)" in feedback, feedback
+        if PICTURES:
+            app.save_screenshot(filename="verdict-shape-en.svg", path=PICTURES)
         refused = " ".join((await _wrong_answer(pilot, "[[1, 2, 3], [4, 5, 6]]")).split())
         assert "shape" in refused and "Misconception" not in refused, refused
 
