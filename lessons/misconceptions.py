@@ -61,13 +61,23 @@ def step_ids(step) -> tuple[str, ...]:
     return tuple(key for key in CATALOGUE if key not in step.misconceptions_off)
 
 
+def _key(source: str, expression: str, ids: tuple[str, ...], extra: tuple) -> tuple:
+    return source, expression, tuple(ids), tuple((buggy.misconception, buggy.answer) for buggy in extra)
+
+
+def known(source: str, expression: str, ids: tuple[str, ...] = tuple(CATALOGUE), extra: tuple = ()) -> bool:
+    """Whether `believed` has these answers already (it returns at once, without the worker)."""
+    with _CACHE_LOCK:
+        return _key(source, expression, ids, extra) in _CACHE
+
+
 def believed(source: str, expression: str, ids: tuple[str, ...] = tuple(CATALOGUE),
              extra: tuple = ()) -> dict[str, list[Plain]] | None:
     """{id: the answers a learner holding it gives} for `expression` after `source` (None when the worker could
     not run it); `extra`, an author's `BuggyAnswer`s. Run once per program and expression: the app asks again
-    on every wrong answer."""
-    pairs = tuple((buggy.misconception, buggy.answer) for buggy in extra)
-    key = (source, expression, tuple(ids), pairs)
+    on every wrong answer. (One sandbox job: the app calls it off its UI thread, `StepView._diagnose_later`.)"""
+    key = _key(source, expression, ids, extra)
+    pairs = key[3]
     with _CACHE_LOCK:
         if key in _CACHE:
             return _CACHE[key]
@@ -139,12 +149,19 @@ def _finite(plain: Plain) -> bool:
 
 @dataclass(frozen=True)
 class StepTelling:
-    """What `check --misconceptions` says about one predict step."""
+    """What `check --misconceptions` says about one predict step (`tutor.commands.check` words it, EN or JA)."""
 
     index: int
     step_id: str
-    told: tuple[str, ...]  # the misconceptions its wrong answers name
-    why_not: str = ""      # when fewer than two: why
+    told: tuple[str, ...]                  # the misconceptions its wrong answers name
+    answer_kind: str = ""                  # set when its answer is of a kind that is not diagnosed
+    no_worker: bool = False                # the snippet worker could not run the buggy rules
+    same_as_correct: tuple[str, ...] = ()  # misconceptions whose answer is the correct one on this program
+    coinciding: tuple[str, ...] = ()       # misconceptions whose wrong answer another one gives too
+
+    @property
+    def enough(self) -> bool:
+        return len(self.told) >= 2
 
 
 def telling_report(lesson, builder=None) -> list[StepTelling]:
@@ -163,26 +180,15 @@ def telling_report(lesson, builder=None) -> list[StepTelling]:
         except AnswerError:
             continue  # `check` reports the broken step itself
         if answer.kind not in ("tensor", "number", "none"):
-            found.append(StepTelling(index, step.id, (), f"its answer is a {answer.kind}: only numbers, tensors and "
-                                                          "None answers are diagnosed"))
+            found.append(StepTelling(index, step.id, (), answer_kind=answer.kind))
             continue
         answers = believed(answer.run.source, step.expression, step_ids(step), step.buggy)
         if answers is None:
-            found.append(StepTelling(index, step.id, (), "the snippet worker could not run the buggy rules"))
+            found.append(StepTelling(index, step.id, (), no_worker=True))
             continue
         told = telling_apart(answer, answers)
-        found.append(StepTelling(index, step.id, told, "" if len(told) >= 2 else _why_not(answer, answers, told)))
+        wrong = distinct(answer, answers)
+        found.append(StepTelling(index, step.id, told,
+                                 same_as_correct=tuple(key for key in answers if key and key not in wrong),
+                                 coinciding=tuple(key for key in wrong if key not in told)))
     return found
-
-
-def _why_not(answer: Answer, answers: dict[str, list[Plain]], told: tuple[str, ...]) -> str:
-    wrong = distinct(answer, answers)
-    same_as_correct = [key for key in answers if key and key not in wrong]
-    coinciding = [key for key in wrong if key not in told]
-    parts = []
-    if same_as_correct:
-        named = ", ".join(same_as_correct) if len(same_as_correct) <= 3 else f"{len(same_as_correct)} others"
-        parts.append(f"on this program {named} give the correct answer")
-    if coinciding:
-        parts.append(f"{', '.join(coinciding)} give the same wrong answer as another misconception")
-    return "; ".join(parts) or "no misconception applies"

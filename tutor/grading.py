@@ -45,21 +45,22 @@ def holds_bools(answer: Answer) -> bool:
     return answer.kind == "tensor" and np.asarray(answer.value).dtype == bool
 
 
-def grade_prediction(step, answer: Answer, text: str, titles=None) -> tuple[Comparison, Diagnosis | None]:
+def grade_prediction(step, answer: Answer, text: str, titles=None, here: str | None = None
+                     ) -> tuple[Comparison, Diagnosis | None]:
     """The verdict on a typed prediction, as the app gives it, with the misconception behind a wrong one
-    (`AnswerFormatError` when unreadable)."""
+    (`AnswerFormatError` when unreadable; `here`, "lesson-id:step-id" of `step`, see `diagnose`)."""
     try:
         reading = read_prediction(answer, text)
     except AnswerFormatError as error:  # a wrong shape that a misconception explains is graded, and named
         shape = read_other_shape(answer, error)
-        found = None if shape is None else diagnose(step, answer, read_prediction(answer, text, shape), titles)
+        found = None if shape is None else diagnose(step, answer, read_prediction(answer, text, shape), titles, here)
         if found is None:
             raise
         return Comparison(False), found
     verdict = compare(answer, reading.value, reading.half_unit, reading.decimals)
     if verdict.correct or verdict.close:
         return verdict, None
-    return verdict, diagnose(step, answer, reading, titles)
+    return verdict, diagnose(step, answer, reading, titles, here)
 
 
 def pick(labels: list[list[str]], text: str) -> int:
@@ -85,18 +86,31 @@ class Diagnosis:
         return self.messages.get(lang) or self.messages["en"]
 
 
-def diagnose(step, answer: Answer, reading: Reading, titles=None) -> Diagnosis | None:
+def diagnosable(step, answer: Answer) -> bool:
+    """Whether a wrong prediction to `step` can be diagnosed at all (a numeric, tensor or None answer)."""
+    return getattr(step, "kind", None) == "predict" and answer.kind in ("tensor", "number", "none") \
+        and not holds_bools(answer) and getattr(answer.run, "source", None) is not None
+
+
+def diagnosis_waits(step, answer: Answer) -> bool:
+    """Whether `diagnose` would wait for the sandbox worker (the step's buggy answers are not computed yet):
+    the app then asks for it off its UI thread."""
+    from lessons.misconceptions import known, step_ids
+
+    return diagnosable(step, answer) and not known(answer.run.source, step.expression, step_ids(step), step.buggy)
+
+
+def diagnose(step, answer: Answer, reading: Reading, titles=None, here: str | None = None) -> Diagnosis | None:
     """The misconception behind the wrong prediction `reading` to predict step `step`, or None (also when the
     worker cannot run the buggy rules). `titles(lang)` maps a lesson id to its title (the text names the
-    lesson that teaches it)."""
+    lesson that teaches it); `here` ("lesson-id:step-id" of `step`): when that step is the one that teaches
+    it, the text says so instead of sending the learner to it."""
     from lessons.misconceptions import CATALOGUE, believed, step_ids
     from lessons.misconceptions import diagnose as match_answer
 
-    run = answer.run
-    if getattr(step, "kind", None) != "predict" or answer.kind not in ("tensor", "number", "none") \
-            or holds_bools(answer) or getattr(run, "source", None) is None:
+    if not diagnosable(step, answer):
         return None
-    answers = believed(run.source, step.expression, step_ids(step), step.buggy)
+    answers = believed(answer.run.source, step.expression, step_ids(step), step.buggy)
     if not answers:
         return None
     found = match_answer(answer, answers, reading.value, reading.half_unit, reading.decimals)
@@ -104,15 +118,16 @@ def diagnose(step, answer: Answer, reading: Reading, titles=None) -> Diagnosis |
         return None
     from tutor.i18n import LANGUAGES
 
-    messages = {lang: diagnosis_message(found, answer, reading.value, lang, titles(lang) if titles else None)
+    messages = {lang: diagnosis_message(found, answer, reading.value, lang, titles(lang) if titles else None, here)
                 for lang in LANGUAGES}
     return Diagnosis(found.id, messages, CATALOGUE[found.id].teach)
 
 
-def diagnosis_message(found, answer: Answer, typed, lang: str, titles=None) -> str:
-    """"Every number of yours is 6× the answer: that is “mean without 1/n”. <why> <where it is taught>"."""
+def diagnosis_message(found, answer: Answer, typed, lang: str, titles=None, here: str | None = None) -> str:
+    """"Every number of yours is 6× the answer: that is “mean without 1/n”. <why> <where it is taught>" (or
+    "This step teaches it.", when `here` is that step)."""
     from lessons.misconceptions import CATALOGUE
-    from tutor.formatting import format_cell
+    from tutor.formatting import format_cell, format_shape
     from tutor.i18n import t
 
     entry = CATALOGUE[found.id]
@@ -123,8 +138,14 @@ def diagnosis_message(found, answer: Answer, typed, lang: str, titles=None) -> s
     else:
         first = t("diagnosis_matches", lang, yours=_numbers(typed), name=name)
     gap = "" if lang == "ja" else " "
-    said = [first, entry.explain.get(lang) or entry.explain["en"]]
-    if titles is None or entry.lesson_id in titles:  # (a class served only a pack has no such lesson to point to)
+    said = [first]
+    shape = np.shape(typed)
+    if answer.value is not None and shape != np.shape(answer.value):  # a wrongly shaped answer, explained
+        said.append(t("diagnosis_shape", lang, yours=format_shape(shape), shape=format_shape(np.shape(answer.value))))
+    said.append(entry.explain.get(lang) or entry.explain["en"])
+    if here is not None and here == entry.teach:
+        said.append(t("diagnosis_here", lang))
+    elif titles is None or entry.lesson_id in titles:  # (a class served only a pack has no such lesson to point to)
         lesson = (titles or {}).get(entry.lesson_id, entry.lesson_id)
         said.append(t("diagnosis_teach", lang, step=entry.step_id, lesson=lesson))
     return gap.join(said)

@@ -40,6 +40,8 @@ class StepState:
     hints_shown: int = 0
     started: float = field(default_factory=time.monotonic)
     diagnosis: Any = None  # the misconception behind the last wrong prediction (`tutor.grading.Diagnosis`)
+    pending: str | None = None  # the prediction whose diagnosis is being computed (`StepView._diagnose_later`)
+    deferred: tuple | None = None  # (text, duration ms, hints) of a wrong attempt recorded when diagnosed
 
 
 @dataclass(frozen=True)

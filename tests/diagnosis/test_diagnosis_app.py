@@ -13,19 +13,21 @@ PICTURES = os.environ.get("DIAGNOSIS_PICTURES")  # a folder: also save the verdi
 
 
 async def _wrong_answer(pilot, text: str) -> str:
+    """The feedback once the diagnosis (computed off the UI thread) has come."""
     screen = pilot.app.screen
     whole = screen.query_one("#whole")
     whole.focus()
     whole.value = text
     await pilot.press("enter")
+    await pilot.app.workers.wait_for_complete()
     await pilot.pause()
     return str(screen.query_one("#feedback").render())
 
 
 @pytest.mark.parametrize("lang, says", [
     ("en", ["Not quite.", "Misconception: Every number of yours is 6× the answer: that is “mean without 1/n”.",
-            "Trying autograd"]),
-    ("ja", ["残念、不正解です。", "つまずき: あなたの答えはどの値も正解の 6 倍です。", "「Autograd を試す」"]),
+            "This step teaches it."]),   # (the step that teaches it is this one: it says so)
+    ("ja", ["残念、不正解です。", "つまずき: あなたの答えはどの値も正解の 6 倍です。", "まさにこのステップで学ぶ内容です。"]),
 ])
 async def test_the_verdict_names_the_misconception_in_the_learners_numbers(data_dir, lang, says):
     app = TutorApp(lang=lang, data_dir=data_dir)
@@ -104,3 +106,100 @@ def test_the_diagnosis_points_only_to_a_lesson_of_the_learners_course():
         assert (entry.name.get(lang) or entry.name["en"]) in alone
         taught = diagnosis_message(found, answer, [1, 1, 1], lang, titles={entry.lesson_id: "The lesson"})
         assert "The lesson" in taught and entry.step_id in taught
+
+
+async def test_the_diagnosis_comes_off_the_ui_thread_and_the_screen_stays_responsive(data_dir, monkeypatch):
+    """The verdict at once; while the buggy rules run (held here until the test lets them go) the learner can
+    type; then the diagnosis line follows and the attempt is recorded with it. A second wrong answer to the
+    step uses the cached buggy answers: no second sandbox job."""
+    import threading
+
+    import engine.sandbox.client as client
+    import lessons.misconceptions as misconceptions
+    from tutor.progress import ProgressStore
+
+    monkeypatch.setattr(misconceptions, "_CACHE", {})
+    real, release, jobs = client.believed_answers, threading.Event(), []
+
+    def held(*args, **kwargs):
+        jobs.append(threading.current_thread() is threading.main_thread())
+        assert release.wait(60)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(client, "believed_answers", held)
+    app = TutorApp(lang="en", data_dir=data_dir)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.open_lesson("trying-autograd", "mean-grad")
+        await pilot.pause()
+        whole = app.screen.query_one("#whole")
+        whole.focus()
+        whole.value = "[[7, 8, 9], [10, 11, 12]]"
+        await pilot.press("enter")
+        await pilot.pause()
+        feedback = app.screen.query_one("#feedback")
+        assert "Not quite" in str(feedback.render()) and "Misconception" not in str(feedback.render())
+        await pilot.press("end", "backspace")   # the UI answers while the diagnosis is computed
+        await pilot.pause()
+        assert whole.value == "[[7, 8, 9], [10, 11, 12]"
+        assert jobs == [False]                  # one job, in a worker thread
+        release.set()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        shown = " ".join(str(feedback.render()).split())
+        assert "Misconception: Every number of yours is 6× the answer" in shown
+        second = " ".join((await _wrong_answer(pilot, "[[1, 2, 3], [4, 5, 6]]")).split())
+        assert "Not quite" in second and jobs == [False]   # the cache: no second job
+    with ProgressStore(data_dir=data_dir) as store:
+        attempts = [a for a in store.attempts() if a.step_id == "mean-grad"]
+    assert [a.misconception for a in attempts][:1] == ["mean-without-n"]
+
+
+async def test_a_wrongly_shaped_answer_that_a_misconception_explains_is_graded_and_named(data_dir):
+    app = TutorApp(lang="en", data_dir=data_dir)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.open_lesson("broadcasting-gradients", "row-times-matrix")
+        await pilot.pause()
+        feedback = " ".join((await _wrong_answer(pilot, "[[10, 20, 30], [40, 50, 60]]")).split())
+        assert "Not quite" in feedback and "“broadcast gradient not summed”" in feedback, feedback
+        assert "(Your answer has the shape (2, 3); the answer has the shape (3,).)" in feedback, feedback
+        if PICTURES:
+            app.save_screenshot(filename="verdict-shape-en.svg", path=PICTURES)
+        refused = " ".join((await _wrong_answer(pilot, "[[1, 2, 3], [4, 5, 6]]")).split())
+        assert "shape" in refused and "Misconception" not in refused, refused
+
+
+async def test_attempts_keep_their_order_when_the_learner_moves_on_before_the_diagnosis(data_dir, monkeypatch):
+    """A wrong answer waits for its diagnosis to be recorded with it; showing the answer meanwhile records the
+    wrong attempt first (without the diagnosis, which has not come), then the reveal — never the other way."""
+    import threading
+
+    import engine.sandbox.client as client
+    import lessons.misconceptions as misconceptions
+    from tutor.progress import ProgressStore
+
+    monkeypatch.setattr(misconceptions, "_CACHE", {})
+    real, release = client.believed_answers, threading.Event()
+
+    def held(*args, **kwargs):
+        assert release.wait(60)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(client, "believed_answers", held)
+    app = TutorApp(lang="en", data_dir=data_dir)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.open_lesson("trying-autograd", "mean-grad")
+        await pilot.pause()
+        whole = app.screen.query_one("#whole")
+        whole.focus()
+        whole.value = "[[7, 8, 9], [10, 11, 12]]"
+        await pilot.press("enter")
+        await pilot.pause()
+        await pilot.press("escape", "s")
+        await pilot.pause()
+        assert "The answer is shown" in str(app.screen.query_one("#feedback").render())
+        release.set()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+    with ProgressStore(data_dir=data_dir) as store:
+        attempts = [(a.outcome, a.misconception) for a in store.attempts() if a.step_id == "mean-grad"]
+    assert attempts == [("wrong", None), ("revealed", None)]

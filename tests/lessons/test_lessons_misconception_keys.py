@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import textwrap
 
+import pytest
+
 from lessons.answers import compute_answer
 from lessons.loader import load_lesson
 from tutor.grading import grade_prediction
@@ -103,3 +105,23 @@ def test_grade_json_fills_the_diagnosis_and_the_text_says_it(cli):
     assert result.output.splitlines()[1].startswith("あなたの答えはどの値も正解の 6 倍です。")
     data = json.loads(cli("grade", "trying-autograd:mean-grad", "[[2, 5, 1], [0, 3, 9]]", "--json").output)
     assert data == {"correct": False, "close": False, "diagnosis": None}
+
+
+def test_check_says_it_in_japanese_under_lang_ja(cli):
+    result = cli("--lang", "ja", "check", "--misconceptions", "lessons/bundled/050-reduction-gradients.toml")
+    assert result.exit_code == 0, result.output
+    assert "予想ステップごとに、不正解の答えから特定できるつまずき" in result.output
+    line = next(line for line in result.output.splitlines() if "full-mean:" in line)
+    assert "（2 つ未満: " in line and "mean-without-n, all-ones は、別のつまずきと同じ不正解の答えになります" in line
+    assert "fewer than" not in result.output and "give the" not in result.output
+
+
+@pytest.mark.parametrize("lang, here, elsewhere", [
+    ("en", "This step teaches it.", "Step “mean-grad” of “Trying autograd” teaches it."),
+    ("ja", "まさにこのステップで学ぶ内容です。", "「Autograd を試す」のステップ「mean-grad」で学べます。"),
+])
+def test_on_the_step_that_teaches_it_the_diagnosis_says_so(cli, lang, here, elsewhere):
+    on_it = cli("grade", "--lang", lang, "trying-autograd:mean-grad", "[[7, 8, 9], [10, 11, 12]]")
+    assert here in on_it.output and elsewhere not in on_it.output, on_it.output
+    other = cli("grade", "--lang", lang, "reduction-gradients:column-means", "[[1, 2, 3], [1, 2, 3]]")
+    assert elsewhere in other.output and here not in other.output, other.output

@@ -68,7 +68,7 @@ def command(ctx: click.Context, paths: tuple[Path, ...], against_torch: bool, st
         with warnings.catch_warnings():  # engine warnings (PyTorch's own, like non-leaf .grad) are not problems
             warnings.simplefilter("ignore")
             report = check_paths(paths, against_torch=against_torch, require_lang=require_lang, user_dir=user_dir,
-                                 tell_apart=tell_apart)
+                                 tell_apart=tell_apart, lang=lang)
         return print_report(report, strict, lang)
 
     status = once()
@@ -107,7 +107,7 @@ def print_report(report: Report, strict: bool, lang: str = "en") -> int:
 
 
 def check_paths(paths: tuple[Path, ...], *, against_torch: bool = False, require_lang: tuple[str, ...] = (),
-                user_dir: Path | None = None, tell_apart: bool = False) -> Report:
+                user_dir: Path | None = None, tell_apart: bool = False, lang: str = "en") -> Report:
     """All problems and warnings in the lesson files under `paths`, and how many files were checked."""
     from lessons.course import shadow_of
     from lessons.errors import LessonError
@@ -174,7 +174,7 @@ def check_paths(paths: tuple[Path, ...], *, against_torch: bool = False, require
                 where=term("bundled_course") if where == "the bundled course" else term("your_folder"))))
         first_with_id.setdefault(lesson.id, path)
     if tell_apart:
-        report.notes.extend(_telling(lesson) for lesson in sound)
+        report.notes.extend(_telling(lesson, lang) for lesson in sound)
     if against_torch:
         from lessons.against_torch import compare_with_torch
 
@@ -185,16 +185,32 @@ def check_paths(paths: tuple[Path, ...], *, against_torch: bool = False, require
     return report
 
 
-def _telling(lesson) -> str:
+def _telling(lesson, lang: str = "en") -> str:
     """Per predict step, the misconceptions a wrong answer can name (two or more wanted), and why not more."""
     from lessons.misconceptions import telling_report
 
-    lines = [f"{lesson.path}: misconceptions a wrong answer can name, per predict step:"]
+    lines = [t("telling_title", lang, path=lesson.path)]
     for item in telling_report(lesson):
         where = f"  {lesson.path}:{lesson.line_of(f'steps[{item.index}]') or 0}: {item.step_id}: "
-        told = ", ".join(item.told) or "none"
-        lines.append(where + told + (f" (fewer than 2: {item.why_not})" if item.why_not else ""))
+        told = ", ".join(item.told) or t("telling_none", lang)
+        lines.append(where + told + ("" if item.enough else t("telling_fewer", lang, why=_why_not(item, lang))))
     return "\n".join(lines)
+
+
+def _why_not(item, lang: str) -> str:
+    """Why a step tells fewer than two misconceptions apart, in the author's language."""
+    if item.answer_kind:
+        return t("telling_kind", lang, kind=item.answer_kind)
+    if item.no_worker:
+        return t("telling_no_worker", lang)
+    parts = []
+    if len(item.same_as_correct) > 3:
+        parts.append(t("telling_same_as_correct_many", lang, count=len(item.same_as_correct)))
+    elif item.same_as_correct:
+        parts.append(t("telling_same_as_correct", lang, names=", ".join(item.same_as_correct)))
+    if item.coinciding:
+        parts.append(t("telling_coinciding", lang, names=", ".join(item.coinciding)))
+    return t("telling_separator", lang).join(parts) or t("telling_nothing_applies", lang)
 
 
 def _hidden(path: Path, root: Path) -> bool:

@@ -48,7 +48,7 @@ def command(target: str, answer_text: str, as_json: bool, lang: str | None, less
     from tutor.answer_input import AnswerFormatError
 
     try:
-        verdict, diagnosis = _grade(course, step, answer, answer_text)
+        verdict, diagnosis = _grade(course, lesson, step, answer, answer_text)
     except AnswerFormatError as error:
         _fail(1, error.message(lang))
     if as_json:
@@ -78,7 +78,7 @@ def _find(target: str, lesson_dirs: tuple[str, ...], data_dir: str | None):
     return course, lesson, step
 
 
-def _grade(course, step, answer, text: str):
+def _grade(course, lesson, step, answer, text: str):
     """The verdict (and any diagnosis) through the app's own path: predictions as the step view reads them,
     options by label."""
     from lessons.answers import Comparison, compare
@@ -86,8 +86,9 @@ def _grade(course, step, answer, text: str):
     from tutor.i18n import t
 
     if step.kind == "predict":  # a bool prediction too: True or False, the app's two options
-        return grade_prediction(step, answer, text, lambda lang: {lesson.id: lesson.title.get(lang)
-                                                                  for lesson in course.lessons})
+        return grade_prediction(step, answer, text, lambda lang: {other.id: other.title.get(lang)
+                                                                  for other in course.lessons},
+                                here=f"{lesson.id}:{step.id}")
     if step.kind == "choice":
         labels = [[option.text.get("en"), option.text.get("ja")] for option in step.options]
     else:

@@ -273,6 +273,7 @@ class StepView(VerticalScroll, can_focus=True):
             reading, text = self._read(answer)
         except AnswerFormatError as error:
             self._feedback(Text(error.message(lang)), "-error")
+            self._diagnose_other_shape(answer, error)
             return
         except Exception as error:  # never let typed text end the app
             self._feedback(Text(t("answer_not_checked", lang, reason=f"{type(error).__name__}: {error}")), "-error")
@@ -293,25 +294,87 @@ class StepView(VerticalScroll, can_focus=True):
         else:
             state.wrong_count = state.cell_count = 0
         state.diagnosis = None
+        state.pending = None
         if verdict.close and not verdict.correct:
             state.verdict = "close"
             self._show_verdict(lang)
             return
-        if not verdict.correct:
-            state.diagnosis = self._diagnose(answer, reading)
-        self._grade(text, verdict.correct)
+        self._grade(text, verdict.correct, None if verdict.correct else reading)
 
-    def _diagnose(self, answer, reading):
-        """The misconception behind a wrong prediction, if the engine's buggy rules name one (never fatal)."""
+    # ------------------------------------------------------------------ diagnosis, off the UI thread
+
+    def _diagnose_later(self, answer, reading, text: str, record: bool, shaped: bool = False) -> None:
+        """Ask which misconception is behind the wrong prediction `text`: at once when its step's buggy answers
+        are known, else in a worker thread (one sandbox job, ~0.3 s), the verdict already shown. When it comes,
+        the attempt is recorded with it (`record`) and the verdict, if still the one shown, names it. `shaped`:
+        `text` had another shape than the answer and was refused; a misconception that explains it makes it a
+        wrong verdict after all."""
+        from tutor.grading import diagnosis_waits
+
+        step, find = self.step, self._finder(answer, reading)
+        self.state.pending = text
+        if not diagnosis_waits(step, answer):
+            self._diagnosed(text, record, shaped, find())
+            return
+        app = self.app
+
+        def work() -> None:
+            found = find()
+            try:
+                app.call_from_thread(self._diagnosed, text, record, shaped, found)
+            except RuntimeError:  # the app has ended meanwhile
+                pass
+        app.run_worker(work, thread=True, group="diagnosis", exit_on_error=False)
+
+    def _finder(self, answer, reading):
+        """A call that finds the misconception behind `reading` (never raises; safe in a worker thread)."""
         from tutor.grading import diagnose
+        from tutor.i18n import LANGUAGES
 
-        def titles(lang: str) -> dict[str, str]:
-            return {lesson.id: lesson.title.get(lang) for lesson in self.app.course.lessons}
+        titles = {lang: {lesson.id: lesson.title.get(lang) for lesson in self.app.course.lessons} for lang in LANGUAGES}
+        step = self.step
+        lesson = getattr(self.practice, "lesson", None)
+        here = f"{lesson.id}:{step.id}" if lesson is not None else None
 
+        def find():
+            try:
+                return diagnose(step, answer, reading, titles.get, here)
+            except Exception:  # noqa: BLE001 - a diagnosis is a bonus: the verdict stands without it
+                return None
+        return find
+
+    def _diagnosed(self, text: str, record: bool, shaped: bool, found) -> None:
+        state = self.state
+        current = state.pending == text
+        if current:
+            state.pending = None
+        if shaped:  # a refused shape: graded only when a misconception explains it, and still on screen
+            if found is None or not current or not self.is_mounted:
+                return
+            state.last_checked, state.diagnosis = text, found
+            self._grade(text, False)
+            return
+        if record and state.deferred is not None and state.deferred[0] == text:
+            self._flush(found)
+        if current and state.last_checked == text and state.verdict == Outcome.WRONG and self.is_mounted:
+            state.diagnosis = found
+            if found is not None:
+                self._show_verdict(self.app.lang)
+
+    def _diagnose_other_shape(self, answer, error) -> None:
+        """A tensor typed in another shape than the answer's (a broadcast gradient not summed back…)."""
+        from tutor.grading import diagnosable, read_other_shape, read_prediction
+
+        shape = read_other_shape(answer, error) if diagnosable(self.step, answer) else None
+        whole = self.query("#whole")
+        if shape is None or not whole:
+            return
+        text = whole.first(Input).value.strip()
         try:
-            return diagnose(self.step, answer, reading, titles)
-        except Exception:  # noqa: BLE001 - a diagnosis is a bonus: the verdict stands without it
-            return None
+            reading = read_prediction(answer, text, shape)
+        except Exception:  # noqa: BLE001 - unreadable after all: the format message stands
+            return
+        self._diagnose_later(answer, reading, text, record=False, shaped=True)
 
     def choose(self, chosen: int) -> None:
         """An option was selected (its index in the step's own order)."""
@@ -328,16 +391,32 @@ class StepView(VerticalScroll, can_focus=True):
         label = str(chosen == 0) if answer.kind == "bool" else str(chosen)
         self._grade(label, correct)
 
-    def _grade(self, text: str | None, correct: bool) -> None:
+    def _grade(self, text: str | None, correct: bool, reading=None) -> None:
+        """The verdict, shown at once; recorded now, or (a wrong prediction `reading` to diagnose) with its
+        diagnosis when that comes (`_diagnose_later`)."""
         state = self.state
         outcome = Outcome.CORRECT if correct else Outcome.WRONG
         first = not state.attempted
         state.verdict = outcome
         state.solved = correct
-        if first or self.practice.records_retries():
-            self._record(text, outcome)
+        record = first or self.practice.records_retries()
+        from tutor.grading import diagnosis_waits
+
+        waits = reading is not None and diagnosis_waits(self.step, self.answer)
+        if reading is not None and not waits:  # the step's buggy answers are known: named at once
+            state.diagnosis = self._finder(self.answer, reading)()
+        if record and waits and self.practice.records_retries():
+            self._flush()
+            state.attempted = True   # recorded when diagnosed (`_diagnosed`), or before anything else is
+            state.deferred = (text, int((time.monotonic() - state.started) * 1000), state.hints_shown)
+            record = False
+        elif record:
+            self._record(text, outcome, state.diagnosis if outcome == Outcome.WRONG else None)
+            record = False
         self._mark_choices()
         self._show_verdict(self.app.lang)
+        if waits:
+            self._diagnose_later(self.answer, reading, text, state.deferred is not None)
         if correct:  # out of the editor: the one-letter keys work, Enter goes on
             self.focus()
             if self.step.kind == "error":
@@ -391,16 +470,32 @@ class StepView(VerticalScroll, can_focus=True):
             found.first(Hints).show(hints, self.state.hints_shown, lang)
             self.call_after_refresh(self._scroll_into_view, found.first())
 
-    def _record(self, text: str | None, outcome: Outcome) -> None:
+    def _flush(self, diagnosis=None) -> None:
+        """Record the wrong attempt still waiting for its diagnosis (with it, when it has come): attempts are
+        recorded in the order they were made, and none is lost when the learner moves on (a lesson's only; a
+        quiz records its first verdict at once)."""
+        deferred, self.state.deferred = self.state.deferred, None
+        if deferred is not None:
+            text, duration, hints = deferred
+            self._record(text, Outcome.WRONG, diagnosis, duration, hints)
+
+    def on_unmount(self) -> None:
+        self._flush()
+
+    def _record(self, text: str | None, outcome: Outcome, diagnosis=None, duration: int | None = None,
+                hints: int | None = None) -> None:
+        self._flush()
         state = self.state
         state.attempted = True
         state.outcome = Outcome.CORRECT if Outcome.CORRECT in (state.outcome, outcome) else outcome
-        duration = int((time.monotonic() - state.started) * 1000)
+        if duration is None:
+            duration = int((time.monotonic() - state.started) * 1000)
         from tutor.progress.model import ProgressError
 
         try:
-            diagnosed = state.diagnosis.id if outcome == "wrong" and state.diagnosis is not None else None
-            self.practice.record(self.index, text, outcome, state.hints_shown, duration, diagnosed)
+            diagnosed = diagnosis.id if outcome == "wrong" and diagnosis is not None else None
+            self.practice.record(self.index, text, outcome, state.hints_shown if hints is None else hints, duration,
+                                 diagnosed)
         except ProgressError as error:
             self.post_message(self.RecordFailed(error))
             return
