@@ -22,6 +22,7 @@ from engine.graph import (
     accumulate,
     as_grad,
     guard_shape,
+    node_class,
     record_trace,
 )
 from engine.hook_handle import RemovableHandle
@@ -114,7 +115,7 @@ def _run(op, inputs: tuple, attrs: dict, modes=None) -> "Tensor":
         bit <<= 1
     if wanted:
         result._requires_grad = True
-        node = result._grad_fn = OpNode(op, tuple(arrays), attrs, out, tuple(parents))
+        node = result._grad_fn = node_class(OpNode, op)(op, tuple(arrays), attrs, out, tuple(parents))
         if modes.anomaly:
             record_trace(node)
         if op.saves:
@@ -164,8 +165,8 @@ class OpNode(Node):
     __slots__ = ()
 
     @classmethod
-    def _kind(cls, op) -> type:
-        kind = super()._kind(op)
+    def named(cls, op) -> type:
+        kind = super().named(op)
         for name in saved_names(op):
             setattr(kind, f"_saved_{name}", _saved_property(name))
         return kind
