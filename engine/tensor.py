@@ -146,10 +146,11 @@ def _save_versions(node, op, inputs, wanted: int, result) -> None:
     positions, saves_result = saved_tensors(op, wanted)
     versions = []
     for i in positions:
-        if type(inputs[i]) in _TENSOR_TYPES:
-            if inputs[i]._inference:
+        t = inputs[i]
+        if type(t) in _TENSOR_TYPES:
+            if t._inference:
                 raise RuntimeError(INFERENCE_SAVED)
-            versions.append((inputs[i], inputs[i]._version, False))
+            versions.append((t, t._version, False))
     if saves_result:
         cell = result._shared_version()
         versions.append((cell, cell[0], True))
