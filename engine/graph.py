@@ -229,7 +229,7 @@ def _sweep(order, grads, nbatch, retain_graph, on_node, capture, tensors) -> dic
             if guard is not None:  # a batch of cotangents can outgrow every tensor
                 guard(tuple(g.shape[:nbatch]) + np.shape(arrays[i]))
             rule = vjp[i] if belief is None else belief.vjp(node, i, vjp[i])  # a misconception's rule, or PyTorch's
-            gi = rule(g, out, *inputs, **attrs)
+            gi = rule(g, out, *inputs, **attrs) if attrs else rule(g, out, *inputs)  # (`**{}` would make a dict)
             if gi is None:  # an undefined gradient (PyTorch's norm with p=0): nothing flows
                 continue
             array = arrays[i]
