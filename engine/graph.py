@@ -36,19 +36,16 @@ _NAMESPACED = frozenset({"CopySlices", "CopyBackwards", "NotImplemented"})
 
 
 class Node:
-    """A backward node (`grad_fn`): which op made a tensor, from which inputs."""
+    """A backward node (`grad_fn`): which op made a tensor, from which inputs.
+
+    The nodes of a program's graph are of a class named as PyTorch's (`type(y.grad_fn).__name__` is
+    `MulBackward0`): make them with `node_class(Node, op)(op, ...)`. A plain `Node(...)` is the explanation
+    layer's working copy."""
 
     __slots__ = ("op", "arrays", "attrs", "out", "parents", "freed", "retained", "versions", "hooks",
                  "__weakref__")
 
-    def __new__(cls, op: Op, arrays: tuple, attrs: dict, out: np.ndarray, parents: tuple) -> Node:
-        """Each op's nodes are of a class of its own named as PyTorch's (`type(y.grad_fn).__name__` is
-        `MulBackward0`), made once per name (`_kind`). The slots are filled here, with no `__init__`: one call
-        per node, which every recorded op makes."""
-        kind = _NODE_CLASSES.get((cls, op.grad_fn))
-        if kind is None:
-            kind = _NODE_CLASSES[cls, op.grad_fn] = cls._kind(op)
-        self = object.__new__(kind)
+    def __init__(self, op: Op, arrays: tuple, attrs: dict, out: np.ndarray, parents: tuple) -> None:
         self.op = op
         self.arrays = arrays      # the inputs as arrays (or Python scalars), in the op's order
         self.attrs = attrs
@@ -58,11 +55,10 @@ class Node:
         self.retained = None      # the output Tensor, when it called retain_grad()
         self.versions = ()        # [(saved Tensor, its version when saved, saved as this node's output?)]
         self.hooks = None         # the output Tensor's hooks (register_hook), run on its gradient
-        return self
 
     @classmethod
-    def _kind(cls, op: Op) -> type:
-        """The class of the nodes named `op.grad_fn`: it differs from `cls` in nothing but its name."""
+    def named(cls, op: Op) -> type:
+        """A class for the nodes named `op.grad_fn`: it differs from `cls` in nothing but its name."""
         return type(op.grad_fn, (cls,), {"__slots__": (), "__doc__": cls.__doc__})
 
     def name(self) -> str:
@@ -80,6 +76,15 @@ class Node:
 
 
 _NODE_CLASSES: dict[tuple[type, str], type] = {}
+
+
+def node_class(base: type, op: Op) -> type:
+    """The class of `op`'s nodes: `base` (Node or a subclass) named as PyTorch names the op's node, made once per
+    name. (A class per name rather than a `__new__` that picks it: a Python `__new__` costs every op a call.)"""
+    kind = _NODE_CLASSES.get((base, op.grad_fn))
+    if kind is None:
+        kind = _NODE_CLASSES[base, op.grad_fn] = base.named(op)
+    return kind
 
 
 class AccumulateGrad:
@@ -224,7 +229,7 @@ def _sweep(order, grads, nbatch, retain_graph, on_node, capture, tensors) -> dic
             if guard is not None:  # a batch of cotangents can outgrow every tensor
                 guard(tuple(g.shape[:nbatch]) + np.shape(arrays[i]))
             rule = vjp[i] if belief is None else belief.vjp(node, i, vjp[i])  # a misconception's rule, or PyTorch's
-            gi = rule(g, out, *inputs, **attrs)
+            gi = rule(g, out, *inputs, **attrs) if attrs else rule(g, out, *inputs)  # (`**{}` would make a dict)
             if gi is None:  # an undefined gradient (PyTorch's norm with p=0): nothing flows
                 continue
             array = arrays[i]

@@ -25,7 +25,8 @@ def _method(op):
     """`x.exp()`: the op on x (an integer tensor computed as float32, as PyTorch's float-valued ops do)."""
     if op.result_dtype is FLOATING:
         def method(self):
-            return _run(op, (self._floating(),), _NO_ATTRS)
+            # (a float tensor as it is, without the call: this runs for every exp, sin, tanh…)
+            return _run(op, (self if self._data.dtype.kind == "f" else self._floating(),), _NO_ATTRS)
     else:
         def method(self):
             return _run(op, (self,), _NO_ATTRS)

@@ -22,6 +22,7 @@ from engine.graph import (
     accumulate,
     as_grad,
     guard_shape,
+    node_class,
     record_trace,
 )
 from engine.hook_handle import RemovableHandle
@@ -75,16 +76,17 @@ def _apply(name: str, inputs: tuple, /, **attrs) -> "Tensor":
 def _run(op, inputs: tuple, attrs: dict, modes=None) -> "Tensor":
     """Dispatch one op record: check, shape and size guard, forward, dtype, view link, tangent, node (`modes`:
     the caller's read of them). Every op of every method, function and operator runs here, once."""
-    arrays = []  # (a loop, not a comprehension: this runs for every op, and a comprehension is a call)
+    found = []  # (a loop, not a comprehension: this runs for every op, and a comprehension is a call)
     for t in inputs:
-        arrays.append(t._data if type(t) in _TENSOR_TYPES else t)
+        found.append(t._data if type(t) in _TENSOR_TYPES else t)
+    arrays = tuple(found)  # one tuple for the forward's call and the node
     if op.check is not None:
         op.check(arrays, attrs)
     if modes is None:
         modes = _modes()
     if modes.size_guard is not None and op.shape is not None:
         modes.size_guard(*op.shape(arrays, attrs))
-    out = op.forward(*arrays, **attrs)
+    out = op.forward(*arrays, **attrs) if attrs else op.forward(*arrays)  # (`**{}` would make a dict)
     if type(out) is not np.ndarray:
         out = np.asarray(out)
     # the result's dtype is PyTorch's (type promotion, `engine.dtypes.result_type`), whatever numpy made
@@ -114,7 +116,7 @@ def _run(op, inputs: tuple, attrs: dict, modes=None) -> "Tensor":
         bit <<= 1
     if wanted:
         result._requires_grad = True
-        node = result._grad_fn = OpNode(op, tuple(arrays), attrs, out, tuple(parents))
+        node = result._grad_fn = node_class(OpNode, op)(op, arrays, attrs, out, tuple(parents))
         if modes.anomaly:
             record_trace(node)
         if op.saves:
@@ -145,10 +147,11 @@ def _save_versions(node, op, inputs, wanted: int, result) -> None:
     positions, saves_result = saved_tensors(op, wanted)
     versions = []
     for i in positions:
-        if type(inputs[i]) in _TENSOR_TYPES:
-            if inputs[i]._inference:
+        t = inputs[i]
+        if type(t) in _TENSOR_TYPES:
+            if t._inference:
                 raise RuntimeError(INFERENCE_SAVED)
-            versions.append((inputs[i], inputs[i]._version, False))
+            versions.append((t, t._version, False))
     if saves_result:
         cell = result._shared_version()
         versions.append((cell, cell[0], True))
@@ -164,8 +167,8 @@ class OpNode(Node):
     __slots__ = ()
 
     @classmethod
-    def _kind(cls, op) -> type:
-        kind = super()._kind(op)
+    def named(cls, op) -> type:
+        kind = super().named(op)
         for name in saved_names(op):
             setattr(kind, f"_saved_{name}", _saved_property(name))
         return kind

@@ -94,7 +94,7 @@ def _unary(numpy_fn, sympy_name: str, widen: bool = True):
         if kind is _F64:  # the common case first (dtype identity: numpy's built-in dtypes are singletons)
             return numpy_fn(a)
         if widen and kind == _F32:
-            return numpy_fn(a.astype(np.float64)).astype(_F32)
+            return numpy_fn(a.astype(_F64)).astype(_F32)
         if kind == object:
             return sym(a)
         return numpy_fn(a)

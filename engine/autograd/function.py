@@ -12,7 +12,7 @@ import numpy as np
 
 from engine import state, xp
 from engine.grad_mode import no_grad
-from engine.graph import SECOND_BACKWARD, Node
+from engine.graph import SECOND_BACKWARD, Node, node_class
 from engine.methods.shape import cat
 from engine.ops import Op
 from engine.tensor import Tensor
@@ -180,16 +180,16 @@ def _record(cls, ctx, args: tuple, kwargs: dict, outputs: tuple, differentiable:
             tuple(f"{cls.__name__}.backward" for _ in args), saves=("ctx.saved_tensors",) if ctx._saved else (),
             custom=True)
     if layout is None:
-        node = Node(op, arrays, {}, outputs[0]._data, parents)
+        node = node_class(Node, op)(op, arrays, {}, outputs[0]._data, parents)
         outputs[0]._grad_fn, outputs[0]._requires_grad = node, True
     else:
-        node = Node(op, arrays, {}, layout.pack([o._data if isinstance(o, Tensor) else None for o in outputs]),
+        node = node_class(Node, op)(op, arrays, {}, layout.pack([o._data if isinstance(o, Tensor) else None for o in outputs]),
                     parents)
         for k, (offset, size) in layout.places.items():
             shape = outputs[k]._data.shape
             select = Op(name, ("result",), lambda packed, a=offset, b=offset + size, s=shape: packed[a:b].reshape(s),
                         (layout.select_rule(k),), (f"output {k} of {cls.__name__}.forward",), custom=True)
-            outputs[k]._grad_fn = Node(select, (node.out,), {}, outputs[k]._data, (node,))
+            outputs[k]._grad_fn = node_class(Node, select)(select, (node.out,), {}, outputs[k]._data, (node,))
             outputs[k]._requires_grad = True
     ctx._node = node
 

@@ -24,7 +24,8 @@ import numpy as np
 import sympy
 
 from engine.explain import notation
-from engine.explain.notation import NotationError, Sweep, Value
+from engine.explain.notation import NotationError
+from engine.explain.notation_sweep import Sweep, Value, vjp_expr
 from engine.graph import Node
 
 MAX_PATHS = 8
@@ -439,7 +440,7 @@ def _multiplicative_paths(call, edge, paths, symbols, seed, full: Sweep, where: 
             out_shape = tuple(np.shape(node.out))
             named.env[placeholder] = np.ones(out_shape)
             named.cache.clear()
-            value = notation.vjp_expr(node, i, Value(placeholder, out_shape), named._inputs(node), named)
+            value = vjp_expr(node, i, Value(placeholder, out_shape), named._inputs(node), named)
             in_shape = tuple(np.shape(node.arrays[i]))
             if value.shape != in_shape and out_shape != ():
                 return []  # a broadcast is undone here: not a per-element factor
