@@ -333,14 +333,16 @@ def serve(profile: str = "full", confined: bool = True, served: dict | None = No
                             selector.register(job.exit_fd, selectors.EVENT_READ, (job, "exit"))
                 continue
             job, what = key.data
-            if what == "spare":
-                if os.read(job.fd, 64) == SPARE_READY and not job.ready:
-                    job.ready = True
+            if what == "spare":  # (`job` is the spare: it has no job yet)
+                if job is not spare:   # it was handed a job or dropped earlier in this round: a stale event
+                    continue
+                if os.read(spare.fd, 64) == SPARE_READY and not spare.ready:
+                    spare.ready = True
                     send({"spare": True})
                 else:  # it ended (or said something else): jobs fork as usual; one that never got warm means
-                    spares = job.ready and spares  # its warm-up fails, so no more spares are made
-                    selector.unregister(job.fd)
-                    job.drop()
+                    spares = spare.ready and spares  # its warm-up fails, so no more spares are made
+                    selector.unregister(spare.fd)
+                    spare.drop()
                     spare = None
                 continue
             if what == "exit":
