@@ -8,7 +8,8 @@ optional, lowers the child's MEMORY allowance); the zygote answers each with
 `{"id": 7, "result": {...}}` or `{"id": 7, "failure": {"type": ..., "message": ...}}` on stdout,
 in the order the jobs finish. Its first line is `{"ready": true, "confinement": {...}}`: for "full", once
 snippets can run (a quiz's first question, a lesson's first answer); the explanation layer's preload follows
-when no job is waiting, or before the first job that needs it is started.
+when no job is waiting, or before the first job that needs it is started. Once idle a moment, "full" also
+keeps a warm spare child for the next explanation (`_spare`) and says `{"spare": true}` when it is warm.
 
 Each child closes every inherited descriptor but its result pipe, confines itself
 (`confine.confine`), runs the job, writes JSON to the pipe and exits. The zygote reads at most
