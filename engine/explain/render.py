@@ -71,33 +71,44 @@ def _rows(a) -> np.ndarray:
     return a.reshape(1, -1) if a.ndim < 2 else a.reshape(-1, a.shape[-1])
 
 
-def matrix_width(a) -> int:
-    """The cells a `matrix` of `a` takes: column contents, one space each side, and the borders."""
-    rows = _rows(a)
-    if rows.size == 0:
+def _cells(rows: np.ndarray) -> list[list[str]]:
+    return [[cell(v) for v in row] for row in rows]
+
+
+def _width(cells: list[list[str]]) -> int:
+    """The cells a `matrix` of these texts takes: column contents, one space each side, and the borders."""
+    if not cells or not cells[0]:
         return 4
-    widths = [max(cell_len(cell(v)) for v in rows[:, j]) for j in range(rows.shape[1])]
+    widths = [max(cell_len(row[j]) for row in cells) for j in range(len(cells[0]))]
     return sum(widths) + 3 * len(widths) + 1
 
 
-def matrix(a, *, title: str | None = None) -> Table:
-    """A 0-, 1- or 2-d array as an aligned table (higher ranks: rows of the last axis)."""
+def matrix_width(a) -> int:
+    """The cells a `matrix` of `a` takes: column contents, one space each side, and the borders."""
+    return _width(_cells(_rows(a)))
+
+
+def matrix(a, *, title: str | None = None, cells: list[list[str]] | None = None) -> Table:
+    """A 0-, 1- or 2-d array as an aligned table (higher ranks: rows of the last axis); `cells`: its texts,
+    when the caller has them already."""
     rows = _rows(a)
     table = Table(show_header=False, box=box.SQUARE, title=title, padding=(0, 1), show_lines=rows.dtype == object)
     for _ in range(rows.shape[1] or 1):
         table.add_column(justify="right", no_wrap=True)
-    for row in rows:
-        table.add_row(*[cell(v) for v in row])
+    for texts in _cells(rows) if cells is None else cells:
+        table.add_row(*texts)
     return table
+
+
+def _shape_fits(rows: np.ndarray, width: int) -> bool:
+    return rows.shape[0] <= ROWS_SHOWN and 4 * rows.shape[1] + 1 <= width
 
 
 def fits(a, width: int) -> bool:
     """Whether `a` drawn as a `matrix` fits `width` — decided from its shape first, so a huge array is refused
     before a single cell of it is formatted."""
     rows = _rows(a)
-    if rows.shape[0] > ROWS_SHOWN or 4 * rows.shape[1] + 1 > width:
-        return False
-    return matrix_width(a) <= width
+    return _shape_fits(rows, width) and _width(_cells(rows)) <= width
 
 
 def _leaf_symbolic(symbolic, name):
@@ -191,10 +202,12 @@ def api_name(call) -> str:
 
 
 def _fitted(a, width: int, lang: str) -> RenderableType:
-    """A value as a table when it fits the width, else row by row as lines of numbers."""
-    if fits(a, width):
-        return matrix(a)
+    """A value as a table when it fits the width, else row by row as lines of numbers (each cell formatted once)."""
     rows = _rows(a)
+    if _shape_fits(rows, width):
+        cells = _cells(rows)
+        if _width(cells) <= width:
+            return matrix(a, cells=cells)
     shown, lines = 0, []
     for row in rows:
         if shown >= VALUES_SHOWN:

@@ -241,9 +241,10 @@ class Worker:
         raise SandboxError("the tutor's snippet worker stopped answering")
 
     def spare_ready(self, timeout: float) -> bool:
-        """Wait up to `timeout` seconds until the zygote has a warm spare child for the next explanation
-        (`zygote._spare`: it makes one once it has been idle a moment); whether it has one. For measuring
-        what a learner gets, who reads and types between one explanation and the next."""
+        """Start the zygote if it is not running and wait up to `timeout` seconds until it has a warm spare
+        child for the next explanation (`zygote._spare`: it makes one once it has been idle a moment); whether
+        it has one. For measuring what a learner gets, who reads and types before asking for an explanation."""
+        self.start()
         return self._spare.wait(timeout)
 
     def _cancel(self, request_id: int) -> None:

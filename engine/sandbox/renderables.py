@@ -11,6 +11,7 @@ ever read as markup.
 """
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from typing import Any
@@ -173,7 +174,11 @@ def _box(box: Any) -> str | None:
 def _parse(style: Any) -> Style | str:
     """A style definition ("bold red") or the name of a theme style ("tree.line", resolved by the console);
     never a terminal hyperlink (`link …`) or meta data (Textual's `@click` actions)."""
-    text = _str(style)
+    return _parse_text(_str(style))
+
+
+@functools.lru_cache(maxsize=1024)   # a panel repeats a handful of styles hundreds of times; a Style is immutable
+def _parse_text(text: str) -> Style | str:
     if not text or text == "none":
         return ""
     try:

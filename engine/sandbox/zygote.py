@@ -8,7 +8,8 @@ optional, lowers the child's MEMORY allowance); the zygote answers each with
 `{"id": 7, "result": {...}}` or `{"id": 7, "failure": {"type": ..., "message": ...}}` on stdout,
 in the order the jobs finish. Its first line is `{"ready": true, "confinement": {...}}`: for "full", once
 snippets can run (a quiz's first question, a lesson's first answer); the explanation layer's preload follows
-when no job is waiting, or before the first job that needs it is started.
+when no job is waiting, or before the first job that needs it is started. Once idle a moment, "full" also
+keeps a warm spare child for the next explanation (`_spare`) and says `{"spare": true}` when it is warm.
 
 Each child closes every inherited descriptor but its result pipe, confines itself
 (`confine.confine`), runs the job, writes JSON to the pipe and exits. The zygote reads at most
@@ -333,14 +334,16 @@ def serve(profile: str = "full", confined: bool = True, served: dict | None = No
                             selector.register(job.exit_fd, selectors.EVENT_READ, (job, "exit"))
                 continue
             job, what = key.data
-            if what == "spare":
-                if os.read(job.fd, 64) == SPARE_READY and not job.ready:
-                    job.ready = True
+            if what == "spare":  # (`job` is the spare: it has no job yet)
+                if job is not spare:   # it was handed a job or dropped earlier in this round: a stale event
+                    continue
+                if os.read(spare.fd, 64) == SPARE_READY and not spare.ready:
+                    spare.ready = True
                     send({"spare": True})
                 else:  # it ended (or said something else): jobs fork as usual; one that never got warm means
-                    spares = job.ready and spares  # its warm-up fails, so no more spares are made
-                    selector.unregister(job.fd)
-                    job.drop()
+                    spares = spare.ready and spares  # its warm-up fails, so no more spares are made
+                    selector.unregister(spare.fd)
+                    spare.drop()
                     spare = None
                 continue
             if what == "exit":

@@ -233,3 +233,34 @@ def test_an_exception_in_the_explanation_code_is_the_tutors_fault_never_the_prog
     monkeypatch.setattr(explanations, "call", lambda *a, **k: limits)
     stopped = explanations.explain_in_worker("x = 1", clean=str)
     assert stopped.fault and stopped.error.type == "ResourceLimitExceeded"   # the limits keep their own words
+
+
+def test_an_explanation_from_the_warm_spare_is_the_one_a_fresh_child_gives():
+    """The zygote's spare ran the warm-up program before its job (`zygote._spare`): nothing of that may show.
+    Two explanations asked at once, once the spare is warm: one goes to the spare, the other to a freshly
+    forked child (one spare at a time, none made while jobs run); they must be the same, panel for panel."""
+    import threading
+
+    from engine.sandbox.client import call
+    from lessons.course import load_course
+    from lessons.programs import ProgramBuilder
+
+    wanted = {"autograd-grad-higher-order/hessian", "forward-vs-reverse-mode/jacfwd-jacrev", "module-hooks/clip-grad-input"}
+    sources = [ProgramBuilder(lesson).program(index).source for lesson in load_course(user_dir=None).lessons
+               for index, step in enumerate(lesson.steps) if f"{lesson.id}/{step.id}" in wanted]
+    assert len(sources) == len(wanted)
+    target = worker()
+    for source in sources:
+        assert target.spare_ready(120), "the zygote made no spare"
+        answers = [None, None]
+
+        def explain(k: int) -> None:
+            answers[k] = call(target, "explain", 60.0, source=source, want=["panels", "json"], lang="ja", width=76)
+
+        threads = [threading.Thread(target=explain, args=(k,)) for k in range(2)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(180)
+        assert "failure" not in answers[0] and answers[0]["panels"]
+        assert answers[0] == answers[1]
