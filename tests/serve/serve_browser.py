@@ -170,7 +170,16 @@ def _parent(entry: Path) -> int:
 
 
 def terminal_text(page) -> str:
-    return page.evaluate("() => window.__tutorText || ''")
+    """What the page's terminal has shown so far ("" while the page is being replaced: a reload, the
+    class-full page asking again by itself)."""
+    from playwright.sync_api import Error
+
+    try:
+        return page.evaluate("() => window.__tutorText || ''")
+    except Error as error:
+        if "context was destroyed" in str(error) or "navigat" in str(error):
+            return ""
+        raise
 
 
 def wait_for_text(page, text: str, seconds: float = 60.0) -> float:
