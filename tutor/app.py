@@ -67,7 +67,10 @@ class TutorApp(App[None]):
         symbolic_seconds: float | None = None,
         open_at: tuple[str, str | None] | None = None,
     ) -> None:
-        super().__init__()
+        # a quiz or a lesson opened at start-up brings the step view's styles with the app's own: parsed with them,
+        # rather than every stylesheet parsed again when its screen is pushed (the lesson screens' CSS_PATH)
+        first_screen = ["lesson.tcss"] if start == "quiz" or open_at is not None else []
+        super().__init__(css_path=[*self.CSS_PATH, *(STYLES / name for name in first_screen)])
         from tutor.config import config_path, load_settings
         from tutor.themes import ANSI_DARK, ANSI_LIGHT, THEMES, NoDim
         from tutor.widgets.japanese_wrap import install
