@@ -67,7 +67,10 @@ class TutorApp(App[None]):
         symbolic_seconds: float | None = None,
         open_at: tuple[str, str | None] | None = None,
     ) -> None:
-        super().__init__()
+        # a quiz or a lesson opened at start-up brings the step view's styles with the app's own: parsed with them,
+        # rather than every stylesheet parsed again when its screen is pushed (the lesson screens' CSS_PATH)
+        first_screen = ["lesson.tcss"] if start == "quiz" or open_at is not None else []
+        super().__init__(css_path=[*self.CSS_PATH, *(STYLES / name for name in first_screen)])
         from tutor.config import config_path, load_settings
         from tutor.themes import ANSI_DARK, ANSI_LIGHT, THEMES, NoDim
         from tutor.widgets.japanese_wrap import install
@@ -345,11 +348,15 @@ class TutorApp(App[None]):
             return
         seed = self.quiz_seed if seed is None else seed
         count = self.quiz_count if count is None else count
+        from tutor import worker_start
+
         scheduler = ConceptScheduler(self.store, now=now or utc_now)
         templates = builtin_templates() + lesson_templates(self._quiz_lessons())
         try:
             session = QuizSession(scheduler, templates, count=count, seed=seed)
-            screen = QuizScreen(session, self.learner_seed)
+            # the worker up: the first question at once (else the screen asks once it is, see tutor.worker_start)
+            first = session.next_question() if worker_start.has_started() else None
+            screen = QuizScreen(session, self.learner_seed, first)
         except (QuizError, ValueError) as error:
             self.notify(t("quiz_unavailable", self.lang, reason=error), severity="error", timeout=10)
             return

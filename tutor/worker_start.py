@@ -2,20 +2,34 @@
 
 That question waits for the worker, which imports numpy and the engine (most of a second). Started before
 Textual and the app are even imported, its start overlaps the app's from the first moment: `autograd-tutor
-quiz` calls `start` first thing, and `TutorApp(start="quiz")` calls it too (a no-op when it has started). The
-quiz screen, drawn meanwhile, waits for it with `started` and only then computes its first question.
+quiz` calls `start` first thing, and `TutorApp(start="quiz")` calls it too (a no-op when it has started).
+
+The first question is asked as soon as the worker can answer: at once when it `has_started`, else the quiz
+screen, drawn meanwhile, waits for it with `started`. Soon matters: a worker left idle for a moment begins
+loading the explanation layer (sympy: seconds on a loaded machine), and a question asked then waits behind it.
 """
 from __future__ import annotations
 
 import asyncio
 import threading
 
+_started = threading.Event()  # set once the worker `start` began has started (or failed to)
+
 
 def start() -> None:
     """Start the process-wide worker (`engine.sandbox.worker`) in a daemon thread; return at once."""
     from engine.sandbox import worker
 
-    threading.Thread(target=worker().confinement, name="worker-start", daemon=True).start()
+    def run() -> None:
+        worker().confinement()
+        _started.set()
+
+    threading.Thread(target=run, name="worker-start", daemon=True).start()
+
+
+def has_started() -> bool:
+    """Whether the worker `start` began has started (or failed to): asking it now waits for no start-up."""
+    return _started.is_set()
 
 
 async def started() -> None:

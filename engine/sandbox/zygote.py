@@ -248,6 +248,10 @@ class _Job:
 
 EXIT_POLL = 0.02   # seconds between looks at a child whose pipe closed, where there is no pidfd
 IDLE = 0.2         # seconds without a job before the next stage of the explanations' preload
+# ... before its first stage, while no job has come yet: the app that started the worker asks its first snippet (a
+# quiz's first question) once its own start-up allows, and a stage begun meanwhile (sympy: seconds on a loaded
+# machine) would make that snippet wait for it
+FIRST_IDLE = 1.5
 
 
 def _pidfd(pid: int) -> int | None:
@@ -289,12 +293,14 @@ def serve(profile: str = "full", confined: bool = True, served: dict | None = No
     selector.register(stdin, selectors.EVENT_READ, None)
     pending = b""
     jobs: list[_Job] = []
+    begun = False  # past the first wait (the preload's first stage waits FIRST_IDLE for a job, the others IDLE)
     while True:
         now = time.monotonic()
         waits = [job.deadline - now for job in jobs] + [EXIT_POLL for job in jobs if job.polled and job.fd is None]
         # (while jobs run, their deadlines and pipes are waited for)
         idle = not jobs and (stages is not None or (spares and spare is None and "explain" in served))
-        events = selector.select(IDLE if idle else max(0.0, min(waits)) if waits else None)
+        events = selector.select((IDLE if begun else FIRST_IDLE) if idle else max(0.0, min(waits)) if waits else None)
+        begun = True
         if idle and not events:
             if stages is not None:
                 more = next(stages)

@@ -59,3 +59,27 @@ def test_no_space_after_a_japanese_full_stop_even_before_latin_text():
 
 def test_soft_line_breaks_around_bold_japanese_join_too():
     assert join_japanese_lines("そこで\n**何か**の数\nです。\n- リスト") == "そこで**何か**の数です。\n- リスト"
+
+
+def test_text_without_japanese_splits_as_with_the_libraries_own_patterns():
+    """Below U+3001 the wrapping uses rich's and Textual's own patterns (the Japanese units are compiled only for
+    Japanese text): for every character there, in words, before a space, after ‥ and …, the units are the same."""
+    import re
+
+    from tutor.widgets.japanese_wrap import RICH_WORD, TEXTUAL_CHUNK
+
+    def units(pattern, text):
+        found, position = [], 0
+        while position < len(text) and (match := pattern.match(text, position)) is not None and match.end() > position:
+            found.append(match.group())
+            position = match.end()
+        return found
+
+    for wrapping in (RICH_WORD, TEXTUAL_CHUNK):
+        japanese = re.compile(wrapping._units)
+        for code in range(0x3001):
+            if 0xD800 <= code <= 0xDFFF:
+                continue
+            text = f"a{chr(code)}b {chr(code)} c… ‥d{chr(code)}"
+            assert units(wrapping, text) == units(japanese, text), hex(code)
+        assert units(wrapping, PARAGRAPH) == units(japanese, PARAGRAPH) and len(units(japanese, PARAGRAPH)) > 60

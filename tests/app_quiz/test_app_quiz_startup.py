@@ -52,6 +52,7 @@ async def test_the_quiz_screen_is_drawn_at_once_and_its_question_follows(make_ap
         await started.wait()
 
     monkeypatch.setattr(worker_start, "started", held)
+    monkeypatch.setattr(worker_start, "has_started", lambda: False)  # as at start-up, whatever this process ran
     app = make_app(start="quiz", quiz_seed=1, quiz_count=2)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()

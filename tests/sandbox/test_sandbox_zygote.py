@@ -3,6 +3,7 @@ its deadline, and the zygote answers other jobs meanwhile (it never waits on a r
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -304,5 +305,21 @@ def test_a_spare_whose_warm_up_fails_leaves_explanations_to_fresh_children():
             assert not [message for message in said if "spare" in message]   # never a spare announced
         process.stdin.close()
         assert process.wait(timeout=60) == 0
+def test_a_full_zygote_leaves_its_first_snippet_no_preload_to_wait_for():
+    """Just after ready, the explanations' preload waits longer for a first job (a quiz's first question comes once
+    the app's own start-up allows): a job sent a moment later is answered with no preload before it."""
+    marked = STAGED.replace("    yield None\n", "    print('{\"stage\": 1}', flush=True)\n    yield None\n")
+    assert marked != STAGED  # the first stage says when it runs
+    script = marked.replace("zygote.serve(", "zygote.FIRST_IDLE = 60.0\nzygote.serve(")
+    process = subprocess.Popen([sys.executable, "-c", script, str(ROOT)], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, text=True)
+    try:
+        assert json.loads(process.stdout.readline())["ready"]
+        time.sleep(0.5)  # longer than IDLE: the stages would have begun
+        process.stdin.write(json.dumps({"id": 1, "job": "quick", "args": {}, "seconds": 30.0}) + "\n")
+        process.stdin.flush()
+        assert json.loads(process.stdout.readline()) == {"id": 1, "result": {"answer": 42}}
+        process.stdin.close()
+        assert process.wait(timeout=300) == 0
     finally:
         process.kill()

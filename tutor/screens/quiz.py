@@ -4,9 +4,9 @@ A quiz question is a one-step lesson (`tutor.quiz.Question.lesson`) whose answer
 already computed. `tutor.practice.QuizPractice` submits the first verdict of each question to the
 `QuizSession` (which records the attempt and reviews the concepts' FSRS cards at once); the learner
 may still retry until right, or show the answer, without changing that record. After the last
-question the app shows the summary. The screen is drawn at once and says it prepares the first question, which
-it computes once the snippet worker has started (at start-up the worker is still importing the engine then). This
-screen imports no other page screen.
+question the app shows the summary. Opened while the snippet worker still starts (a quiz at start-up), the screen
+is drawn at once and says it prepares the first question, which it makes once the worker has started. This screen
+imports no other page screen.
 """
 from __future__ import annotations
 
@@ -28,10 +28,12 @@ class QuizScreen(PracticeScreen):
     BINDINGS = [Binding("n", "next", "next_question")]
     continue_key = "quiz_next_hint"
 
-    def __init__(self, session, learner_seed: str = "") -> None:
+    def __init__(self, session, learner_seed: str = "", first=None) -> None:
+        """`first`: the session's first question when it is already made (else the screen makes it)."""
         super().__init__()
         self.session = session
         self.practice = QuizPractice(session, learner_seed)
+        self.practice.load(first)
         self.states: dict = {}
 
     @property
@@ -42,7 +44,10 @@ class QuizScreen(PracticeScreen):
     def outcomes(self) -> list[Outcome]:
         return self.practice.outcomes
 
-    def on_mount(self) -> None:
+    async def on_mount(self) -> None:
+        if self.question is not None:
+            await self.show_step()
+            return
         self.sub_title = t("quiz_title", self.app.lang)
         self._show_progress()
         self.view.mount(Static(t("quiz_preparing", self.app.lang), id="preparing"))

@@ -19,8 +19,36 @@ _UNIT = rf"[{_OPEN}]*(?:[{_JAPANESE}]|[^\s{_JAPANESE}]+)[{_CLOSE}]*"
 
 _FENCE = re.compile(r"^(```|~~~).*?^\1[^\n]*$", re.M | re.S)
 
-RICH_WORD = re.compile(rf"\s*{_UNIT}\s*")        # rich._wrap.re_word was r"\s*\S+\s*"
-TEXTUAL_CHUNK = re.compile(rf"{_UNIT}\s*|\s+")   # textual._wrap.re_chunk was r"\S+\s*|\s+"
+# Every character the units treat apart (_JAPANESE, _OPEN, _CLOSE) is at or after U+3001, but … and ‥, which end a
+# unit as \S+ does: text below it splits into the same units as with the libraries' own patterns.
+_FIRST_APART = "\u3001"
+
+
+class _Units:
+    """The `match` rich's and Textual's wrapping call: the libraries' own pattern (`plain`) for text below
+    _FIRST_APART, the Japanese units (`units`, compiled the first time such text is wrapped: their character
+    classes take milliseconds to compile, at every start, and an English screen needs none) for the rest."""
+
+    def __init__(self, plain: str, units: str) -> None:
+        self._plain = re.compile(plain)
+        self._units = units
+        self._compiled: re.Pattern[str] | None = None
+        self._last: tuple[str | None, bool] = (None, False)  # the text last asked about, and whether it is Japanese
+
+    def match(self, text: str, pos: int = 0) -> re.Match[str] | None:
+        last = self._last  # (one read: another thread may wrap its own text meanwhile)
+        if last[0] is not text:  # rich asks word by word about one text: look at it once
+            last = (text, bool(text) and max(text) >= _FIRST_APART)
+            self._last = last
+        if not last[1]:
+            return self._plain.match(text, pos)
+        if self._compiled is None:
+            self._compiled = re.compile(self._units)
+        return self._compiled.match(text, pos)
+
+
+RICH_WORD = _Units(r"\s*\S+\s*", rf"\s*{_UNIT}\s*")        # rich._wrap.re_word was r"\s*\S+\s*"
+TEXTUAL_CHUNK = _Units(r"\S+\s*|\s+", rf"{_UNIT}\s*|\s+")   # textual._wrap.re_chunk was r"\S+\s*|\s+"
 
 
 def install() -> bool:
