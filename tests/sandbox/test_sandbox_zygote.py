@@ -294,8 +294,6 @@ def test_a_spare_whose_warm_up_fails_leaves_explanations_to_fresh_children():
     try:
         assert json.loads(process.stdout.readline())["ready"]
         for request_id in (1, 2):
-            import time
-
             time.sleep(1)   # idle: time for a spare to be made (and to fail)
             process.stdin.write(json.dumps({"id": request_id, "job": "explain", "args": {"source": "x = 1"},
                                             "seconds": 30.0}) + "\n")
@@ -305,6 +303,10 @@ def test_a_spare_whose_warm_up_fails_leaves_explanations_to_fresh_children():
             assert not [message for message in said if "spare" in message]   # never a spare announced
         process.stdin.close()
         assert process.wait(timeout=60) == 0
+    finally:
+        process.kill()
+
+
 def test_a_full_zygote_leaves_its_first_snippet_no_preload_to_wait_for():
     """Just after ready, the explanations' preload waits longer for a first job (a quiz's first question comes once
     the app's own start-up allows): a job sent a moment later is answered with no preload before it."""
