@@ -117,6 +117,10 @@ def main(argv: list[str]) -> int:
     else:
         print(f"{total} wrong answers on {len(steps)} numeric predict steps (each misconception by hand with PyTorch)")
         print(f"diagnosed correctly: {outcomes['right']} ({report['diagnosed_right_percent']} %)")
+        rules = [counts for key, counts in per_misconception.items() if key not in ("value-not-gradient", "all-ones")]
+        rule_right, rule_total = sum(c["right"] for c in rules), sum(sum(c.values()) for c in rules)
+        print(f"  of them the buggy rules' (leaving out value-not-gradient and all-ones, which every gradient step "
+              f"gives): {rule_right} of {rule_total} ({round(100 * rule_right / max(1, rule_total), 1)} %)")
         print(f"WRONG diagnoses: {len(wrong)}")
         for target, key, variant, typing, text, said in wrong:
             print(f"  {target}: {key}/{variant} typed {typing} {text!r} diagnosed as {said}")

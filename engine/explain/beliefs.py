@@ -72,10 +72,19 @@ def _op(*keys: str) -> frozenset:
 
 
 class MeanWithoutN(Belief):
+    """A mean's gradient without its 1/n: `mean`, and a loss reduced by its mean (mse_loss, binary
+    cross-entropy: their default reduction)."""
+
     id = "mean-without-n"
     MEANS = _op("mean", "mean_dim")
+    MEAN_LOSSES = _op("mse_loss", "bce", "bce_with_logits")
 
     def vjp(self, node, i, rule):
+        if node.op in self.MEAN_LOSSES and node.attrs.get("reduction") == "mean":
+            def summed(g, out, *inputs, **attrs):
+                n = int(np.prod(np.broadcast_shapes(*(np.shape(x) for x in inputs if x is not None)), dtype=np.int64))
+                return rule(g, out, *inputs, **attrs) * n
+            return summed
         if node.op not in self.MEANS:
             return rule
         return lambda g, out, a, *rest, **attrs: rule(g, out, a, *rest, **attrs) * (xp.size(a) // max(1, xp.size(out)))

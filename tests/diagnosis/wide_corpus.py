@@ -87,7 +87,15 @@ def _mean_without_n():
     def believed(self, *args, **kwargs):
         kwargs.pop("dtype", None)
         return _straight(mean(self, *args, **kwargs), total(self, *args, **kwargs))
-    return [(torch.Tensor, "mean", believed), (torch, "mean", believed)]
+
+    functional = torch.nn.functional
+    mse = functional.mse_loss
+
+    def mse_loss(x, target, reduction="mean", **kwargs):  # the loss's own mean, its 1/n forgotten too
+        if reduction != "mean":
+            return mse(x, target, reduction=reduction, **kwargs)
+        return _straight(mse(x, target, **kwargs), mse(x, target, reduction="sum", **kwargs))
+    return [(torch.Tensor, "mean", believed), (torch, "mean", believed), (functional, "mse_loss", mse_loss)]
 
 
 def _wrong_dim():
