@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import itertools
+import operator
 import os
 import traceback
 import warnings
@@ -42,7 +44,7 @@ class Node:
     `MulBackward0`): make them with `node_class(Node, op)(op, ...)`. A plain `Node(...)` is the explanation
     layer's working copy."""
 
-    __slots__ = ("op", "arrays", "attrs", "out", "parents", "freed", "retained", "versions", "hooks",
+    __slots__ = ("op", "arrays", "attrs", "out", "parents", "freed", "retained", "versions", "hooks", "seq",
                  "__weakref__")
 
     def __init__(self, op: Op, arrays: tuple, attrs: dict, out: np.ndarray, parents: tuple) -> None:
@@ -55,6 +57,7 @@ class Node:
         self.retained = None      # the output Tensor, when it called retain_grad()
         self.versions = ()        # [(saved Tensor, its version when saved, saved as this node's output?)]
         self.hooks = None         # the output Tensor's hooks (register_hook), run on its gradient
+        self.seq = next(_SEQUENCE)  # made after every node it reads: the sweep's order (`topological`)
 
     @classmethod
     def named(cls, op: Op) -> type:
@@ -90,11 +93,12 @@ def node_class(base: type, op: Op) -> type:
 class AccumulateGrad:
     """The sink at a leaf that requires grad: backward adds into `variable.grad` here."""
 
-    __slots__ = ("variable", "hooks", "post_hooks", "__weakref__")
+    __slots__ = ("variable", "hooks", "post_hooks", "seq", "__weakref__")
     parents: tuple = ()
 
     def __init__(self, variable) -> None:
         self.variable = variable
+        self.seq = next(_SEQUENCE)
         self.hooks = None         # the leaf's register_hook hooks, run on its gradient before accumulation
         self.post_hooks = None    # register_post_accumulate_grad_hook hooks, run after
 
@@ -131,21 +135,20 @@ def check_versions(node: Node) -> None:
 
 
 def topological(root) -> list:
-    """Nodes reachable from `root`, each before every node it feeds (iterative: deep graphs are fine)."""
-    order, visited = [], {root}
-    stack = [(root, iter(root.parents))]
+    """Nodes reachable from `root`, each before every node it feeds: newest first. A node is made after the
+    nodes it reads (its parents exist when it is made), so the order they were made in is a topological
+    one; PyTorch's engine orders the nodes it runs by the same sequence numbers."""
+    found, stack = {root}, [root]
     while stack:
-        node, parents = stack[-1]
-        for parent in parents:
-            if parent is not None and parent not in visited:
-                visited.add(parent)
-                stack.append((parent, iter(parent.parents)))
-                break
-        else:
-            stack.pop()
-            order.append(node)
-    order.reverse()
-    return order
+        for parent in stack.pop().parents:
+            if parent is not None and parent not in found:
+                found.add(parent)
+                stack.append(parent)
+    return sorted(found, key=_seq, reverse=True)
+
+
+_SEQUENCE = itertools.count()  # every node's number, in the order nodes are made (PyTorch's sequence_nr)
+_seq = operator.attrgetter("seq")
 
 
 def guard_shape(shape, work: int = 0, itemsize: int | None = None) -> None:
@@ -160,10 +163,11 @@ def guard_shape(shape, work: int = 0, itemsize: int | None = None) -> None:
 class _Roots:
     """Several outputs differentiated at once (autograd.grad([y1, y2], ...)): a node feeding all of them."""
 
-    __slots__ = ("parents",)
+    __slots__ = ("parents", "seq")
 
     def __init__(self, edges) -> None:
         self.parents = tuple(edges)
+        self.seq = next(_SEQUENCE)
 
 
 def sweep(root, cotangent, *, nbatch: int = 0, retain_graph: bool = False, on_node=None,
