@@ -148,7 +148,7 @@ class StudentService(AppService):
         self.environment = environment
         self.on_alone = on_alone  # None: the command is the tutor itself, it reports no pid
         self.tutor_pid: int | None = None
-        self.output_ended = False  # the tutor's output has ended: it is ending, never to be attached to a page
+        self.ending = False  # the tutor said it exits, or its output ended: never to be attached to a page again
 
     def _build_environment(self, width: int = 80, height: int = 24) -> dict[str, str]:
         return {**super()._build_environment(width=width, height=height), **self.environment}
@@ -172,14 +172,22 @@ class StudentService(AppService):
 
     async def run(self) -> None:
         await super().run()
-        self.output_ended = True
+        self.ending = True
         await self.remote_close()  # the process ended (quit, crash, killed): the page says "session ended"
+
+    async def on_meta(self, data: bytes) -> None:
+        try:
+            if json.loads(data).get("type") == "exit":  # the tutor quits (the student pressed ctrl+q): it closes
+                self.ending = True  # its page before its process has ended
+        except (ValueError, AttributeError):
+            pass
+        await super().on_meta(data)
 
     @property
     def alive(self) -> bool:
         """Whether the tutor still runs and its output is still read (it may be attached to a new page)."""
         process, task = self._process, self._task
-        return (process is not None and process.returncode is None and not self.output_ended
+        return (process is not None and process.returncode is None and not self.ending
                 and task is not None and not task.done())
 
     @property
@@ -715,12 +723,12 @@ class ClassroomServer(Server):
             return False
         connection.parked.set()
         try:
-            await asyncio.wait_for(connection.adopted.wait(), self.reattach_seconds)
+            await asyncio.wait_for(connection.claimed.wait(), self.reattach_seconds)
         except (TimeoutError, asyncio.TimeoutError):
             pass
         finally:
-            connection.given_up = not connection.adopted.is_set()  # (no await between the check and this)
-        return connection.adopted.is_set()
+            connection.given_up = not connection.adopted  # (no await between the check and this)
+        return connection.adopted
 
     async def _forward(self, message, websocket: web.WebSocketResponse, service: StudentService) -> None:
         try:
@@ -869,7 +877,8 @@ def kill_tree(pid: int, children: dict[int, list[int]]) -> None:
 class Connection:
     """A student's terminal: its socket, its tutor once started, and whether its handler has finished
     (the tutor has ended or moved to the student's next page: a new one may start). Once its page has
-    gone, the tutor is `parked` for the next page to take over (`adopted`) until it is `given_up`."""
+    gone, the tutor is `parked` until the student's next page has `claimed` it (and `adopted` it, or not:
+    another language) or it is `given_up`."""
 
     websocket: web.WebSocketResponse
     name: str = ""
@@ -877,7 +886,8 @@ class Connection:
     service: StudentService | None = None
     ended: asyncio.Event = field(default_factory=asyncio.Event)
     parked: asyncio.Event = field(default_factory=asyncio.Event)
-    adopted: asyncio.Event = field(default_factory=asyncio.Event)
+    claimed: asyncio.Event = field(default_factory=asyncio.Event)
+    adopted: bool = False
     given_up: bool = False
     killed: bool = False  # stopped for its memory
 
@@ -899,11 +909,12 @@ class Connection:
             for waiter in waiting:
                 waiter.cancel()
         service = self.service
-        if (self.parked.is_set() and not self.given_up and not self.adopted.is_set() and self.lang == heir.lang
-                and service is not None and service.alive):
-            self.adopted.set()  # (no await between the checks and these two)
-            heir.service = service
-            return service
+        if self.parked.is_set() and not self.given_up and not self.claimed.is_set():
+            self.claimed.set()  # (no await between the checks and these)
+            if self.lang == heir.lang and service is not None and service.alive:
+                self.adopted = True
+                heir.service = service
+                return service
         await self.wait_ended(max(0.0, deadline - time.monotonic()))
         return None
 
