@@ -83,3 +83,12 @@ def test_text_without_japanese_splits_as_with_the_libraries_own_patterns():
             text = f"a{chr(code)}b {chr(code)} c… ‥d{chr(code)}"
             assert units(wrapping, text) == units(japanese, text), hex(code)
         assert units(wrapping, PARAGRAPH) == units(japanese, PARAGRAPH) and len(units(japanese, PARAGRAPH)) > 60
+
+
+def test_installing_twice_keeps_the_units():
+    """Every app and command installs the units; a second install (the same process) finds them in place."""
+    import rich._wrap
+
+    from tutor.widgets.japanese_wrap import RICH_WORD
+
+    assert install() and install() and rich._wrap.re_word is RICH_WORD

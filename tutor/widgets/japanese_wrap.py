@@ -57,8 +57,9 @@ def install() -> bool:
     import rich._wrap
     import textual._wrap
 
-    if not (isinstance(getattr(rich._wrap, "re_word", None), re.Pattern)
-            and isinstance(getattr(textual._wrap, "re_chunk", None), re.Pattern)):
+    hooks = (re.Pattern, _Units)  # (_Units: installed already)
+    if not (isinstance(getattr(rich._wrap, "re_word", None), hooks)
+            and isinstance(getattr(textual._wrap, "re_chunk", None), hooks)):
         return False
     rich._wrap.re_word = RICH_WORD
     textual._wrap.re_chunk = TEXTUAL_CHUNK
