@@ -247,11 +247,14 @@ TEMPLATES: tuple[BuiltinTemplate, ...] = (
              LocalText("Where `{target}` was broadcast (repeated), its gradient is summed over the repeats.",
                        "`{target}` がブロードキャスト（複製）された方向では、勾配はその複製ぶん足し合わされます。")),
     _predict("reduction-dim", ("reduction-dim", "vjp"), reduction_dim, PREDICT_GRAD,
-             LocalText("Each gradient cell flows back to every element that was reduced into it.",
-                       "勾配の各要素は、その値に集約された全要素へ戻ります。")),
+             LocalText("Each gradient cell flows back to every element that was reduced into it (divided by "
+                       "their count for a mean).",
+                       "勾配の各要素は、その値に集約された全要素へ戻ります（mean なら、集約した要素数で割ります）。")),
     _predict("matmul", ("matmul", "vjp"), matmul, PREDICT_GRAD,
-             LocalText("For y = a @ b: a.grad = g @ bᵀ and b.grad = aᵀ @ g, with g the gradient of y.",
-                       "y = a @ b なら a.grad = g @ bᵀ、b.grad = aᵀ @ g（g は y の勾配）。")),
+             LocalText("For y = a @ b: a.grad = g @ bᵀ and b.grad = aᵀ @ g, with g the gradient of y (for a 1-D a, "
+                       "b.grad is the outer product of a and g).",
+                       "y = a @ b なら a.grad = g @ bᵀ、b.grad = aᵀ @ g です（g は y の勾配。a が 1 次元なら、"
+                       "b.grad は a と g の外積です）。")),
     _predict("softmax", ("softmax", "jacobian"), softmax, PREDICT_GRAD,
              LocalText("The softmax Jacobian is diag(p) − p pᵀ along the softmax dimension.",
                        "softmax のヤコビ行列は（softmax の次元に沿って）diag(p) − p pᵀ です。")),
