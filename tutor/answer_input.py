@@ -217,6 +217,14 @@ def _to_array(value: Any):
     return array
 
 
+def _missing_comma(tree: ast.expr) -> bool:
+    """Whether a literal is followed by brackets, as `[1, 2][3, 4]` or `(1, 2)(3, 4)`: Python reads that as indexing
+    or calling the literal, which no formula means; a learner meant a comma between the rows."""
+    literals = (ast.List, ast.Tuple, ast.Constant)
+    return any(isinstance(node, ast.Subscript) and isinstance(node.value, literals)
+               or isinstance(node, ast.Call) and isinstance(node.func, literals) for node in ast.walk(tree))
+
+
 def _check_formula(tree: ast.expr) -> None:
     """Refuse formulas that would read the gradient they are meant to predict."""
     for node in ast.walk(tree):
@@ -383,6 +391,8 @@ def read_answer(
     except _NotLiteral:
         if body is not None or kind not in NUMERIC_KINDS:
             raise AnswerFormatError("answer_unreadable") from None
+        if _missing_comma(tree):
+            raise AnswerFormatError("answer_missing_comma") from None
         value = _evaluate_formula(source, tree, evaluate, names)
 
     if kind == "none":

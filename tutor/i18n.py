@@ -381,6 +381,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "bools_placeholder": "True/False values: (True, False), [[True, False], …], a pasted tensor(...)",
         "answer_transposed": "Expected shape {expected}, got {got}: your rows are the answer's columns. Write one inner list per row, e.g. [[row 1], [row 2]].",
         "answer_needs_brackets": "Several numbers make a list: put them in brackets, separated by commas, e.g. [1, 2].",
+        "answer_missing_comma": "A list right after another list reads as indexing it: put a comma between the rows, e.g. [[1, 2], [3, 4]].",
         # loop: the quiz screen is shown at once; its first question follows once the snippet worker has computed it
         "quiz_preparing": "Preparing the first question…",
     },
@@ -724,6 +725,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "bools_placeholder": "True/False の値: (True, False)、[[True, False], …]、tensor(...) の貼り付け",
         "answer_transposed": "形状 {expected} のはずが {got} になっています。行と列が入れ替わっています。1 行ごとに内側のリストを 1 つ書いてください（例: [[1 行目], [2 行目]]）。",
         "answer_needs_brackets": "複数の数値はリストにします。角括弧で囲み、カンマで区切ってください（例: [1, 2]）。",
+        "answer_missing_comma": "リストのすぐ後にリストを続けると、添字として読まれます。行と行の間にカンマを入れてください（例: [[1, 2], [3, 4]]）。",
         # loop: the quiz screen is shown at once; its first question follows once the snippet worker has computed it
         "quiz_preparing": "最初の問題を準備しています…",
     },

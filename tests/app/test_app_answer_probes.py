@@ -45,6 +45,8 @@ def test_a_matrix_and_its_transpose():
     ("1 -2", "number", "answer_needs_brackets"), ("[1, 2", "tensor", "answer_unclosed"),
     ("[1j, 2]", "tensor", "answer_not_numbers"), ("x^2", "number", "answer_caret"),
     ("1", "bool", "answer_expected_bool"), ("yes", "bool", "answer_expected_bool"),
+    ("[1, 1, 1][1, 1, 1]", "tensor", "answer_missing_comma"), ("[[1, 2] [3, 4]]", "tensor", "answer_missing_comma"),
+    ("(1, 2)(3, 4)", "tensor", "answer_missing_comma"),
 ])
 def test_slips_get_a_message_naming_the_fix_in_both_languages(typed, kind, key):
     with pytest.raises(AnswerFormatError) as info:
