@@ -123,8 +123,9 @@ async def test_class_view_shows_names_as_written_and_no_action_runs(tmp_path, da
         output = terminal_output(app)
         assert_inert(output, "class view")
         shown = visible(output)
+        # a long name is shortened to its column (with …): its start is shown as written, never parsed as markup
         for name in ["[@click=app.quit]Eve[/]", "[/]", "[link=https://evil.example/PWNED-LINK]Bob[/]", "␛]0;PWNED-NAME␇Zed"]:
-            assert name in shown, name
+            assert name[:14] in shown, name
         for row in range(len(NAMES)):  # clicking a name runs nothing
             await pilot.click("#class-students", offset=(3, 2 + row))
         await pilot.pause()

@@ -23,7 +23,7 @@ from tutor.classroom.folder import ClassFolder, Student
 from tutor.progress.model import QUIZ_LESSON, from_iso
 from tutor.progress.schema import LATEST_VERSION
 from tutor.progress.store import gradable_step_ids
-from tutor.untrusted import csv_cell, json_dumps, text
+from tutor.untrusted import csv_cell, json_dumps, plain, text
 
 FORMAT = "autograd-tutor-class-report"
 STUCK_AFTER = 2  # wrong answers on a step not solved yet: the student needs help
@@ -57,12 +57,13 @@ HELP_MARK = "! "  # before the name of a student who needs help, on a screen (th
 
 
 def fit(value: str, width: int | None) -> str:
-    """`value` in at most `width` terminal cells (None: as it is), cut with an ellipsis."""
+    """`value` made `plain` (it may be a student's or an author's text), in at most `width` terminal cells (None:
+    whole), cut with an ellipsis. Plain first, so that the cut is measured on what the terminal will show."""
     from rich.text import Text
 
     if width is None:
-        return value
-    cut = Text(value)
+        return plain(value)
+    cut = Text(plain(value))
     cut.truncate(max(1, width), overflow="ellipsis")
     return cut.plain
 
