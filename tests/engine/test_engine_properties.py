@@ -51,6 +51,8 @@ def test_jacobian_vjp_and_backward_agree(program, shape, seed):
 
     J = torch.autograd.functional.jacobian(f, x0).numpy()
     out = f(x0.detach())
+    # an overflowed output (exp of exp) makes J's cells 0·inf = nan where v·J's sum has inf: no identity to check
+    assume(np.isfinite(out.numpy()).all() and np.isfinite(J).all())
     v = rng.uniform(-1, 1, size=tuple(out.shape))
     _, vjp = torch.autograd.functional.vjp(f, x0, torch.tensor(v))
     expected = np.tensordot(v, J, axes=v.ndim)
