@@ -108,15 +108,13 @@ def test_the_diagnosis_points_only_to_a_lesson_of_the_learners_course():
         assert "The lesson" in taught and entry.step_id in taught
 
 
-async def test_the_diagnosis_comes_off_the_ui_thread_and_the_screen_stays_responsive(data_dir, monkeypatch):
-    """The verdict at once; while the buggy rules run (held here until the test lets them go) the learner can
-    type; then the diagnosis line follows and the attempt is recorded with it. A second wrong answer to the
-    step uses the cached buggy answers: no second sandbox job."""
+def _hold_the_diagnosis(monkeypatch):
+    """The buggy rules' sandbox job held until the returned event is set, with no cached answers; `jobs` records,
+    per job, whether it ran on the UI (main) thread."""
     import threading
 
     import engine.sandbox.client as client
     import lessons.misconceptions as misconceptions
-    from tutor.progress import ProgressStore
 
     monkeypatch.setattr(misconceptions, "_CACHE", {})
     real, release, jobs = client.believed_answers, threading.Event(), []
@@ -127,15 +125,31 @@ async def test_the_diagnosis_comes_off_the_ui_thread_and_the_screen_stays_respon
         return real(*args, **kwargs)
 
     monkeypatch.setattr(client, "believed_answers", held)
+    return release, jobs
+
+
+async def _mean_grad_answered_wrongly(app, pilot):
+    """010 mean-grad opened and answered with t2 itself (the mean without its 1/n); the answer field."""
+    app.open_lesson("trying-autograd", "mean-grad")
+    await pilot.pause()
+    whole = app.screen.query_one("#whole")
+    whole.focus()
+    whole.value = "[[7, 8, 9], [10, 11, 12]]"
+    await pilot.press("enter")
+    await pilot.pause()
+    return whole
+
+
+async def test_the_diagnosis_comes_off_the_ui_thread_and_the_screen_stays_responsive(data_dir, monkeypatch):
+    """The verdict at once; while the buggy rules run (held here until the test lets them go) the learner can
+    type; then the diagnosis line follows and the attempt is recorded with it. A second wrong answer to the
+    step uses the cached buggy answers: no second sandbox job."""
+    from tutor.progress import ProgressStore
+
+    release, jobs = _hold_the_diagnosis(monkeypatch)
     app = TutorApp(lang="en", data_dir=data_dir)
     async with app.run_test(size=(80, 24)) as pilot:
-        app.open_lesson("trying-autograd", "mean-grad")
-        await pilot.pause()
-        whole = app.screen.query_one("#whole")
-        whole.focus()
-        whole.value = "[[7, 8, 9], [10, 11, 12]]"
-        await pilot.press("enter")
-        await pilot.pause()
+        whole = await _mean_grad_answered_wrongly(app, pilot)
         feedback = app.screen.query_one("#feedback")
         assert "Not quite" in str(feedback.render()) and "Misconception" not in str(feedback.render())
         await pilot.press("end", "backspace")   # the UI answers while the diagnosis is computed
@@ -171,29 +185,12 @@ async def test_a_wrongly_shaped_answer_that_a_misconception_explains_is_graded_a
 async def test_attempts_keep_their_order_when_the_learner_moves_on_before_the_diagnosis(data_dir, monkeypatch):
     """A wrong answer waits for its diagnosis to be recorded with it; showing the answer meanwhile records the
     wrong attempt first (without the diagnosis, which has not come), then the reveal — never the other way."""
-    import threading
-
-    import engine.sandbox.client as client
-    import lessons.misconceptions as misconceptions
     from tutor.progress import ProgressStore
 
-    monkeypatch.setattr(misconceptions, "_CACHE", {})
-    real, release = client.believed_answers, threading.Event()
-
-    def held(*args, **kwargs):
-        assert release.wait(60)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(client, "believed_answers", held)
+    release, _ = _hold_the_diagnosis(monkeypatch)
     app = TutorApp(lang="en", data_dir=data_dir)
     async with app.run_test(size=(80, 24)) as pilot:
-        app.open_lesson("trying-autograd", "mean-grad")
-        await pilot.pause()
-        whole = app.screen.query_one("#whole")
-        whole.focus()
-        whole.value = "[[7, 8, 9], [10, 11, 12]]"
-        await pilot.press("enter")
-        await pilot.pause()
+        await _mean_grad_answered_wrongly(app, pilot)
         await pilot.press("escape", "s")
         await pilot.pause()
         assert "The answer is shown" in str(app.screen.query_one("#feedback").render())
