@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from engine.graph import AccumulateGrad
+from engine.ops.record import saved_tensors
 
 
 @dataclass
@@ -86,7 +87,14 @@ def describe_graph(nodes: list, names) -> list[GraphNode]:
                 label = names.node(parent) or f"#{index[parent]} {parent.name()}"
             entry.inputs.append(Edge(node.op.inputs[i], index.get(parent), label, constant))
             labels[node.op.inputs[i]] = (label, np.shape(value))
+        # what this node saved: PyTorch saves an input only for another input's gradient that is needed
+        # (`x * w` with w not requiring grad saves w, not x), as dispatch does (`saved_tensors`)
+        wanted = sum(1 << i for i, parent in enumerate(node.parents) if parent is not None)
+        positions, saves_result = saved_tensors(node.op, wanted)
+        kept = {node.op.inputs[i] for i in positions} | ({"result"} if saves_result else set())
         for saved in node.op.saves:
+            if (saved == "result" or saved in node.op.inputs) and saved not in kept:
+                continue
             if saved == "result":
                 entry.saved.append(f"result ({shape_text(np.shape(node.out))})")
                 entry.saved_items.append(("result", None, list(np.shape(node.out))))

@@ -1,5 +1,6 @@
 """The seed articles' examples, explained: the numbers and formulas the articles derive by hand."""
 import numpy as np
+import pytest
 import sympy
 
 from engine.explain import explain_program, explain_symbolic
@@ -150,3 +151,32 @@ h.sum().backward()
     np.testing.assert_allclose(leaf.grad_after, [3, 3])
     # the replayed sweeps ran on copies: the retained h.grad still holds the single call's value
     np.testing.assert_allclose(exp.run.namespace["h"].grad.numpy(), [1, 1])
+
+
+SAVED_CASES = {  # PyTorch saves an input only for another input's gradient that is needed
+    "mul, w without grad": ("x * w", False),
+    "mul, both with grad": ("x * w", True),
+    "div, w without grad": ("x / w", False),
+    "div, both with grad": ("x / w", True),
+    "pow, w without grad": ("x ** w", False),
+    "matmul, w without grad": ("x.reshape(1, 2) @ w.reshape(2, 1)", False),
+}
+
+
+@pytest.mark.parametrize("case", SAVED_CASES, ids=list(SAVED_CASES))
+def test_the_graph_says_saved_what_pytorch_saved(case):
+    """The graph panel's "saved:" line names the inputs PyTorch 2.13 itself saved (`grad_fn._saved_<name>` not
+    None), not every input the op could save. (Inputs only: PyTorch saves an op's result whatever is needed.)"""
+    torch = pytest.importorskip("torch")
+    expression, w_grad = SAVED_CASES[case]
+    source = (f"import torch\nx = torch.tensor([1.5, 2.0], requires_grad=True)\n"
+              f"w = torch.tensor([3.0, 0.5], requires_grad={w_grad})\ny = {expression}\ny.sum().backward()\n")
+    x = torch.tensor([1.5, 2.0], requires_grad=True)
+    w = torch.tensor([3.0, 0.5], requires_grad=w_grad)
+    node = eval(expression, {"x": x, "w": w}).grad_fn  # noqa: S307 - the test's own expressions
+    names = [name[len("_saved_"):] for name in dir(node) if name.startswith("_saved_")]
+    expected = {name for name in names if name in ("self", "other", "mat2", "exponent")
+                and isinstance(getattr(node, name.join(("_saved_", ""))), torch.Tensor)}
+    graph = explain_program(source).calls[0].graph
+    entry = next(g for g in graph if g.name == type(node).__name__)
+    assert {item[0] for item in entry.saved_items} - {"result"} == expected, (entry.saved, expected)
