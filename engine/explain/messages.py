@@ -116,16 +116,17 @@ MESSAGES: dict[str, dict[str, str]] = {
                              "使われなかった分岐が nan を持ち込んだ可能性があります。有限差分と比べてください）"},
     "kind_scalar": {"en": "a single number", "ja": "1 つの数"},
     "kind_identity": {"en": "the identity", "ja": "単位行列"},
-    "kind_diagonal": {"en": "diagonal: each output element depends only on the input element at the same place",
-                      "ja": "対角行列: 出力の各要素は同じ位置の入力要素だけに依存します"},
+    "kind_diagonal": {"en": "diagonal: at these values, each output element moves only with the input element at the "
+                            "same place",
+                      "ja": "対角行列: この値では、出力の各要素は同じ位置の入力要素だけに応じて変わります"},
     "kind_constant": {"en": "every entry equal: each input element counts the same (as in sum or mean)",
                       "ja": "すべての成分が等しい: 入力のどの要素も同じだけ効きます（sum や mean のように）"},
     "kind_rows_equal": {"en": "every row equal", "ja": "すべての行が等しい"},
     "kind_row": {"en": "one row (a scalar output): the row is the gradient itself",
                  "ja": "1 行（出力がスカラー）: この行がそのまま勾配です"},
-    "kind_block": {"en": "block-diagonal with {bm}x{bn} blocks: each group of outputs depends only on its own "
-                         "group of inputs",
-                   "ja": "{bm}x{bn} のブロック対角行列: 出力の各グループは対応する入力のグループだけに依存します"},
+    "kind_block": {"en": "block-diagonal with {bm}x{bn} blocks: at these values, each group of outputs moves only "
+                         "with its own group of inputs",
+                   "ja": "{bm}x{bn} のブロック対角行列: この値では、出力の各グループは対応する入力のグループだけに応じて変わります"},
     "kind_dense": {"en": "dense ({nonzero} of {total} entries non-zero)",
                    "ja": "密（{total} 成分中 {nonzero} 個が 0 以外）"},
     "diagonal_laid_out": {"en": "only the diagonal is non-zero; here it is in the input's shape (entry i is ∂yᵢ/∂xᵢ):",
