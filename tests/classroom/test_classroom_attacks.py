@@ -7,7 +7,7 @@ import os
 import time
 from pathlib import Path
 
-from test_classroom_server import ROOT, client_for, make_server, process_alive, read_until
+from test_classroom_server import ROOT, client_for, make_server, process_alive, read_until, student_in_class
 
 from tutor.classroom.server import STOP_SECONDS
 
@@ -30,13 +30,7 @@ def tutors_of(server) -> list[int]:
 async def test_a_key_flood_then_the_page_closing_ends_the_tutor_in_time(tmp_path, monkeypatch):
     """Megabytes of keys, then the page closes: the keys still queued are dropped, and the tutor and its
     processes end within the documented STOP_SECONDS (8 s), however much was sent."""
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
-    server = make_server(tmp_path)
-    client = await client_for(server)
-    try:
-        await client.post("/join", data={"name": "Eve", "lang": "en"})
-        socket = await client.ws_connect("/ws?width=80&height=24")
-        await read_until(socket, "Trying autograd")
+    async with student_in_class(tmp_path, monkeypatch, "Eve", "width=80&height=24") as (server, _, socket):
         (tutor,) = server.student_pids().values()
         key = '["stdin", "' + "j" * 4000 + '"]'
         for _ in range(1000):  # 4 MB, sent without waiting for the server to read it
@@ -47,8 +41,6 @@ async def test_a_key_flood_then_the_page_closing_ends_the_tutor_in_time(tmp_path
             await asyncio.sleep(0.1)
         assert not process_alive(tutor) and time.monotonic() - closed < STOP_SECONDS
         assert tutors_of(server) == []
-    finally:
-        await client.close()
 
 
 async def test_one_session_opening_many_terminals_runs_one_tutor_at_a_time(tmp_path, monkeypatch):

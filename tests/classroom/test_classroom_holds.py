@@ -12,7 +12,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from test_classroom_server import ROOT, client_for, launcher_pid, make_server, read_until
+from test_classroom_server import ROOT, client_for, launcher_pid, make_server, read_until, student_in_class
 
 from tutor.classroom.server import CLOSE_MEMORY, MAX_COLUMNS, MAX_ROWS, InputBucket, terminal_size
 
@@ -58,18 +58,10 @@ def test_terminal_sizes_are_clamped():
 
 
 async def test_the_first_terminal_size_is_clamped_too(tmp_path, monkeypatch):
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
-    server = make_server(tmp_path)
-    client = await client_for(server)
-    try:
-        await client.post("/join", data={"name": "Eve", "lang": "en"})
-        socket_ = await client.ws_connect("/ws?width=100000&height=100000")
-        await read_until(socket_, "Trying autograd")
+    async with student_in_class(tmp_path, monkeypatch, "Eve", "width=100000&height=100000") as (server, _, socket_):
         environ = Path(f"/proc/{launcher_pid(server, 'eve')}/environ").read_bytes().split(b"\0")
         assert f"COLUMNS={MAX_COLUMNS}".encode() in environ and f"ROWS={MAX_ROWS}".encode() in environ
         await socket_.close()
-    finally:
-        await client.close()
 
 
 async def test_a_tutor_over_its_memory_limit_is_stopped_and_told(tmp_path, monkeypatch):

@@ -2,12 +2,10 @@
 new page; a page that does not come back still ends its processes within STOP_SECONDS; a page in another
 language, or after the tutor has quit, gets a new tutor, only once the old one has ended."""
 import asyncio
-import contextlib
-import os
 import re
 import time
 
-from test_classroom_server import ROOT, client_for, eventually, make_server, process_alive, read_until, wait_until_gone
+from test_classroom_server import eventually, process_alive, read_until, student_in_class, wait_until_gone
 
 from tutor.classroom.server import STOP_SECONDS
 
@@ -31,23 +29,8 @@ async def read_after_modes(socket, texts: tuple[str, ...], seconds: float = 30.0
     raise AssertionError(f"{texts!r} not drawn after the terminal modes in {seconds} s")
 
 
-@contextlib.asynccontextmanager
-async def alice_in_class(tmp_path, monkeypatch):
-    """A class server and a client; Alice has joined in English and her first page shows the course."""
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
-    server = make_server(tmp_path)
-    client = await client_for(server)
-    try:
-        await client.post("/join", data={"name": "Alice", "lang": "en"})
-        page = await client.ws_connect("/ws?width=100&height=30")
-        await read_until(page, "Trying autograd")
-        yield server, client, page
-    finally:
-        await client.close()
-
-
 async def test_a_reloaded_page_finds_its_tutor_still_running(tmp_path, monkeypatch):
-    async with alice_in_class(tmp_path, monkeypatch) as (server, client, page):
+    async with student_in_class(tmp_path, monkeypatch) as (server, client, page):
         await page.send_json(["stdin", "\r"])
         await read_until(page, "Step 1 of")
         tutor = server.student_pids()["alice"]
@@ -67,7 +50,7 @@ async def test_a_reloaded_page_finds_its_tutor_still_running(tmp_path, monkeypat
 
 
 async def test_another_language_or_a_tutor_that_quit_gets_a_new_tutor(tmp_path, monkeypatch):
-    async with alice_in_class(tmp_path, monkeypatch) as (server, client, page):
+    async with student_in_class(tmp_path, monkeypatch) as (server, client, page):
         english = server.student_pids()["alice"]
         await page.close()
         await client.post("/join", data={"name": "Alice", "lang": "ja"})  # (her browser's secret cookie)

@@ -3,6 +3,7 @@
 These run everywhere (no Chromium needed); tests/serve drives the same server from a real browser.
 """
 import asyncio
+import contextlib
 import os
 import re
 import subprocess
@@ -35,6 +36,22 @@ async def client_for(server: ClassroomServer) -> TestClient:
     client = TestClient(TestServer(await server._make_app()))
     await client.start_server()
     return client
+
+
+@contextlib.asynccontextmanager
+async def student_in_class(tmp_path, monkeypatch, name: str = "Alice", size: str = "width=100&height=30"):
+    """A class server and a client; `name` has joined in English and their first page (of `size`) shows the
+    course. Yields (server, client, page); the client is closed after."""
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    server = make_server(tmp_path)
+    client = await client_for(server)
+    try:
+        await client.post("/join", data={"name": name, "lang": "en"})
+        page = await client.ws_connect(f"/ws?{size}")
+        await read_until(page, "Trying autograd")
+        yield server, client, page
+    finally:
+        await client.close()
 
 
 def test_codes_and_local_hosts():
