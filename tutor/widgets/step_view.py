@@ -303,10 +303,11 @@ class StepView(VerticalScroll, can_focus=True):
 
     # ------------------------------------------------------------------ diagnosis, off the UI thread
 
-    def _diagnose_later(self, answer, reading, text: str, record: bool, shaped: bool = False) -> None:
+    def _diagnose_later(self, answer, reading, text: str, shaped: bool = False) -> None:
         """Ask which misconception is behind the wrong prediction `text`: at once when its step's buggy answers
         are known, else in a worker thread (one sandbox job, ~0.3 s), the verdict already shown. When it comes,
-        the attempt is recorded with it (`record`) and the verdict, if still the one shown, names it. `shaped`:
+        the attempt waiting for it (`state.deferred`) is recorded with it and the verdict, if still the one
+        shown, names it. `shaped`:
         `text` had another shape than the answer and was refused; a misconception that explains it makes it a
         wrong verdict after all."""
         from tutor.grading import diagnosis_waits
@@ -314,14 +315,14 @@ class StepView(VerticalScroll, can_focus=True):
         step, find = self.step, self._finder(answer, reading)
         self.state.pending = text
         if not diagnosis_waits(step, answer):
-            self._diagnosed(text, record, shaped, find())
+            self._diagnosed(text, shaped, find())
             return
         app = self.app
 
         def work() -> None:
             found = find()
             try:
-                app.call_from_thread(self._diagnosed, text, record, shaped, found)
+                app.call_from_thread(self._diagnosed, text, shaped, found)
             except RuntimeError:  # the app has ended meanwhile
                 pass
         app.run_worker(work, thread=True, group="diagnosis", exit_on_error=False)
@@ -343,7 +344,7 @@ class StepView(VerticalScroll, can_focus=True):
                 return None
         return find
 
-    def _diagnosed(self, text: str, record: bool, shaped: bool, found) -> None:
+    def _diagnosed(self, text: str, shaped: bool, found) -> None:
         state = self.state
         current = state.pending == text
         if current:
@@ -354,7 +355,7 @@ class StepView(VerticalScroll, can_focus=True):
             state.last_checked, state.diagnosis = text, found
             self._grade(text, False)
             return
-        if record and state.deferred is not None and state.deferred[0] == text:
+        if state.deferred is not None and state.deferred[0] == text:
             self._flush(found)
         if current and state.last_checked == text and state.verdict == Outcome.WRONG and self.is_mounted:
             state.diagnosis = found
@@ -374,7 +375,7 @@ class StepView(VerticalScroll, can_focus=True):
             reading = read_prediction(answer, text, shape)
         except Exception:  # noqa: BLE001 - unreadable after all: the format message stands
             return
-        self._diagnose_later(answer, reading, text, record=False, shaped=True)
+        self._diagnose_later(answer, reading, text, shaped=True)
 
     def choose(self, chosen: int) -> None:
         """An option was selected (its index in the step's own order)."""
@@ -399,24 +400,21 @@ class StepView(VerticalScroll, can_focus=True):
         first = not state.attempted
         state.verdict = outcome
         state.solved = correct
-        record = first or self.practice.records_retries()
         from tutor.grading import diagnosis_waits
 
         waits = reading is not None and diagnosis_waits(self.step, self.answer)
         if reading is not None and not waits:  # the step's buggy answers are known: named at once
             state.diagnosis = self._finder(self.answer, reading)()
-        if record and waits and self.practice.records_retries():
+        if waits and self.practice.records_retries():  # (every attempt is recorded: this one with its diagnosis)
             self._flush()
             state.attempted = True   # recorded when diagnosed (`_diagnosed`), or before anything else is
             state.deferred = (text, int((time.monotonic() - state.started) * 1000), state.hints_shown)
-            record = False
-        elif record:
+        elif first or self.practice.records_retries():
             self._record(text, outcome, state.diagnosis if outcome == Outcome.WRONG else None)
-            record = False
         self._mark_choices()
         self._show_verdict(self.app.lang)
         if waits:
-            self._diagnose_later(self.answer, reading, text, state.deferred is not None)
+            self._diagnose_later(self.answer, reading, text)
         if correct:  # out of the editor: the one-letter keys work, Enter goes on
             self.focus()
             if self.step.kind == "error":
