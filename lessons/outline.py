@@ -27,7 +27,7 @@ from lessons.errors import LessonError
 from lessons.folders import MARKER_FILE, MAX_LESSON_BYTES
 from lessons.text import LocalText
 
-VERSION = 1
+VERSION = 2  # 2: quiz templates saved beside the outline (quiz.json): a new key, so an old cache is saved again with it
 
 
 class StepRef(NamedTuple):
