@@ -50,23 +50,13 @@ def fit_widths(natural: list[int], flexible: tuple[int, ...], room: int, least: 
     return widths
 
 
-def short(text: str, width: int = LABEL_WIDTH) -> str:
-    from rich.cells import cell_len
-
-    if cell_len(text) <= width:
-        return text
-    while cell_len(text + "…") > width:
-        text = text[:-1]
-    return text + "…"
-
-
 def _axis_label(row, lang: str) -> str:
     """The lesson's title, or its id where the title has wide (CJK) characters: plotext lays out one
     cell per character, so a Japanese title would push the bars out of line."""
-    from rich.cells import cell_len
+    from tutor.classroom.report import fit
 
     title = plain(row.title.get(lang) or row.lesson_id)  # plotext draws it with ANSI codes: cleaned first
-    return short(title if cell_len(title) == len(title) else row.lesson_id)
+    return fit(title if cell_len(title) == len(title) else row.lesson_id, LABEL_WIDTH)
 
 
 class ClassScreen(Screen[None]):
@@ -181,9 +171,10 @@ class ClassScreen(Screen[None]):
         return fit_widths(natural, flexible, room - 2 * CELL_PADDING * len(natural), least)
 
     def on_resize(self) -> None:
-        """Fitted to the new width (through the refresh, as the tables are never refilled during a layout)."""
+        """Fitted to the new width: the report on screen drawn again once the layout is done (the tables are never
+        refilled during a layout), without reading the class folder again."""
         if self.report is not None:
-            self.action_refresh()
+            self.call_after_refresh(self.show, self.report)
 
     def _plot(self, report, lang: str) -> None:
         plot = self.query_one("#class-plot", PlotextPlot)
