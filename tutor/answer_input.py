@@ -85,13 +85,15 @@ def _check_text(text: str) -> None:
 
 
 class AnswerFormatError(ValueError):
-    """An answer that cannot be read; `key` and `params` are the message for `tutor.i18n.t`."""
+    """An answer that cannot be read; `key` and `params` are the message for `tutor.i18n.t`. `typed_shape`: the
+    shape a tensor was typed in, when that shape is what is wrong (the diagnosis still compares it)."""
 
-    def __init__(self, key: str, **params: Any) -> None:
+    def __init__(self, key: str, *, typed_shape: tuple[int, ...] | None = None, **params: Any) -> None:
         from tutor.i18n import t
 
         self.key = key
         self.params = params
+        self.typed_shape = typed_shape
         super().__init__(t(key, "en", **params))
 
     def message(self, lang: str) -> str:
@@ -407,7 +409,7 @@ def read_answer(
         transposed = len(expected) == 2 and array.shape == expected[::-1]
         raise AnswerFormatError(
             "answer_transposed" if transposed else "answer_wrong_shape", expected=_format_shape(expected),
-            got=_format_shape(array.shape)
+            got=_format_shape(array.shape), typed_shape=array.shape
         )
     half, decimals = _precision_arrays(precision, array.shape)
     return Reading(float(array) if kind == "number" else array, half, decimals)
@@ -440,7 +442,8 @@ def _read_bools(text: str, shape: tuple[int, ...], evaluate, names):
         _shape_of(value, bools=True)
         array = np.asarray(value, dtype=bool)
     if array.shape != shape:
-        raise AnswerFormatError("answer_wrong_shape", expected=_format_shape(shape), got=_format_shape(array.shape))
+        raise AnswerFormatError("answer_wrong_shape", expected=_format_shape(shape), got=_format_shape(array.shape),
+                                typed_shape=array.shape)
     return array
 
 

@@ -7,7 +7,6 @@ buggy rules say so beyond doubt (`lessons.misconceptions`).
 """
 from __future__ import annotations
 
-import ast
 from dataclasses import dataclass
 
 import numpy as np
@@ -30,13 +29,9 @@ def read_other_shape(answer: Answer, error: AnswerFormatError) -> tuple[int, ...
     """The shape a tensor prediction was typed in when it is not the answer's (`error` says so), else None:
     such an answer is still compared with the misconceptions' answers (a broadcast gradient not summed back
     has the broadcast shape) before the learner is told the shape is wrong."""
-    if answer.kind != "tensor" or holds_bools(answer) or error.key not in ("answer_wrong_shape", "answer_transposed"):
+    if answer.kind != "tensor" or holds_bools(answer):
         return None
-    try:
-        shape = ast.literal_eval(error.params["got"])
-    except (KeyError, ValueError, SyntaxError):
-        return None
-    return shape if isinstance(shape, tuple) and all(isinstance(n, int) for n in shape) else None
+    return error.typed_shape
 
 
 def holds_bools(answer: Answer) -> bool:
