@@ -97,7 +97,9 @@ async def test_a_damaged_outline_file_only_costs_speed(make_app, authored, held,
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
         assert prompts(app) == listed and app._course is not None
-    assert json.loads((data_dir / "cache" / "outline.json").read_text(encoding="utf-8"))["version"] == 1
+    from lessons.outline import VERSION
+
+    assert json.loads((data_dir / "cache" / "outline.json").read_text(encoding="utf-8"))["version"] == VERSION
 
 
 def test_the_polling_waits_for_the_first_load(make_app, authored):

@@ -10,7 +10,7 @@ import pytest
 
 from lessons.course import load_course
 from lessons.folders import bundled_dir
-from lessons.outline import fingerprint, outline_of, read_outline, write_outline
+from lessons.outline import VERSION, fingerprint, outline_of, read_outline, write_outline
 
 PACK_TOML = '''\
 name = "{name}"
@@ -121,9 +121,9 @@ def test_a_changed_tutor_version_changes_the_fingerprint(tmp_path, monkeypatch):
 @pytest.mark.parametrize("damage", [
     b"\x00\xff not json",
     b"[1, 2]",
-    b'{"version": 1, "key": "key"}',
-    b'{"version": 1, "key": "key", "outline": {"sections": [{"kind": 3}], "broken": []}}',
-    b'{"version": 1, "key": "key", "outline": {"sections": [], "broken": [["a", "b"]]}}',
+    b'{"version": %d, "key": "key"}' % VERSION,  # (the current version: each is refused for its damage)
+    b'{"version": %d, "key": "key", "outline": {"sections": [{"kind": 3}], "broken": []}}' % VERSION,
+    b'{"version": %d, "key": "key", "outline": {"sections": [], "broken": [["a", "b"]]}}' % VERSION,
 ])
 def test_a_damaged_outline_is_no_outline(tmp_path, damage):
     path = tmp_path / "outline.json"
