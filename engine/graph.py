@@ -78,15 +78,22 @@ class Node:
         return f"<{where}{self.op.grad_fn} object at {id(self):#x}>"
 
 
-_NODE_CLASSES: dict[tuple[type, str], type] = {}
+_NODE_CLASSES: dict[type, dict[str, type]] = {}
+
+
+def node_classes(base: type) -> dict[str, type]:
+    """`base`'s node classes made so far, by name: dispatch reads its own from here before calling `node_class`
+    (a lookup by the op's name, a string whose hash is kept, costs every op less than a call)."""
+    return _NODE_CLASSES.setdefault(base, {})
 
 
 def node_class(base: type, op: Op) -> type:
     """The class of `op`'s nodes: `base` (Node or a subclass) named as PyTorch names the op's node, made once per
     name. (A class per name rather than a `__new__` that picks it: a Python `__new__` costs every op a call.)"""
-    kind = _NODE_CLASSES.get((base, op.grad_fn))
+    made = node_classes(base)
+    kind = made.get(op.grad_fn)
     if kind is None:
-        kind = _NODE_CLASSES[base, op.grad_fn] = base.named(op)
+        kind = made[op.grad_fn] = base.named(op)
     return kind
 
 

@@ -23,6 +23,7 @@ from engine.graph import (
     as_grad,
     guard_shape,
     node_class,
+    node_classes,
     record_trace,
 )
 from engine.hook_handle import RemovableHandle
@@ -31,6 +32,7 @@ from engine.printing import format_tensor
 
 _FLOAT32 = np.dtype(np.float32)
 _FLOAT64 = np.dtype(np.float64)
+_new = object.__new__
 _modes = state.current  # the engine's modes (grad, inference, forward AD, anomaly, size guard): `engine.state`
 
 
@@ -97,7 +99,10 @@ def _run(op, inputs: tuple, attrs: dict, modes=None) -> "Tensor":
             out = out.astype(dtype)
     elif out.dtype == _FLOAT64 and "dtype" not in attrs:  # an explicit cast (`dtype` attr) keeps its dtype
         out = out.astype(_result_dtype(arrays, out.dtype), copy=False)
-    result = Tensor._make(out)
+    result = _new(Tensor)  # (`Tensor._make(out)`, without its call: this runs for every op)
+    result._data, result._requires_grad = out, False
+    result._grad = result._grad_fn = result._accumulator = result._vc = result._view = None
+    result._inference = False
     if op.view:
         _link_view(result, inputs[0], op, attrs)
     if modes.forward_ad is not None and not modes.inference:  # (inference tensors carry no tangent)
@@ -107,7 +112,7 @@ def _run(op, inputs: tuple, attrs: dict, modes=None) -> "Tensor":
             result._inference = True
         return result
     parents, wanted, bit = [], 0, 1  # wanted: a bit per input that needs a gradient
-    for t in inputs[: len(op.vjp)]:
+    for t in inputs if len(inputs) <= len(op.vjp) else inputs[: len(op.vjp)]:
         if type(t) in _TENSOR_TYPES and t._requires_grad:
             parents.append(t._grad_fn or t._grad_edge())
             wanted |= bit
@@ -116,7 +121,8 @@ def _run(op, inputs: tuple, attrs: dict, modes=None) -> "Tensor":
         bit <<= 1
     if wanted:
         result._requires_grad = True
-        node = result._grad_fn = node_class(OpNode, op)(op, arrays, attrs, out, tuple(parents))
+        kind = _OP_NODES.get(op.grad_fn) or node_class(OpNode, op)
+        node = result._grad_fn = kind(op, arrays, attrs, out, tuple(parents))
         if modes.anomaly:
             record_trace(node)
         if op.saves:
@@ -151,9 +157,12 @@ def _save_versions(node, op, inputs, wanted: int, result) -> None:
         if type(t) in _TENSOR_TYPES:
             if t._inference:
                 raise RuntimeError(INFERENCE_SAVED)
-            versions.append((t, t._version, False))
+            vc = t._vc  # (`t._version`, without the property's call)
+            versions.append((t, 0 if vc is None else vc[0], False))
     if saves_result:
-        cell = result._shared_version()
+        cell = result._vc
+        if cell is None:  # (a new result: its version cell is made here, unless it is a view that shares one)
+            cell = result._vc = [0]
         versions.append((cell, cell[0], True))
     if versions:
         node.versions = versions
@@ -172,6 +181,9 @@ class OpNode(Node):
         for name in saved_names(op):
             setattr(kind, f"_saved_{name}", _saved_property(name))
         return kind
+
+
+_OP_NODES = node_classes(OpNode)  # dispatch's node classes by name (`engine.graph.node_class` makes them)
 
 
 def _saved_property(name: str) -> property:
