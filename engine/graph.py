@@ -127,7 +127,7 @@ _TENSOR_TYPES = {"float32": "Float", "float64": "Double", "float16": "Half", "in
 def check_versions(node: Node) -> None:
     """PyTorch's error when a tensor this node saved was changed in place after it was saved."""
     for saved, version, is_output in node.versions:
-        # a saved input is its Tensor; a saved output, the Tensor's version cell (see `tensor._save_versions`)
+        # a saved input is its Tensor; a saved output, the Tensor's version cell (see `tensor._run`)
         current = saved[0] if is_output else saved._version
         if current != version:
             data = node.out if is_output else saved._data

@@ -119,37 +119,19 @@ def _run(op, inputs: tuple, attrs: dict, modes=None) -> "Tensor":
         else:
             parents.append(None)
         bit <<= 1
-    if wanted:
-        result._requires_grad = True
-        kind = _OP_NODES.get(op.grad_fn) or node_class(OpNode, op)
-        node = result._grad_fn = kind(op, arrays, attrs, out, tuple(parents))
-        if modes.anomaly:
-            record_trace(node)
-        if op.saves:
-            _save_versions(node, op, inputs, wanted, result)
-    return result
-
-
-def _link_view(result: "Tensor", src: "Tensor", op, attrs: dict) -> None:
-    """A view shares its base's storage and version counter, and remembers the view ops that take it from
-    the base, so that an in-place change of it can rebase the base's graph (`Tensor._rebase`)."""
-    view = src._view
-    base, ops = (src, ()) if view is None else view
-    result._view = (base, ops + ((op, attrs),))
-    result._vc = base._shared_version()
-    views = getattr(base, "_views", None)
-    if views is None:
-        base._views = [weakref.ref(result)]  # (weak references, never compared: Tensor == is elementwise)
-    else:
-        views.append(weakref.ref(result))
-
-
-def _save_versions(node, op, inputs, wanted: int, result) -> None:
-    """Remember the versions of the tensors this node's rules will read (for the in-place check).
-
-    A saved input is kept with its version; the saved result only by its version cell, since the
-    result holds this node (`grad_fn`) and a reference back would make every such graph a cycle that
-    only the garbage collector can free (PyTorch's SavedVariable drops the grad_fn of an output too)."""
+    if not wanted:
+        return result
+    result._requires_grad = True
+    kind = _OP_NODES.get(op.grad_fn) or node_class(OpNode, op)
+    node = result._grad_fn = kind(op, arrays, attrs, out, tuple(parents))
+    if modes.anomaly:
+        record_trace(node)
+    if not op.saves:
+        return result
+    # the versions of the tensors this node's rules will read (for the in-place check). A saved input is kept
+    # with its version; the saved result only by its version cell, since the result holds this node (`grad_fn`)
+    # and a reference back would make every such graph a cycle that only the garbage collector can free
+    # (PyTorch's SavedVariable drops the grad_fn of an output too)
     positions, saves_result = saved_tensors(op, wanted)
     versions = []
     for i in positions:
@@ -166,6 +148,21 @@ def _save_versions(node, op, inputs, wanted: int, result) -> None:
         versions.append((cell, cell[0], True))
     if versions:
         node.versions = versions
+    return result
+
+
+def _link_view(result: "Tensor", src: "Tensor", op, attrs: dict) -> None:
+    """A view shares its base's storage and version counter, and remembers the view ops that take it from
+    the base, so that an in-place change of it can rebase the base's graph (`Tensor._rebase`)."""
+    view = src._view
+    base, ops = (src, ()) if view is None else view
+    result._view = (base, ops + ((op, attrs),))
+    result._vc = base._shared_version()
+    views = getattr(base, "_views", None)
+    if views is None:
+        base._views = [weakref.ref(result)]  # (weak references, never compared: Tensor == is elementwise)
+    else:
+        views.append(weakref.ref(result))
 
 
 class OpNode(Node):

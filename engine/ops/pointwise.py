@@ -3,6 +3,8 @@ functions (exp, log, sqrt, sin, cos, tanh, sigmoid, relu, abs, sign, clamp), max
 """
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from engine import xp
@@ -84,7 +86,7 @@ def _check_integer_division(a, b):
 
 
 # --- arithmetic -------------------------------------------------------------------------------
-op("add", "AddBackward0", ["self", "other"], lambda a, b: a + b,
+op("add", "AddBackward0", ["self", "other"], operator.add,
    {"self": ("grad", lambda g, out, a, b: g), "other": ("grad", lambda g, out, a, b: g)}, dtype=PROMOTE,
    names=names("add", inplace=True, number_first="__radd__"), shape=BROADCAST_SHAPE, check=BROADCASTS)
 op("sub", "SubBackward0", ["self", "other"], _bool_arith("-", _BOOL_SUB),
@@ -92,7 +94,7 @@ op("sub", "SubBackward0", ["self", "other"], _bool_arith("-", _BOOL_SUB),
    names=names("sub", inplace=True, number_first="op"), shape=BROADCAST_SHAPE, check=BROADCASTS)
 op("rsub", "RsubBackward1", ["self"], _bool_arith("r-", _BOOL_SUB_SCALAR),
    {"self": ("-grad", lambda g, out, a, b: -g)}, dtype=PROMOTE)
-op("mul", "MulBackward0", ["self", "other"], lambda a, b: a * b,
+op("mul", "MulBackward0", ["self", "other"], operator.mul,
    {"self": ("grad * other", lambda g, out, a, b: g * b),
     "other": ("grad * self", lambda g, out, a, b: g * a)}, saves={"self": ["other"], "other": ["self"]}, dtype=PROMOTE,
    names=names("mul", inplace=True, number_first="__rmul__"), shape=BROADCAST_SHAPE, check=BROADCASTS)

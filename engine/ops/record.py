@@ -112,6 +112,10 @@ def op(key, grad_fn, inputs, forward, rules, saves=(), dtype=None, view=False, n
 # How a result's dtype follows from the operands (PyTorch's type promotion, `engine.dtypes.result_type`):
 def PROMOTE(arrays, attrs):  # noqa: N802 - used like a constant
     """The common dtype of the tensor and number operands (add, mul, where…)."""
+    if len(arrays) == 2 and type(arrays[0]) is np.ndarray and type(arrays[1]) is float:  # (x * 0.5: the hot case,
+        dtype = arrays[0].dtype  # without common_dtype's call; a float number keeps a float tensor's dtype)
+        if dtype.kind == "f":
+            return dtype
     return common_dtype(arrays)
 
 
