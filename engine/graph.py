@@ -224,8 +224,9 @@ def _sweep(order, grads, nbatch, retain_graph, on_node, capture, tensors) -> dic
             leaves[node] = g
         if node.freed and node.op.saves:
             raise RuntimeError(SECOND_BACKWARD)
-        if node.versions:
-            check_versions(node)
+        for saved, version, is_output in node.versions:  # (check_versions' test, without its call)
+            if (saved[0] if is_output else saved._version) != version:
+                check_versions(node)
         if node.retained is not None and nbatch == 0:
             node.retained._accumulate(g)
         arrays, attrs, vjp = node.arrays, node.attrs, node.op.vjp

@@ -49,7 +49,7 @@ def _function(name: str, number_first: str, op):
 
     def function(input, *args, **kwargs):  # noqa: A002 - PyTorch's argument name
         if type(input) is Tensor:  # the common case, without looking the method up again
-            return method(input, *args, **kwargs)
+            return method(input, *args, **kwargs) if args or kwargs else method(input)
         if isinstance(input, Tensor):
             return getattr(input, name)(*args, **kwargs)
         if number_first and args and isinstance(args[0], Tensor) and isinstance(input, numbers.Number):

@@ -244,6 +244,18 @@ def _binary(key: str, a: "Tensor", b) -> "Tensor":
     return _run(OPS[key], (a, b), _NO_ATTRS)
 
 
+def binary_operator(key: str):
+    """The operator method `x ∘ other` of op `key` (`__add__`, `__mul__`…): `_binary` with the record looked up once,
+    one call fewer on every `x * 2`."""
+    op = OPS[key]
+
+    def operator(self, other):
+        if type(other) is not Tensor and type(other) is not float and type(other) is not int:
+            other = _as_operand(other)
+        return _run(op, (self, other), _NO_ATTRS)
+    return operator
+
+
 def _tensor_arg(value, function: str, name: str, position: int = 1) -> "Tensor":
     """An argument PyTorch only accepts as a Tensor, with its TypeError otherwise."""
     if not isinstance(value, Tensor):

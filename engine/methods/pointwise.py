@@ -5,35 +5,29 @@ from __future__ import annotations
 import numpy as np
 
 from engine import dtypes
-from engine.tensor import Tensor, _apply, _as_operand, _binary, _tensor_arg
+from engine.tensor import Tensor, _apply, _as_operand, _binary, _tensor_arg, binary_operator
 
 
 class PointwiseMethods:
     """Element-wise ops and the operators. (attached to `Tensor` by `engine.registry`)"""
 
     # --- arithmetic ---------------------------------------------------------------------------
-    def __add__(self, other):
-        return _binary("add", self, other)
+    __add__ = binary_operator("add")
 
-    def __radd__(self, other):
-        return _binary("add", self, other)
+    __radd__ = binary_operator("add")
 
-    def __sub__(self, other):
-        return _binary("sub", self, other)
+    __sub__ = binary_operator("sub")
 
     def __rsub__(self, other):
         if isinstance(other, Tensor):
             return _binary("sub", other, self)
         return _apply("rsub", (self, _as_operand(other)))
 
-    def __mul__(self, other):
-        return _binary("mul", self, other)
+    __mul__ = binary_operator("mul")
 
-    def __rmul__(self, other):
-        return _binary("mul", self, other)
+    __rmul__ = binary_operator("mul")
 
-    def __truediv__(self, other):
-        return _binary("div", self, other)
+    __truediv__ = binary_operator("div")
 
     def __rtruediv__(self, other):
         if isinstance(other, Tensor):
