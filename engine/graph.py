@@ -34,6 +34,7 @@ SECOND_BACKWARD = (
 )
 
 
+_UNWRITTEN = (0,)  # the version of a tensor never written in place (its `_vc` is None until then)
 _NAMESPACED = frozenset({"CopySlices", "CopyBackwards", "NotImplemented"})
 
 
@@ -225,7 +226,7 @@ def _sweep(order, grads, nbatch, retain_graph, on_node, capture, tensors) -> dic
         if node.freed and node.op.saves:
             raise RuntimeError(SECOND_BACKWARD)
         for saved, version, is_output in node.versions:  # (check_versions' test, without its call)
-            if (saved[0] if is_output else saved._version) != version:
+            if (saved if is_output else saved._vc or _UNWRITTEN)[0] != version:  # (a version cell: see `tensor._run`)
                 check_versions(node)
         if node.retained is not None and nbatch == 0:
             node.retained._accumulate(g)

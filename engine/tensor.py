@@ -78,10 +78,16 @@ def _apply(name: str, inputs: tuple, /, **attrs) -> "Tensor":
 def _run(op, inputs: tuple, attrs: dict, modes=None) -> "Tensor":
     """Dispatch one op record: check, shape and size guard, forward, dtype, view link, tangent, node (`modes`:
     the caller's read of them). Every op of every method, function and operator runs here, once."""
-    found = []  # (a loop, not a comprehension: this runs for every op, and a comprehension is a call)
-    for t in inputs:
-        found.append(t._data if type(t) in _TENSOR_TYPES else t)
-    arrays = tuple(found)  # one tuple for the forward's call and the node
+    # the inputs' arrays, one tuple for the forward's call and the node (one and two inputs, nearly every op, without
+    # a list: this runs for every op)
+    if len(inputs) == 1:
+        a = inputs[0]
+        arrays = (a._data if type(a) in _TENSOR_TYPES else a,)
+    elif len(inputs) == 2:
+        a, b = inputs
+        arrays = (a._data if type(a) in _TENSOR_TYPES else a, b._data if type(b) in _TENSOR_TYPES else b)
+    else:
+        arrays = tuple([t._data if type(t) in _TENSOR_TYPES else t for t in inputs])
     if op.check is not None:
         op.check(arrays, attrs)
     if modes is None:
