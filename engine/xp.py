@@ -112,6 +112,17 @@ tanh = _unary(np.tanh, "tanh")
 abs = _unary(np.abs, "Abs", widen=False)  # noqa: A001 - mirrors numpy's name
 
 
+def one_minus(a):
+    """1 - a (tanh's and sigmoid's backward), the 1 in a's own dtype: numpy converts a Python number on every call,
+    which costs an elementwise op on a small tensor more than the subtraction itself."""
+    if type(a) is np.ndarray and a.dtype.kind == "f":
+        return _ONES[a.dtype] - a
+    return 1 - a
+
+
+_ONES = {dtype: np.ones((), dtype) for dtype in map(np.dtype, (np.float16, np.float32, np.float64))}
+
+
 def factor(mask, a):
     """A boolean mask as a 0/1 factor in a's dtype, for a rule PyTorch itself writes as a product with its mask
     (norm(inf)); for a Tensor, a Tensor that records nothing (masks are constants)."""

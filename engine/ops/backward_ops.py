@@ -49,8 +49,8 @@ def put_along_array(g, shape, dim, indices):
 
 
 # --- backward functions that are ops themselves (their rules give the next derivative) ---------------------
-tanh_backward = recorded("tanh_backward", lambda g, out: g * (1 - out * out))
-sigmoid_backward = recorded("sigmoid_backward", lambda g, out: g * (out * (1 - out)))
+tanh_backward = recorded("tanh_backward", lambda g, out: g * xp.one_minus(out * out))
+sigmoid_backward = recorded("sigmoid_backward", lambda g, out: g * (out * xp.one_minus(out)))
 # PyTorch selects (0 where result <= 0), it does not multiply by a mask: a negative gradient gives +0 there, not -0
 threshold_backward = recorded("threshold_backward", lambda g, out: np.where(xp.numeric(out) <= 0, 0, g))
 softmax_backward = recorded("softmax_backward_data",
