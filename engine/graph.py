@@ -133,13 +133,20 @@ def check_versions(node: Node) -> None:
         if current != version:
             data = node.out if is_output else saved._data
             maker = node if is_output else saved.grad_fn
-            made_by = "" if maker is None else f", which is output 0 of {maker.name().rsplit('Backward', 1)[0]},"
+            made_by = "" if maker is None else f", which is output 0 of {_forward_name(maker.name())},"
             raise RuntimeError(
                 "one of the variables needed for gradient computation has been modified by an inplace operation: "
                 f"[torch.{_TENSOR_TYPES[data.dtype.name]}Tensor [{', '.join(map(str, data.shape))}]]{made_by} "
                 f"is at version {current}; expected version {version} instead. Hint: enable anomaly "
                 "detection to find the operation that failed to compute its gradient, with "
                 "torch.autograd.set_detect_anomaly(True, check_nan=False).")
+
+
+def _forward_name(node_name: str) -> str:
+    """The op as PyTorch's in-place error names the node that made a tensor: `TanhBackward0` is Tanh,
+    `PowBackward1` is Pow1 (its overload kept), CopySlices stays as it is."""
+    op, found, overload = node_name.rpartition("Backward")
+    return node_name if not found else op + ("" if overload == "0" else overload)
 
 
 def topological(root) -> list:

@@ -83,10 +83,12 @@ OPS: dict[str, Op] = {}
 
 @functools.lru_cache(maxsize=None)
 def saved_tensors(op: Op, wanted: int) -> tuple[tuple[int, ...], bool]:
-    """What PyTorch saves when the inputs in bitmask `wanted` need a gradient, as its codegen does (what
-    their rules are declared to read): (positions of saved inputs, whether the result is saved)."""
+    """What PyTorch saves when the inputs in bitmask `wanted` need a gradient, as its codegen does: the inputs
+    that their rules are declared to read, and the result whenever any rule reads it (codegen saves an output
+    unconditionally: `x ** w` with only x needing a gradient still saves its result, and an in-place change of
+    that result is still refused) — (positions of saved inputs, whether the result is saved)."""
     names = {name for i, needs in enumerate(op.needs) if wanted >> i & 1 for name in needs}
-    return tuple(i for i, name in enumerate(op.inputs) if name in names), "result" in names
+    return tuple(i for i, name in enumerate(op.inputs) if name in names), "result" in op.saves
 
 
 def op(key, grad_fn, inputs, forward, rules, saves=(), dtype=None, view=False, names=None, shape=None,

@@ -215,6 +215,11 @@ ERRORS = {
     "dot-shapes": "torch.ones(3) @ torch.ones(2)",
     "second-backward": "x = torch.ones(3, requires_grad=True)\ny = (x * x).sum()\ny.backward()\ny.backward()",
     "inplace-leaf": "x = torch.ones(3, requires_grad=True)\nx.add_(1)",
+    # the result is saved whichever input needs a gradient (only x here), and PyTorch names its node Pow1
+    "inplace-saved-result-pow": "x = torch.tensor([1.5, 2.0], requires_grad=True)\ny = x ** torch.tensor([2.0, 3.0])\n"
+                                "y.mul_(2)\ny.sum().backward()",
+    "inplace-saved-result-tanh": "x = torch.tensor([1.5, 2.0], requires_grad=True)\ny = x.tanh()\ny.mul_(2)\n"
+                                 "y.sum().backward()",
     "inplace-leaf-mul": "x = torch.ones(3, requires_grad=True)\nx.mul_(2)",
     "gradient-shape": "x = torch.ones(3, requires_grad=True)\n(x * 2).backward(torch.ones(2))",
     "item-many": "torch.ones(3).item()",
