@@ -21,7 +21,7 @@ from collections.abc import Callable
 import numpy as np
 
 from engine import state, xp
-from engine.graph import AccumulateGrad, Node, record_backward, sweep, topological
+from engine.graph import AccumulateGrad, Node, record_backward, sweep
 from engine.ops import OPS
 
 
@@ -52,10 +52,8 @@ class Belief:
             return sweep(root, cotangent, **options)
         before = _nodes(root)
         reached = sweep(root, cotangent, **options)
-        for g in reached.values():
-            node = getattr(g, "_grad_fn", None)
-            if node is not None:
-                self.by_backward |= {n for n in topological(node) if n not in before}
+        made = [node for node in (getattr(g, "_grad_fn", None) for g in reached.values()) if node is not None]
+        self.by_backward |= _reachable(made, before)
         return reached
 
     def accumulate(self, x, g) -> None:
@@ -64,7 +62,20 @@ class Belief:
 
 def _nodes(root) -> set:
     """The nodes reachable from a sweep's root (one edge, or a list of them)."""
-    return {n for r in (root if isinstance(root, list) else [root]) for n in topological(r)}
+    return _reachable(root if isinstance(root, list) else [root])
+
+
+def _reachable(starts, known=frozenset()) -> set:
+    """The nodes reachable from `starts` that are not in `known` (a set holding every node reachable from its
+    own: the walk stops there), in one walk however many starts there are, unordered (never sorted)."""
+    found = {node for node in starts if node not in known}
+    stack = list(found)
+    while stack:
+        for parent in stack.pop().parents:
+            if parent is not None and parent not in found and parent not in known:
+                found.add(parent)
+                stack.append(parent)
+    return found
 
 
 def _op(*keys: str) -> frozenset:
@@ -237,7 +248,7 @@ class ChainMissingInner(Belief):
 def _leaves(node) -> set:
     if node is None:
         return set()
-    return {n for n in topological(node) if type(n) is AccumulateGrad}
+    return {n for n in _reachable([node]) if type(n) is AccumulateGrad}
 
 
 class ProductRuleOneTerm(Belief):
@@ -293,6 +304,7 @@ class KinkOtherSide(Belief):
     variants = (1, -1, 0)
     KINKS = _op("relu", "abs", "clamp", "clamp_min", "clamp_max", "maximum", "minimum")
     TIES = _op("max", "min", "max_dim", "min_dim")
+    WHOLE = _op("max", "min")  # a whole tensor's max or min (the others reduce along a dim)
 
     def vjp(self, node, i, rule):
         if node.op in self.TIES:
@@ -307,7 +319,7 @@ class KinkOtherSide(Belief):
         return one_sided
 
     def _tie(self, node, rule):
-        whole = node.op in _op("max", "min")
+        whole = node.op in self.WHOLE
 
         def tied(g, out, a, dim=None, keepdim=False, indices=None):
             if xp.is_tensor(g) or np.ndim(a) == 0:

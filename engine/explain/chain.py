@@ -181,7 +181,7 @@ class Symbols:
 
             return number(flat.reshape(-1)[0])
         if flat.size <= 4 and flat.ndim == 1:
-            from engine.explain.render import number
+            from engine.explain.matrices import number
 
             return sympy.Symbol("[" + ", ".join(number(v) for v in flat) + "]", real=True)
         key = id(self.names._origin.get(id(array), array))

@@ -87,13 +87,13 @@ def describe_graph(nodes: list, names) -> list[GraphNode]:
                 label = names.node(parent) or f"#{index[parent]} {parent.name()}"
             entry.inputs.append(Edge(node.op.inputs[i], index.get(parent), label, constant))
             labels[node.op.inputs[i]] = (label, np.shape(value))
-        # what this node saved: PyTorch saves an input only for another input's gradient that is needed
-        # (`x * w` with w not requiring grad saves w, not x), as dispatch does (`saved_tensors`)
+        # what this node saved, as `grad_fn._saved_*` shows it: what the op record declares, an input only for
+        # another input's gradient that is needed (`x * w` with w not requiring grad saves w, not x), as dispatch
+        # does (`saved_tensors`); the result whichever input needs a gradient (`x ** w` saves it for w's rule)
         wanted = sum(1 << i for i, parent in enumerate(node.parents) if parent is not None)
-        positions, saves_result = saved_tensors(node.op, wanted)
-        kept = {node.op.inputs[i] for i in positions} | ({"result"} if saves_result else set())
+        kept = {node.op.inputs[i] for i in saved_tensors(node.op, wanted)[0]}
         for saved in node.op.saves:
-            if (saved == "result" or saved in node.op.inputs) and saved not in kept:
+            if saved in node.op.inputs and saved not in kept:
                 continue
             if saved == "result":
                 entry.saved.append(f"result ({shape_text(np.shape(node.out))})")

@@ -115,13 +115,14 @@ MESSAGES: dict[str, dict[str, str]] = {
                        "ja": "nan や無限大の成分があります: backward はここで有限の値を出しません（微分が定義されないか、"
                              "使われなかった分岐が nan を持ち込んだ可能性があります。有限差分と比べてください）"},
     "kind_scalar": {"en": "a single number", "ja": "1 つの数"},
-    "kind_identity": {"en": "the identity", "ja": "単位行列"},
+    "kind_identity": {"en": "the identity at these values", "ja": "この値では単位行列"},
     "kind_diagonal": {"en": "diagonal: at these values, each output element moves only with the input element at the "
                             "same place",
                       "ja": "対角行列: この値では、出力の各要素は同じ位置の入力要素だけに応じて変わります"},
-    "kind_constant": {"en": "every entry equal: each input element counts the same (as in sum or mean)",
-                      "ja": "すべての成分が等しい: 入力のどの要素も同じだけ効きます（sum や mean のように）"},
-    "kind_rows_equal": {"en": "every row equal", "ja": "すべての行が等しい"},
+    "kind_constant": {"en": "every entry equal at these values: here each input element counts the same (as in sum "
+                            "or mean)",
+                      "ja": "この値ではすべての成分が等しい: ここでは入力のどの要素も同じだけ効きます（sum や mean のように）"},
+    "kind_rows_equal": {"en": "every row equal at these values", "ja": "この値ではすべての行が等しい"},
     "kind_row": {"en": "one row (a scalar output): the row is the gradient itself",
                  "ja": "1 行（出力がスカラー）: この行がそのまま勾配です"},
     "kind_block": {"en": "block-diagonal with {bm}x{bn} blocks: at these values, each group of outputs moves only "

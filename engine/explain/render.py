@@ -1,18 +1,16 @@
-"""Rich renderables of an explanation, shared by `autograd-tutor explain` and the app's panels.
+"""The panels of an explanation as Rich renderables, shared by `autograd-tutor explain` and the app.
 
-Every sentence comes from `engine.explain.messages` in the requested language (`lang`). Matrices
-are tables with right-aligned columns; symbolic entries are written on one line (`x₁₁²/2`, never
-sympy's two-line fractions, which read like `2·x₁₁/2`). Each panel is laid out for the width it
-will be shown at (`width`, in terminal cells): a matrix that does not fit is summarised (its
-diagonal in the input's shape, its diagonal blocks, or where its non-zeros are) instead of being
-squeezed into `…` cells, and the vector-Jacobian product is written vertically, vᵀ above J above
-the result. Only verified symbolic forms are shown (`SymbolicLeaf.verified`, `Chain.verified`).
+Every sentence comes from `engine.explain.messages` in the requested language (`lang`). Each panel is
+laid out for the width it will be shown at (`width`, in terminal cells); its values are drawn by
+`engine.explain.matrices` (a table when it fits, else lines of numbers or a summary of a Jacobian, never
+`…` cells; symbolic entries on one line, `x₁₁²/2`, never sympy's two-line fractions, which read like
+`2·x₁₁/2`), and the vector-Jacobian product is written vertically, vᵀ above J above the result. Only
+verified symbolic forms are shown (`SymbolicLeaf.verified`, `Chain.verified`).
 """
 from __future__ import annotations
 
 import numpy as np
 from rich import box
-from rich.cells import cell_len
 from rich.console import Group, RenderableType
 from rich.panel import Panel
 from rich.table import Table
@@ -20,95 +18,21 @@ from rich.text import Text
 from rich.tree import Tree
 
 from engine.explain.chain import path_mark
+from engine.explain.matrices import (
+    FULL_LIMIT,
+    fitted,
+    fitted_matrix,
+    formula,
+    in_rows,
+    jacobian_layout,
+    shape_text,
+    sum_rows,
+    whole_jacobian,
+)
 from engine.explain.messages import t
 from engine.explain.notation import one_line
 
-cell_len("x₁²")  # rich reads its Unicode width table on first use: with this module, not in a confined child
-
-FULL_LIMIT = 12          # show every entry of a Jacobian up to this many rows and columns
-VALUES_SHOWN = 96        # a value is written out up to this many numbers; beyond, the first ones and a count
-ROWS_SHOWN = 60          # a matrix taller than this is never drawn as a table
-BLOCKS_SHOWN = 3
-MAP_WIDTH = 60
-WIDTH = 100              # the width a panel is laid out for when the caller does not say
-
-
-def number(x) -> str:
-    """PyTorch-like short numbers: 4, 0.5, 1.1667, 1.2e-07."""
-    x = float(x)
-    if x != x:
-        return "nan"
-    if x in (float("inf"), float("-inf")):
-        return "inf" if x > 0 else "-inf"
-    if x == 0:
-        return "0"
-    if x.is_integer() and abs(x) < 1e6:
-        return str(int(x))
-    if 1e-4 <= abs(x) < 1e6:
-        return f"{x:.4f}".rstrip("0").rstrip(".")
-    return f"{x:.4e}"
-
-
-def shape_text(shape, lang: str = "en") -> str:
-    """5x5, length 2, scalar."""
-    shape = tuple(shape)
-    if not shape:
-        return t("scalar", lang)
-    return t("length", lang, n=shape[0]) if len(shape) == 1 else "x".join(map(str, shape))
-
-
-def formula(expr) -> str:
-    """A symbolic entry on one line: 2(inp₁ + 1), x₁₁²/2, tensor2₁₁/6."""
-    return one_line(str(expr))
-
-
-def cell(value) -> str:
-    return number(value) if isinstance(value, (int, float, np.number)) else formula(value)
-
-
-def _rows(a) -> np.ndarray:
-    a = np.asarray(a, dtype=object if np.asarray(a).dtype == object else np.float64)
-    return a.reshape(1, -1) if a.ndim < 2 else a.reshape(-1, a.shape[-1])
-
-
-def _cells(rows: np.ndarray) -> list[list[str]]:
-    return [[cell(v) for v in row] for row in rows]
-
-
-def _width(cells: list[list[str]]) -> int:
-    """The cells a `matrix` of these texts takes: column contents, one space each side, and the borders."""
-    if not cells or not cells[0]:
-        return 4
-    widths = [max(cell_len(row[j]) for row in cells) for j in range(len(cells[0]))]
-    return sum(widths) + 3 * len(widths) + 1
-
-
-def matrix_width(a) -> int:
-    """The cells a `matrix` of `a` takes: column contents, one space each side, and the borders."""
-    return _width(_cells(_rows(a)))
-
-
-def matrix(a, *, title: str | None = None, cells: list[list[str]] | None = None) -> Table:
-    """A 0-, 1- or 2-d array as an aligned table (higher ranks: rows of the last axis); `cells`: its texts,
-    when the caller has them already."""
-    rows = _rows(a)
-    table = Table(show_header=False, box=box.SQUARE, title=title, padding=(0, 1), show_lines=rows.dtype == object)
-    for _ in range(rows.shape[1] or 1):
-        table.add_column(justify="right", no_wrap=True)
-    for texts in _cells(rows) if cells is None else cells:
-        table.add_row(*texts)
-    return table
-
-
-def _shape_fits(rows: np.ndarray, width: int) -> bool:
-    return rows.shape[0] <= ROWS_SHOWN and 4 * rows.shape[1] + 1 <= width
-
-
-def fits(a, width: int) -> bool:
-    """Whether `a` drawn as a `matrix` fits `width` — decided from its shape first, so a huge array is refused
-    before a single cell of it is formatted."""
-    rows = _rows(a)
-    return _shape_fits(rows, width) and _width(_cells(rows)) <= width
+WIDTH = 100  # the width a panel is laid out for when the caller does not say
 
 
 def _leaf_symbolic(symbolic, name):
@@ -177,13 +101,13 @@ def render_summary(call, *, lang: str = "en", width: int = WIDTH) -> RenderableT
         parts.append(_refusal(call, lang))
     if call.several:
         parts.append(Text(t("several_outputs", lang, count=call.several, names=", ".join(call.output_names))))
-    parts += [Text(t("equals", lang, name=y)), _fitted(call.output_value, width - 4, lang)]
+    parts += [Text(t("equals", lang, name=y)), fitted(call.output_value, width - 4, lang)]
     if call.forward:
         for leaf, tangent in zip(call.leaves, call.forward.tangents):
             label = "t =" if len(call.leaves) == 1 else f"t ({leaf.name}) ="
-            parts += [Text(label), _fitted(tangent, width - 4, lang)]
+            parts += [Text(label), fitted(tangent, width - 4, lang)]
     elif call.gradient is not None and not call.batched:
-        parts += [Text("v ="), _fitted(call.seed, width - 4, lang)]
+        parts += [Text("v ="), fitted(call.seed, width - 4, lang)]
     return Panel(Group(*parts), title=_call_title(call, lang), box=box.ROUNDED)
 
 
@@ -199,24 +123,6 @@ def _refusal(call, lang: str) -> Text:
 def api_name(call) -> str:
     """How the program wrote the call: y.backward, torch.autograd.grad, torch.func.jvp …"""
     return f"{call.output_name}.backward" if call.api == "Tensor.backward" else f"torch.{call.api}"
-
-
-def _fitted(a, width: int, lang: str) -> RenderableType:
-    """A value as a table when it fits the width, else row by row as lines of numbers (each cell formatted once)."""
-    rows = _rows(a)
-    if _shape_fits(rows, width):
-        cells = _cells(rows)
-        if _width(cells) <= width:
-            return matrix(a, cells=cells)
-    shown, lines = 0, []
-    for row in rows:
-        if shown >= VALUES_SHOWN:
-            break
-        lines.append("  ".join(cell(v) for v in row[:VALUES_SHOWN - shown]))
-        shown += min(row.size, VALUES_SHOWN - shown)
-    if rows.size > shown:
-        lines.append(t("more_values", lang, count=rows.size - shown, total=rows.size))
-    return Text("\n".join(lines), no_wrap=False)
 
 
 # --- Jacobian ---------------------------------------------------------------------------------------
@@ -240,14 +146,14 @@ def render_jacobian(call, symbolic=None, *, lang: str = "en", width: int = WIDTH
         sym = _leaf_symbolic(symbolic, leaf.name)
         if sym is not None and sym.verified:
             parts.append(Text(t("symbolic_intro", lang)))
-            parts.append(_symbolic_layout(sym.jacobian, s, leaf.shape, width, lang))
+            parts.append(jacobian_layout(sym.jacobian, s, leaf.shape, width, lang, symbolic=True))
             parts.append(Text(t("substituted", lang)))
         elif sym is not None:
             key = "symbolic_point_only" if sym.point_only else "symbolic_unverified"
             parts.append(Text(t(key, lang), style="yellow"))
         elif symbolic is not None and not symbolic.ok:
             parts.append(Text(t("symbolic_note", lang, note=_note(symbolic, lang)), style="yellow"))
-        parts.append(_layout(leaf.jacobian, s, leaf.shape, width, lang))
+        parts.append(jacobian_layout(leaf.jacobian, s, leaf.shape, width, lang))
     if call.too_large and not call.leaves:  # a batched call whose own result is that Jacobian
         parts.append(Text(t("jacobian_too_large_batched", lang, entries=call.too_large, api=api_name(call)),
                           style="yellow"))
@@ -264,45 +170,6 @@ def _kind_words(s, lang: str, y: str, x: str) -> str:
     return t("kind_" + kind.replace("-", "_"), lang, x=x, y=y)
 
 
-def _layout(J, s, x_shape, width: int, lang: str) -> RenderableType:
-    m, n = J.shape
-    if m <= FULL_LIMIT and n <= FULL_LIMIT and fits(J, width):
-        return matrix(J)
-    if s["kind"] in ("diagonal", "identity") and m == n and fits(np.diagonal(J).reshape(x_shape), width):
-        return Group(Text(t("diagonal_laid_out", lang)), matrix(np.diagonal(J).reshape(x_shape)))
-    if s["kind"] == "block-diagonal":
-        bm, bn = s["blocks"]
-        k = m // bm
-        blocks = [J[b * bm:(b + 1) * bm, b * bn:(b + 1) * bn] for b in range(min(k, BLOCKS_SHOWN))]
-        if all(fits(block, width) for block in blocks):
-            shown = [matrix(block, title=t("block_title", lang, k=b + 1, total=k)) for b, block in enumerate(blocks)]
-            if k > BLOCKS_SHOWN:
-                shown.append(Text(t("more_blocks", lang, count=k - BLOCKS_SHOWN)))
-            return Group(*shown)
-    return _pattern(J, width, lang, t("nonzero_map", lang) if m > FULL_LIMIT or n > FULL_LIMIT
-                    else t("wide_matrix", lang))
-
-
-def _symbolic_layout(J, s, x_shape, width: int, lang: str) -> RenderableType:
-    """Symbolic entries: as a matrix when it fits, else the non-zero entries one per line (J₁₂ = …)."""
-    m, n = J.shape
-    if (m <= FULL_LIMIT and n <= FULL_LIMIT and fits(J, width)) or m * n > 4 * FULL_LIMIT:
-        return _layout(J, s, x_shape, width, lang)
-    lines = [f"J[{i + 1},{j + 1}] = {formula(J[i, j])}" for i in range(m) for j in range(n) if not (J[i, j] == 0)]
-    return Text("\n".join(lines) if lines else "0")
-
-
-def _pattern(J, width: int, lang: str, head: str) -> RenderableType:
-    m, n = J.shape
-    shown = max(8, min(MAP_WIDTH, width - 2))
-    nonzero = np.vectorize(lambda e: not (e == 0), otypes=[bool])(J)
-    lines = ["".join("■" if z else "·" for z in row[:shown]) + ("…" if n > shown else "")
-             for row in nonzero[:FULL_LIMIT * 2]]
-    if m > FULL_LIMIT * 2:
-        lines.append("⋮")
-    return Group(Text(head), Text("\n".join(lines), no_wrap=True, overflow="crop"))
-
-
 # --- VJP --------------------------------------------------------------------------------------------
 def render_vjp(call, symbolic=None, *, lang: str = "en", width: int = WIDTH) -> RenderableType:
     """vᵀ · J = result, stacked vertically so it reads at any width (the article's (1, 1)J = (4, 2))."""
@@ -316,25 +183,26 @@ def render_vjp(call, symbolic=None, *, lang: str = "en", width: int = WIDTH) -> 
     for leaf in call.leaves:
         sym = _leaf_symbolic(symbolic, leaf.name)
         sym = sym if sym is not None and sym.verified and not call.batched else None
-        m, n = leaf.structure["shape"]
         parts.append(Text(t("vjp_head", lang, x=leaf.name), style="bold"))
         flat = len(call.output_shape) > 1 or len(leaf.shape) > 1
-        v_rows = _in_rows(call.seed)
-        parts += [Text(t("vjp_v", lang) if flat else t("vjp_v_plain", lang)), _fitted(v_rows, width, lang)]
-        if leaf.jacobian is not None and max(m, n) <= FULL_LIMIT and fits(leaf.jacobian, width - 4):
-            parts += [Text("·  J ="), matrix(leaf.jacobian)]
+        v_rows = in_rows(call.seed)
+        parts += [Text(t("vjp_v", lang) if flat else t("vjp_v_plain", lang)), fitted(v_rows, width, lang)]
+        whole = None if leaf.jacobian is None else whole_jacobian(leaf.jacobian, width - 4)
+        if whole is not None:
+            parts += [Text("·  J ="), whole]
         else:
             parts.append(Text(t("vjp_times_j" if leaf.jacobian is not None else "vjp_times_unbuilt_j", lang)))
-        if sym is not None and fits(_in_rows(sym.vjp, leaf.shape), width):
-            parts += [Text(t("vjp_symbolic", lang)), matrix(_in_rows(sym.vjp, leaf.shape))]
+        symbolic_vjp = None if sym is None else fitted_matrix(in_rows(sym.vjp, leaf.shape), width)
+        if symbolic_vjp is not None and symbolic_vjp.fits:
+            parts += [Text(t("vjp_symbolic", lang)), symbolic_vjp.table()]
         elif sym is not None:
             parts += [Text(t("vjp_symbolic", lang)),
                       Text("\n".join(f"  [{j + 1}] {formula(e)}" for j, e in enumerate(sym.vjp.reshape(-1)[:24])))]
         parts += [Text(t("vjp_result", lang) if flat else t("vjp_result_plain", lang)),
-                  _fitted(_in_rows(leaf.vjp, leaf.shape), width, lang)]
+                  fitted(in_rows(leaf.vjp, leaf.shape), width, lang)]
         if flat and len(leaf.shape) != 2:
             parts += [Text(t("vjp_reshaped", lang, x=leaf.name, shape=shape_text(leaf.shape, lang))),
-                      _fitted(leaf.vjp, width, lang)]
+                      fitted(leaf.vjp, width, lang)]
         mark = "✓" if leaf.vjp_matches else "✗"
         style = "green" if leaf.vjp_matches else "red"
         if call.batched or call.returns:
@@ -343,7 +211,7 @@ def render_vjp(call, symbolic=None, *, lang: str = "en", width: int = WIDTH) -> 
             continue
         if leaf.accumulated:
             parts.append(Text(t("vjp_accumulated", lang, x=leaf.name)))
-            parts += _sum_rows(leaf.grad_before, leaf.vjp, leaf.grad_after, width, lang)
+            parts += sum_rows(leaf.grad_before, leaf.vjp, leaf.grad_after, width, lang)
             key = "vjp_check_accumulated" if leaf.vjp_matches else "vjp_check_accumulated_bad"
         else:
             key = "vjp_check" if leaf.vjp_matches else "vjp_check_bad"
@@ -362,39 +230,21 @@ def render_jvp(call, *, lang: str = "en", width: int = WIDTH) -> RenderableType:
         parts.append(Text(t("jvp_head", lang, x=leaf.name), style="bold"))
         if len(call.leaves) > 1:
             parts.append(Text(t("jvp_term", lang, x=leaf.name), style="dim"))
-        m, n = leaf.jacobian.shape
-        if max(m, n) <= FULL_LIMIT and fits(leaf.jacobian, width - 4):
-            parts += [Text("J ="), matrix(leaf.jacobian)]
-        parts += [Text(t("jvp_t", lang, x=leaf.name)), _fitted(tangent.reshape(-1, 1) if n <= FULL_LIMIT else tangent,
+        n = leaf.jacobian.shape[1]
+        whole = whole_jacobian(leaf.jacobian, width - 4)
+        if whole is not None:
+            parts += [Text("J ="), whole]
+        parts += [Text(t("jvp_t", lang, x=leaf.name)), fitted(tangent.reshape(-1, 1) if n <= FULL_LIMIT else tangent,
                                                                 width, lang)]
         if len(call.leaves) > 1:
             parts += [Text(t("jvp_times", lang, x=leaf.name)),
-                      _fitted((leaf.jacobian.astype(np.float64) @ tangent.reshape(-1)).reshape(call.output_shape),
+                      fitted((leaf.jacobian.astype(np.float64) @ tangent.reshape(-1)).reshape(call.output_shape),
                               width, lang)]
-    parts += [Text(t("jvp_result", lang), style="bold"), _fitted(forward.computed, width, lang)]
+    parts += [Text(t("jvp_result", lang), style="bold"), fitted(forward.computed, width, lang)]
     mark, style = ("✓", "green") if forward.matches else ("✗", "red")
     key = ("jvp_check_dual" if call.api == DUAL else "jvp_check") + ("" if forward.matches else "_bad")
     parts.append(Text(t(key, lang, mark=mark, api=api_name(call), y=call.output_name), style=style))
     return Group(*parts)
-
-
-def _sum_rows(before, add, after, width: int, lang: str) -> list:
-    """before + add = after, side by side when it fits, else one under the other."""
-    if matrix_width(before) + matrix_width(add) + matrix_width(after) + 6 <= width:
-        sums = Table.grid(padding=(0, 1))
-        for _ in range(5):
-            sums.add_column(vertical="middle")
-        sums.add_row(matrix(before), Text("+"), matrix(add), Text("="), matrix(after))
-        return [sums]
-    return [_fitted(before, width, lang), Text("+"), _fitted(add, width, lang), Text("="), _fitted(after, width, lang)]
-
-
-def _in_rows(vector, shape=None):
-    """A flattened vector cut into rows as long as the last dim of `shape` (its own shape by default)."""
-    vector = np.asarray(vector)
-    shape = tuple(shape if shape is not None else vector.shape)
-    width = shape[-1] if shape and shape[-1] else 1
-    return vector.reshape(-1, width)
 
 
 # --- chain rule -------------------------------------------------------------------------------------
@@ -430,7 +280,7 @@ def render_chain(call, symbolic=None, *, lang: str = "en", width: int = WIDTH) -
             parts.append(Text(t("chain_segments", lang, y=y), style="dim"))
         parts.append(Text(one_line(chain.text()), style="bold"))
         for name, value in chain.constants:
-            parts += [Text(t("chain_constant", lang, name=name)), _fitted(value, width - 4, lang)]
+            parts += [Text(t("chain_constant", lang, name=name)), fitted(value, width - 4, lang)]
         if chain.named:
             parts.append(Text(t("chain_named", lang, names=", ".join(chain.named)), style="dim"))
         if chain.weight and all(part.isidentifier() for part in chain.weight.split(".")):
@@ -527,21 +377,21 @@ def render_trace_step(call, i: int, *, lang: str = "en", width: int = WIDTH, cal
     if len(step.summed) > 1:
         parts.append(Text(t("trace_summed", lang, count=len(step.summed))))
         for source, g in step.summed:
-            parts.append(Group(Text(t("trace_from", lang, name=_node_label(call, source))), _fitted(g, width - 4, lang)))
+            parts.append(Group(Text(t("trace_from", lang, name=_node_label(call, source))), fitted(g, width - 4, lang)))
     if step.hooked:
         parts.append(Text(t("trace_hooked", lang), style="magenta"))
     if step.module_hook:
         parts.append(Text(t("trace_module_hook", lang), style="magenta"))
-    parts += [Text(t("trace_incoming", lang)), _fitted(step.incoming, width - 4, lang)]
+    parts += [Text(t("trace_incoming", lang)), fitted(step.incoming, width - 4, lang)]
     for flow in step.flows:
         parts += [Text(t("trace_rule", lang, input=flow.input, formula=flow.formula, target=flow.target_label)),
-                  _fitted(flow.cotangent, width - 4, lang)]
+                  fitted(flow.cotangent, width - 4, lang)]
     if step.name == "AccumulateGrad":
         if step.grad_before is None:
             parts.append(Text(t("trace_grad_empty", lang)))
         else:
             parts.append(Text(t("trace_grad_sum", lang)))
-            parts += _sum_rows(step.grad_before, step.incoming, step.grad_after, width - 4, lang)
+            parts += sum_rows(step.grad_before, step.incoming, step.grad_after, width - 4, lang)
     title = t("trace_title", lang, index=i + 1, total=len(call.trace), label=step.label)
     if calls > 1:
         title = (t("trace_call", lang, call=call.index + 1, line=call.line if call.line is not None else "?")
@@ -568,15 +418,15 @@ def render_tangent_step(call, i: int, *, lang: str = "en", width: int = WIDTH, c
     steps = call.forward.steps
     step = steps[i]
     node = call.graph[step.node]
-    parts = [Text(t("tangent_value", lang)), _fitted(step.value, width - 4, lang)]
+    parts = [Text(t("tangent_value", lang)), fitted(step.value, width - 4, lang)]
     for edge, tangent in step.inputs:
         label = _input_label(call, edge, lang)
         if tangent is None:
             parts.append(Text(t("tangent_constant", lang, input=edge.input, label=label), style="dim"))
             continue
-        parts += [Text(t("tangent_in", lang, input=edge.input, label=label)), _fitted(tangent, width - 4, lang),
+        parts += [Text(t("tangent_in", lang, input=edge.input, label=label)), fitted(tangent, width - 4, lang),
                   Text(t("tangent_rule", lang, input=edge.input, formula=node.formula[node.inputs.index(edge)]))]
-    parts += [Text(t("tangent_out", lang), style="bold"), _fitted(step.tangent, width - 4, lang)]
+    parts += [Text(t("tangent_out", lang), style="bold"), fitted(step.tangent, width - 4, lang)]
     if step.finite_difference is not None:
         diff = float(np.nan_to_num(np.abs(step.finite_difference - step.tangent), nan=0.0).max(initial=0.0))
         mark, style = ("✓", "green") if step.agrees else ("✗", "yellow")
@@ -623,16 +473,17 @@ def render_fd_check(call, *, lang: str = "en", width: int = WIDTH) -> Renderable
         parts.append(Text(t("fd_title", lang, x=leaf.name) + f" — {_call_title(call, lang)}", style="bold"))
         parts.append(Text(t("fd_at_values", lang, x=leaf.name), style="dim"))
         pair = [(t("fd_engine", lang), leaf.contribution), (t("fd_central", lang), leaf.finite_differences)]
-        if sum(matrix_width(a) for _, a in pair) + 2 <= width - 2:
+        laid = [(name, fitted_matrix(a, width - 2)) for name, a in pair]
+        if all(m.fits for _, m in laid) and sum(m.width for _, m in laid) + 2 <= width - 2:
             row = Table.grid(padding=(0, 2))
             row.add_column(overflow="fold")
             row.add_column(overflow="fold")
-            row.add_row(*(Text(name) for name, _ in pair))
-            row.add_row(*(matrix(a) for _, a in pair))
+            row.add_row(*(Text(name) for name, _ in laid))
+            row.add_row(*(m.table() for _, m in laid))
             parts.append(row)
         else:
-            for name, a in pair:
-                parts += [Text(name), _fitted(a, width - 2, lang)]
+            for name, m in laid:
+                parts += [Text(name), m.shown(lang)]
         if not np.isfinite(leaf.contribution).all():
             parts.append(Text(t("fd_nonfinite", lang), style="yellow"))
             continue
@@ -649,8 +500,8 @@ def _fd_forward(call, lang: str, width: int) -> RenderableType:
              Text(t("fd_forward_at", lang), style="dim")]
     if forward.finite_differences is None:
         return Group(*parts[:1], Text(t("fd_too_large", lang, x=call.output_name)))
-    parts += [Text(t("fd_engine", lang)), _fitted(forward.computed, width - 2, lang),
-              Text(t("fd_central", lang)), _fitted(forward.finite_differences, width - 2, lang)]
+    parts += [Text(t("fd_engine", lang)), fitted(forward.computed, width - 2, lang),
+              Text(t("fd_central", lang)), fitted(forward.finite_differences, width - 2, lang)]
     ok = forward.fd_agrees
     parts.append(Text(t("fd_agrees" if ok else "fd_disagrees", lang, diff=f"{forward.fd_max_difference:.2e}"),
                       style="green" if ok else "yellow"))

@@ -5,7 +5,7 @@ import numpy as np
 from click.testing import CliRunner
 
 from engine.explain import explain_program, explain_symbolic
-from engine.explain.render import render_fd_check, render_summary
+from engine.explain.render import render_fd_check, render_jacobian, render_summary
 from tutor.cli import main
 
 SGD = """import torch
@@ -64,6 +64,20 @@ def test_zero_and_nan_are_described_consistently():
                            "y.backward()\n")
     assert zero.calls[0].leaves[0].structure["kind"] == "zero"
     assert "1" in str(render_summary(zero.calls[0], lang="ja").title)
+
+
+def test_a_jacobians_look_is_told_as_true_at_these_values_only():
+    """The structure is read off J at the call's values alone: x * x at 0.5 has the identity for J there, and
+    the tutorial's z.mean() at ones an equal entry per input; neither holds nearby, and the caption says so."""
+    for source, kind in (("x = torch.full((3,), 0.5, requires_grad=True)\n(x * x).backward(torch.ones(3))\n",
+                          "identity"),
+                         ("x = torch.ones(2, 2, requires_grad=True)\nz = (x + 2) * (x + 2) * 3\nz.mean().backward()\n",
+                          "constant")):
+        call = explain_program("import torch\n" + source).calls[0]
+        assert call.leaves[0].structure["kind"] == kind
+        for lang, words in (("en", "at these values"), ("ja", "この値では")):
+            head = render_jacobian(call, lang=lang).renderables[0].plain
+            assert words in head, head
 
 
 def test_cli_in_japanese_with_the_step_and_its_answer():
