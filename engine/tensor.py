@@ -117,19 +117,27 @@ def _run(op, inputs: tuple, attrs: dict, modes=None) -> "Tensor":
         if modes.inference:
             result._inference = True
         return result
-    parents, wanted, bit = [], 0, 1  # wanted: a bit per input that needs a gradient
-    for t in inputs if len(inputs) <= len(op.vjp) else inputs[: len(op.vjp)]:
-        if type(t) in _TENSOR_TYPES and t._requires_grad:
-            parents.append(t._grad_fn or t._grad_edge())
-            wanted |= bit
-        else:
-            parents.append(None)
-        bit <<= 1
+    # per differentiable input, where its gradient goes (None: nowhere), and `wanted`, a bit per input that needs one
+    if len(op.vjp) == 1 or len(inputs) == 1:  # (one and two inputs without a list: this runs for every op)
+        a = inputs[0]
+        parents = (a._grad_fn or a._grad_edge(),) if type(a) in _TENSOR_TYPES and a._requires_grad else (None,)
+        wanted = 0 if parents[0] is None else 1
+    elif len(op.vjp) == 2:
+        a, b = inputs[0], inputs[1]
+        parents = (a._grad_fn or a._grad_edge() if type(a) in _TENSOR_TYPES and a._requires_grad else None,
+                   b._grad_fn or b._grad_edge() if type(b) in _TENSOR_TYPES and b._requires_grad else None)
+        wanted = (parents[0] is not None) | (parents[1] is not None) << 1
+    else:
+        found, wanted = [], 0
+        for i, t in enumerate(inputs[: len(op.vjp)]):
+            found.append(t._grad_fn or t._grad_edge() if type(t) in _TENSOR_TYPES and t._requires_grad else None)
+            wanted |= (found[-1] is not None) << i
+        parents = tuple(found)
     if not wanted:
         return result
     result._requires_grad = True
     kind = _OP_NODES.get(op.grad_fn) or node_class(OpNode, op)
-    node = result._grad_fn = kind(op, arrays, attrs, out, tuple(parents))
+    node = result._grad_fn = kind(op, arrays, attrs, out, parents)
     if modes.anomaly:
         record_trace(node)
     if not op.saves:
