@@ -286,6 +286,9 @@ STRINGS: dict[str, dict[str, str]] = {
                                      "everything else is safe.",
         # check: the summary and notes of `autograd-tutor check`, in the author's language
         "check_note": "note: {note}",
+        "paths_data": "data folder",
+        "paths_lessons": "lesson folder",
+        "paths_database": "progress database",
         "check_lessons": "{count} lessons checked",
         "check_lessons_one": "1 lesson checked",
         "check_problems": "{count} problems",
@@ -638,6 +641,9 @@ STRINGS: dict[str, dict[str, str]] = {
                                  "ほかの記録はすべて無事です。",
         # check: the summary and notes of `autograd-tutor check`, in the author's language
         "check_note": "注: {note}",
+        "paths_data": "データフォルダー",
+        "paths_lessons": "レッスンフォルダー",
+        "paths_database": "進捗データベース",
         "check_lessons": "{count} 個のレッスンを確認",
         "check_problems": "問題 {count} 件",
         "check_warnings": "警告 {count} 件",

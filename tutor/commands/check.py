@@ -15,6 +15,7 @@ from pathlib import Path
 
 import click
 
+from tutor.commands import top_level
 from tutor.commands.trust import require_confinement, trust_option
 from tutor.i18n import t
 from tutor.untrusted import echo
@@ -56,13 +57,13 @@ def command(ctx: click.Context, paths: tuple[Path, ...], against_torch: bool, st
     from lessons.against_torch import torch_available
 
     require_confinement("check", trust_lessons, paths)
-    lang = message_language(ctx)
+    lang = top_level.language(ctx)
     if against_torch and not torch_available():
         echo(t("check_needs_torch", lang), err=True)
         sys.exit(2)
     from tutor.paths import lessons_dir
 
-    user_dir = lessons_dir(ctx.parent.params.get("data_dir") if ctx.parent is not None else None)
+    user_dir = lessons_dir(top_level.given(ctx, "data_dir"))
 
     def once() -> int:
         with warnings.catch_warnings():  # engine warnings (PyTorch's own, like non-leaf .grad) are not problems
@@ -75,13 +76,6 @@ def command(ctx: click.Context, paths: tuple[Path, ...], against_torch: bool, st
     if watch:
         status = _watch(paths, once, status, watch_rounds)
     sys.exit(status)
-
-
-def message_language(ctx: click.Context) -> str:
-    """The language of an author's messages: `autograd-tutor --lang`, else the locale's."""
-    from tutor.i18n import default_language
-
-    return (ctx.parent.params.get("lang") if ctx.parent is not None else None) or default_language()
 
 
 def print_report(report: Report, strict: bool, lang: str = "en") -> int:

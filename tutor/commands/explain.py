@@ -29,19 +29,21 @@ MAX_FILE_BYTES = 1_000_000
 @click.option("--seed", type=int, default=0, show_default=True, help="Which question a quiz template makes.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of the rich report.")
 @click.option("--lang", type=click.Choice(["en", "ja"]), default=None,
-              help="The language of the report (default: from the locale).")
+              help="The language of the report (default: the global --lang, else from the locale).")
 @click.option("--symbolic/--no-symbolic", default=True, show_default=True,
               help="Also derive the Jacobian and the chain rule with sympy.")
 @click.option("--timeout", type=click.FloatRange(min=0.1, max=60), default=2.0, show_default=True,
               help="Seconds the symbolic part may take per backward call.")
 @trust_option
-def command(file: Path | None, step_id: str | None, seed: int, as_json: bool, lang: str | None, symbolic: bool,
-            timeout: float, trust_lessons: bool) -> None:
+@click.pass_context
+def command(ctx: click.Context, file: Path | None, step_id: str | None, seed: int, as_json: bool, lang: str | None,
+            symbolic: bool, timeout: float, trust_lessons: bool) -> None:
     """Explain why x.grad is what it is, for a snippet FILE, a lesson step or a quiz question."""
-    from tutor.i18n import default_language
+    from tutor.commands import top_level
 
-    lang = lang or default_language()
-    require_confinement("explain", trust_lessons, (file,) if file is not None else ())
+    lang = top_level.language(ctx, lang)
+    require_confinement("explain", top_level.given(ctx, "trust_lessons", trust_lessons),
+                        (file,) if file is not None else ())
     step_info = None
     if step_id is not None and step_id.startswith("quiz:"):
         source, step_info = _quiz(file, step_id.removeprefix("quiz:"), seed)

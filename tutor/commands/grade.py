@@ -29,15 +29,16 @@ from tutor.untrusted import echo
 @click.option("--data-dir", type=click.Path(file_okay=False), default=None,
               help="Where installed packs are (default: as the app).")
 @trust_option
-def command(target: str, answer_text: str, as_json: bool, lang: str | None, lesson_dirs: tuple[str, ...],
-            data_dir: str | None, trust_lessons: bool) -> None:
+@click.pass_context
+def command(ctx: click.Context, target: str, answer_text: str, as_json: bool, lang: str | None,
+            lesson_dirs: tuple[str, ...], data_dir: str | None, trust_lessons: bool) -> None:
     """Grade ANSWER to step STEP of LESSON, exactly as the tutor would."""
-    from tutor.i18n import default_language
+    from tutor.commands import top_level
 
-    lang = lang or default_language()
-    course, lesson, step = _find(target, lesson_dirs, data_dir)
+    lang = top_level.language(ctx, lang)
+    course, lesson, step = _find(target, top_level.lesson_dirs(ctx, lesson_dirs), top_level.given(ctx, "data_dir", data_dir))
     if lesson.path is not None:
-        require_confinement("grade", trust_lessons, (lesson.path,))
+        require_confinement("grade", top_level.given(ctx, "trust_lessons", trust_lessons), (lesson.path,))
     from lessons.answers import AnswerError, compute_answer
 
     try:

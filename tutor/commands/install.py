@@ -19,6 +19,7 @@ from pathlib import Path
 
 import click
 
+from tutor.commands import top_level
 from tutor.commands.trust import require_confinement, trust_option
 from tutor.untrusted import echo
 
@@ -37,7 +38,7 @@ def command(ctx: click.Context, file: Path, replace: bool, trust_lessons: bool) 
     from lessons.packs import ArchiveError, read_archive
     from tutor.paths import lessons_dir
 
-    user_dir = lessons_dir(ctx.parent.params.get("data_dir") if ctx.parent is not None else None)
+    user_dir = lessons_dir(top_level.given(ctx, "data_dir"))
     try:
         archive = read_archive(file)
         _refuse_to_overwrite(user_dir / archive.name, archive.name, replace)

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import click
 
+from tutor.commands import top_level
 from tutor.untrusted import echo
 
 TEMPLATE = '''\
@@ -133,7 +134,7 @@ def command(ctx: click.Context, name: str, folder: Path | None) -> None:
         raise click.UsageError(f"cannot make a lesson id from {name!r}: use letters or digits, like 'chain-rule'")
     from tutor.paths import lessons_dir
 
-    user_dir = lessons_dir(ctx.parent.params.get("data_dir") if ctx.parent is not None else None)
+    user_dir = lessons_dir(top_level.given(ctx, "data_dir"))
     if folder is None:
         folder = user_dir
     path = folder / f"{lesson_id}.toml"

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import click
 
+from tutor.commands import top_level
 from tutor.commands.trust import require_confinement, trust_option
 from tutor.untrusted import echo
 
@@ -25,7 +26,7 @@ def command(ctx: click.Context, folder: Path, output: Path | None, trust_lessons
     """Check the lesson pack in FOLDER and write NAME-VERSION.zip."""
     from lessons.folders import PACK_FILE
     from lessons.packs import read_pack, write_archive
-    from tutor.commands.check import check_paths, message_language, print_report
+    from tutor.commands.check import check_paths, print_report
     from tutor.commands.snippet_file import usage
     from tutor.paths import lessons_dir
 
@@ -33,11 +34,11 @@ def command(ctx: click.Context, folder: Path, output: Path | None, trust_lessons
         usage("pack", f"{folder} has no {PACK_FILE}; a pack is a folder of lessons with a pack.toml "
                       "(docs/authoring.md, section 9)")
     require_confinement("pack", trust_lessons, (folder,))
-    user_dir = lessons_dir(ctx.parent.params.get("data_dir") if ctx.parent is not None else None)
+    user_dir = lessons_dir(top_level.given(ctx, "data_dir"))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         report = check_paths((folder,), user_dir=user_dir)
-    status = print_report(report, strict=False, lang=message_language(ctx))
+    status = print_report(report, strict=False, lang=top_level.language(ctx))
     if status:
         echo(f"not packed: fix the problems above, then run `autograd-tutor pack {folder}` again", err=True)
         sys.exit(1)

@@ -19,19 +19,19 @@ from tutor.untrusted import echo
 @click.pass_context
 def command(ctx: click.Context, data_dir: str | None, export_path: str | None, import_path: str | None) -> None:
     """Print lessons done, accuracy per concept and what is due when; or export/import progress."""
-    from tutor.i18n import default_language, t
+    from tutor.commands import top_level
+    from tutor.i18n import t
     from tutor.progress import ProgressError, ProgressStore
     from tutor.progress.exchange import export_json, import_json
     from tutor.untrusted import plain
 
     if export_path and import_path:
         raise click.UsageError("give either --export FILE or --import FILE, not both")
-    parent = ctx.parent.params if ctx.parent is not None else {}
     try:
-        store = ProgressStore(data_dir=data_dir or parent.get("data_dir"))
+        store = ProgressStore(data_dir=top_level.given(ctx, "data_dir", data_dir))
     except ProgressError as error:
         raise click.ClickException(plain(error)) from None
-    lang = parent.get("lang") or default_language()
+    lang = top_level.language(ctx)
     with store:
         if store.recovered_from is not None:
             echo(t("progress_salvaged", lang, count=store.salvaged["attempts"], path=store.recovered_from), err=True)
@@ -44,7 +44,7 @@ def command(ctx: click.Context, data_dir: str | None, export_path: str | None, i
                 echo(f"Imported from {import_path}: {changed['attempts']} new attempts, "
                            f"{changed['positions']} lesson positions, {changed['cards']} review cards updated")
             else:
-                echo(summary(store, parent.get("lesson_dirs", ()), data_dir or parent.get("data_dir")))
+                echo(summary(store, top_level.lesson_dirs(ctx), top_level.given(ctx, "data_dir", data_dir)))
         except ProgressError as error:
             raise click.ClickException(plain(error)) from None
         finally:
