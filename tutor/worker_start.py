@@ -2,34 +2,24 @@
 
 That question waits for the worker, which imports numpy and the engine (most of a second). Started before
 Textual and the app are even imported, its start overlaps the app's from the first moment: `autograd-tutor
-quiz` calls `start` first thing, and `TutorApp(start="quiz")` calls it too (a no-op when it has started).
+quiz` calls `start` first thing, and `TutorApp(start="quiz")` calls it too (the second waits for the same start).
 
-The first question is asked as soon as the worker can answer: at once when it `has_started`, else the quiz
-screen, drawn meanwhile, waits for it with `started`. Soon matters: a worker left idle for a moment begins
-loading the explanation layer (sympy: seconds on a loaded machine), and a question asked then waits behind it.
+Whether the worker has started is the worker's own state (`engine.sandbox.worker().confinement()` returns at once
+once it has): nothing here keeps a copy of it. The quiz screen awaits `started`, which asks the worker, and says it
+prepares the question only when the answer does not come at once. Soon matters: a worker left idle for a moment
+begins loading the explanation layer (sympy: seconds on a loaded machine), and a question asked then waits behind it.
 """
 from __future__ import annotations
 
 import asyncio
 import threading
 
-_started = threading.Event()  # set once the worker `start` began has started (or failed to)
-
 
 def start() -> None:
     """Start the process-wide worker (`engine.sandbox.worker`) in a daemon thread; return at once."""
     from engine.sandbox import worker
 
-    def run() -> None:
-        worker().confinement()
-        _started.set()
-
-    threading.Thread(target=run, name="worker-start", daemon=True).start()
-
-
-def has_started() -> bool:
-    """Whether the worker `start` began has started (or failed to): asking it now waits for no start-up."""
-    return _started.is_set()
+    threading.Thread(target=lambda: worker().confinement(), name="worker-start", daemon=True).start()
 
 
 async def started() -> None:

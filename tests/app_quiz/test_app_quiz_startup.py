@@ -37,6 +37,15 @@ async def test_without_a_readable_quiz_part_the_lessons_load(data_dir):
     assert not was_unloaded and "/" in question.template_id
 
 
+async def preparing_said(pilot) -> None:
+    """Until the quiz screen says it prepares its first question (its notice comes on a timer)."""
+    for _ in range(100):
+        await pilot.pause(0.01)
+        if pilot.app.screen.query("#preparing"):
+            return
+    raise AssertionError("no preparing notice")
+
+
 async def test_the_quiz_screen_is_drawn_at_once_and_its_question_follows(make_app, monkeypatch):
     """While the snippet worker starts, the quiz screen says it prepares the first question (in the learner's
     language), only leaving works, and the question comes once the worker has started."""
@@ -52,10 +61,10 @@ async def test_the_quiz_screen_is_drawn_at_once_and_its_question_follows(make_ap
         await started.wait()
 
     monkeypatch.setattr(worker_start, "started", held)
-    monkeypatch.setattr(worker_start, "has_started", lambda: False)  # as at start-up, whatever this process ran
+    monkeypatch.setattr("tutor.screens.quiz.PREPARING_DELAY", 0.01)  # the worker is late: the notice at once
     app = make_app(start="quiz", quiz_seed=1, quiz_count=2)
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
+        await preparing_said(pilot)
         screen = app.screen
         assert isinstance(screen, QuizScreen) and screen.question is None
         assert "Preparing the first question" in str(screen.query_one("#preparing").render())
@@ -97,3 +106,47 @@ async def test_a_first_question_that_cannot_be_made_says_why_and_returns_to_the_
             await app.workers.wait_for_complete()
         assert isinstance(app.screen, CourseScreen)
     assert any("The quiz cannot start" in message and "no quiz template" in message for message in messages)
+
+
+async def test_a_question_that_comes_at_once_is_not_preceded_by_a_preparing_notice(make_app, monkeypatch):
+    """A quiz opened from the course once the worker is up (here: before the notice's delay runs out) shows its
+    question without a "Preparing…" flashed first; whether the worker is up is asked of the worker alone."""
+    import asyncio
+
+    from tutor import worker_start
+
+    started = asyncio.Event()
+
+    async def held():
+        await started.wait()
+
+    monkeypatch.setattr(worker_start, "started", held)
+    monkeypatch.setattr("tutor.screens.quiz.PREPARING_DELAY", 600)
+    app = make_app(quiz_seed=1, quiz_count=2)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f4")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, QuizScreen) and screen.question is None and not screen.query("#preparing")
+        started.set()
+        await question_shown(pilot)
+        assert app.screen is screen and not screen.query("#preparing")
+
+
+async def test_leaving_a_quiz_before_its_first_question_returns_to_the_course(make_app, monkeypatch):
+    import asyncio
+
+    from tutor import worker_start
+    from tutor.screens.course import CourseScreen
+
+    async def never():
+        await asyncio.Event().wait()
+
+    monkeypatch.setattr(worker_start, "started", never)
+    monkeypatch.setattr("tutor.screens.quiz.PREPARING_DELAY", 0.01)
+    app = make_app(start="quiz", quiz_seed=1)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await preparing_said(pilot)
+        await pilot.press("escape", "y")
+        await pilot.pause()
+        assert isinstance(app.screen, CourseScreen)

@@ -4,9 +4,10 @@ A quiz question is a one-step lesson (`tutor.quiz.Question.lesson`) whose answer
 already computed. `tutor.practice.QuizPractice` submits the first verdict of each question to the
 `QuizSession` (which records the attempt and reviews the concepts' FSRS cards at once); the learner
 may still retry until right, or show the answer, without changing that record. After the last
-question the app shows the summary. Opened while the snippet worker still starts (a quiz at start-up), the screen
-is drawn at once and says it prepares the first question, which it makes once the worker has started. This screen
-imports no other page screen.
+question the app shows the summary. The screen is drawn at once and makes its first question once the snippet worker
+has started: at once when it has (a quiz opened from the course), else (a quiz at start-up) it says it prepares the
+question, but only after PREPARING_DELAY, so that a question that comes at once never flashes that notice first. This
+screen imports no other page screen.
 """
 from __future__ import annotations
 
@@ -20,6 +21,8 @@ from tutor.screens.practice import PracticeScreen
 from tutor.widgets.step_progress import StepProgress
 from tutor.widgets.step_view import StepView
 
+PREPARING_DELAY = 0.25  # seconds: a first question sooner than this needs no "Preparing…" (it would only flash)
+
 
 class QuizScreen(PracticeScreen):
     """A session's questions (`PracticeScreen`'s keys, `n` next question); Esc asks first: the questions not yet
@@ -28,12 +31,11 @@ class QuizScreen(PracticeScreen):
     BINDINGS = [Binding("n", "next", "next_question")]
     continue_key = "quiz_next_hint"
 
-    def __init__(self, session, learner_seed: str = "", first=None) -> None:
-        """`first`: the session's first question when it is already made (else the screen makes it)."""
+    def __init__(self, session, learner_seed: str = "") -> None:
         super().__init__()
         self.session = session
         self.practice = QuizPractice(session, learner_seed)
-        self.practice.load(first)
+        self.practice.load(None)
         self.states: dict = {}
 
     @property
@@ -44,14 +46,16 @@ class QuizScreen(PracticeScreen):
     def outcomes(self) -> list[Outcome]:
         return self.practice.outcomes
 
-    async def on_mount(self) -> None:
-        if self.question is not None:
-            await self.show_step()
-            return
+    def on_mount(self) -> None:
         self.sub_title = t("quiz_title", self.app.lang)
         self._show_progress()
-        self.view.mount(Static(t("quiz_preparing", self.app.lang), id="preparing"))
+        self._preparing = self.set_timer(PREPARING_DELAY, self._say_preparing)
         self.run_worker(self._first_question(), name="first-question", exclusive=True)
+
+    def _say_preparing(self) -> None:
+        """The first question has not come at once (the worker is still starting): say it is on its way."""
+        if self.question is None:
+            self.view.mount(Static(t("quiz_preparing", self.app.lang), id="preparing"))
 
     async def _first_question(self) -> None:
         """Once the worker has started (the question's answer comes from it), the first question, or why there is
@@ -60,6 +64,7 @@ class QuizScreen(PracticeScreen):
         from tutor.quiz import QuizError
 
         await worker_start.started()
+        self._preparing.stop()
         try:
             question = self.session.next_question()
         except QuizError as error:

@@ -492,7 +492,8 @@ class StepView(VerticalScroll, can_focus=True):
             self._record(text, Outcome.WRONG, diagnosis, duration, hints)
 
     def on_unmount(self) -> None:
-        self._flush()
+        if self.step is not None:  # (a quiz left before its first question has nothing to record)
+            self._flush()
 
     def _record(self, text: str | None, outcome: Outcome, diagnosis=None, duration: int | None = None,
                 hints: int | None = None) -> None:
