@@ -59,7 +59,9 @@ class QuizScreen(PracticeScreen):
 
     async def _first_question(self) -> None:
         """Once the worker has started (the question's answer comes from it), the first question, or why there is
-        none (then back to the course)."""
+        none (then back to the course). Made on the event loop (the session reads the progress store, whose
+        connection belongs to this thread): while a worker busy preloading the explanations makes it, the screen
+        waits without the notice, which only the worker's own start-up shows."""
         from tutor import worker_start
         from tutor.quiz import QuizError
 
