@@ -34,7 +34,7 @@ class LessonScreen(PracticeScreen):
         super().__init__()
         self.lesson = lesson
         self.index = index
-        self.furthest = index  # read steps up to here count as read (the learner opened the lesson past them)
+        self.seen: set[str] = set()  # the ids of the steps shown on this screen: a read step shown has been read
         self.states: dict[str, StepState] = {}
         self.practice = practice
 
@@ -82,10 +82,15 @@ class LessonScreen(PracticeScreen):
         self.refresh_bindings()
 
     def _show_progress(self) -> None:
-        self.furthest = max(self.furthest, self.index)
-        outcomes = [("read" if s.kind == "read" and i <= self.furthest
+        """A step's mark fills once the learner has done it: answered, or (a read step) shown here or passed on the
+        way to a step answered later; opening the lesson further on (`--open LESSON:6`, resuming) reads nothing."""
+        self.seen.add(self.step.id)
+        steps = self.lesson.steps
+        answered = [i for i, s in enumerate(steps) if s.id in self.states and self.states[s.id].attempted]
+        passed = max(answered, default=-1)
+        outcomes = [("read" if s.kind == "read" and (s.id in self.seen or i < passed)
                      else self.states[s.id].outcome if s.id in self.states else None)
-                    for i, s in enumerate(self.lesson.steps)]
+                    for i, s in enumerate(steps)]
         self.query_one("#progress", StepProgress).show(self.index, outcomes, self.app.lang)
 
     def _show_source(self) -> None:
