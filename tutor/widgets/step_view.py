@@ -635,11 +635,12 @@ class StepView(VerticalScroll, can_focus=True):
             return
         from tutor.answer_input import one_line
 
-        whole = found.first(Input)
+        whole = found.first(AnswerField)
         text = one_line(text)
         whole.value = text if replace else whole.value + text
         whole.focus()
         whole.cursor_position = len(whole.value)
+        whole.show_cursor()
         self.call_after_refresh(self._scroll_into_view, whole)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
