@@ -349,7 +349,9 @@ STRINGS: dict[str, dict[str, str]] = {
         "class_misconception": "{count} of {total} students: {name}, on {place}",
         "class_misconceptions_title": "Misconceptions diagnosed",
         "stats_misconceptions": "Misconceptions diagnosed in your wrong predictions",
-        "stats_misconception_row": "{name}: {count}× (last on {place})",
+        "stats_misconception_row": "{name}: {count}× (last: {place})",
+        "stats_place": "“{title}”, step {number}",
+        "stats_place_quiz": "a quiz",
         # diag (#28, session 5): the teaching step is the current one; `check --misconceptions` in the author's language
         "diagnosis_here": "This step teaches it.",
         "diagnosis_shape": "(Your answer has the shape {yours}; the answer has the shape {shape}.)",
@@ -701,7 +703,9 @@ STRINGS: dict[str, dict[str, str]] = {
         "class_misconception": "{total} 人中 {count} 人: {name}（{place}）",
         "class_misconceptions_title": "見つかったつまずき",
         "stats_misconceptions": "不正解の予想から見つかったつまずき",
-        "stats_misconception_row": "{name}: {count} 回（最後は {place}）",
+        "stats_misconception_row": "{name}: {count} 回（最後は{place}）",
+        "stats_place": "「{title}」のステップ {number}",
+        "stats_place_quiz": "クイズ",
         # diag (#28, session 5): the teaching step is the current one; `check --misconceptions` in the author's language
         "diagnosis_here": "まさにこのステップで学ぶ内容です。",
         "diagnosis_shape": "（あなたの答えの形状は {yours}、正解の形状は {shape} です。）",
