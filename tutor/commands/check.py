@@ -56,8 +56,8 @@ def command(ctx: click.Context, paths: tuple[Path, ...], against_torch: bool, st
     """Validate lesson files, or folders of them (searched recursively for lesson *.toml files)."""
     from lessons.against_torch import torch_available
 
-    require_confinement("check", trust_lessons, paths)
     lang = top_level.language(ctx)
+    require_confinement("check", trust_lessons, paths, lang=lang)
     if against_torch and not torch_available():
         echo(t("check_needs_torch", lang), err=True)
         sys.exit(2)
