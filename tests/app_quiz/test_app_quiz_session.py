@@ -180,12 +180,12 @@ async def test_quiz_and_stats_are_in_the_command_palette(make_app):
         titles = {command.title: command for command in app.get_system_commands(app.screen)}
         assert {"クイズ", "統計"} <= set(titles)
         titles["クイズ"].callback()
-        await pilot.pause()
+        await question_shown(pilot)
         assert isinstance(app.screen, QuizScreen)
         assert "クイズ" in app.screen.sub_title
         from lessons.glossary import concept_name  # the question's concepts by their Japanese names, not tags
         names = [concept_name(c, "ja") for c in app.screen.question.concepts]
-        assert app.screen.sub_title == "クイズ · " + ", ".join(names)
+        assert app.screen.sub_title == "クイズ · " + "、".join(names)  # a Japanese list: 、 between its items
         assert not any(c in app.screen.sub_title for c in app.screen.question.concepts if c != concept_name(c, "ja"))
 
 

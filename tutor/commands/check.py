@@ -96,7 +96,7 @@ def print_report(report: Report, strict: bool, lang: str = "en") -> int:
                      + ("" if strict else t("check_warnings_hidden", lang)))
     if report.torch:
         echo(t("check_torch", lang, version=report.torch))
-    echo(t("check_joiner", lang).join(parts))
+    echo(t("list_joiner", lang).join(parts))
     return 1 if report.problems or (strict and report.warnings) else 0
 
 

@@ -98,7 +98,8 @@ class QuizScreen(PracticeScreen):
     async def show_step(self, index: int = 0, remember: bool = True) -> None:
         """Lay out the current question (also after a language switch: what was typed is kept)."""
         lang = self.app.lang
-        self.sub_title = f"{t('quiz_title', lang)} · {', '.join(concept_label(c, lang) for c in self.question.concepts)}"
+        concepts = t("list_joiner", lang).join(concept_label(c, lang) for c in self.question.concepts)
+        self.sub_title = f"{t('quiz_title', lang)} · {concepts}"
         self._show_progress()
         await self.view.show(0, remember=remember)
         self.refresh_bindings()
