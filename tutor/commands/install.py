@@ -57,7 +57,7 @@ def command(ctx: click.Context, file: Path, replace: bool, trust_lessons: bool) 
         echo(t("install_refused", lang, reason=error.message(lang)), err=True)
         sys.exit(1)
     except ArchiveError as error:
-        echo(t("install_refused", lang, reason=error), err=True)
+        echo(t("install_refused", lang, reason=error.localized(lang)), err=True)
         sys.exit(1)
     except OSError as error:
         reason = t("install_cannot_write", lang, folder=user_dir, reason=error.strerror or error)
