@@ -102,6 +102,28 @@ async def test_while_the_worker_is_busy_the_quiz_says_it_prepares_and_answers_ke
         assert isinstance(app.screen, CourseScreen)
 
 
+async def test_a_later_question_made_while_the_worker_is_busy_keeps_the_screen_answering(make_app, slow_worker):
+    """`n` while the worker is busy: the answered question stays, keys still work (F2), a second `n` asks for no
+    second question, and the next one comes when the worker answers."""
+    app = make_app(start="quiz", quiz_seed=1, quiz_count=3)
+    async with app.run_test(size=(80, 24)) as pilot:
+        slow_worker.set()
+        await question_shown(pilot)
+        screen = app.screen
+        first = screen.question
+        slow_worker.clear()
+        await pilot.press("escape", "s", "n")
+        await pilot.pause()
+        assert screen.drawing and screen.question is first
+        await pilot.press("n", "f2")
+        await pilot.pause()
+        assert app.lang == "ja" and screen.question is first and len(slow_worker.made) == 1
+        slow_worker.set()
+        await question_shown(pilot)
+        assert screen.question is not first and screen.question is slow_worker.made[1] and len(slow_worker.made) == 2
+        assert "ステップ 2 / 3" in str(screen.query_one("#progress").render())
+
+
 async def test_esc_while_the_first_question_is_made_leaves_at_once_and_records_nothing(make_app, slow_worker,
                                                                                         data_dir):
     from tutor.paths import database_path
