@@ -11,9 +11,10 @@ FIXTURES = "tests/app/fixtures/course"
 
 
 def english_sentences(output: str) -> list[str]:
-    """Runs of three or more English words, once code (`…`), quoted ids ('…'), commands, options and paths are
-    set aside."""
-    kept = re.sub(r"`[^`]*`|'[^']*'|autograd-tutor(?: [-\w./:=]+)*|--[\w-]+|\S*[/\\]\S*", " ", output)
+    """Runs of three or more English words, once code (`…`), quoted ids ('…'), commands, options, paths and a
+    program's own exception (`AttributeError: …`, Python's words as it said them) are set aside."""
+    kept = re.sub(r"`[^`]*`|'[^']*'|autograd-tutor(?: [-\w./:=]+)*|--[\w-]+|\S*[/\\]\S*|\b\w+Error: [^）\n]*", " ",
+                  output)
     return re.findall(r"[A-Za-z]{2,}(?: +[A-Za-z]{2,}){2,}", kept)
 
 
@@ -82,6 +83,15 @@ def test_grade_explain_and_open_errors_in_japanese(cli, tmp_path):
     in_japanese(cli("--lang", "ja", "grade", "trying-autogra:3", "1"), "レッスン 'trying-autogra' はありません",
                 "'trying-autograd' のことですか？", "レッスン一覧:")
     in_japanese(cli("--lang", "ja", "grade", "trying-autograd:nope", "1"), "ステップ 'nope' はありません", "1 notation")
+    lessons = tmp_path / "lessons"
+    cli("new", "No answer", "--dir", lessons)
+    written = (lessons / "no-answer.toml").read_text("utf-8")
+    (lessons / "no-answer.toml").write_text(written.replace('expression = "x.grad"  ', 'expression = "x.nope"  ', 1)
+                                            .replace('expect = "2 * x"', ""), "utf-8")
+    no_answer = cli("--lang", "ja", "grade", "--lessons", lessons, "no-answer:predict-grad", "1")
+    shown = in_japanese(no_answer, "採点の基準になる答えがありません（プログラムのあとで `x.nope` が失敗します",
+                        "`autograd-tutor check")
+    assert no_answer.exit_code == 2 and "AttributeError" in shown  # the program's own error, as Python said it
     in_japanese(cli("--lang", "ja", "explain"), "説明するファイル FILE を指定してください")
     in_japanese(cli("--lang", "ja", "explain", tmp_path / "missing.py"), "missing.py: そのファイルはありません")
     in_japanese(cli("--lang", "ja", "explain", "--step", "quiz:nope"), "クイズテンプレート 'nope' はありません")

@@ -46,7 +46,8 @@ def command(ctx: click.Context, target: str, answer_text: str, as_json: bool, la
     try:
         answer = compute_answer(lesson, step)
     except AnswerError as error:
-        _fail(2, t("grade_no_answer", lang, target=target, reason=error.message, where=lesson.path or lesson.id))
+        reason = error.ja if lang == "ja" and error.ja else error.message
+        _fail(2, t("grade_no_answer", lang, target=target, reason=reason, where=lesson.path or lesson.id))
     from tutor.answer_input import AnswerFormatError
 
     try:
