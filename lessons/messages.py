@@ -280,6 +280,66 @@ MESSAGES: dict[str, tuple[str, str]] = {
                              "フォルダーの外へ移してください"),
     "pack_tag": ("'{tag}' is not a valid concept tag: use lowercase letters, digits and '-'",
                  "'{tag}' は概念タグに使えません。英小文字・数字・'-' だけで書いてください"),
+    # --- packs.py: a pack archive refused before anything is written (said after "<archive>: ")
+    "archive_unreadable": ("cannot read the file: {reason}", "ファイルを読めません: {reason}"),
+    "archive_too_big": ("the archive is {size} MB; a pack may be at most {limit} MB",
+                        "アーカイブは {size} MB あります。パックは {limit} MB までです"),
+    "archive_not_zip": ("not a pack archive (a .zip written by `autograd-tutor pack`)",
+                        "パックのアーカイブ（`autograd-tutor pack` が書く .zip）ではありません"),
+    "archive_too_many": ("the archive has {count} members; a pack may have at most {limit}",
+                         "アーカイブのメンバー数は {count} です。パックは {limit} 個までです"),
+    "archive_bad_name_encoding": ("the archive is damaged (a member's name is not the UTF-8 it is marked as)",
+                                  "アーカイブが壊れています（メンバー名が、示されたとおりの UTF-8 になっていません）"),
+    "archive_damaged": ("the archive is damaged ({error})", "アーカイブが壊れています（{error}）"),
+    "archive_member_large": ("member {name} is larger than {limit} MB; lesson files are small",
+                             "メンバー {name} は {limit} MB を超えています。レッスンファイルは小さいものです"),
+    "archive_no_pack_file": ("no {name}/{file}: this is not a lesson pack",
+                             "{name}/{file} がありません。レッスンパックではありません"),
+    "archive_not_utf8": ("not valid UTF-8; tell the pack's author",
+                         "正しい UTF-8 ではありません。パックの作者に知らせてください"),
+    "archive_toml": ("{message}; tell the pack's author", "{message}。パックの作者に知らせてください"),
+    "archive_name_mismatch": ("the pack's folder is {folder} but its pack.toml says name = {declared}; they must be "
+                              "the same (tell the pack's author)",
+                              "パックのフォルダーは {folder} ですが、pack.toml には name = {declared} とあります。"
+                              "同じでなければなりません（パックの作者に知らせてください）"),
+    "archive_unlisted": ("member {name}/{relative} is not a lesson listed in pack.toml; a pack holds only pack.toml "
+                         "and its lessons",
+                         "メンバー {name}/{relative} は pack.toml に載っているレッスンではありません。"
+                         "パックに入れられるのは pack.toml とそのレッスンだけです"),
+    "archive_empty": ("the archive is empty", "アーカイブが空です"),
+    "archive_outside": ("member {name} points outside the pack folder; refusing to install",
+                        "メンバー {name} はパックのフォルダーの外を指しています。インストールしません"),
+    "archive_not_plain": ("member {name} is not a plain path inside the pack folder (an empty or '.' part, or a "
+                          "control character); refusing to install",
+                          "メンバー {name} はパックのフォルダー内のふつうのパスではありません（空や '.' の部分、"
+                          "または制御文字があります）。インストールしません"),
+    "archive_link": ("member {name} is a symbolic link; packs may not contain links",
+                     "メンバー {name} はシンボリックリンクです。パックにリンクは入れられません"),
+    "archive_not_regular": ("member {name} is not a regular file", "メンバー {name} は通常のファイルではありません"),
+    "archive_not_in_folder": ("member {name} is not inside the pack's folder",
+                              "メンバー {name} がパックのフォルダーの中にありません"),
+    "archive_two_folders": ("members are in two folders ({top} and {other}); a pack has one",
+                            "メンバーが 2 つのフォルダー（{top} と {other}）に分かれています。パックのフォルダーは 1 つです"),
+    "archive_not_lesson": ("member {name} is not a lesson file; a pack holds only pack.toml and its lessons",
+                           "メンバー {name} はレッスンファイルではありません。パックに入れられるのは pack.toml とそのレッスンだけです"),
+    "archive_encrypted": ("member {name} is encrypted; packs are not",
+                          "メンバー {name} は暗号化されています。パックは暗号化しません"),
+    "archive_compression": ("member {name} uses compression method {method}; packs written by `autograd-tutor pack` "
+                            "use deflate",
+                            "メンバー {name} は圧縮方式 {method} を使っています。`autograd-tutor pack` が書くパックは "
+                            "deflate を使います"),
+    "archive_member_size": ("member {name} is {size} MB; lesson files may be at most {limit} MB",
+                            "メンバー {name} は {size} MB あります。レッスンファイルは {limit} MB までです"),
+    "archive_bomb": ("member {name} unpacks to {ratio} times its packed size (a lesson is at most {limit}); refusing "
+                     "a zip bomb",
+                     "メンバー {name} は展開すると圧縮時の {ratio} 倍になります（レッスンは {limit} 倍まで）。"
+                     "zip 爆弾とみなしてインストールしません"),
+    "archive_unpacks_big": ("the archive unpacks to more than {limit} MB",
+                            "アーカイブは展開すると {limit} MB を超えます"),
+    "archive_twice": ("member {name} appears twice", "メンバー {name} が 2 回現れます"),
+    "archive_no_files": ("the archive has no files", "アーカイブにファイルがありません"),
+    "archive_folder_name": ("the pack folder {folder} is not a pack name (lowercase letters, digits, '-')",
+                            "パックのフォルダー {folder} はパック名になっていません（英小文字・数字・'-'）"),
 }
 
 # What a value is or should be, for "expected …, got …": the TOML names of types and the shapes of keys.

@@ -211,7 +211,15 @@ def write_archive(pack: Pack, target: Path) -> Path:
 
 
 class ArchiveError(Exception):
-    """An archive that cannot be installed; the message says why and what to do."""
+    """An archive that cannot be installed: `where` (the archive, or its pack.toml) and, in English and Japanese
+    (`localized`), why and what to do."""
+
+    def __init__(self, where: object, message: LocalText) -> None:
+        self.where, self.message = where, message
+        super().__init__(f"{where}: {message.en}")
+
+    def localized(self, lang: str) -> str:
+        return f"{self.where}: {self.message.get(lang)}"
 
 
 @dataclass(frozen=True)
@@ -246,24 +254,22 @@ def read_archive(path: Path) -> Archive:
         size = path.stat().st_size
         declared = _declared_members(path)
     except OSError as error:
-        raise ArchiveError(f"{path}: cannot read the file: {error.strerror or error}") from None
+        raise ArchiveError(path, say("archive_unreadable", reason=error.strerror or error)) from None
     if size > MAX_ARCHIVE_BYTES:
-        raise ArchiveError(f"{path}: the archive is {size / 1e6:.1f} MB; a pack may be at most "
-                           f"{MAX_ARCHIVE_BYTES // 1_000_000} MB")
+        raise ArchiveError(path, say("archive_too_big", size=f"{size / 1e6:.1f}", limit=MAX_ARCHIVE_BYTES // 1_000_000))
     if declared is None:
-        raise ArchiveError(f"{path}: not a pack archive (a .zip written by `autograd-tutor pack`)")
+        raise ArchiveError(path, say("archive_not_zip"))
     if declared > MAX_MEMBERS:  # checked before zipfile reads the whole directory into memory
-        raise ArchiveError(f"{path}: the archive has {'more than 65534' if declared == 0xFFFF else declared} "
-                           f"members; a pack may have at most {MAX_MEMBERS}")
+        count = LocalText("more than 65534", "65534 超") if declared == 0xFFFF else declared
+        raise ArchiveError(path, say("archive_too_many", count=count, limit=MAX_MEMBERS))
     try:
         with zipfile.ZipFile(path) as archive:
             files = _checked_members(path, archive.infolist())
             contents = {relative: _member_bytes(path, archive, info) for info, relative in files.items()}
     except UnicodeDecodeError:
-        raise ArchiveError(f"{path}: the archive is damaged (a member's name is not the UTF-8 it is "
-                           "marked as)") from None
+        raise ArchiveError(path, say("archive_bad_name_encoding")) from None
     except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, zlib.error, ValueError) as error:
-        raise ArchiveError(f"{path}: the archive is damaged ({error})") from None
+        raise ArchiveError(path, say("archive_damaged", error=error)) from None
     name = PurePosixPath(next(iter(files)).filename).parts[0]
     _check_pack_toml(path, name, contents)
     return Archive(name, contents)
@@ -291,8 +297,7 @@ def _member_bytes(path: Path, archive: zipfile.ZipFile, info: zipfile.ZipInfo) -
     with archive.open(info) as member:  # zipfile stops at the declared size and checks the CRC at the end
         data = member.read(MAX_LESSON_BYTES + 1)
     if len(data) > MAX_LESSON_BYTES:
-        raise ArchiveError(f"{path}: member {info.filename!r} is larger than "
-                           f"{MAX_LESSON_BYTES // 1_000_000} MB; lesson files are small")
+        raise ArchiveError(path, say("archive_member_large", name=repr(info.filename), limit=MAX_LESSON_BYTES // 1_000_000))
     return data
 
 
@@ -301,33 +306,31 @@ def _check_pack_toml(path: Path, name: str, contents: dict[str, bytes]) -> None:
     from lessons.tomlhelp import TomlError, loads
 
     if PACK_FILE not in contents:
-        raise ArchiveError(f"{path}: no {name}/{PACK_FILE}: this is not a lesson pack")
+        raise ArchiveError(path, say("archive_no_pack_file", name=name, file=PACK_FILE))
     where = f"{path}!/{PACK_FILE}"
     try:
         data = loads(contents[PACK_FILE].decode("utf-8"))
     except UnicodeDecodeError:
-        raise ArchiveError(f"{where}: not valid UTF-8; tell the pack's author") from None
+        raise ArchiveError(where, say("archive_not_utf8")) from None
     except TomlError as error:
         line = f":{error.line}" if error.line is not None else ""
-        raise ArchiveError(f"{where}{line}: {error.message}; tell the pack's author") from None
+        raise ArchiveError(f"{where}{line}", say("archive_toml", message=LocalText(error.message, error.ja))) from None
     declared = data.get("name")
     if isinstance(declared, str) and declared != name:
-        raise ArchiveError(f"{path}: the pack's folder is {name!r} but its pack.toml says name = {declared!r}; "
-                           "they must be the same (tell the pack's author)")
+        raise ArchiveError(path, say("archive_name_mismatch", folder=repr(name), declared=repr(declared)))
     listed = data.get("lessons", [])
     listed = {item for item in listed if isinstance(item, str)} if isinstance(listed, list) else set()
     for relative in contents:
         if relative != PACK_FILE and relative not in listed:
-            raise ArchiveError(f"{path}: member {name}/{relative} is not a lesson listed in pack.toml; "
-                               "a pack holds only pack.toml and its lessons")
+            raise ArchiveError(path, say("archive_unlisted", name=name, relative=relative))
 
 
 def _checked_members(path: Path, infos: list[zipfile.ZipInfo]) -> dict[zipfile.ZipInfo, str]:
     """The archive's files (directories skipped), each with its path inside the pack's one folder."""
     if not infos:
-        raise ArchiveError(f"{path}: the archive is empty")
+        raise ArchiveError(path, say("archive_empty"))
     if len(infos) > MAX_MEMBERS:
-        raise ArchiveError(f"{path}: the archive has {len(infos)} members; a pack may have at most {MAX_MEMBERS}")
+        raise ArchiveError(path, say("archive_too_many", count=len(infos), limit=MAX_MEMBERS))
     files: dict[zipfile.ZipInfo, str] = {}
     seen: set[str] = set()
     top = None
@@ -338,48 +341,45 @@ def _checked_members(path: Path, infos: list[zipfile.ZipInfo]) -> dict[zipfile.Z
         is_dir = name.endswith("/")  # (ZipInfo.is_dir fails on an empty name)
         parts = name.split("/")[:-1] if is_dir else name.split("/")
         if name.startswith("/") or "\\" in name or ".." in parts or (parts and ":" in parts[0]):
-            raise ArchiveError(f"{path}: member {name!r} points outside the pack folder; refusing to install")
+            raise ArchiveError(path, say("archive_outside", name=repr(name)))
         if not parts or any(part in ("", ".") for part in parts) or _CONTROL.search(name):
-            raise ArchiveError(f"{path}: member {name!r} is not a plain path inside the pack folder "
-                               "(an empty or '.' part, or a control character); refusing to install")
+            raise ArchiveError(path, say("archive_not_plain", name=repr(name)))
         if stat.S_ISLNK(mode):
-            raise ArchiveError(f"{path}: member {name!r} is a symbolic link; packs may not contain links")
+            raise ArchiveError(path, say("archive_link", name=repr(name)))
         if is_dir:
             continue
         if stat.S_IFMT(mode) and not stat.S_ISREG(mode):  # no type bits (0o600): a plain file
-            raise ArchiveError(f"{path}: member {name!r} is not a regular file")
+            raise ArchiveError(path, say("archive_not_regular", name=repr(name)))
         if len(parts) < 2:
-            raise ArchiveError(f"{path}: member {name!r} is not inside the pack's folder")
+            raise ArchiveError(path, say("archive_not_in_folder", name=repr(name)))
         if top is None:
             top = parts[0]
         elif parts[0] != top:
-            raise ArchiveError(f"{path}: members are in two folders ({top!r} and {parts[0]!r}); a pack has one")
+            raise ArchiveError(path, say("archive_two_folders", top=repr(top), other=repr(parts[0])))
         relative = "/".join(parts[1:])
         if not relative.endswith(".toml") or any(part.startswith(".") for part in parts):
-            raise ArchiveError(f"{path}: member {name!r} is not a lesson file; a pack holds only pack.toml "
-                               "and its lessons")
+            raise ArchiveError(path, say("archive_not_lesson", name=repr(name)))
         if info.flag_bits & 0x1:
-            raise ArchiveError(f"{path}: member {name!r} is encrypted; packs are not")
+            raise ArchiveError(path, say("archive_encrypted", name=repr(name)))
         if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
-            raise ArchiveError(f"{path}: member {name!r} uses compression method {info.compress_type}; packs "
-                               "written by `autograd-tutor pack` use deflate")
+            raise ArchiveError(path, say("archive_compression", name=repr(name), method=info.compress_type))
         if info.file_size > MAX_LESSON_BYTES:
-            raise ArchiveError(f"{path}: member {name!r} is {info.file_size / 1e6:.1f} MB; lesson files may be "
-                               f"at most {MAX_LESSON_BYTES // 1_000_000} MB")
+            raise ArchiveError(path, say("archive_member_size", name=repr(name), size=f"{info.file_size / 1e6:.1f}",
+                                         limit=MAX_LESSON_BYTES // 1_000_000))
         if info.file_size > _RATIO_FLOOR and info.file_size > MAX_RATIO * info.compress_size:
-            raise ArchiveError(f"{path}: member {name!r} unpacks to {info.file_size // max(info.compress_size, 1)} "
-                               f"times its packed size (a lesson is at most {MAX_RATIO}); refusing a zip bomb")
+            raise ArchiveError(path, say("archive_bomb", name=repr(name), ratio=info.file_size // max(info.compress_size, 1),
+                                         limit=MAX_RATIO))
         total += info.file_size
         if total > MAX_ARCHIVE_BYTES:
-            raise ArchiveError(f"{path}: the archive unpacks to more than {MAX_ARCHIVE_BYTES // 1_000_000} MB")
+            raise ArchiveError(path, say("archive_unpacks_big", limit=MAX_ARCHIVE_BYTES // 1_000_000))
         if relative in seen:
-            raise ArchiveError(f"{path}: member {name!r} appears twice")
+            raise ArchiveError(path, say("archive_twice", name=repr(name)))
         seen.add(relative)
         files[info] = relative
     if not files:
-        raise ArchiveError(f"{path}: the archive has no files")
+        raise ArchiveError(path, say("archive_no_files"))
     from lessons.schema import ID_PATTERN
 
     if not ID_PATTERN.match(top):
-        raise ArchiveError(f"{path}: the pack folder {top!r} is not a pack name (lowercase letters, digits, '-')")
+        raise ArchiveError(path, say("archive_folder_name", folder=repr(top)))
     return files

@@ -302,26 +302,38 @@ class Reading:
     decimals: Any = None
 
 
-def _typed_precision(node: ast.AST, source: str) -> Any:
-    """(half unit, decimals) per number of a literal, nested like `_literal`'s value."""
-    if isinstance(node, (ast.List, ast.Tuple)):
-        return [_typed_precision(element, source) for element in node.elts]
-    if isinstance(node, ast.UnaryOp):
-        return _typed_precision(node.operand, source)
-    if isinstance(node, ast.Constant) and isinstance(node.value, float):
-        written = (ast.get_source_segment(source, node) or "").lower().replace("_", "")
-        mantissa, _, exponent = written.partition("e")
-        if "." not in mantissa:
-            return (0.0, -1)
-        decimals = len(mantissa.split(".", 1)[1])
-        try:
-            power = int(exponent) if exponent else 0
-        except ValueError:
-            return (0.0, -1)
-        if abs(power) > 300:
-            return (0.0, -1)
-        return (0.5 * 10.0 ** (power - decimals), decimals)
-    return (0.0, -1)
+def _typed_precision(tree: ast.AST, source: str) -> Any:
+    """(half unit, decimals) per number of a literal, nested like `_literal`'s value. `source` is one line (as
+    `read_answer` makes it): each number's text is sliced from its UTF-8 bytes, which the offsets count, at once
+    (`ast.get_source_segment` splits the whole source again for every number: seconds for a pasted 1000 numbers)."""
+    encoded = source.encode()
+
+    def precision(node: ast.AST) -> Any:
+        if isinstance(node, (ast.List, ast.Tuple)):
+            return [precision(element) for element in node.elts]
+        if isinstance(node, ast.UnaryOp):
+            return precision(node.operand)
+        if isinstance(node, ast.Constant) and isinstance(node.value, float):
+            written = encoded[node.col_offset:node.end_col_offset].decode().lower().replace("_", "")
+            return _written_precision(written)
+        return (0.0, -1)
+
+    return precision(tree)
+
+
+def _written_precision(written: str) -> tuple[float, int]:
+    """(half unit, decimals) of one number as written (`0.1667`, `1.0000e-05`)."""
+    mantissa, _, exponent = written.partition("e")
+    if "." not in mantissa:
+        return (0.0, -1)
+    decimals = len(mantissa.split(".", 1)[1])
+    try:
+        power = int(exponent) if exponent else 0
+    except ValueError:
+        return (0.0, -1)
+    if abs(power) > 300:
+        return (0.0, -1)
+    return (0.5 * 10.0 ** (power - decimals), decimals)
 
 
 def _precision_arrays(precision: Any, shape: tuple[int, ...]):

@@ -348,15 +348,10 @@ class TutorApp(App[None]):
             return
         seed = self.quiz_seed if seed is None else seed
         count = self.quiz_count if count is None else count
-        from tutor import worker_start
-
         scheduler = ConceptScheduler(self.store, now=now or utc_now)
         templates = builtin_templates() + lesson_templates(self._quiz_lessons())
-        try:
-            session = QuizSession(scheduler, templates, count=count, seed=seed)
-            # the worker up: the first question at once (else the screen asks once it is, see tutor.worker_start)
-            first = session.next_question() if worker_start.has_started() else None
-            screen = QuizScreen(session, self.learner_seed, first)
+        try:  # the screen makes the first question once the worker answers (see tutor.worker_start)
+            screen = QuizScreen(QuizSession(scheduler, templates, count=count, seed=seed), self.learner_seed)
         except (QuizError, ValueError) as error:
             self.notify(t("quiz_unavailable", self.lang, reason=error), severity="error", timeout=10)
             return

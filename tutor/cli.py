@@ -89,5 +89,5 @@ def _open_at(target: str, lesson_dirs: tuple[str, ...], data_dir: str | None,
     try:
         return resolve(target, course)
     except OpenError as error:
-        echo(f"autograd-tutor: --open {target}: {error}", err=True)
+        echo(f"autograd-tutor: --open {target}: {error.message(lang)}", err=True)
         raise SystemExit(error.status) from None

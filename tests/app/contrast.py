@@ -86,3 +86,10 @@ def low_contrast(svg: str, region: tuple[int, int, int, int] | None = None) -> l
                     break
             column += width
     return found
+
+
+def foregrounds(svg: str, text: str) -> list[tuple[int, str]]:
+    """(line, colour) of every run of text on the screen that contains `text`: what colour a mark is drawn in."""
+    fills = dict(_CLASS.findall(svg))
+    return [(int(line), fills[css]) for css, _x, line, body in _TEXT.findall(svg)
+            if text in html.unescape(body).replace("\xa0", " ") and css in fills]

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from tutor.answer_input import AnswerFormatError, parse_answer, parse_cell
+from tutor.answer_input import AnswerFormatError, parse_answer, parse_cell, read_answer
 from tutor.i18n import STRINGS, default_language, t
 
 
@@ -174,6 +174,24 @@ def test_a_huge_paste_is_refused_before_it_is_read():
     with pytest.raises(AnswerFormatError) as info:
         parse_answer(" " * 200_000 + "1", "number")
     assert info.value.key == "answer_too_long"
+
+
+def test_a_long_answer_is_read_at_once():
+    """A pasted answer near the length limit (2,500 numbers) is read in a fraction of a second, its precision per
+    number kept (each number's text was once found by splitting the whole answer again: 20 s for this one)."""
+    import time
+
+    values = np.round(np.random.default_rng(0).random(2500), 4) + 1
+    text = "[" + ", ".join(f"{value:.4f}" for value in values) + "]"
+    assert len(text) > 19_000
+    start = time.perf_counter()
+    reading = read_answer(text, "tensor", (2500,))
+    assert time.perf_counter() - start < 2
+    np.testing.assert_allclose(reading.value, values)
+    assert (reading.decimals == 4).all() and np.allclose(reading.half_unit, 5e-5)
+    with pytest.raises(AnswerFormatError) as info:
+        read_answer(text, "tensor", (2,))
+    assert info.value.key == "answer_wrong_shape"
 
 
 def test_a_numpy_printout_is_read_as_its_array():

@@ -90,6 +90,31 @@ async def test_a_read_step_fills_its_mark_once_read(make_app):
         assert marks(app).startswith("●○") and app.screen.index == 1
 
 
+async def test_a_read_step_opened_past_is_not_marked_read(make_app, data_dir):
+    """`--open fixture-squares:3` (or resuming there) skips the read step: its mark stays empty, even once a later step
+    is answered, until the learner goes back to it; a step answered in an earlier session was reached past it."""
+    app = make_app(open_at=("fixture-squares", "predict-matrix"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, LessonScreen) and app.screen.index == 2
+        assert marks(app).startswith("○○")
+        await pilot.press("escape", "s")  # answered (the answer shown) here: the read step was still skipped
+        await pilot.pause()
+        assert marks(app).startswith("○○●")
+        await pilot.press("p", "escape", "p")  # Esc: out of the answer field
+        await pilot.pause()
+        assert app.screen.index == 0 and marks(app).startswith("●○")
+    with ProgressStore(data_dir=data_dir) as store:
+        store.save_position("fixture-squares", "predict-matrix")
+        store.record_attempt(lesson_id="fixture-squares", step_id="predict-grad", concepts=(), answer=None,
+                             outcome="correct")
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("enter")  # resume: at predict-matrix, past an answered step
+        await pilot.pause()
+        assert app.screen.index == 2 and marks(app).startswith("●●●○")  # read, answered, shown
+
+
 MEAN_LESSON = '''format_version = 1
 id = "fixture-mean"
 title = { en = "A mean", ja = "平均" }

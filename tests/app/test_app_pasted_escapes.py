@@ -66,3 +66,23 @@ async def test_pasting_into_the_grid_reads_the_tensor(make_app):
         assert app.focused is whole and "\x1b" not in whole.value
         await pilot.press("enter")
         assert screen.view.state.verdict == "correct"
+
+
+@pytest.mark.parametrize("into", ["#whole", "#grid"])
+async def test_a_long_paste_shows_its_end_and_its_shape_is_checked(make_app, into):
+    """10,000 characters pasted: the field shows where the cursor is (the end of the paste), not its beginning
+    with the cursor out of view; Enter says at once which shape was typed."""
+    app = make_app()
+    text = "[" + ", ".join(["0.1234"] * 1250) + "]"
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await _open_matrix_step(pilot)
+        target = screen.query_one(into)
+        target.focus()
+        target.post_message(events.Paste(text))
+        await pilot.pause()
+        whole = screen.query_one("#whole", Input)
+        assert app.focused is whole and whole.value == text and whole.cursor_position == len(text)
+        assert whole.max_scroll_x > 9_000 and whole.scroll_x == whole.max_scroll_x
+        await pilot.press("enter")
+        await pilot.pause()
+        assert "Expected shape (2, 2), got (1250,)" in str(screen.query_one("#feedback").render())

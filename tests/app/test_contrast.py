@@ -5,7 +5,7 @@ to recede."""
 from datetime import datetime, timedelta, timezone
 
 import pytest
-from contrast import low_contrast, ratio
+from contrast import foregrounds, low_contrast, ratio
 
 from tutor.themes import THEMES
 
@@ -146,6 +146,26 @@ async def test_every_text_reads_at_4_5_to_1(view, theme, make_app, data_dir, tmp
         assert app.screen.query("*")  # something is drawn (a view that failed to open would pass vacuously)
         low = lows_on_screen(app)
     assert not low, "\n".join(map(str, low))
+
+
+@pytest.mark.parametrize("theme", list(THEMES))
+async def test_the_highlighted_row_of_the_class_keeps_a_struggling_student_s_red(theme, make_app, data_dir, tmp_path):
+    """The cursor on the first row (the student who needs help most) keeps the red of their name and of the step
+    they failed most, readable at 4.5:1 on the highlight, in the students' table focused or not."""
+    app = app_for("class", make_app, data_dir, tmp_path, theme=theme)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await class_view(pilot)
+        red = "#{:02x}{:02x}{:02x}".format(*app.ansi_theme.ansi_colors[1])
+        for focused in (False, True):
+            svg = app.export_screenshot()
+            students = app.screen.query_one("#class-students")
+            assert students.cursor_row == 0 and students.has_focus is focused
+            top = students.region.y + 1  # the first row, under the headings
+            assert (top, red) in foregrounds(svg, "Bob"), foregrounds(svg, "Bob")
+            assert (top, red) in foregrounds(svg, "3× fixtu"), foregrounds(svg, "3× fixtu")
+            assert not low_contrast(svg), "\n".join(map(str, low_contrast(svg)))
+            await pilot.press("tab")
+            await pilot.pause()
 
 
 @pytest.mark.parametrize("theme", list(THEMES))

@@ -51,7 +51,7 @@ async def test_full_quiz_session_is_marked_summarised_and_recorded(make_app, dat
         assert np.array(grid.marks).size == question.answer.value.size and np.all(grid.marks)
         assert "→" not in str(grid.render())
         await pilot.press("enter")  # Enter again: the next question
-        await pilot.pause()
+        await question_shown(pilot)
 
         # 2: every cell off by one -> wrong, cells marked, correct values shown beside
         question = screen.question
@@ -68,7 +68,7 @@ async def test_full_quiz_session_is_marked_summarised_and_recorded(make_app, dat
 
         # 3: revealed (the answer shown at once) from outside the editor
         await pilot.press("escape", "n")
-        await pilot.pause()
+        await question_shown(pilot)
         question = screen.question
         asked.append(question.id)
         await pilot.press("escape", "s")
@@ -160,7 +160,7 @@ async def test_error_question_is_answered_by_choice(make_app, data_dir):
         session = QuizSession(ConceptScheduler(app.store), errors, count=1, seed=5)
         screen = QuizScreen(session)
         await app.push_screen(screen)
-        await pilot.pause()
+        await question_shown(pilot)
         answer = screen.question.answer
         assert answer.kind == "error"
         choices = screen.query_one("#choices")
@@ -180,12 +180,12 @@ async def test_quiz_and_stats_are_in_the_command_palette(make_app):
         titles = {command.title: command for command in app.get_system_commands(app.screen)}
         assert {"クイズ", "統計"} <= set(titles)
         titles["クイズ"].callback()
-        await pilot.pause()
+        await question_shown(pilot)
         assert isinstance(app.screen, QuizScreen)
         assert "クイズ" in app.screen.sub_title
         from lessons.glossary import concept_name  # the question's concepts by their Japanese names, not tags
         names = [concept_name(c, "ja") for c in app.screen.question.concepts]
-        assert app.screen.sub_title == "クイズ · " + ", ".join(names)
+        assert app.screen.sub_title == "クイズ · " + "、".join(names)  # a Japanese list: 、 between its items
         assert not any(c in app.screen.sub_title for c in app.screen.question.concepts if c != concept_name(c, "ja"))
 
 
@@ -214,12 +214,14 @@ async def test_a_quiz_whose_templates_fail_ends_with_its_summary(make_app, monke
         await pilot.press("escape", "s")
         await pilot.pause()
 
-        def broken():
+        def broken(order):
             raise QuizError("quiz template 'x' (seed 1) gave no usable question")
 
-        monkeypatch.setattr(screen.session, "next_question", broken)
+        monkeypatch.setattr(screen.session, "draw", broken)
         monkeypatch.setattr(screen, "notify", lambda message, **options: messages.append(message))
         await pilot.press("n")
+        await pilot.pause()
+        await app.workers.wait_for_complete()
         await pilot.pause()
         assert isinstance(app.screen, QuizSummaryScreen)
         assert "0 correct, 0 wrong, 1 shown of 1" in str(app.screen.query_one("#summary-total").render())

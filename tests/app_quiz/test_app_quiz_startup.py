@@ -1,5 +1,8 @@
 """`autograd-tutor quiz` at start-up: the first question is drawn from the quiz templates saved beside the
 course view's outline, without loading a lesson, and it is the question the loaded course gives."""
+import threading
+
+import pytest
 from first_question import question_shown
 
 from tutor.app import TutorApp
@@ -37,25 +40,45 @@ async def test_without_a_readable_quiz_part_the_lessons_load(data_dir):
     assert not was_unloaded and "/" in question.template_id
 
 
-async def test_the_quiz_screen_is_drawn_at_once_and_its_question_follows(make_app, monkeypatch):
-    """While the snippet worker starts, the quiz screen says it prepares the first question (in the learner's
-    language), only leaving works, and the question comes once the worker has started."""
-    import asyncio
+async def preparing_said(pilot) -> None:
+    """Until the quiz screen says it prepares its first question (its notice comes on a timer)."""
+    for _ in range(100):
+        await pilot.pause(0.01)
+        if pilot.app.screen.query("#preparing"):
+            return
+    raise AssertionError("no preparing notice")
 
-    from tutor import worker_start
+
+@pytest.fixture
+def slow_worker(monkeypatch):
+    """The snippet worker busy (starting, or preloading explanations): making a question blocks its thread until the
+    test sets the returned event. Made on the event loop, it would freeze the screen."""
+    from tutor.quiz import session
+
+    release = threading.Event()
+    made = []
+
+    def held(template, seed):
+        release.wait(timeout=20)
+        made.append(session.generate.__wrapped__(template, seed))
+        return made[-1]
+
+    held.__wrapped__ = session.generate
+    monkeypatch.setattr(session, "generate", held)
+    monkeypatch.setattr("tutor.screens.quiz.PREPARING_DELAY", 0.01)
+    release.made = made
+    return release
+
+
+async def test_while_the_worker_is_busy_the_quiz_says_it_prepares_and_answers_keys(make_app, slow_worker):
+    """While the question is made, the quiz screen says so (in the learner's language: F2 works meanwhile), only
+    leaving is offered, and the question comes once the worker answers."""
     from tutor.screens.confirm import ConfirmScreen
     from tutor.screens.course import CourseScreen
 
-    started = asyncio.Event()
-
-    async def held():
-        await started.wait()
-
-    monkeypatch.setattr(worker_start, "started", held)
-    monkeypatch.setattr(worker_start, "has_started", lambda: False)  # as at start-up, whatever this process ran
     app = make_app(start="quiz", quiz_seed=1, quiz_count=2)
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
+        await preparing_said(pilot)
         screen = app.screen
         assert isinstance(screen, QuizScreen) and screen.question is None
         assert "Preparing the first question" in str(screen.query_one("#preparing").render())
@@ -67,10 +90,11 @@ async def test_the_quiz_screen_is_drawn_at_once_and_its_question_follows(make_ap
         await pilot.pause()
         assert "最初の問題を準備しています" in str(screen.query_one("#preparing").render())
         await pilot.press("f2")
-        started.set()
+        slow_worker.set()
         await question_shown(pilot)
         assert app.screen is screen and not screen.query("#preparing") and screen.query("#snippet")
-        await pilot.press("escape", "escape")  # leaving asks first, as ever
+        assert screen.question is slow_worker.made[0]
+        await pilot.press("escape", "escape")  # once a question is shown, leaving asks first, as ever
         await pilot.pause()
         assert isinstance(app.screen, ConfirmScreen)
         await pilot.press("y")
@@ -78,14 +102,79 @@ async def test_the_quiz_screen_is_drawn_at_once_and_its_question_follows(make_ap
         assert isinstance(app.screen, CourseScreen)
 
 
+async def test_a_later_question_made_while_the_worker_is_busy_keeps_the_screen_answering(make_app, slow_worker):
+    """`n` while the worker is busy: the answered question stays, keys still work (F2), a second `n` asks for no
+    second question, and the next one comes when the worker answers."""
+    app = make_app(start="quiz", quiz_seed=1, quiz_count=3)
+    async with app.run_test(size=(80, 24)) as pilot:
+        slow_worker.set()
+        await question_shown(pilot)
+        screen = app.screen
+        first = screen.question
+        slow_worker.clear()
+        await pilot.press("escape", "s", "n")
+        await pilot.pause()
+        assert screen.drawing and screen.question is first
+        await pilot.press("n", "f2")
+        await pilot.pause()
+        assert app.lang == "ja" and screen.question is first and len(slow_worker.made) == 1
+        slow_worker.set()
+        await question_shown(pilot)
+        assert screen.question is not first and screen.question is slow_worker.made[1] and len(slow_worker.made) == 2
+        assert "ステップ 2 / 3" in str(screen.query_one("#progress").render())
+
+
+async def test_esc_while_the_first_question_is_made_leaves_at_once_and_records_nothing(make_app, slow_worker,
+                                                                                        data_dir):
+    from tutor.paths import database_path
+    from tutor.progress import ProgressStore
+    from tutor.screens.course import CourseScreen
+
+    app = make_app(start="quiz", quiz_seed=1)
+    messages = []
+    app.notify = lambda message, **options: messages.append(str(message))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await preparing_said(pilot)
+        await pilot.press("escape")  # nothing answered yet: nothing to ask about
+        await pilot.pause()
+        assert isinstance(app.screen, CourseScreen)
+        slow_worker.set()  # the question made after all is dropped
+        for _ in range(200):
+            await pilot.pause(0.01)
+            if slow_worker.made:
+                break
+        await pilot.pause(0.05)
+        assert slow_worker.made and isinstance(app.screen, CourseScreen)
+    assert messages == []
+    with ProgressStore(database_path(data_dir)) as store:
+        assert store.attempts() == []
+
+
+async def test_a_question_that_comes_at_once_is_not_preceded_by_a_preparing_notice(make_app, monkeypatch):
+    """A question made within PREPARING_DELAY (here: at once) is shown without a "Preparing…" flashed first."""
+    from tutor.quiz import builtin_templates, generate, session
+
+    ready = generate(builtin_templates()[0], 1)
+    monkeypatch.setattr(session, "generate", lambda template, seed: ready)
+    notices = []
+    monkeypatch.setattr(QuizScreen, "_say_preparing", lambda screen: notices.append(screen.question))
+    app = make_app(quiz_seed=1, quiz_count=2)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f4")
+        await question_shown(pilot)
+        assert app.screen.question is ready and not app.screen.query("#preparing")
+        await pilot.pause(0.4)  # past PREPARING_DELAY
+    assert notices == []
+
+
 async def test_a_first_question_that_cannot_be_made_says_why_and_returns_to_the_course(make_app, monkeypatch):
     from tutor.quiz import QuizError, QuizSession
     from tutor.screens.course import CourseScreen
 
-    def broken(self):
+    def broken(self, order):
         raise QuizError("no quiz template can produce a question")
 
-    monkeypatch.setattr(QuizSession, "next_question", broken)
+    monkeypatch.setattr(QuizSession, "draw", broken)
     app = make_app(start="quiz", quiz_seed=1)
     messages = []
     app.notify = lambda message, **options: messages.append(str(message))

@@ -57,6 +57,8 @@ async def test_stats_show_accuracy_per_concept_streak_and_plot(make_app, data_di
         assert list(rows) == ["vjp", "broadcasting", "matmul"]  # most overdue first
         plot = screen.query_one("#stats-plot", AccuracyPlot)
         assert plot.display and plot.size.height >= 8
+        drawn = app.export_screenshot()  # each day's bar is labelled (a day at 0 % has no bar to see)
+        assert all(f">{value}%<" in drawn for value in (50, 33, 100))
         await pilot.press("f2")  # 日本語: composed again, same numbers
         await pilot.pause()
         assert "連続学習: 3 日" in str(screen.query_one("#stats-summary").render())

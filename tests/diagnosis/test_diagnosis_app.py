@@ -64,8 +64,9 @@ def test_pictures_folder_is_optional():
 
 
 @pytest.mark.parametrize("lang, says", [("en", ["Misconceptions diagnosed", "mean without 1/n: 2×",
-                                                "trying-autograd:mean-grad"]),
-                                        ("ja", ["不正解の予想から見つかったつまずき", "1/n を忘れた平均: 2 回"])])
+                                                "(last: “Trying autograd”, step 6)"]),
+                                        ("ja", ["不正解の予想から見つかったつまずき", "1/n を忘れた平均: 2 回",
+                                                "（最後は「Autograd を試す」のステップ 6）"])])
 async def test_the_stats_screen_lists_the_diagnosed_misconceptions(data_dir, lang, says):
     from datetime import datetime, timezone
 
@@ -83,6 +84,7 @@ async def test_the_stats_screen_lists_the_diagnosed_misconceptions(data_dir, lan
         shown = str(app.screen.query_one("#stats-misconceptions").render())
         for part in says:
             assert part in shown, shown
+        assert "trying-autograd" not in shown and "mean-grad" not in shown  # the learner knows titles, not ids
         if PICTURES:
             app.save_screenshot(filename=f"stats-{lang}.svg", path=PICTURES)
 

@@ -3,6 +3,7 @@ written, and no sandbox worker starts before the archive is vetted. `--replace` 
 that `install` did not make, and a pack's folder must be its pack.toml's name exactly."""
 from __future__ import annotations
 
+import re
 import stat
 import zipfile
 from pathlib import Path
@@ -107,6 +108,18 @@ def test_each_hostile_archive_has_its_message_and_no_worker_starts(cli, pack_dir
     assert result.output.startswith(f"not installed: {archive}") and HOSTILE[name] in result.output, result.output
     assert "\x1b" not in result.output and "\x07" not in result.output
     assert _nothing_installed()
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE))
+def test_each_hostile_archive_is_refused_in_japanese(cli, pack_dir, tmp_path, no_worker, name):
+    """The same refusals with `--lang ja`: the archive named, the problem and the fix in Japanese (a damaged
+    stream's own words from zlib, in parentheses, excepted)."""
+    from test_commands_in_japanese import english_sentences
+
+    archive = _hostile(name, pack_dir, tmp_path)
+    result = cli("--lang", "ja", "install", archive)
+    assert result.exit_code == 1 and result.output.startswith(f"インストールしていません: {archive}"), result.output
+    assert english_sentences(re.sub(r"（[^（）]*）$", "", result.output.strip())) == [], result.output
 
 
 def test_the_damaged_stream_is_found_while_vetting(pack_dir, tmp_path):

@@ -62,13 +62,14 @@ def test_a_damaged_table_page_keeps_every_other_row(tmp_path):
 
 
 def test_the_learner_is_told_how_many_answers_were_kept_in_english_and_japanese(tmp_path):
-    for lang, expected in (("en", "300 answers were saved into a fresh one"), ("ja", "300 件の解答を新しいファイルに移しました")):
+    for lang, expected, summary in (("en", "300 answers were saved into a fresh one", "Attempts: 300"),
+                                    ("ja", "300 件の解答を新しいファイルに移しました", "解答 300 回")):
         data_dir = tmp_path / lang
         path, _ = _store_with_300_attempts(data_dir)
         _overwrite_page(path, "attempts_by_lesson")
         result = CliRunner().invoke(main, ["--lang", lang, "--data-dir", str(data_dir), "progress"])
         assert result.exit_code == 0 and expected in result.output, result.output
-        assert "progress.sqlite3.damaged-" in result.output and "Attempts: 300" in result.output
+        assert "progress.sqlite3.damaged-" in result.output and summary in result.output
 
 
 def _malformed(data_dir: Path) -> Path:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import click
 
+from tutor.commands import top_level
 from tutor.commands.trust import require_confinement, trust_option
 from tutor.i18n import t
 from tutor.untrusted import echo
@@ -55,14 +56,14 @@ def command(ctx: click.Context, paths: tuple[Path, ...], against_torch: bool, st
     """Validate lesson files, or folders of them (searched recursively for lesson *.toml files)."""
     from lessons.against_torch import torch_available
 
-    require_confinement("check", trust_lessons, paths)
-    lang = message_language(ctx)
+    lang = top_level.language(ctx)
+    require_confinement("check", trust_lessons, paths, lang=lang)
     if against_torch and not torch_available():
         echo(t("check_needs_torch", lang), err=True)
         sys.exit(2)
     from tutor.paths import lessons_dir
 
-    user_dir = lessons_dir(ctx.parent.params.get("data_dir") if ctx.parent is not None else None)
+    user_dir = lessons_dir(top_level.given(ctx, "data_dir"))
 
     def once() -> int:
         with warnings.catch_warnings():  # engine warnings (PyTorch's own, like non-leaf .grad) are not problems
@@ -75,13 +76,6 @@ def command(ctx: click.Context, paths: tuple[Path, ...], against_torch: bool, st
     if watch:
         status = _watch(paths, once, status, watch_rounds)
     sys.exit(status)
-
-
-def message_language(ctx: click.Context) -> str:
-    """The language of an author's messages: `autograd-tutor --lang`, else the locale's."""
-    from tutor.i18n import default_language
-
-    return (ctx.parent.params.get("lang") if ctx.parent is not None else None) or default_language()
 
 
 def print_report(report: Report, strict: bool, lang: str = "en") -> int:
@@ -102,7 +96,7 @@ def print_report(report: Report, strict: bool, lang: str = "en") -> int:
                      + ("" if strict else t("check_warnings_hidden", lang)))
     if report.torch:
         echo(t("check_torch", lang, version=report.torch))
-    echo(t("check_joiner", lang).join(parts))
+    echo(t("list_joiner", lang).join(parts))
     return 1 if report.problems or (strict and report.warnings) else 0
 
 

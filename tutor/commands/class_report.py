@@ -14,9 +14,10 @@ from pathlib import Path
 
 import click
 
+from tutor.commands import top_level
 from tutor.untrusted import echo, plain, text
 
-_LANG = click.option("--lang", type=click.Choice(["en", "ja"]), default=None, help="Language (default: from the locale).")
+_LANG = click.option("--lang", type=click.Choice(["en", "ja"]), default=None, help="Language (default: the global --lang, else from the locale).")
 _LESSONS = click.option("--lessons", "lesson_dirs", multiple=True, metavar="DIR",
                         type=click.Path(exists=True, file_okay=False, dir_okay=True),
                         help="The extra lesson folders the class used (default: those recorded by `serve`).")
@@ -48,8 +49,9 @@ def report(ctx: click.Context, class_dir: str, csv_path: str | None, as_json: bo
     """Who is stuck where: per student the step they are on, the step they failed most, hints, answers shown and
     minutes since their last answer (those who need help first); per step, hardest first, who has not solved it."""
     from tutor.classroom.report import build_report, step_table, student_table, write_csv, write_json
-    from tutor.i18n import default_language, t
-    lang = lang or _given(ctx, "lang") or default_language()
+    from tutor.i18n import t
+
+    lang = top_level.language(ctx, lang)
     result = build_report(_class_dir(class_dir), list(lesson_dirs) or None)
     if csv_path:
         try:
@@ -99,8 +101,8 @@ def view(ctx: click.Context, class_dir: str, lesson_dirs: tuple[str, ...], lang:
         course = load_course(lesson_dirs, user_dir=None)
     else:
         course = class_course(ClassFolder(folder))
-    app = TutorApp(lang=lang or _given(ctx, "lang"), extra_dirs=lesson_dirs, start="class",
-                   theme=theme or _given(ctx, "theme"))
+    app = TutorApp(lang=top_level.given(ctx, "lang", lang), extra_dirs=lesson_dirs, start="class",
+                   theme=top_level.given(ctx, "theme", theme), data_dir=top_level.given(ctx, "data_dir"))
     app.class_dir = folder
     app.class_course = course
     app.run_and_exit()
@@ -115,8 +117,9 @@ def reset_student(ctx: click.Context, class_dir: str, name: str, lang: str | Non
     """Forget NAME's personal code: whoever joins next under that name gets a new one (and NAME's progress)."""
     from tutor.classroom.folder import ClassFolder
     from tutor.classroom.names import InvalidName
-    from tutor.i18n import default_language, t
-    lang = lang or _given(ctx, "lang") or default_language()
+    from tutor.i18n import t
+
+    lang = top_level.language(ctx, lang)
     folder = ClassFolder(_class_dir(class_dir))
     try:
         student = folder.student(name)
@@ -127,10 +130,3 @@ def reset_student(ctx: click.Context, class_dir: str, name: str, lang: str | Non
         raise click.BadParameter(t("class_no_such_student", lang, name=plain(name), known=known), param_hint="NAME")
     folder.reset_secret(student)
     echo(t("class_student_reset", lang, name=student.name))
-
-
-def _given(ctx: click.Context, name: str) -> str | None:
-    """The top-level option `name` (`autograd-tutor --lang ja class …`)."""
-    while ctx.parent is not None:
-        ctx = ctx.parent
-    return ctx.params.get(name)

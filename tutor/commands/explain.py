@@ -15,6 +15,7 @@ from pathlib import Path
 
 import click
 
+from tutor import i18n
 from tutor.commands.snippet_file import read_snippet, usage
 from tutor.commands.trust import require_confinement, trust_option
 from tutor.untrusted import echo, json_dumps, plain, text
@@ -29,32 +30,34 @@ MAX_FILE_BYTES = 1_000_000
 @click.option("--seed", type=int, default=0, show_default=True, help="Which question a quiz template makes.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of the rich report.")
 @click.option("--lang", type=click.Choice(["en", "ja"]), default=None,
-              help="The language of the report (default: from the locale).")
+              help="The language of the report (default: the global --lang, else from the locale).")
 @click.option("--symbolic/--no-symbolic", default=True, show_default=True,
               help="Also derive the Jacobian and the chain rule with sympy.")
 @click.option("--timeout", type=click.FloatRange(min=0.1, max=60), default=2.0, show_default=True,
               help="Seconds the symbolic part may take per backward call.")
 @trust_option
-def command(file: Path | None, step_id: str | None, seed: int, as_json: bool, lang: str | None, symbolic: bool,
-            timeout: float, trust_lessons: bool) -> None:
+@click.pass_context
+def command(ctx: click.Context, file: Path | None, step_id: str | None, seed: int, as_json: bool, lang: str | None,
+            symbolic: bool, timeout: float, trust_lessons: bool) -> None:
     """Explain why x.grad is what it is, for a snippet FILE, a lesson step or a quiz question."""
-    from tutor.i18n import default_language
+    from tutor.commands import top_level
 
-    lang = lang or default_language()
-    require_confinement("explain", trust_lessons, (file,) if file is not None else ())
+    lang = top_level.language(ctx, lang)
+    require_confinement("explain", top_level.given(ctx, "trust_lessons", trust_lessons),
+                        (file,) if file is not None else (), lang=lang)
     step_info = None
     if step_id is not None and step_id.startswith("quiz:"):
-        source, step_info = _quiz(file, step_id.removeprefix("quiz:"), seed)
+        source, step_info = _quiz(file, step_id.removeprefix("quiz:"), seed, lang)
     elif file is None:
-        _usage("say which FILE to explain (or --step quiz:ID for a built-in quiz template)")
+        _usage(i18n.t("explain_which_file", lang))
     elif file.suffix == ".toml":
-        lesson = _lesson(file)
+        lesson = _lesson(file, lang)
         if step_id is None:
-            _usage(f"{file} is a lesson: say which step with --step (one of: {_ids(lesson)})")
+            _usage(i18n.t("explain_which_step", lang, file=file, steps=_ids(lesson)))
         try:
             step = lesson.step(step_id)
         except KeyError:
-            _usage(f"{file} has no step '{step_id}' (steps: {_ids(lesson)})")
+            _usage(i18n.t("explain_no_step", lang, file=file, step=step_id, steps=_ids(lesson)))
         from lessons.programs import ProgramBuilder
 
         program = ProgramBuilder(lesson).program(lesson.step_index(step))
@@ -63,10 +66,10 @@ def command(file: Path | None, step_id: str | None, seed: int, as_json: bool, la
                      "answer": _answer(lesson, step) if as_json else None}
     else:
         if step_id is not None:
-            _usage("--step only applies to a lesson file (.toml)")
-        source = read_snippet(file, MAX_FILE_BYTES, "explain")
+            _usage(i18n.t("explain_step_needs_lesson", lang))
+        source = read_snippet(file, MAX_FILE_BYTES, "explain", lang)
         if source is None:
-            _usage(f"{file}: larger than {MAX_FILE_BYTES} characters; a snippet is a few lines")
+            _usage(i18n.t("explain_too_large", lang, file=file, limit=MAX_FILE_BYTES))
     from rich.console import Console
 
     from engine.sandbox.explanations import explain_in_worker
@@ -127,17 +130,17 @@ def _answer_data(answer) -> dict:
     return {"kind": answer.kind, "value": plain(value), "shape": None if answer.shape is None else list(answer.shape)}
 
 
-def _quiz(file: Path | None, template_id: str, seed: int) -> tuple[str, dict]:
+def _quiz(file: Path | None, template_id: str, seed: int, lang: str) -> tuple[str, dict]:
     """The program and step data of the question a quiz template makes with `seed`."""
     from lessons.programs import ProgramBuilder
     from tutor.quiz.generator import QuizError, builtin_templates, generate, lesson_templates
 
     templates = builtin_templates()
     if file is not None and file.suffix == ".toml":
-        templates = lesson_templates([_lesson(file)]) + templates
+        templates = lesson_templates([_lesson(file, lang)]) + templates
     matches = [tp for tp in templates if tp.id == template_id or tp.id.endswith("/" + template_id)]
     if not matches:
-        _usage(f"no quiz template '{template_id}' (templates: {', '.join(tp.id for tp in templates)})")
+        _usage(i18n.t("explain_no_template", lang, id=template_id, ids=", ".join(tp.id for tp in templates)))
     try:
         question = generate(matches[0], seed)
     except QuizError as error:
@@ -148,16 +151,16 @@ def _quiz(file: Path | None, template_id: str, seed: int) -> tuple[str, dict]:
     return (program.source if program is not None else ""), info
 
 
-def _lesson(file: Path):
+def _lesson(file: Path, lang: str):
     from lessons.loader import read_lesson
 
     if not file.exists():
-        _usage(f"{file}: no such file")
+        _usage(i18n.t("cli_no_such_file", lang, file=file))
     lesson, problems = read_lesson(file)
     if lesson is None or problems:
         for problem in problems:
-            echo(str(problem), err=True)
-        _usage(f"{file}: the lesson has errors (see above); `autograd-tutor check {file}` lists them")
+            echo(problem.localized(lang), err=True)
+        _usage(i18n.t("explain_lesson_errors", lang, file=file))
     return lesson
 
 

@@ -16,6 +16,7 @@ import sys
 import click
 
 from tutor.commands.trust import require_confinement, trust_option
+from tutor.i18n import t
 from tutor.untrusted import echo
 
 
@@ -29,22 +30,24 @@ from tutor.untrusted import echo
 @click.option("--data-dir", type=click.Path(file_okay=False), default=None,
               help="Where installed packs are (default: as the app).")
 @trust_option
-def command(target: str, answer_text: str, as_json: bool, lang: str | None, lesson_dirs: tuple[str, ...],
-            data_dir: str | None, trust_lessons: bool) -> None:
+@click.pass_context
+def command(ctx: click.Context, target: str, answer_text: str, as_json: bool, lang: str | None,
+            lesson_dirs: tuple[str, ...], data_dir: str | None, trust_lessons: bool) -> None:
     """Grade ANSWER to step STEP of LESSON, exactly as the tutor would."""
-    from tutor.i18n import default_language
+    from tutor.commands import top_level
 
-    lang = lang or default_language()
-    course, lesson, step = _find(target, lesson_dirs, data_dir)
+    lang = top_level.language(ctx, lang)
+    course, lesson, step = _find(target, top_level.lesson_dirs(ctx, lesson_dirs), top_level.given(ctx, "data_dir", data_dir),
+                                 lang)
     if lesson.path is not None:
-        require_confinement("grade", trust_lessons, (lesson.path,))
+        require_confinement("grade", top_level.given(ctx, "trust_lessons", trust_lessons), (lesson.path,), lang=lang)
     from lessons.answers import AnswerError, compute_answer
 
     try:
         answer = compute_answer(lesson, step)
     except AnswerError as error:
-        _fail(2, f"{target}: this step has no answer to grade against ({error.message}); "
-                 f"`autograd-tutor check {lesson.path or lesson.id}` says more")
+        reason = error.ja if lang == "ja" and error.ja else error.message
+        _fail(2, t("grade_no_answer", lang, target=target, reason=reason, where=lesson.path or lesson.id))
     from tutor.answer_input import AnswerFormatError
 
     try:
@@ -59,7 +62,7 @@ def command(target: str, answer_text: str, as_json: bool, lang: str | None, less
         echo(_describe(verdict, lang) + ("" if diagnosis is None else "\n" + diagnosis.message(lang)))
 
 
-def _find(target: str, lesson_dirs: tuple[str, ...], data_dir: str | None):
+def _find(target: str, lesson_dirs: tuple[str, ...], data_dir: str | None, lang: str):
     from lessons.course import load_course
     from tutor.commands.open_target import OpenError, resolve
     from tutor.paths import cache_dir, lessons_dir
@@ -68,13 +71,13 @@ def _find(target: str, lesson_dirs: tuple[str, ...], data_dir: str | None):
     try:
         lesson_id, step_id = resolve(target, course)
     except OpenError as error:
-        _fail(2, str(error))
+        _fail(2, error.message(lang))
     lesson = next(lesson for lesson in course.lessons if lesson.id == lesson_id)
     if step_id is None:
-        _fail(2, f"{target}: say which step, as LESSON:STEP (steps: {', '.join(s.id for s in lesson.steps)})")
+        _fail(2, t("grade_which_step", lang, target=target, steps=", ".join(s.id for s in lesson.steps)))
     step = lesson.step(step_id)
     if step.kind == "read":
-        _fail(2, f"{target}: a read step has no answer to grade")
+        _fail(2, t("grade_read_step", lang, target=target))
     return course, lesson, step
 
 

@@ -19,12 +19,21 @@ from pathlib import Path
 
 import click
 
+from tutor.commands import top_level
 from tutor.commands.trust import require_confinement, trust_option
+from tutor.i18n import t
 from tutor.untrusted import echo
 
 
 class _Refused(Exception):
-    """Why the pack is not installed (the message follows `not installed: `)."""
+    """Why the pack is not installed (the i18n string `key`, said after `not installed: `)."""
+
+    def __init__(self, key: str, **params) -> None:
+        super().__init__(t(key, "en", **params))
+        self.key, self.params = key, params
+
+    def message(self, lang: str) -> str:
+        return t(self.key, lang, **self.params)
 
 
 @click.command("install")
@@ -37,21 +46,26 @@ def command(ctx: click.Context, file: Path, replace: bool, trust_lessons: bool) 
     from lessons.packs import ArchiveError, read_archive
     from tutor.paths import lessons_dir
 
-    user_dir = lessons_dir(ctx.parent.params.get("data_dir") if ctx.parent is not None else None)
+    lang = top_level.language(ctx)
+    user_dir = lessons_dir(top_level.given(ctx, "data_dir"))
     try:
         archive = read_archive(file)
         _refuse_to_overwrite(user_dir / archive.name, archive.name, replace)
-        require_confinement("install", trust_lessons, ())
-        _install(file, archive, user_dir, replace)
-    except (ArchiveError, _Refused) as error:
-        echo(f"not installed: {error}", err=True)
+        require_confinement("install", trust_lessons, (), lang=lang)
+        _install(file, archive, user_dir, replace, lang)
+    except _Refused as error:
+        echo(t("install_refused", lang, reason=error.message(lang)), err=True)
+        sys.exit(1)
+    except ArchiveError as error:
+        echo(t("install_refused", lang, reason=error.localized(lang)), err=True)
         sys.exit(1)
     except OSError as error:
-        echo(f"not installed: cannot write into {user_dir}: {error.strerror or error}", err=True)
+        reason = t("install_cannot_write", lang, folder=user_dir, reason=error.strerror or error)
+        echo(t("install_refused", lang, reason=reason), err=True)
         sys.exit(1)
 
 
-def _install(file: Path, archive, user_dir: Path, replace: bool) -> None:
+def _install(file: Path, archive, user_dir: Path, replace: bool, lang: str) -> None:
     from lessons.folders import INSTALLED_FILE
     from lessons.packs import read_pack
     from tutor.commands.check import check_paths
@@ -64,8 +78,8 @@ def _install(file: Path, archive, user_dir: Path, replace: bool) -> None:
             report = check_paths((staging,), user_dir=None)
         if problems or report.problems:
             for problem in [*problems, *report.problems]:
-                echo(str(problem).replace(str(staging), f"{file}!"), err=True)
-            raise _Refused("the pack has problems (above); tell its author")
+                echo(problem.localized(lang).replace(str(staging), f"{file}!"), err=True)
+            raise _Refused("install_pack_problems")
         (staging / INSTALLED_FILE).write_text(json.dumps({"name": pack.name, "version": pack.version,
                                                           "archive": file.name}), encoding="utf-8")
         target = user_dir / pack.name
@@ -82,9 +96,8 @@ def _install(file: Path, archive, user_dir: Path, replace: bool) -> None:
         if staging.exists():
             shutil.rmtree(staging, ignore_errors=True)
     if report.warnings:
-        echo(f"{len(report.warnings)} pedagogy warnings (`autograd-tutor check --strict {target}` lists them)")
-    echo(f"Installed {pack.name} {pack.version} ({len(pack.lessons)} lesson"
-         f"{'s' if len(pack.lessons) != 1 else ''}) into {target}")
+        echo(t("install_warnings", lang, count=len(report.warnings), target=target))
+    echo(t("install_done", lang, name=pack.name, version=pack.version, count=len(pack.lessons), target=target))
 
 
 def _refuse_to_overwrite(target: Path, name: str, replace: bool) -> None:
@@ -95,11 +108,10 @@ def _refuse_to_overwrite(target: Path, name: str, replace: bool) -> None:
     if not os.path.lexists(target):
         return
     if not (target / INSTALLED_FILE).is_file() or target.is_symlink():
-        raise _Refused(f"{target} already exists and was not made by `autograd-tutor install` (your own "
-                       f"lessons?); it is left as it is. Rename or move that folder to install the pack '{name}'")
+        raise _Refused("install_not_ours", target=target, name=name)
     if not replace:
         installed, _ = read_pack(target)
-        version = f" version {installed.version}" if installed is not None else ""
-        raise _Refused(f"{name}{version} is already installed in {target}; add --replace to install this "
-                       "archive instead")
+        if installed is None:
+            raise _Refused("install_already", name=name, target=target)
+        raise _Refused("install_already_version", name=name, version=installed.version, target=target)
 

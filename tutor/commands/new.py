@@ -18,6 +18,8 @@ from pathlib import Path
 
 import click
 
+from tutor.commands import top_level
+from tutor.i18n import t
 from tutor.untrusted import echo
 
 TEMPLATE = '''\
@@ -128,12 +130,15 @@ def slug(name: str) -> str:
 @click.pass_context
 def command(ctx: click.Context, name: str, folder: Path | None) -> None:
     """Write NAME.toml, a commented template lesson that passes `check` as is."""
+    lang = top_level.language(ctx)
     lesson_id = slug(Path(name.removesuffix(".toml")).name)
     if not lesson_id:
-        raise click.UsageError(f"cannot make a lesson id from {name!r}: use letters or digits, like 'chain-rule'")
+        from tutor.commands.snippet_file import usage
+
+        usage("new", t("new_no_id", lang, name=repr(name)))
     from tutor.paths import lessons_dir
 
-    user_dir = lessons_dir(ctx.parent.params.get("data_dir") if ctx.parent is not None else None)
+    user_dir = lessons_dir(top_level.given(ctx, "data_dir"))
     if folder is None:
         folder = user_dir
     path = folder / f"{lesson_id}.toml"
@@ -145,11 +150,10 @@ def command(ctx: click.Context, name: str, folder: Path | None) -> None:
     if lesson_id in taken and not path.exists():
         other, where = taken[lesson_id]
         suggestion = free_id(lesson_id, taken)
-        echo(f"the lesson id '{lesson_id}' is taken by {other} ({where}), and the tutor loads only one "
-                   f"lesson per id; choose another name, like: autograd-tutor new {suggestion}", err=True)
+        echo(t("new_id_taken", lang, id=lesson_id, other=other, where=where, suggestion=suggestion), err=True)
         sys.exit(1)
     if path.exists():
-        echo(f"{path} already exists; choose another name or move that file away.", err=True)
+        echo(t("new_exists", lang, path=path), err=True)
         sys.exit(1)
     from lessons.spec import SCHEMA_PATH
 
@@ -165,9 +169,9 @@ def command(ctx: click.Context, name: str, folder: Path | None) -> None:
 
             write_atomically(schema, SCHEMA_PATH.read_text(encoding="utf-8"))
     except OSError as error:
-        echo(f"cannot write {path}: {error.strerror or error}", err=True)
+        echo(t("cli_cannot_write", lang, path=path, reason=error.strerror or error), err=True)
         sys.exit(1)
-    echo(f"Wrote {path} (lesson id '{lesson_id}'). Edit it, then run: autograd-tutor check {path}")
+    echo(t("new_written", lang, path=path, id=lesson_id))
 
 
 def _ids_in(folder: Path) -> dict:

@@ -15,11 +15,18 @@ _DECLARED_ID = re.compile(r'(?m)^\s*id\s*=\s*"([^"\n]*)"')
 
 
 class OpenError(Exception):
-    """Why `--open` cannot open its target; `status` is the exit status."""
+    """Why `--open` cannot open its target (`message(lang)`: the i18n string `key`, then a broken lesson's
+    `problems`, one a line); `status` is the exit status."""
 
-    def __init__(self, message: str, status: int = 2) -> None:
-        super().__init__(message)
-        self.status = status
+    def __init__(self, key: str, status: int = 2, problems=(), **params) -> None:
+        self.key, self.status, self.problems, self.params = key, status, tuple(problems), params
+        super().__init__(self.message("en"))
+
+    def message(self, lang: str) -> str:
+        from tutor.i18n import t
+
+        params = {name: value(lang) if callable(value) else value for name, value in self.params.items()}
+        return "\n".join([t(self.key, lang, **params), *(problem.localized(lang) for problem in self.problems)])
 
 
 def resolve(target: str, course) -> tuple[str, str | None]:
@@ -43,7 +50,7 @@ def _split(target: str) -> tuple[str, str | None]:
 
 def _by_path(path: Path, course):
     if not path.is_file():
-        raise OpenError(f"{path}: no such lesson file")
+        raise OpenError("open_no_file", path=path)
     wanted = path.resolve()
     for lesson in course.lessons:
         if lesson.path is not None and lesson.path.resolve() == wanted:
@@ -51,7 +58,7 @@ def _by_path(path: Path, course):
     for error in course.broken:
         if Path(error.path).resolve() == wanted:
             raise _broken(Path(error.path), error)
-    raise OpenError(f"{path} is not in the course: give its folder with --lessons {path.parent}")
+    raise OpenError("open_not_in_course", path=path, folder=path.parent)
 
 
 def _by_id(lesson_id: str, course):
@@ -64,8 +71,7 @@ def _by_id(lesson_id: str, course):
     ids = [lesson.id for lesson in course.lessons]
     close = [lesson.id for lesson in course.lessons if lesson.file_id == lesson_id]  # a pack's lesson
     close += difflib.get_close_matches(lesson_id, ids, n=1, cutoff=0.6)
-    hint = f" — did you mean '{close[0]}'?" if close else "."
-    raise OpenError(f"no lesson '{lesson_id}'{hint} The lessons are: {', '.join(ids) or '(none)'}")
+    raise OpenError("open_no_lesson", id=lesson_id, hint=_did_you_mean(close), ids=", ".join(ids) or "-")
 
 
 def _declares(path: Path, lesson_id: str) -> bool:
@@ -90,9 +96,8 @@ def _broken(path: Path, error) -> OpenError:
     from lessons.loader import read_lesson
 
     _, problems = read_lesson(path)
-    lines = "\n".join(str(problem) for problem in sorted(problems or [error], key=lambda p: p.line or 0))
-    return OpenError(f"{path} cannot be opened; fix it (`autograd-tutor check {path}` checks it again):\n{lines}",
-                     status=1)
+    return OpenError("open_broken", status=1, problems=sorted(problems or [error], key=lambda p: p.line or 0),
+                     path=path)
 
 
 def _step(lesson, step: str) -> str:
@@ -102,6 +107,12 @@ def _step(lesson, step: str) -> str:
     if step.isdigit() and 1 <= int(step) <= len(ids):
         return ids[int(step) - 1]
     close = difflib.get_close_matches(step, ids, n=1, cutoff=0.6)
-    hint = f" — did you mean '{close[0]}'?" if close else "."
     listed = ", ".join(f"{i} {step_id}" for i, step_id in enumerate(ids, 1))
-    raise OpenError(f"lesson '{lesson.id}' has no step '{step}'{hint} Its steps (number and id): {listed}")
+    raise OpenError("open_no_step", id=lesson.id, step=step, hint=_did_you_mean(close), steps=listed)
+
+
+def _did_you_mean(close: list[str]):
+    """The hint after "no lesson 'x'", in the message's language ("." in English without one)."""
+    from tutor.i18n import t
+
+    return lambda lang: t("open_did_you_mean", lang, close=close[0]) if close else ("." if lang == "en" else "")

@@ -11,7 +11,9 @@ from pathlib import Path
 
 import click
 
+from tutor.commands import top_level
 from tutor.commands.trust import require_confinement, trust_option
+from tutor.i18n import t
 from tutor.untrusted import echo
 
 
@@ -25,28 +27,28 @@ def command(ctx: click.Context, folder: Path, output: Path | None, trust_lessons
     """Check the lesson pack in FOLDER and write NAME-VERSION.zip."""
     from lessons.folders import PACK_FILE
     from lessons.packs import read_pack, write_archive
-    from tutor.commands.check import check_paths, message_language, print_report
+    from tutor.commands.check import check_paths, print_report
     from tutor.commands.snippet_file import usage
     from tutor.paths import lessons_dir
 
+    lang = top_level.language(ctx)
     if not (folder / PACK_FILE).is_file():
-        usage("pack", f"{folder} has no {PACK_FILE}; a pack is a folder of lessons with a pack.toml "
-                      "(docs/authoring.md, section 9)")
-    require_confinement("pack", trust_lessons, (folder,))
-    user_dir = lessons_dir(ctx.parent.params.get("data_dir") if ctx.parent is not None else None)
+        usage("pack", t("pack_no_pack_file", lang, folder=folder, file=PACK_FILE))
+    require_confinement("pack", trust_lessons, (folder,), lang=lang)
+    user_dir = lessons_dir(top_level.given(ctx, "data_dir"))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         report = check_paths((folder,), user_dir=user_dir)
-    status = print_report(report, strict=False, lang=message_language(ctx))
+    status = print_report(report, strict=False, lang=lang)
     if status:
-        echo(f"not packed: fix the problems above, then run `autograd-tutor pack {folder}` again", err=True)
+        echo(t("pack_not_packed", lang, folder=folder), err=True)
         sys.exit(1)
     pack, _ = read_pack(folder)
     target = output if output is not None else Path.cwd()
     try:
         written = write_archive(pack, target)
     except OSError as error:
-        echo(f"cannot write the archive into {target}: {error.strerror or error}", err=True)
+        echo(t("pack_cannot_write", lang, target=target, reason=error.strerror or error), err=True)
         sys.exit(1)
-    echo(f"Wrote {written} ({pack.name} {pack.version}, {len(pack.lessons)} "
-               f"lesson{'s' if len(pack.lessons) != 1 else ''}). Share it; others run: autograd-tutor install {written.name}")
+    echo(t("pack_written", lang, path=written, name=pack.name, version=pack.version, count=len(pack.lessons),
+           file=written.name))

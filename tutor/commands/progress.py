@@ -19,32 +19,33 @@ from tutor.untrusted import echo
 @click.pass_context
 def command(ctx: click.Context, data_dir: str | None, export_path: str | None, import_path: str | None) -> None:
     """Print lessons done, accuracy per concept and what is due when; or export/import progress."""
-    from tutor.i18n import default_language, t
+    from tutor.commands import top_level
+    from tutor.i18n import t
     from tutor.progress import ProgressError, ProgressStore
     from tutor.progress.exchange import export_json, import_json
     from tutor.untrusted import plain
 
+    lang = top_level.language(ctx)
     if export_path and import_path:
-        raise click.UsageError("give either --export FILE or --import FILE, not both")
-    parent = ctx.parent.params if ctx.parent is not None else {}
+        from tutor.commands.snippet_file import usage
+
+        usage("progress", t("progress_export_or_import", lang))
     try:
-        store = ProgressStore(data_dir=data_dir or parent.get("data_dir"))
+        store = ProgressStore(data_dir=top_level.given(ctx, "data_dir", data_dir))
     except ProgressError as error:
         raise click.ClickException(plain(error)) from None
-    lang = parent.get("lang") or default_language()
     with store:
         if store.recovered_from is not None:
             echo(t("progress_salvaged", lang, count=store.salvaged["attempts"], path=store.recovered_from), err=True)
         try:
             if export_path:
                 count = export_json(store, export_path)
-                echo(f"Exported {count} attempts to {export_path}")
+                echo(t("progress_exported", lang, count=count, path=export_path))
             elif import_path:
                 changed = import_json(store, import_path)
-                echo(f"Imported from {import_path}: {changed['attempts']} new attempts, "
-                           f"{changed['positions']} lesson positions, {changed['cards']} review cards updated")
+                echo(t("progress_imported", lang, path=import_path, **changed))
             else:
-                echo(summary(store, parent.get("lesson_dirs", ()), data_dir or parent.get("data_dir")))
+                echo(summary(store, top_level.lesson_dirs(ctx), top_level.given(ctx, "data_dir", data_dir), lang))
         except ProgressError as error:
             raise click.ClickException(plain(error)) from None
         finally:
@@ -54,58 +55,71 @@ def command(ctx: click.Context, data_dir: str | None, export_path: str | None, i
                     echo(f"  {note}", err=True)
 
 
-def summary(store, lesson_dirs=(), data_dir=None) -> str:
-    """The text `autograd-tutor progress` prints (the course includes `data_dir`'s own lessons)."""
+def summary(store, lesson_dirs=(), data_dir=None, lang: str = "en") -> str:
+    """The text `autograd-tutor progress` prints in `lang` (the course includes `data_dir`'s own lessons)."""
     from lessons.course import load_course
+    from lessons.glossary import concept_label
+    from tutor.i18n import t
     from tutor.paths import lessons_dir
     from tutor.progress import QUIZ_LESSON, LessonStatus, gradable_step_ids
-    from tutor.progress.scheduler import CardState, ConceptScheduler
+    from tutor.progress.scheduler import ConceptScheduler
     from tutor.progress.stats import concept_stats, streak
 
     now = datetime.now(timezone.utc)
-    lines = [f"Progress file: {store.path}", ""]
-
+    lines = [t("progress_file", lang, path=store.path), ""]
     course = load_course(lesson_dirs, user_dir=lessons_dir(data_dir))
     statuses = {lesson.id: store.lesson_progress(lesson.id, gradable_step_ids(lesson.steps)) for lesson in course.lessons}
     counts = {status: sum(p.status is status for p in statuses.values()) for status in LessonStatus}
-    lines.append(f"Lessons: {counts[LessonStatus.DONE]} done, {counts[LessonStatus.IN_PROGRESS]} in progress, "
-                 f"{counts[LessonStatus.NEW]} new")
-    for lesson in course.lessons:
-        progress = statuses[lesson.id]
-        if progress.status is not LessonStatus.NEW:
-            lines.append(f"  {progress.status.value:<12} {len(progress.solved)}/{progress.total}  "
-                         f"{lesson.id}: {lesson.title.en}")
+    lines.append(t("progress_lessons", lang, done=counts[LessonStatus.DONE],
+                   in_progress=counts[LessonStatus.IN_PROGRESS], new=counts[LessonStatus.NEW]))
+    started = [(lesson, statuses[lesson.id]) for lesson in course.lessons
+               if statuses[lesson.id].status is not LessonStatus.NEW]
+    lines += _columns([[t(f"status_{progress.status.name.lower()}", lang), f"{len(progress.solved)}/{progress.total}",
+                        f"{lesson.id}: {lesson.title.get(lang)}"] for lesson, progress in started], indent="  ")
     unknown = [lesson for lesson in store.lesson_ids() if lesson != QUIZ_LESSON and lesson not in statuses]
     if unknown:
-        lines.append(f"  (also progress for lessons not in the course: {', '.join(unknown)})")
-
+        lines.append("  " + t("progress_unknown_lessons", lang, ids=", ".join(unknown)))
     attempts = store.attempts()
     correct = sum(a.outcome.value == "correct" for a in attempts)
     lines.append("")
     if not attempts:
-        lines.append("No attempts yet: open a lesson with `autograd-tutor` or try `autograd-tutor quiz`.")
+        lines.append(t("progress_no_attempts", lang))
         return "\n".join(lines)
     run = streak(attempts, datetime.now().astimezone().date())
-    lines.append(f"Attempts: {len(attempts)}, {correct} correct ({correct / len(attempts):.0%}); "
-                 f"streak {run.current} day{'s' * (run.current != 1)} (longest {run.longest})")
-
+    lines.append(t("progress_attempts", lang, count=len(attempts), correct=correct,
+                   accuracy=f"{correct / len(attempts):.0%}", days=run.current, longest=run.longest))
     stats = concept_stats(ConceptScheduler(store), now)
     if stats:
-        width = max(len("concept"), *(len(s.concept) for s in stats))
-        lines += ["", f"{'concept':<{width}}  right  wrong  revealed  accuracy  next review"]
-        for s in stats:
-            accuracy = f"{s.accuracy:.0%}" if s.accuracy is not None else "-"
-            review = "due now" if s.state is CardState.DUE else ("new" if s.due is None else _when(s.due, now))
-            lines.append(f"{s.concept:<{width}}  {s.correct:>5}  {s.wrong:>5}  {s.revealed:>8}  {accuracy:>8}  {review}")
+        header = [t(key, lang) for key in ("col_concept", "col_correct", "col_wrong", "col_revealed", "col_accuracy",
+                                            "col_next_review")]
+        rows = [[concept_label(s.concept, lang), s.correct, s.wrong, s.revealed,
+                 f"{s.accuracy:.0%}" if s.accuracy is not None else "-", _when(s.due, now, lang)] for s in stats]
+        lines += ["", *_columns([header, *rows], numbers=(1, 2, 3, 4))]
     return "\n".join(lines)
 
 
-def _when(due: datetime, now: datetime) -> str:
-    seconds = (due - now).total_seconds()
-    if seconds < 3600:
-        relative = f"in {max(1, round(seconds / 60))} min"
-    elif seconds < 86400:
-        relative = f"in {round(seconds / 3600)} h"
-    else:
-        relative = f"in {round(seconds / 86400)} days"
-    return f"{relative} ({due.astimezone().strftime('%Y-%m-%d %H:%M')})"
+def _columns(rows: list[list], numbers: tuple[int, ...] = (), indent: str = "") -> list[str]:
+    """`rows` as lines of columns two spaces apart, padded by terminal cells (a Japanese character takes two);
+    the columns in `numbers` right-aligned."""
+    from rich.cells import cell_len
+
+    cells = [[str(cell) for cell in row] for row in rows]
+    widths = [max(cell_len(row[column]) for row in cells) for column in range(len(cells[0]))] if cells else []
+    lines = []
+    for row in cells:
+        padded = [(" " * (width - cell_len(cell)) + cell) if column in numbers else
+                  (cell + " " * (width - cell_len(cell)) if column < len(row) - 1 else cell)
+                  for column, (cell, width) in enumerate(zip(row, widths))]
+        lines.append(indent + "  ".join(padded))
+    return lines
+
+
+def _when(due: datetime | None, now: datetime, lang: str) -> str:
+    """When a concept is reviewed next: words, and the date for one still to come."""
+    from tutor.i18n import t
+    from tutor.widgets.due_label import due_label
+
+    words = due_label(due, now, lang)
+    if due is None or due <= now:
+        return words
+    return t("progress_due_at", lang, when=words, date=due.astimezone().strftime("%Y-%m-%d %H:%M"))

@@ -29,15 +29,15 @@ def command(ctx: click.Context, seed: int | None, count: int, lang: str | None, 
 
     worker_start.start()  # before the app is imported: the first question waits for the worker
     from tutor.app import TutorApp
+    from tutor.commands import top_level
 
-    parent = ctx.parent.params if ctx.parent is not None else {}
     TutorApp(
-        lang=lang or parent.get("lang"),
-        extra_dirs=(*parent.get("lesson_dirs", ()), *lesson_dirs),
-        data_dir=data_dir or parent.get("data_dir"),
-        theme=parent.get("theme", "dark"),
+        lang=top_level.given(ctx, "lang", lang),
+        extra_dirs=top_level.lesson_dirs(ctx, lesson_dirs),
+        data_dir=top_level.given(ctx, "data_dir", data_dir),
+        theme=top_level.given(ctx, "theme") or "dark",
         start="quiz",
         quiz_seed=seed,
         quiz_count=count,
-        trust_lessons=trust_lessons or parent.get("trust_lessons", False),
+        trust_lessons=bool(top_level.given(ctx, "trust_lessons", trust_lessons)),
     ).run_and_exit()

@@ -11,8 +11,10 @@ from pathlib import Path
 
 import click
 
+from tutor.commands import top_level
 from tutor.commands.snippet_file import read_snippet
 from tutor.commands.trust import require_confinement, trust_option
+from tutor.i18n import t
 from tutor.untrusted import echo, json_dumps
 
 
@@ -20,16 +22,18 @@ from tutor.untrusted import echo, json_dumps
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of the human report.")
 @trust_option
-def command(file: Path, as_json: bool, trust_lessons: bool) -> None:
+@click.pass_context
+def command(ctx: click.Context, file: Path, as_json: bool, trust_lessons: bool) -> None:
     """Run a PyTorch-style snippet FILE safely on the tutor's engine."""
     from engine.runner import Limits, SnippetError
     from engine.sandbox import run_program
 
-    require_confinement("run", trust_lessons, profile="run")
+    lang = top_level.language(ctx)
+    require_confinement("run", trust_lessons, profile="run", lang=lang)
     max_chars = Limits().max_source
-    source = read_snippet(file, max_chars, "run")
-    if source is None:
-        error = SnippetError("SnippetRejected", f"the file is larger than the limit of {max_chars} characters", 1, 1)
+    source = read_snippet(file, max_chars, "run", lang)
+    if source is None:  # (the JSON report's message stays English, like every field of it)
+        error = SnippetError("SnippetRejected", t("run_too_large", "en" if as_json else lang, limit=max_chars), 1, 1)
         ok, stdout, stderr, tensors = False, "", "", {}
     else:
         result = run_program(source, filename=str(file), report=True, profile="run")
@@ -43,7 +47,7 @@ def command(file: Path, as_json: bool, trust_lessons: bool) -> None:
     else:
         echo(stdout, nl=False)
         echo(stderr, err=True, nl=False)  # the warnings, where PyTorch writes them
-        _print_tensors(tensors)
+        _print_tensors(tensors, lang)
         if error is not None:
             echo(error, err=True)
     sys.exit(0 if ok else 1)
@@ -54,17 +58,17 @@ def _json_entry(entry: dict) -> dict:
     return {key: value for key, value in entry.items() if key not in ("repr", "grad_repr")}
 
 
-def _print_tensors(tensors: dict[str, dict]) -> None:
+def _print_tensors(tensors: dict[str, dict], lang: str) -> None:
     if tensors:
-        echo("── tensors " + "─" * 40, dim=True)
-    for name, t in tensors.items():
-        if "same_as" in t:
-            echo(f"{name} = {t['same_as']}  (the same tensor)")
+        echo(f"── {t('run_tensors', lang)} " + "─" * 40, dim=True)
+    for name, entry in tensors.items():
+        if "same_as" in entry:
+            echo(f"{name} = {entry['same_as']}  {t('run_same_tensor', lang)}")
             continue
-        if "error" in t:
-            echo(f"{name}: {t['error']}")
+        if "error" in entry:
+            echo(f"{name}: {entry['error']}")
             continue
-        echo(f"{name} = " + t["repr"].replace("\n", "\n" + " " * (len(name) + 3)))
-        echo(f"    requires_grad={t['requires_grad']}  is_leaf={t['is_leaf']}  grad_fn={t['grad_fn']}")
-        grad = t["grad_repr"]
+        echo(f"{name} = " + entry["repr"].replace("\n", "\n" + " " * (len(name) + 3)))
+        echo(f"    requires_grad={entry['requires_grad']}  is_leaf={entry['is_leaf']}  grad_fn={entry['grad_fn']}")
+        grad = entry["grad_repr"]
         echo("    grad=" + ("None" if grad is None else grad.replace("\n", "\n         ")))

@@ -42,17 +42,17 @@ def command(ctx: click.Context, host: str, port: int, class_dir: str, lesson_dir
     except ImportError as error:
         raise click.ClickException(f"{error}. Install the classroom extra: pip install 'autograd-tutor[serve]'") from None
     from tutor.classroom.offer import OfferError, make_offer
-    from tutor.i18n import default_language
+    from tutor.commands import top_level
     from tutor.paths import lessons_dir
 
-    parent = ctx.parent.params if ctx.parent is not None else {}
-    lang = parent.get("lang") or default_language()
+    lang = top_level.language(ctx)
     if class_code is not None and not class_code.strip():
         raise click.BadParameter("the class code cannot be empty", param_hint="--class-code")
     if class_code is None and not is_local(host):
         class_code = generate_code()
     try:
-        offer = make_offer(lessons_dir(parent.get("data_dir")), lesson_dirs or parent.get("lesson_dirs") or (), only)
+        offer = make_offer(lessons_dir(top_level.given(ctx, "data_dir")), top_level.given(ctx, "lesson_dirs", lesson_dirs) or (),
+                           only)
     except OfferError as error:
         raise click.BadParameter(str(error), param_hint="--only") from None
     if not tell_offer(offer, lang, allow_broken):

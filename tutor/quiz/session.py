@@ -43,6 +43,14 @@ class Tally:
 
 
 @dataclass(frozen=True)
+class Drawn:
+    """A question made for the session and the concept it was chosen for."""
+
+    question: Question
+    concept: str
+
+
+@dataclass(frozen=True)
 class SessionSummary:
     total: Tally
     concepts: dict[str, Tally]  # this session's results per concept
@@ -88,23 +96,40 @@ class QuizSession:
         return self._asked[-1] if len(self._asked) > len(self._attempts) else None
 
     def next_question(self) -> Question | None:
-        """The next question (the same one again until it is answered); None when the session is over."""
+        """The next question (the same one again until it is answered); None when the session is over. Reads the
+        progress store and waits for the snippet worker: an app does the three parts apart (`review_order` on the
+        store's thread, `draw` off the event loop, `ask`)."""
         if self.current is not None or self.finished:
             return self.current
+        return self.ask(self.draw(self.review_order()))
+
+    def review_order(self) -> list[str]:
+        """The concepts the templates cover, in the scheduler's review order (reads the progress store: call it on
+        the store's thread)."""
+        askable = dict.fromkeys(c for t in self._templates for c in t.concepts)
+        return [item.concept for item in self.scheduler.agenda(askable) if item.concept in askable]
+
+    def draw(self, order: Sequence[str]) -> Drawn:
+        """A new question on the first concept of `order` not asked lately; touches no store, so it may run on
+        another thread (it asks the snippet worker, which may take seconds). A template that fails is dropped;
+        raises `QuizError` when none is left."""
         while self._templates:
-            concept = self._next_concept()
+            askable = {c for t in self._templates for c in t.concepts}
+            concept = self._next_concept([c for c in order if c in askable])
             choices = [t for t in self._templates if concept in t.concepts]
             template = choices[int(self._rng.integers(len(choices)))]
             seed = int(self._rng.integers(2**31))
             try:
-                question = generate(template, seed)
+                return Drawn(generate(template, seed), concept)
             except QuizError:
                 self._templates.remove(template)  # a broken lesson template must not end the quiz
-                continue
-            self._asked.append(question)
-            self._topics.append(concept)
-            return question
         raise QuizError("no quiz template can produce a question")
+
+    def ask(self, drawn: Drawn) -> Question:
+        """`drawn` becomes the question waiting for an answer."""
+        self._asked.append(drawn.question)
+        self._topics.append(drawn.concept)
+        return drawn.question
 
     def submit(
         self,
@@ -142,8 +167,6 @@ class QuizSession:
         next_due = {concept: self.scheduler.card(concept).due for concept in concepts}
         return SessionSummary(total, concepts, next_due, list(self._attempts))
 
-    def _next_concept(self) -> str:
-        askable = dict.fromkeys(c for t in self._templates for c in t.concepts)
-        agenda = [item.concept for item in self.scheduler.agenda(askable) if item.concept in askable]
+    def _next_concept(self, agenda: Sequence[str]) -> str:
         recent = set(self._topics[-self.spacing:]) if self.spacing else set()
         return next((concept for concept in agenda if concept not in recent), agenda[0])

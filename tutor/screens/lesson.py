@@ -34,7 +34,8 @@ class LessonScreen(PracticeScreen):
         super().__init__()
         self.lesson = lesson
         self.index = index
-        self.furthest = index  # read steps up to here count as read (the learner opened the lesson past them)
+        self.seen: set[str] = set()  # the ids of the steps shown on this screen: a read step shown has been read
+        self.answered_before: set[str] = set()  # the steps answered in earlier sessions (the read ones before were read)
         self.states: dict[str, StepState] = {}
         self.practice = practice
 
@@ -55,6 +56,7 @@ class LessonScreen(PracticeScreen):
     def restore_states(self) -> None:
         """Outcomes from earlier sessions: the progress marks show them and the explanation opens."""
         for attempt in self.app.attempts(self.lesson.id):
+            self.answered_before.add(attempt.step_id)
             state = self.states.setdefault(attempt.step_id, StepState())
             state.attempted = True
             if state.outcome is not Outcome.CORRECT:
@@ -82,10 +84,15 @@ class LessonScreen(PracticeScreen):
         self.refresh_bindings()
 
     def _show_progress(self) -> None:
-        self.furthest = max(self.furthest, self.index)
-        outcomes = [("read" if s.kind == "read" and i <= self.furthest
+        """A step's mark fills once the learner has done it: answered, or (a read step) shown here or passed in an
+        earlier session on the way to a step answered then; opening the lesson further on (`--open LESSON:6`,
+        resuming) and answering there reads nothing."""
+        self.seen.add(self.step.id)
+        steps = self.lesson.steps
+        passed = max((i for i, s in enumerate(steps) if s.id in self.answered_before), default=-1)
+        outcomes = [("read" if s.kind == "read" and (s.id in self.seen or i < passed)
                      else self.states[s.id].outcome if s.id in self.states else None)
-                    for i, s in enumerate(self.lesson.steps)]
+                    for i, s in enumerate(steps)]
         self.query_one("#progress", StepProgress).show(self.index, outcomes, self.app.lang)
 
     def _show_source(self) -> None:

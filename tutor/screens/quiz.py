@@ -4,9 +4,10 @@ A quiz question is a one-step lesson (`tutor.quiz.Question.lesson`) whose answer
 already computed. `tutor.practice.QuizPractice` submits the first verdict of each question to the
 `QuizSession` (which records the attempt and reviews the concepts' FSRS cards at once); the learner
 may still retry until right, or show the answer, without changing that record. After the last
-question the app shows the summary. Opened while the snippet worker still starts (a quiz at start-up), the screen
-is drawn at once and says it prepares the first question, which it makes once the worker has started. This screen
-imports no other page screen.
+question the app shows the summary. The screen is drawn at once; each question is made off the event loop (it waits
+for the snippet worker, which may be starting or busy), so keys work meanwhile. When the first question has not come
+within PREPARING_DELAY the screen says it prepares it: a question that comes at once never flashes that notice first.
+This screen imports no other page screen.
 """
 from __future__ import annotations
 
@@ -20,6 +21,8 @@ from tutor.screens.practice import PracticeScreen
 from tutor.widgets.step_progress import StepProgress
 from tutor.widgets.step_view import StepView
 
+PREPARING_DELAY = 0.25  # seconds: a first question sooner than this needs no "Preparing…" (it would only flash)
+
 
 class QuizScreen(PracticeScreen):
     """A session's questions (`PracticeScreen`'s keys, `n` next question); Esc asks first: the questions not yet
@@ -28,13 +31,13 @@ class QuizScreen(PracticeScreen):
     BINDINGS = [Binding("n", "next", "next_question")]
     continue_key = "quiz_next_hint"
 
-    def __init__(self, session, learner_seed: str = "", first=None) -> None:
-        """`first`: the session's first question when it is already made (else the screen makes it)."""
+    def __init__(self, session, learner_seed: str = "") -> None:
         super().__init__()
         self.session = session
         self.practice = QuizPractice(session, learner_seed)
-        self.practice.load(first)
+        self.practice.load(None)
         self.states: dict = {}
+        self.drawing = False  # a question is being made
 
     @property
     def question(self):
@@ -44,30 +47,49 @@ class QuizScreen(PracticeScreen):
     def outcomes(self) -> list[Outcome]:
         return self.practice.outcomes
 
-    async def on_mount(self) -> None:
-        if self.question is not None:
-            await self.show_step()
-            return
+    def on_mount(self) -> None:
         self.sub_title = t("quiz_title", self.app.lang)
         self._show_progress()
-        self.view.mount(Static(t("quiz_preparing", self.app.lang), id="preparing"))
-        self.run_worker(self._first_question(), name="first-question", exclusive=True)
+        self._preparing = self.set_timer(PREPARING_DELAY, self._say_preparing)
+        self._ask_next()
 
-    async def _first_question(self) -> None:
-        """Once the worker has started (the question's answer comes from it), the first question, or why there is
-        none (then back to the course)."""
-        from tutor import worker_start
+    def _say_preparing(self) -> None:
+        """The first question has not come at once (the worker is starting, or busy): say it is on its way."""
+        if self.question is None:
+            self.view.mount(Static(t("quiz_preparing", self.app.lang), id="preparing"))
+
+    def _ask_next(self) -> None:
+        """Make the next question in a Textual worker; until it is shown, `n` waits."""
+        self.drawing = True
+        self.refresh_bindings()
+        self.run_worker(self._next_question(), name="next-question", exclusive=True)
+
+    async def _next_question(self) -> None:
+        """The next question: the session reads the progress store here, on the store's thread, and makes the question
+        in a daemon thread, since it asks the snippet worker, which may be starting or busy preloading explanations
+        for seconds: meanwhile the screen answers keys (Esc leaves). None can be made: the first question says why
+        and goes back to the course, a later one ends the quiz with its summary."""
+        from tutor.background import in_thread
         from tutor.quiz import QuizError
 
-        await worker_start.started()
+        session = self.session
+        order = session.review_order()
         try:
-            question = self.session.next_question()
+            question = session.ask(await in_thread(lambda: session.draw(order), name="quiz-question"))
         except QuizError as error:
-            self.app.notify(t("quiz_unavailable", self.app.lang, reason=error), severity="error", timeout=10)
-            self.dismiss()
+            self._preparing.stop()
+            if self.question is None:
+                self.app.notify(t("quiz_unavailable", self.app.lang, reason=error), severity="error", timeout=10)
+                self.dismiss()
+            else:  # every template left failed: end early, answers so far are kept
+                self.notify(t("quiz_stopped", self.app.lang, reason=error), severity="error", timeout=10)
+                self.app.show_quiz_summary(session)
             return
+        self._preparing.stop()
+        self.drawing = False
         self.practice.load(question)
-        await self.show_step()
+        self.states.clear()  # every question starts fresh (questions may share a step id)
+        await self.show_step(0, remember=False)
 
     @property
     def step(self):
@@ -76,7 +98,8 @@ class QuizScreen(PracticeScreen):
     async def show_step(self, index: int = 0, remember: bool = True) -> None:
         """Lay out the current question (also after a language switch: what was typed is kept)."""
         lang = self.app.lang
-        self.sub_title = f"{t('quiz_title', lang)} · {', '.join(concept_label(c, lang) for c in self.question.concepts)}"
+        concepts = t("list_joiner", lang).join(concept_label(c, lang) for c in self.question.concepts)
+        self.sub_title = f"{t('quiz_title', lang)} · {concepts}"
         self._show_progress()
         await self.view.show(0, remember=remember)
         self.refresh_bindings()
@@ -104,22 +127,15 @@ class QuizScreen(PracticeScreen):
         self.app.open_explanation(self.question.lesson, self.step, self.question.answer, self.practice.source(0))
 
     async def action_next(self) -> None:
+        if self.drawing:
+            return
         if not self.state.attempted:
             self.notify(t("quiz_answer_first", self.app.lang))
             return
-        from tutor.quiz import QuizError
-
-        try:
-            question = self.session.next_question()
-        except QuizError as error:  # every template left failed: end early, answers so far are kept
-            self.notify(t("quiz_stopped", self.app.lang, reason=error), severity="error", timeout=10)
-            question = None
-        if question is None:
+        if self.session.finished:
             self.app.show_quiz_summary(self.session)
             return
-        self.practice.load(question)
-        self.states.clear()  # every question starts fresh (questions may share a step id)
-        await self.show_step(0, remember=False)
+        self._ask_next()
 
     def _store_failed(self, error) -> None:
         self.app.notify(t("progress_unavailable", self.app.lang, reason=error), severity="error", timeout=10)
@@ -130,11 +146,13 @@ class QuizScreen(PracticeScreen):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Show the answer only before it is over; next only once the question is answered; while the first question
-        is prepared, only leaving."""
+        is prepared, only leaving; while a later one is, not next."""
         if not self.steps_shown():
             return action not in ("primary", "hint", "show_answer", "explain", "retry", "next")
         if action == "show_answer":
             return None if self.state.solved else True
+        if action == "next" and self.drawing:
+            return None
         if action == "next":
             return True if self.state.attempted else None
         if action == "explain":
@@ -146,7 +164,11 @@ class QuizScreen(PracticeScreen):
         return True
 
     def leave(self) -> None:
-        """Back to the course, asking first: the questions left are dropped."""
+        """Back to the course, asking first once a question is shown (the questions left are dropped); at once
+        before that, when there is nothing to lose."""
+        if self.question is None:
+            self.dismiss()
+            return
         self.leave_after_asking(t("leave_quiz", self.app.lang, count=self.session.count - self.session.answered))
 
     def apply_language(self) -> None:

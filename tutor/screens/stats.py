@@ -72,7 +72,7 @@ class StatsScreen(Screen[None]):
                           due_label(item.due, now, lang), key=item.concept)
         yield table
         yield AccuracyPlot(accuracy_over_time(attempts, self.tz), lang, id="stats-plot")
-        yield from _misconceptions(attempts, lang)
+        yield from _misconceptions(attempts, self.app.outline, lang)
 
     def on_mount(self) -> None:
         self.sub_title = t("stats_title", self.app.lang)
@@ -91,7 +91,7 @@ class StatsScreen(Screen[None]):
         self.dismiss()
 
 
-def _misconceptions(attempts, lang: str):
+def _misconceptions(attempts, outline, lang: str):
     """What the diagnoses of the learner's wrong predictions found (branch diagnosis, #28), if any."""
     from lessons.misconceptions import CATALOGUE
     from tutor.progress.stats import misconception_stats
@@ -104,5 +104,21 @@ def _misconceptions(attempts, lang: str):
         entry = CATALOGUE.get(row.misconception)
         name = (entry.name.get(lang) or entry.name["en"]) if entry else row.misconception
         lines.append(text(t("stats_misconception_row", lang, name=name, count=row.count,
-                            place=f"{row.last_lesson}:{row.last_step}")))
+                            place=_place(outline, row.last_lesson, row.last_step, lang))))
     yield Static(Text("\n").join(lines), id="stats-misconceptions")
+
+
+def _place(outline, lesson_id: str, step_id: str, lang: str) -> str:
+    """A step as the learner knows it: its lesson's title and its number (from the course view's outline, so the
+    lessons need not load); ids only for a lesson no longer in the course."""
+    from tutor.progress.model import QUIZ_LESSON
+
+    if lesson_id == QUIZ_LESSON:
+        return t("stats_place_quiz", lang)
+    entries = (entry for section in (outline.sections if outline else ()) for entry in section.lessons)
+    entry = next((entry for entry in entries if entry.id == lesson_id), None)
+    if entry is None:
+        return f"{lesson_id}:{step_id}"
+    number = next((number for number, step in enumerate(entry.steps, start=1) if step.id == step_id), None)
+    title = entry.title.get(lang)
+    return t("stats_place", lang, title=title, number=number) if number else title

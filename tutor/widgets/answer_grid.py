@@ -148,11 +148,12 @@ class AnswerGrid(Widget, can_focus=True):
             self.post_message(self.Submitted())
         elif event.character is not None and event.is_printable:
             character = normalise(event.character)
-            if character and _cell_text(self.texts[row][column] + character):
-                self._edit(self.texts[row][column] + character)
+            kept = self._kept()
+            if character and _cell_text(kept + character):
+                self._edit(kept + character)
             else:  # a letter, `[`, `^`…: the learner is writing a whole answer (`2*x`), not a number:
                 # what the cell holds so far goes along with the key to the whole-answer field
-                start, self.texts[row][column] = self.texts[row][column], ""
+                start, self.texts[row][column] = kept, ""
                 if event.character == "[":  # a list starts a whole answer of its own: the cell's number is not part of it
                     start = ""
                 if self.marks is not None:
@@ -164,6 +165,12 @@ class AnswerGrid(Widget, can_focus=True):
         event.stop()
         event.prevent_default()
         self.refresh(layout=True)
+
+    def _kept(self) -> str:
+        """What typing adds to in the cell under the cursor: its text, unless the last check marked it wrong; a
+        wrong number is typed over, as a spreadsheet cell is (Backspace still edits it)."""
+        row, column = self.cursor
+        return "" if self.marks is not None and self.marks[row][column] is False else self.texts[row][column]
 
     def _edit(self, text: str) -> None:
         """Change the cell under the cursor; its mark from the last check no longer applies."""
@@ -178,8 +185,7 @@ class AnswerGrid(Widget, can_focus=True):
         event.stop()
         text = normalise(event.text).strip()
         if text and _cell_text(text):
-            row, column = self.cursor
-            self._edit(self.texts[row][column] + text)
+            self._edit(self._kept() + text)
             self.refresh(layout=True)
         elif text:
             self.post_message(self.Pasted(text))

@@ -300,6 +300,15 @@ class StepView(VerticalScroll, can_focus=True):
             self._show_verdict(lang)
             return
         self._grade(text, verdict.correct, None if verdict.correct else reading)
+        if not verdict.correct:
+            self._select_typed()
+
+    def _select_typed(self) -> None:
+        """After a wrong answer typed in the whole-answer field, select it: typing starts the next try afresh,
+        while an arrow key or End keeps it to edit (a close answer is left as it is, to be made more precise)."""
+        whole = self.query("#whole")
+        if whole and whole.first(Input).value:
+            whole.first(Input).select_all()
 
     # ------------------------------------------------------------------ diagnosis, off the UI thread
 
@@ -439,19 +448,24 @@ class StepView(VerticalScroll, can_focus=True):
         self.focus()
 
     def retry(self) -> None:
-        """Clear the marks and the verdict and go back to the editor."""
+        """Clear the marks and the verdict and go back to the editor: to the whole-answer field when the answer
+        was typed there (selected again after a wrong one, as right after the verdict)."""
         if self.state.solved:
             return
         grid = self.query("#grid")
         if grid:
             grid.first(AnswerGrid).clear_marks()
+        wrong = self.state.verdict == Outcome.WRONG
         self.state.marks = None
         self.state.verdict = None
         self.state.last_checked = None
         self._feedback(Text(""), "")
-        editor = self.editor()
+        whole = self.query("#whole")
+        editor = whole.first() if whole and whole.first(Input).value.strip() else self.editor()
         if editor is not None:
             editor.focus()
+        if wrong:
+            self._select_typed()
 
     def hint(self) -> None:
         lang = self.app.lang
@@ -478,7 +492,8 @@ class StepView(VerticalScroll, can_focus=True):
             self._record(text, Outcome.WRONG, diagnosis, duration, hints)
 
     def on_unmount(self) -> None:
-        self._flush()
+        if self.step is not None:  # (a quiz left before its first question has nothing to record)
+            self._flush()
 
     def _record(self, text: str | None, outcome: Outcome, diagnosis=None, duration: int | None = None,
                 hints: int | None = None) -> None:
@@ -620,11 +635,12 @@ class StepView(VerticalScroll, can_focus=True):
             return
         from tutor.answer_input import one_line
 
-        whole = found.first(Input)
+        whole = found.first(AnswerField)
         text = one_line(text)
         whole.value = text if replace else whole.value + text
         whole.focus()
         whole.cursor_position = len(whole.value)
+        whole.show_cursor()
         self.call_after_refresh(self._scroll_into_view, whole)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
