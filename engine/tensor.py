@@ -118,6 +118,8 @@ def _run(op, inputs: tuple, attrs: dict, modes=None) -> "Tensor":
             result._inference = True
         return result
     # per differentiable input, where its gradient goes (None: nowhere), and `wanted`, a bit per input that needs one
+    if not op.vjp:  # (logical_not, argmax…: nothing to differentiate)
+        return result
     if len(op.vjp) == 1 or len(inputs) == 1:  # (one and two inputs without a list: this runs for every op)
         a = inputs[0]
         parents = (a._grad_fn or a._grad_edge(),) if type(a) in _TENSOR_TYPES and a._requires_grad else (None,)
