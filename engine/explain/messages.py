@@ -363,10 +363,10 @@ MESSAGES: dict[str, dict[str, str]] = {
                       "ja": "この backward の中でモジュールの逆伝播フックが動きました。ここの J と vᵀJ はフックを通して "
                             "backward が計算した値で、フックが勾配を変えなかったときだけ関数そのものの値です（有限差分"
                             "による確認が関数と比べます）"},
-    "trace_module_hook": {"en": "a module's backward hook (register_full_backward_hook) runs at this node: what it "
-                                "returns is what flows on",
+    "trace_module_hook": {"en": "a module's backward hook (register_full_backward_hook) runs at this node: gradients "
+                                "it returns flow on instead of the ones computed (returning None changes nothing)",
                           "ja": "このノードでモジュールの逆伝播フック（register_full_backward_hook）が動きます。フックが"
-                                "返した値がそのまま先へ流れます"},
+                                "勾配を返すと、計算された勾配の代わりにそれが先へ流れます（None を返せば何も変わりません）"},
 }
 
 # ops whose symbolic form fails for a reason a learner can be told (op key -> op_detail_* key)
