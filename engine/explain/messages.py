@@ -306,7 +306,7 @@ MESSAGES: dict[str, dict[str, str]] = {
                                  "ja": "{op} には記号の式がありません（{detail}）"},
     "limit_unsupported_other": {"en": "an operation of this graph has no symbolic form",
                                 "ja": "この計算グラフには記号の式で書けない演算があります"},
-    # why an op has no symbolic form (the detail of limit_unsupported_detail)
+    # why an op has no symbolic form (the detail of limit_unsupported_detail; symbolic.op_detail picks it)
     "op_detail_indices": {"en": "its target holds class indices, which pick entries rather than enter a formula",
                           "ja": "target がクラス番号で、式に入るのではなく成分を選ぶためです"},
     "op_detail_condition": {"en": "it picks entries by a condition decided at these values",
@@ -368,10 +368,6 @@ MESSAGES: dict[str, dict[str, str]] = {
                           "ja": "このノードでモジュールの逆伝播フック（register_full_backward_hook）が動きます。フックが"
                                 "勾配を返すと、計算された勾配の代わりにそれが先へ流れます（None を返せば何も変わりません）"},
 }
-
-# ops whose symbolic form fails for a reason a learner can be told (op key -> op_detail_* key)
-OP_DETAILS = {"nll_loss": "indices", "cross_entropy": "indices", "gather": "indices", "index": "indices",
-              "where": "condition", "masked_fill": "condition"}
 
 
 def t(key: str, lang: str = "en", **params: object) -> str:

@@ -22,6 +22,7 @@ from engine import xp
 from engine.explain.replay import ops_of, replay
 from engine.graph import AccumulateGrad, pullback
 from engine.nn.hooks import HOOK_NODES
+from engine.ops import OPS
 
 MAX_NODES = 200
 MAX_ENTRIES = 1024
@@ -229,12 +230,11 @@ def symbolic_jacobian(nodes: list, names, out_shape: tuple, seed: np.ndarray, ed
         node = _failed_at(error)
         if node is None:
             return _limit("limit_unsupported_other", started)
-        from engine.explain.messages import OP_DETAILS, t
+        from engine.explain.messages import t
 
-        key = _op_key(node)
-        if key not in OP_DETAILS:
+        key, detail = _op_key(node), op_detail(node.op)
+        if detail is None:
             return _limit("limit_unsupported", started, op=key)
-        detail = f"op_detail_{OP_DETAILS[key]}"
         return _limit("limit_unsupported_detail", started, op=key, detail=t(detail), detail_key=detail)
     return SymbolicJacobian(True, "", output, leaves, rep.values, time.perf_counter() - started)
 
@@ -262,10 +262,21 @@ def _failed_at(error: BaseException):
     return found
 
 
+# Why an op has no symbolic form, by the op record itself (never by its name): a target of class indices is
+# nll_loss's alone (cross_entropy records log_softmax, then nll_loss); gather and indexing also pick entries
+# by index, yet they have a symbolic form.
+_OP_DETAILS = {OPS["nll_loss"]: "op_detail_indices", OPS["nll_loss2d"]: "op_detail_indices",
+               OPS["where"]: "op_detail_condition", OPS["masked_fill"]: "op_detail_condition"}
+
+
+def op_detail(op) -> str | None:
+    """The message key saying why `op` (an `engine.ops` record) has no symbolic form, or None when there is no
+    reason a learner can be told."""
+    return _OP_DETAILS.get(op)
+
+
 def _op_key(node) -> str:
     """The op's name as a learner writes it (nll_loss, where), from the engine's table."""
-    from engine.ops import OPS
-
     return next((key for key, op in OPS.items() if op is node.op), node.name())
 
 
