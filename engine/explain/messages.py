@@ -309,8 +309,6 @@ MESSAGES: dict[str, dict[str, str]] = {
     # why an op has no symbolic form (the detail of limit_unsupported_detail; symbolic.op_detail picks it)
     "op_detail_indices": {"en": "its target holds class indices, which pick entries rather than enter a formula",
                           "ja": "target がクラス番号で、式に入るのではなく成分を選ぶためです"},
-    "op_detail_condition": {"en": "it picks entries by a condition decided at these values",
-                            "ja": "この値で決まる条件で成分を選ぶ演算だからです"},
     # a panel kept as the sandbox's data until it is shown (engine.sandbox.renderables.Deferred)
     "unreadable_panel": {"en": "This part of the explanation could not be read back from the sandbox.",
                          "ja": "説明のこの部分はサンドボックスから読み戻せませんでした。"},

@@ -12,6 +12,7 @@ seconds, and the result is a `SymbolicJacobian` with `ok=False` and a note.
 """
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -55,10 +56,13 @@ def element_symbols(name: str, shape: tuple) -> np.ndarray:
 
 
 def number(value):
-    """A sympy number for a float: exact when it is a short fraction (0.5 → 1/2, float32 0.1 → 1/10)."""
+    """A sympy number for a float: exact when it is a short fraction (0.5 → 1/2, float32 0.1 → 1/10); nan and
+    ±inf as sympy's own (a constant holding them is still a constant: x * inf has the form oo*x)."""
     import sympy
 
     value = float(value)
+    if not math.isfinite(value):
+        return sympy.nan if math.isnan(value) else sympy.oo if value > 0 else -sympy.oo
     if value.is_integer():
         return sympy.Integer(int(value))
     fraction = Fraction(value).limit_denominator(10_000)
@@ -264,9 +268,9 @@ def _failed_at(error: BaseException):
 
 # Why an op has no symbolic form, by the op record itself (never by its name): a target of class indices is
 # nll_loss's alone (cross_entropy records log_softmax, then nll_loss); gather and indexing also pick entries
-# by index, yet they have a symbolic form.
-_OP_DETAILS = {OPS["nll_loss"]: "op_detail_indices", OPS["nll_loss2d"]: "op_detail_indices",
-               OPS["where"]: "op_detail_condition", OPS["masked_fill"]: "op_detail_condition"}
+# by index, yet they have a symbolic form, as where and masked_fill have theirs (conditions are decided at
+# the call's values, like relu's branch).
+_OP_DETAILS = {OPS["nll_loss"]: "op_detail_indices", OPS["nll_loss2d"]: "op_detail_indices"}
 
 
 def op_detail(op) -> str | None:

@@ -106,6 +106,27 @@ z.backward()
 """
 
 
+def test_a_nan_or_inf_constant_keeps_the_symbolic_form(tmp_path):
+    """A constant holding nan or inf is still a constant: where's condition was said, falsely, to be why a nan
+    constant left no formula, and an inf factor failed the whole explanation."""
+    head = "import torch\nx = torch.tensor([1., -2.], requires_grad=True)\n"
+    where = explain_program(head + "y = torch.where(x > 0, x, torch.tensor(float('nan'))).sum()\ny.backward()\n")
+    sym = explain_symbolic(where, 0)
+    assert sym.ok and sym.chains[0].verified and sym.chains[0].total == "[1, 0]"   # torch: x.grad = [1., 0.]
+    scaled = explain_program(head + "y = (x * torch.tensor([float('inf'), 1.])).sum()\ny.backward()\n")
+    assert scaled.ok
+    sym = explain_symbolic(scaled, 0)
+    assert sym.ok and sym.chains[0].total == "[inf, 1]"                             # torch: x.grad = [inf, 1.]
+    for k, program in enumerate((where, scaled)):
+        path = tmp_path / f"p{k}.py"
+        path.write_text(program.source)
+        for lang in ("en", "ja"):
+            result = CliRunner().invoke(main, ["explain", str(path), "--lang", lang])
+            assert result.exit_code == 0
+            assert "could not" not in result.output and "できませんでした" not in result.output
+            assert "no symbolic form" not in result.output and "記号の式がありません" not in result.output
+
+
 def test_hooks_run_in_the_backprop_trace_and_the_checks_say_why_they_differ():
     """A hook that doubles h's gradient: the trace shows what backward really sent (x.grad = 16, 32, 48),
     not what the rules alone give; vᵀJ and the finite differences (the function's 8, 16, 24) say why."""
