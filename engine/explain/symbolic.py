@@ -284,12 +284,38 @@ def _op_key(node) -> str:
     return next((key for key, op in OPS.items() if op is node.op), node.name())
 
 
+def _float64(e, values: dict):
+    """`e` evaluated in numpy float64, node by node (1/0 is inf, as backward's arithmetic has it); TypeError
+    for a function numpy does not have under sympy's name."""
+    if e.is_Symbol:
+        return np.float64(values[e])
+    if e.is_Number:
+        return np.float64(float(e))
+    args = [_float64(a, values) for a in e.args]
+    if e.is_Add:
+        return np.sum(args)
+    if e.is_Mul:
+        return np.prod(args)
+    if e.is_Pow:
+        return np.power(*args)
+    function = getattr(np, type(e).__name__, None)
+    if function is None:
+        raise TypeError(f"no float64 form for {type(e).__name__}")
+    return function(*args)
+
+
 def substitute(exprs: np.ndarray, values: dict) -> np.ndarray:
-    """The entries as float64 at the recorded values."""
+    """The entries as float64 at the recorded values. An entry exact arithmetic makes an unsigned infinity
+    (1/(2*sqrt(x)) at x = 0 is sympy's zoo, which float() refuses) is evaluated in float64 as backward
+    computes it (inf there), so the form is still shown rather than said not to exist."""
     import sympy
 
     def value(e):
         e = sympy.sympify(e)
-        return float(e.xreplace(values)) if e.free_symbols else float(e)
+        try:
+            return float(e.xreplace(values)) if e.free_symbols else float(e)
+        except TypeError:
+            with np.errstate(all="ignore"):
+                return float(_float64(e, values))
 
     return np.vectorize(value, otypes=[np.float64])(exprs) if exprs.size else exprs.astype(np.float64)

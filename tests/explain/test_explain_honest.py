@@ -127,6 +127,16 @@ def test_a_nan_or_inf_constant_keeps_the_symbolic_form(tmp_path):
             assert "no symbolic form" not in result.output and "記号の式がありません" not in result.output
 
 
+def test_an_infinite_entry_keeps_the_symbolic_jacobian():
+    """sqrt at 0: J's entry 1/(2*sqrt(x₁)) is inf there (torch: x.grad = [inf, 0.25]); the Jacobian panel said no
+    operation had a symbolic form while the chain rule panel showed sqrt's."""
+    exp = explain_program("import torch\nx = torch.tensor([0., 4.], requires_grad=True)\ny = x.sqrt().sum()\n"
+                          "y.backward()\n")
+    sym = explain_symbolic(exp, 0)
+    assert sym.ok
+    np.testing.assert_array_equal(sym.leaves[0].substituted, [[np.inf, 0.25]])
+
+
 def test_hooks_run_in_the_backprop_trace_and_the_checks_say_why_they_differ():
     """A hook that doubles h's gradient: the trace shows what backward really sent (x.grad = 16, 32, 48),
     not what the rules alone give; vᵀJ and the finite differences (the function's 8, 16, 24) say why."""
