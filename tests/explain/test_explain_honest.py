@@ -3,9 +3,10 @@ import json
 
 import numpy as np
 from click.testing import CliRunner
+from rich.console import Console
 
 from engine.explain import explain_program, explain_symbolic
-from engine.explain.render import render_fd_check, render_summary
+from engine.explain.render import render_chain, render_fd_check, render_summary
 from tutor.cli import main
 
 SGD = """import torch
@@ -194,6 +195,21 @@ def test_a_module_hook_is_said_as_a_hook_not_as_a_mismatch():
     # a learner's own Function is still named as one (identity, not the node's name)
     plain = explain_program(MODULE_HOOKED.replace("lin.register_full_backward_hook(halve)\n", "")).calls[0]
     assert not plain.hooked and not plain.module_hooks and all(leaf.fd_agrees for leaf in plain.leaves)
+
+
+def test_a_paths_share_through_a_named_tensor_is_not_labelled_as_its_derivative():
+    """y = sigmoid(x) + tanh(x), then y.sum(): both paths pass the named y; ∂y/∂x is the sum of the two, so
+    neither path's line nor its table may say ∂y/∂x = (its share)."""
+    exp = explain_program("import torch\nx = torch.tensor([-1., 0., 1.], requires_grad=True)\n"
+                          "y = torch.sigmoid(x) + torch.tanh(x)\ny.sum().backward()\n")
+    sym = explain_symbolic(exp, 0)
+    chain = sym.chains[0]
+    assert chain.verified and len(chain.paths) == 2
+    assert "∂y/∂x" not in chain.text()
+    for lang in ("en", "ja"):
+        console = Console(width=100, record=True, file=open("/dev/null", "w"))
+        console.print(render_chain(exp.calls[0], sym, lang=lang))
+        assert "∂y/∂x" not in console.export_text()
 
 
 def test_a_paths_share_is_not_written_as_the_whole_derivative():
