@@ -138,6 +138,17 @@ def test_an_infinite_entry_keeps_the_symbolic_jacobian():
     np.testing.assert_array_equal(sym.leaves[0].substituted, [[np.inf, 0.25]])
 
 
+def test_std_and_norm_of_a_whole_tensor_have_a_symbolic_form():
+    """Their sqrt met var's (or the sum of squares') one expression, not an array, and the Jacobian panel said
+    'std has no symbolic form' / 'norm has no symbolic form' while the chain rule panel showed x/x.norm()."""
+    for program, total in (("y = x.norm()", "x/x.norm()"), ("y = x.std()", "")):
+        exp = explain_program("import torch\nx = torch.tensor([3., 4., 12.], requires_grad=True)\n"
+                              f"{program}\ny.backward()\n")
+        sym = explain_symbolic(exp, 0)
+        assert sym.ok and sym.leaves[0].verified, sym.note
+        assert sym.chains[0].verified and sym.chains[0].total == total
+
+
 def test_hooks_run_in_the_backprop_trace_and_the_checks_say_why_they_differ():
     """A hook that doubles h's gradient: the trace shows what backward really sent (x.grad = 16, 32, 48),
     not what the rules alone give; vᵀJ and the finite differences (the function's 8, 16, 24) say why."""
