@@ -149,6 +149,24 @@ def test_std_and_norm_of_a_whole_tensor_have_a_symbolic_form():
         assert sym.chains[0].verified and sym.chains[0].total == total
 
 
+def test_the_trace_follows_only_what_the_call_computes_and_writes():
+    """autograd.grad(y, x) changes no .grad and computes nothing toward w; backward(inputs=[w]) leaves x.grad
+    None (torch: after both calls x.grad is None and w.grad == x). The trace said '.grad was empty: it
+    becomes this gradient' for x and w after autograd.grad, and for x after inputs=[w]."""
+    exp = explain_program("import torch\nx = torch.tensor([1., 2.], requires_grad=True)\n"
+                          "w = torch.tensor([3., 4.], requires_grad=True)\n"
+                          "y = (x * w).sum() + (w.exp() * 2).sum()\ngx, = torch.autograd.grad(y, x)\n"
+                          "y2 = (x * w).sum() + (x.exp() * 2).sum()\ny2.backward(inputs=[w])\n")
+    grad, inputs = exp.calls
+    labels = [[step.label for step in call.trace] + [flow.target_label for step in call.trace for flow in step.flows]
+              for call in exp.calls]
+    assert not any("AccumulateGrad" == step.name for step in grad.trace)
+    assert not any("(w)" in label or "Exp" in label for label in labels[0])
+    assert [step.label for step in inputs.trace if step.name == "AccumulateGrad"] == ["AccumulateGrad (w)"]
+    assert not any("(x)" in label or "Exp" in label for label in labels[1])
+    np.testing.assert_allclose(inputs.trace[-1].grad_after, [1, 2])
+
+
 def test_hooks_run_in_the_backprop_trace_and_the_checks_say_why_they_differ():
     """A hook that doubles h's gradient: the trace shows what backward really sent (x.grad = 16, 32, 48),
     not what the rules alone give; vᵀJ and the finite differences (the function's 8, 16, 24) say why."""
