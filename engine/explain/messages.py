@@ -301,11 +301,13 @@ MESSAGES: dict[str, dict[str, str]] = {
                      "ja": "{node} は自作の autograd.Function で、その backward は式ではなくコードです"},
     "limit_module_hook": {"en": "a module's backward hook runs inside this graph, and a hook is code, not a formula",
                           "ja": "この計算グラフの中でモジュールの逆伝播フックが動きます。フックは式ではなくコードです"},
-    "limit_unsupported": {"en": "{op} has no symbolic form", "ja": "{op} には記号の式がありません"},
-    "limit_unsupported_detail": {"en": "{op} has no symbolic form ({detail})",
-                                 "ja": "{op} には記号の式がありません（{detail}）"},
-    "limit_unsupported_other": {"en": "an operation of this graph has no symbolic form",
-                                "ja": "この計算グラフには記号の式で書けない演算があります"},
+    # (what the tutor cannot do, not a fact about the op: sqrt or norm had no formula here once, yet have one)
+    "limit_unsupported": {"en": "the tutor cannot write {op} with symbols",
+                          "ja": "このチューターは {op} を記号の式で書けません"},
+    "limit_unsupported_detail": {"en": "the tutor cannot write {op} with symbols ({detail})",
+                                 "ja": "このチューターは {op} を記号の式で書けません（{detail}）"},
+    "limit_unsupported_other": {"en": "the tutor cannot write an operation of this graph with symbols",
+                                "ja": "このチューターはこの計算グラフのある演算を記号の式で書けません"},
     # why an op has no symbolic form (the detail of limit_unsupported_detail; symbolic.op_detail picks it)
     "op_detail_indices": {"en": "its target holds class indices, which pick entries rather than enter a formula",
                           "ja": "target がクラス番号で、式に入るのではなく成分を選ぶためです"},

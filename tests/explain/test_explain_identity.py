@@ -157,6 +157,15 @@ def test_an_nll_loss_program_is_told_its_target_holds_class_indices(loss):
         assert words in text_of(render_jacobian(call, sym, lang=lang))
 
 
+def test_a_missing_symbolic_form_is_said_as_the_tutors_limit_not_the_ops():
+    """nll_loss is -x[target] (/ N): it has a formula, the tutor's symbolic replay just cannot write it."""
+    call, sym, _ = chain_of("import torch\nx = torch.tensor([[1., 2., 3.]], requires_grad=True)\n"
+                            "loss = torch.nn.functional.nll_loss(x, torch.tensor([2]))\nloss.backward()\n")
+    en, ja = (text_of(render_jacobian(call, sym, lang=lang), width=200) for lang in ("en", "ja"))
+    assert "the tutor cannot write nll_loss with symbols" in en and "has no symbolic form" not in en
+    assert "このチューターは nll_loss を記号の式で書けません" in ja and "記号の式がありません" not in ja
+
+
 def test_a_hook_is_named_as_the_reason_not_a_mismatch():
     program = (X + "h = x * 2\nh.register_hook(lambda g: g * 2)\nz = (h ** 2).sum()\nz.backward()\n")
     call, sym, chain = chain_of(program)
