@@ -507,7 +507,8 @@ def _per_element(chain: Chain, symbolic, leaf) -> None:
     from engine.explain.symbolic import element_name
 
     exprs = np.asarray(symbolic_leaf.vjp, dtype=object)
-    lhs_base = f"∂{chain.output}/∂" if not chain.weight else f"{chain.weight}ᵀ·∂{chain.output}/∂"
+    output = chain.output if chain.output.isidentifier() else f"({chain.output})"   # as lhs() writes it
+    lhs_base = f"∂{output}/∂" if not chain.weight else f"{chain.weight}ᵀ·∂{output}/∂"
     shape = tuple(np.shape(leaf.contribution))
     for k, index in enumerate(np.ndindex(*shape) if shape else [()]):
         if k >= MAX_ELEMENTS:

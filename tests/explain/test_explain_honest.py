@@ -167,6 +167,15 @@ def test_the_trace_follows_only_what_the_call_computes_and_writes():
     np.testing.assert_allclose(inputs.trace[-1].grad_after, [1, 2])
 
 
+def test_a_per_element_line_brackets_an_output_expression():
+    """(y * y).sum() differentiated element by element: ∂((y * y).sum())/∂x₁, as the total's line writes it,
+    not ∂(y * y).sum()/∂x₁, which reads as the derivative of y * y, then summed."""
+    exp = explain_program("import torch\nx = torch.tensor([1., 2., 3.], requires_grad=True)\ny = x * 1\ny[0] = 10.\n"
+                          "(y * y).sum().backward()\n")
+    chain = explain_symbolic(exp, 0).chains[0]
+    assert chain.elements and chain.elements[0] == ("∂((y * y).sum())/∂x₁", "0")   # torch: x.grad[0] = 0
+
+
 def test_hooks_run_in_the_backprop_trace_and_the_checks_say_why_they_differ():
     """A hook that doubles h's gradient: the trace shows what backward really sent (x.grad = 16, 32, 48),
     not what the rules alone give; vᵀJ and the finite differences (the function's 8, 16, 24) say why."""
