@@ -90,7 +90,9 @@ def _unary(numpy_fn, sympy_name: str, widen: bool = True):
     def fn(a):
         if type(a) is not np.ndarray and is_tensor(a):
             return getattr(a, method)()
-        kind = a.dtype
+        kind = getattr(a, "dtype", None)
+        if kind is None:  # one sympy expression: a full reduction's symbolic result (std is sqrt of var's)
+            return sym(np.asarray(a, dtype=object))
         if kind is _F64:  # the common case first (dtype identity: numpy's built-in dtypes are singletons)
             return numpy_fn(a)
         if widen and kind == _F32:

@@ -150,6 +150,7 @@ class _Frozen:
     def __init__(self, call, nodes, module_hooks: set) -> None:
         self.nodes, self.seed, self.module_hooks = nodes, call.seed, module_hooks
         self.leaves, self.grads_before, self.grads_after = call.leaves, call.grads_before, call.grads_after
+        self.inputs = call.inputs
 
 
 def _fresh(names: Names) -> str:

@@ -97,8 +97,10 @@ class Chain:
                     parts.insert(0, self.weight)
                     factors.insert(0, self.weight)
                 line = path_mark(k) if several else self.lhs()
-                if len(parts) > 1:
+                if len(parts) > 1 and not several:
                     line += " = " + " · ".join(parts) + " = " + " · ".join(factors)
+                elif len(parts) > 1:  # ∂z/∂g · ∂g/∂x would be the whole derivative, not this path's share
+                    line += " = " + " · ".join(factors)
                 lines.append(line + f" = {path.total}")
             if not several and self.total != self.paths[0].total:
                 lines[-1] += f" = {self.total}"
@@ -431,7 +433,7 @@ def _multiplicative_paths(call, edge, paths, symbols, seed, full: Sweep, where: 
     placeholder = sympy.Dummy("g", real=True)
     back = {symbol: full.forward[node].expr for node, symbol in cut.items()}
     seed_values = [np.asarray(notation.evaluate(seed.expr, here)) for here in where.envs(full.env)]
-    result, totals = [], []
+    result, totals, routes = [], [], {}
     for path in paths:
         factors = []
         for node, i in path:
@@ -453,8 +455,10 @@ def _multiplicative_paths(call, edge, paths, symbols, seed, full: Sweep, where: 
                 return []
             factors.append((node, factor, local))
         segments, current, product, numbers = [], Segment(call.output_name, ""), sympy.Integer(1), None
+        route: list = []
         for (node, i), (_, factor, local) in zip(path, factors):
             current.factors.append((node.name(), notation._PRINTER.doprint(factor)))
+            route.append((node, i))
             product *= factor
             numbers = local if numbers is None else [a * b for a, b in zip(numbers, local)]
             below = node.parents[i]
@@ -465,7 +469,8 @@ def _multiplicative_paths(call, edge, paths, symbols, seed, full: Sweep, where: 
                     return []
                 current.bottom, current.factor = name, notation._PRINTER.doprint(product)
                 segments.append(current)
-                current, product, numbers = Segment(name, ""), sympy.Integer(1), None
+                routes.setdefault((current.top, name), set()).add(tuple(route))
+                current, product, numbers, route = Segment(name, ""), sympy.Integer(1), None, []
         path_total = seed.expr
         for _, factor, _ in factors:
             path_total *= factor
@@ -484,6 +489,12 @@ def _multiplicative_paths(call, edge, paths, symbols, seed, full: Sweep, where: 
         return []
     if any(not path.segments or not all(s.factor for s in path.segments) for path in result):
         return []
+    if any(len(found) > 1 for found in routes.values()):
+        # g reaches x (or z reaches g) along more than one route: a segment's factor is one route's share,
+        # so ∂g/∂x beside it would be false; each path is shown as one product from the output down
+        for path in result:
+            path.segments = [Segment(path.segments[0].top, path.segments[-1].bottom,
+                                     [f for s in path.segments for f in s.factors], path.total)]
     return result
 
 
@@ -496,7 +507,8 @@ def _per_element(chain: Chain, symbolic, leaf) -> None:
     from engine.explain.symbolic import element_name
 
     exprs = np.asarray(symbolic_leaf.vjp, dtype=object)
-    lhs_base = f"∂{chain.output}/∂" if not chain.weight else f"{chain.weight}ᵀ·∂{chain.output}/∂"
+    output = chain.output if chain.output.isidentifier() else f"({chain.output})"   # as lhs() writes it
+    lhs_base = f"∂{output}/∂" if not chain.weight else f"{chain.weight}ᵀ·∂{output}/∂"
     shape = tuple(np.shape(leaf.contribution))
     for k, index in enumerate(np.ndindex(*shape) if shape else [()]):
         if k >= MAX_ELEMENTS:

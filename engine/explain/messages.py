@@ -302,16 +302,16 @@ MESSAGES: dict[str, dict[str, str]] = {
                      "ja": "{node} は自作の autograd.Function で、その backward は式ではなくコードです"},
     "limit_module_hook": {"en": "a module's backward hook runs inside this graph, and a hook is code, not a formula",
                           "ja": "この計算グラフの中でモジュールの逆伝播フックが動きます。フックは式ではなくコードです"},
-    "limit_unsupported": {"en": "{op} has no symbolic form", "ja": "{op} には記号の式がありません"},
-    "limit_unsupported_detail": {"en": "{op} has no symbolic form ({detail})",
-                                 "ja": "{op} には記号の式がありません（{detail}）"},
-    "limit_unsupported_other": {"en": "an operation of this graph has no symbolic form",
-                                "ja": "この計算グラフには記号の式で書けない演算があります"},
-    # why an op has no symbolic form (the detail of limit_unsupported_detail)
+    # (what the tutor cannot do, not a fact about the op: sqrt or norm had no formula here once, yet have one)
+    "limit_unsupported": {"en": "the tutor cannot write {op} with symbols",
+                          "ja": "このチューターは {op} を記号の式で書けません"},
+    "limit_unsupported_detail": {"en": "the tutor cannot write {op} with symbols ({detail})",
+                                 "ja": "このチューターは {op} を記号の式で書けません（{detail}）"},
+    "limit_unsupported_other": {"en": "the tutor cannot write an operation of this graph with symbols",
+                                "ja": "このチューターはこの計算グラフのある演算を記号の式で書けません"},
+    # why an op has no symbolic form (the detail of limit_unsupported_detail; symbolic.op_detail picks it)
     "op_detail_indices": {"en": "its target holds class indices, which pick entries rather than enter a formula",
                           "ja": "target がクラス番号で、式に入るのではなく成分を選ぶためです"},
-    "op_detail_condition": {"en": "it picks entries by a condition decided at these values",
-                            "ja": "この値で決まる条件で成分を選ぶ演算だからです"},
     # a panel kept as the sandbox's data until it is shown (engine.sandbox.renderables.Deferred)
     "unreadable_panel": {"en": "This part of the explanation could not be read back from the sandbox.",
                          "ja": "説明のこの部分はサンドボックスから読み戻せませんでした。"},
@@ -364,15 +364,11 @@ MESSAGES: dict[str, dict[str, str]] = {
                       "ja": "この backward の中でモジュールの逆伝播フックが動きました。ここの J と vᵀJ はフックを通して "
                             "backward が計算した値で、フックが勾配を変えなかったときだけ関数そのものの値です（有限差分"
                             "による確認が関数と比べます）"},
-    "trace_module_hook": {"en": "a module's backward hook (register_full_backward_hook) runs at this node: what it "
-                                "returns is what flows on",
+    "trace_module_hook": {"en": "a module's backward hook (register_full_backward_hook) runs at this node: gradients "
+                                "it returns flow on instead of the ones computed (returning None changes nothing)",
                           "ja": "このノードでモジュールの逆伝播フック（register_full_backward_hook）が動きます。フックが"
-                                "返した値がそのまま先へ流れます"},
+                                "勾配を返すと、計算された勾配の代わりにそれが先へ流れます（None を返せば何も変わりません）"},
 }
-
-# ops whose symbolic form fails for a reason a learner can be told (op key -> op_detail_* key)
-OP_DETAILS = {"nll_loss": "indices", "cross_entropy": "indices", "gather": "indices", "index": "indices",
-              "where": "condition", "masked_fill": "condition"}
 
 
 def t(key: str, lang: str = "en", **params: object) -> str:

@@ -12,6 +12,7 @@ seconds, and the result is a `SymbolicJacobian` with `ok=False` and a note.
 """
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -22,6 +23,7 @@ from engine import xp
 from engine.explain.replay import ops_of, replay
 from engine.graph import AccumulateGrad, pullback
 from engine.nn.hooks import HOOK_NODES
+from engine.ops import OPS
 
 MAX_NODES = 200
 MAX_ENTRIES = 1024
@@ -54,10 +56,13 @@ def element_symbols(name: str, shape: tuple) -> np.ndarray:
 
 
 def number(value):
-    """A sympy number for a float: exact when it is a short fraction (0.5 → 1/2, float32 0.1 → 1/10)."""
+    """A sympy number for a float: exact when it is a short fraction (0.5 → 1/2, float32 0.1 → 1/10); nan and
+    ±inf as sympy's own (a constant holding them is still a constant: x * inf has the form oo*x)."""
     import sympy
 
     value = float(value)
+    if not math.isfinite(value):
+        return sympy.nan if math.isnan(value) else sympy.oo if value > 0 else -sympy.oo
     if value.is_integer():
         return sympy.Integer(int(value))
     fraction = Fraction(value).limit_denominator(10_000)
@@ -229,12 +234,11 @@ def symbolic_jacobian(nodes: list, names, out_shape: tuple, seed: np.ndarray, ed
         node = _failed_at(error)
         if node is None:
             return _limit("limit_unsupported_other", started)
-        from engine.explain.messages import OP_DETAILS, t
+        from engine.explain.messages import t
 
-        key = _op_key(node)
-        if key not in OP_DETAILS:
+        key, detail = _op_key(node), op_detail(node.op)
+        if detail is None:
             return _limit("limit_unsupported", started, op=key)
-        detail = f"op_detail_{OP_DETAILS[key]}"
         return _limit("limit_unsupported_detail", started, op=key, detail=t(detail), detail_key=detail)
     return SymbolicJacobian(True, "", output, leaves, rep.values, time.perf_counter() - started)
 
@@ -262,19 +266,56 @@ def _failed_at(error: BaseException):
     return found
 
 
+# Why an op has no symbolic form, by the op record itself (never by its name): a target of class indices is
+# nll_loss's alone (cross_entropy records log_softmax, then nll_loss); gather and indexing also pick entries
+# by index, yet they have a symbolic form, as where and masked_fill have theirs (conditions are decided at
+# the call's values, like relu's branch).
+_OP_DETAILS = {OPS["nll_loss"]: "op_detail_indices", OPS["nll_loss2d"]: "op_detail_indices"}
+
+
+def op_detail(op) -> str | None:
+    """The message key saying why `op` (an `engine.ops` record) has no symbolic form, or None when there is no
+    reason a learner can be told."""
+    return _OP_DETAILS.get(op)
+
+
 def _op_key(node) -> str:
     """The op's name as a learner writes it (nll_loss, where), from the engine's table."""
-    from engine.ops import OPS
-
     return next((key for key, op in OPS.items() if op is node.op), node.name())
 
 
+def _float64(e, values: dict):
+    """`e` evaluated in numpy float64, node by node (1/0 is inf, as backward's arithmetic has it); TypeError
+    for a function numpy does not have under sympy's name."""
+    if e.is_Symbol:
+        return np.float64(values[e])
+    if e.is_Number:
+        return np.float64(float(e))
+    args = [_float64(a, values) for a in e.args]
+    if e.is_Add:
+        return np.sum(args)
+    if e.is_Mul:
+        return np.prod(args)
+    if e.is_Pow:
+        return np.power(*args)
+    function = getattr(np, type(e).__name__, None)
+    if function is None:
+        raise TypeError(f"no float64 form for {type(e).__name__}")
+    return function(*args)
+
+
 def substitute(exprs: np.ndarray, values: dict) -> np.ndarray:
-    """The entries as float64 at the recorded values."""
+    """The entries as float64 at the recorded values. An entry exact arithmetic makes an unsigned infinity
+    (1/(2*sqrt(x)) at x = 0 is sympy's zoo, which float() refuses) is evaluated in float64 as backward
+    computes it (inf there), so the form is still shown rather than said not to exist."""
     import sympy
 
     def value(e):
         e = sympy.sympify(e)
-        return float(e.xreplace(values)) if e.free_symbols else float(e)
+        try:
+            return float(e.xreplace(values)) if e.free_symbols else float(e)
+        except TypeError:
+            with np.errstate(all="ignore"):
+                return float(_float64(e, values))
 
     return np.vectorize(value, otypes=[np.float64])(exprs) if exprs.size else exprs.astype(np.float64)

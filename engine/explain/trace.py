@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from engine.explain.replay import clone, root_of
-from engine.graph import sweep
+from engine.graph import AccumulateGrad, sweep
 
 
 @dataclass
@@ -49,12 +49,18 @@ def trace_backward(call, names, labels: list[str]) -> list[TraceStep]:
     received: dict[int, list] = {}
     steps: list[TraceStep] = []
 
+    needed = _needed(nodes, call.inputs)
+
     def on_node(copy, g, contributions):
         node = original[copy]
+        if node not in needed:
+            return
         k = index[node]
         step = TraceStep(k, node.name(), labels[k], np.array(g), summed=received.get(k, []), hooked=bool(copy.hooks),
                          module_hook=node in getattr(call, "module_hooks", ()))
         for i, parent, gi in contributions:
+            if original.get(parent, parent) not in needed:
+                continue
             target = index[original.get(parent, parent)]
             cotangent = np.array(np.broadcast_to(gi, np.shape(node.arrays[i])))
             step.flows.append(Flow(node.op.inputs[i], target, labels[target], cotangent, node.op.formula[i]))
@@ -66,11 +72,29 @@ def trace_backward(call, names, labels: list[str]) -> list[TraceStep]:
     for edge, g in reached.items():
         k = index[edge]
         leaf = edge.variable
+        if not any(tensor is leaf for tensor in call.leaves):
+            continue   # autograd.grad returns it, inputs= leaves it out: this call does not touch its .grad
         before, after = _grads(call, leaf)
         steps.append(TraceStep(k, "AccumulateGrad", labels[k], np.array(np.broadcast_to(g, leaf._data.shape)),
                                summed=received.get(k, []), grad_before=before, grad_after=after,
                                hooked=bool(edge.hooks)))
     return steps
+
+
+def _needed(nodes: list, inputs) -> set:
+    """The nodes the sweep must visit to reach `inputs` (autograd.grad's, or backward's inputs=); all of
+    them when there are none. PyTorch computes nothing along a branch that leads to no wanted input."""
+    if inputs is None:
+        return set(nodes)
+    wanted = {id(x) for x in inputs}
+    needed: set = set()
+    for node in reversed(nodes):   # root first, so every node comes after the nodes it feeds: leaves first
+        if type(node) is AccumulateGrad:
+            if id(node.variable) in wanted:
+                needed.add(node)
+        elif any(p in needed for p in node.parents if p is not None):
+            needed.add(node)
+    return needed
 
 
 def _grads(call, leaf):

@@ -3,9 +3,10 @@ import json
 
 import numpy as np
 from click.testing import CliRunner
+from rich.console import Console
 
 from engine.explain import explain_program, explain_symbolic
-from engine.explain.render import render_fd_check, render_jacobian, render_summary
+from engine.explain.render import render_chain, render_fd_check, render_jacobian, render_summary
 from tutor.cli import main
 
 SGD = """import torch
@@ -120,6 +121,75 @@ z.backward()
 """
 
 
+def test_a_nan_or_inf_constant_keeps_the_symbolic_form(tmp_path):
+    """A constant holding nan or inf is still a constant: where's condition was said, falsely, to be why a nan
+    constant left no formula, and an inf factor failed the whole explanation."""
+    head = "import torch\nx = torch.tensor([1., -2.], requires_grad=True)\n"
+    where = explain_program(head + "y = torch.where(x > 0, x, torch.tensor(float('nan'))).sum()\ny.backward()\n")
+    sym = explain_symbolic(where, 0)
+    assert sym.ok and sym.chains[0].verified and sym.chains[0].total == "[1, 0]"   # torch: x.grad = [1., 0.]
+    scaled = explain_program(head + "y = (x * torch.tensor([float('inf'), 1.])).sum()\ny.backward()\n")
+    assert scaled.ok
+    sym = explain_symbolic(scaled, 0)
+    assert sym.ok and sym.chains[0].total == "[inf, 1]"                             # torch: x.grad = [inf, 1.]
+    for k, program in enumerate((where, scaled)):
+        path = tmp_path / f"p{k}.py"
+        path.write_text(program.source)
+        for lang in ("en", "ja"):
+            result = CliRunner().invoke(main, ["explain", str(path), "--lang", lang])
+            assert result.exit_code == 0
+            assert "could not" not in result.output and "できませんでした" not in result.output
+            assert "cannot write" not in result.output and "記号の式で書けません" not in result.output
+
+
+def test_an_infinite_entry_keeps_the_symbolic_jacobian():
+    """sqrt at 0: J's entry 1/(2*sqrt(x₁)) is inf there (torch: x.grad = [inf, 0.25]); the Jacobian panel said no
+    operation had a symbolic form while the chain rule panel showed sqrt's."""
+    exp = explain_program("import torch\nx = torch.tensor([0., 4.], requires_grad=True)\ny = x.sqrt().sum()\n"
+                          "y.backward()\n")
+    sym = explain_symbolic(exp, 0)
+    assert sym.ok
+    np.testing.assert_array_equal(sym.leaves[0].substituted, [[np.inf, 0.25]])
+
+
+def test_std_and_norm_of_a_whole_tensor_have_a_symbolic_form():
+    """Their sqrt met var's (or the sum of squares') one expression, not an array, and the Jacobian panel said
+    'std has no symbolic form' / 'norm has no symbolic form' while the chain rule panel showed x/x.norm()."""
+    for program, total in (("y = x.norm()", "x/x.norm()"), ("y = x.std()", "")):
+        exp = explain_program("import torch\nx = torch.tensor([3., 4., 12.], requires_grad=True)\n"
+                              f"{program}\ny.backward()\n")
+        sym = explain_symbolic(exp, 0)
+        assert sym.ok and sym.leaves[0].verified, sym.note
+        assert sym.chains[0].verified and sym.chains[0].total == total
+
+
+def test_the_trace_follows_only_what_the_call_computes_and_writes():
+    """autograd.grad(y, x) changes no .grad and computes nothing toward w; backward(inputs=[w]) leaves x.grad
+    None (torch: after both calls x.grad is None and w.grad == x). The trace said '.grad was empty: it
+    becomes this gradient' for x and w after autograd.grad, and for x after inputs=[w]."""
+    exp = explain_program("import torch\nx = torch.tensor([1., 2.], requires_grad=True)\n"
+                          "w = torch.tensor([3., 4.], requires_grad=True)\n"
+                          "y = (x * w).sum() + (w.exp() * 2).sum()\ngx, = torch.autograd.grad(y, x)\n"
+                          "y2 = (x * w).sum() + (x.exp() * 2).sum()\ny2.backward(inputs=[w])\n")
+    grad, inputs = exp.calls
+    labels = [[step.label for step in call.trace] + [flow.target_label for step in call.trace for flow in step.flows]
+              for call in exp.calls]
+    assert not any("AccumulateGrad" == step.name for step in grad.trace)
+    assert not any("(w)" in label or "Exp" in label for label in labels[0])
+    assert [step.label for step in inputs.trace if step.name == "AccumulateGrad"] == ["AccumulateGrad (w)"]
+    assert not any("(x)" in label or "Exp" in label for label in labels[1])
+    np.testing.assert_allclose(inputs.trace[-1].grad_after, [1, 2])
+
+
+def test_a_per_element_line_brackets_an_output_expression():
+    """(y * y).sum() differentiated element by element: ∂((y * y).sum())/∂x₁, as the total's line writes it,
+    not ∂(y * y).sum()/∂x₁, which reads as the derivative of y * y, then summed."""
+    exp = explain_program("import torch\nx = torch.tensor([1., 2., 3.], requires_grad=True)\ny = x * 1\ny[0] = 10.\n"
+                          "(y * y).sum().backward()\n")
+    chain = explain_symbolic(exp, 0).chains[0]
+    assert chain.elements and chain.elements[0] == ("∂((y * y).sum())/∂x₁", "0")   # torch: x.grad[0] = 0
+
+
 def test_hooks_run_in_the_backprop_trace_and_the_checks_say_why_they_differ():
     """A hook that doubles h's gradient: the trace shows what backward really sent (x.grad = 16, 32, 48),
     not what the rules alone give; vᵀJ and the finite differences (the function's 8, 16, 24) say why."""
@@ -177,6 +247,21 @@ def test_a_module_hook_is_said_as_a_hook_not_as_a_mismatch():
     # a learner's own Function is still named as one (identity, not the node's name)
     plain = explain_program(MODULE_HOOKED.replace("lin.register_full_backward_hook(halve)\n", "")).calls[0]
     assert not plain.hooked and not plain.module_hooks and all(leaf.fd_agrees for leaf in plain.leaves)
+
+
+def test_a_paths_share_through_a_named_tensor_is_not_labelled_as_its_derivative():
+    """y = sigmoid(x) + tanh(x), then y.sum(): both paths pass the named y; ∂y/∂x is the sum of the two, so
+    neither path's line nor its table may say ∂y/∂x = (its share)."""
+    exp = explain_program("import torch\nx = torch.tensor([-1., 0., 1.], requires_grad=True)\n"
+                          "y = torch.sigmoid(x) + torch.tanh(x)\ny.sum().backward()\n")
+    sym = explain_symbolic(exp, 0)
+    chain = sym.chains[0]
+    assert chain.verified and len(chain.paths) == 2
+    assert "∂y/∂x" not in chain.text()
+    for lang in ("en", "ja"):
+        console = Console(width=100, record=True, file=open("/dev/null", "w"))
+        console.print(render_chain(exp.calls[0], sym, lang=lang))
+        assert "∂y/∂x" not in console.export_text()
 
 
 def test_a_paths_share_is_not_written_as_the_whole_derivative():

@@ -12,6 +12,8 @@ from rich.console import Console
 from engine.explain import explain_program, explain_symbolic
 from engine.explain.chain import Where, nearby
 from engine.explain.render import render_chain, render_graph, render_jacobian
+from engine.explain.symbolic import op_detail
+from engine.ops import OPS
 from lessons.course import load_course
 from lessons.programs import ProgramBuilder
 
@@ -123,6 +125,45 @@ def test_no_raw_exception_text_and_no_repeated_words(lang):
     assert "Error" not in text and "Symbol" not in text and "nll_loss" in text
     assert "記号形式: 記号形式" not in text and "symbolic form: no symbolic form" not in text
     assert ("class indices" if lang == "en" else "クラス番号") in text
+
+
+def test_the_class_indices_reason_belongs_to_nll_loss_records_alone():
+    """Chosen by the op record: gather, indexing and embedding pick entries by index too, but have no target."""
+    given = {key for key, op in OPS.items() if op_detail(op) == "op_detail_indices"}
+    assert given == {"nll_loss", "nll_loss2d"}
+
+
+@pytest.mark.parametrize("program", [
+    "x = torch.tensor([[1., 2., 3.], [4., 5., 6.]], requires_grad=True)\n"
+    "y = x.gather(1, torch.tensor([[2, 0], [1, 1]])).prod()\ny.backward()\n",
+    "x = torch.tensor([1., 2., 3.], requires_grad=True)\ni = torch.tensor([0, 2, 2])\n"
+    "y = (x[i] ** 2).sum()\ny.backward()\n",
+])
+def test_a_gather_or_index_program_is_not_told_about_class_indices(program):
+    call, sym, _ = chain_of("import torch\n" + program)
+    assert sym.ok
+    for lang, words in (("en", "class indices"), ("ja", "クラス番号")):
+        assert words not in text_of(render_jacobian(call, sym, lang=lang)) + text_of(render_chain(call, sym, lang=lang))
+
+
+@pytest.mark.parametrize("loss", ["torch.nn.functional.nll_loss(x, torch.tensor([2, -100]))",
+                                  "torch.nn.functional.nll_loss(x, torch.tensor([2, 1]), reduction='sum')",
+                                  "torch.nn.CrossEntropyLoss()(x, torch.tensor([0, 1]))"])
+def test_an_nll_loss_program_is_told_its_target_holds_class_indices(loss):
+    call, sym, _ = chain_of("import torch\nx = torch.tensor([[1., 2., 3.], [0., 1., 0.]], requires_grad=True)\n"
+                            f"loss = {loss}\nloss.backward()\n")
+    assert not sym.ok and sym.note_params["detail_key"] == "op_detail_indices"
+    for lang, words in (("en", "class indices"), ("ja", "クラス番号")):
+        assert words in text_of(render_jacobian(call, sym, lang=lang))
+
+
+def test_a_missing_symbolic_form_is_said_as_the_tutors_limit_not_the_ops():
+    """nll_loss is -x[target] (/ N): it has a formula, the tutor's symbolic replay just cannot write it."""
+    call, sym, _ = chain_of("import torch\nx = torch.tensor([[1., 2., 3.]], requires_grad=True)\n"
+                            "loss = torch.nn.functional.nll_loss(x, torch.tensor([2]))\nloss.backward()\n")
+    en, ja = (text_of(render_jacobian(call, sym, lang=lang), width=200) for lang in ("en", "ja"))
+    assert "the tutor cannot write nll_loss with symbols" in en and "has no symbolic form" not in en
+    assert "このチューターは nll_loss を記号の式で書けません" in ja and "記号の式がありません" not in ja
 
 
 def test_a_hook_is_named_as_the_reason_not_a_mismatch():

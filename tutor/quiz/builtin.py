@@ -270,7 +270,7 @@ TEMPLATES: tuple[BuiltinTemplate, ...] = (
         "backward-errors", "error", ("scalar-backward", "retain-graph", "requires-grad"),
         LocalText("What happens when this runs?", "これを実行するとどうなるでしょう？"),
         (LocalText("Can backward() choose a gradient for this output by itself? Is the graph still there?",
-                   "backward() はこの出力に対する勾配を自分で決められる？ グラフはまだ残っている？"),),
+                   "backward() はこの出力に対する勾配を自分で決められるでしょうか？ グラフはまだ残っているでしょうか？"),),
         backward_errors,
     ),
 )
