@@ -18,14 +18,20 @@ def feedback(screen) -> str:
     return " ".join(str(screen.query_one("#feedback").render()).split())
 
 
+async def typed_in_the_field(pilot, answer: str):
+    """The predict step open, `answer` typed in its whole-answer field and sent: (screen, field)."""
+    screen = await open_predict_grad(pilot)
+    whole = screen.query_one("#whole", Input)
+    whole.focus()
+    await pilot.press(*answer, "enter")
+    await pilot.pause()
+    return screen, whole
+
+
 async def test_a_wrong_answer_in_the_field_is_replaced_by_what_is_typed_next(make_app):
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
-        screen = await open_predict_grad(pilot)
-        whole = screen.query_one("#whole", Input)
-        whole.focus()
-        await pilot.press(*"[1, 1]", "enter")
-        await pilot.pause()
+        screen, whole = await typed_in_the_field(pilot, "[1, 1]")
         assert feedback(screen).startswith("Not quite") and app.focused is whole
         await pilot.press(*"[4, 2]")
         assert whole.value == "[4, 2]"
@@ -37,11 +43,7 @@ async def test_a_wrong_answer_in_the_field_is_replaced_by_what_is_typed_next(mak
 async def test_an_arrow_key_keeps_the_wrong_answer_to_edit_and_retry_selects_it_again(make_app):
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
-        screen = await open_predict_grad(pilot)
-        whole = screen.query_one("#whole", Input)
-        whole.focus()
-        await pilot.press(*"[4, 1]", "enter")
-        await pilot.pause()
+        screen, whole = await typed_in_the_field(pilot, "[4, 1]")
         await pilot.press("end", "backspace", "backspace", *"2]")
         assert whole.value == "[4, 2]"
         whole.value = ""
