@@ -1,5 +1,15 @@
-"""Start-up housekeeping: the garbage collector paused while the first screen is drawn, always resumed."""
+"""Start-up housekeeping: the garbage collector paused while the first screen is drawn, always resumed; the first
+theme applied with one parse of the stylesheets."""
 import gc
+
+import pytest
+from rich.color import Color as RichColor
+from rich.style import Style
+from textual.color import Color
+from textual.css.stylesheet import Stylesheet
+from textual.filter import ANSIToTruecolor
+
+from tutor.themes import ANSI_DARK, ANSI_LIGHT, THEMES
 
 
 async def test_the_collector_resumes_after_start_up_and_when_the_app_quits_at_once(make_app, monkeypatch):
@@ -30,3 +40,27 @@ async def test_a_collector_switched_off_by_the_host_stays_off(make_app):
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+@pytest.mark.parametrize("theme", ["dark", "light"])
+async def test_the_first_theme_is_applied_without_parsing_the_stylesheets_again(make_app, monkeypatch, theme):
+    """The stylesheet is parsed once at start-up, with the learner's theme: its colours, mode class and ANSI colours
+    are those Textual's theme watcher gives (which re-parses every stylesheet, as toggling the theme does)."""
+    reparsed = []
+    monkeypatch.setattr(Stylesheet, "reparse", lambda self, reparse=Stylesheet.reparse: reparsed.append(1) or reparse(self))
+    app = make_app(theme=theme)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        assert not reparsed
+        current = app.current_theme
+        assert current.name == THEMES[theme].name and app.has_class(f"-{theme}-mode", f"-theme-{current.name}")
+        assert not app.has_class("-light-mode" if theme == "dark" else "-dark-mode")
+        assert app.screen.styles.background == Color.parse(current.background)
+        assert app.screen.query_one("#lessons").styles.border_top[1] == Color.parse(current.primary)  # focused
+        truecolor = next(f for f in app.get_line_filters() if isinstance(f, ANSIToTruecolor))
+        green = truecolor.truecolor_style(Style(color="green"), RichColor.parse(current.background)).color
+        expected = ANSI_DARK if theme == "dark" else ANSI_LIGHT
+        assert green.triplet == expected.ansi_colors[2]
+        app.action_toggle_theme()  # the watcher's way, for the other theme
+        await pilot.pause()
+        assert reparsed and app.screen.styles.background == Color.parse(app.current_theme.background)
