@@ -15,6 +15,7 @@ from tutor.themes import MUTED
 from tutor.untrusted import plain, text
 from tutor.widgets.footer import TutorFooter
 from tutor.widgets.inline_text import inline_markdown
+from tutor.widgets.lesson_list import LessonList
 
 _STATUS = {"done": ("✓", "green"), "in progress": ("◐", "yellow"), "new": ("○", MUTED)}
 BROKEN = "!broken:"  # option ids of broken files (no lesson id can start with "!")
@@ -64,7 +65,7 @@ class CourseScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         yield Input(id="filter")
-        yield OptionList(id="lessons")
+        yield LessonList(id="lessons")
         yield TutorFooter()
 
     def apply_language(self) -> None:
