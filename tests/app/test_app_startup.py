@@ -64,3 +64,19 @@ async def test_the_first_theme_is_applied_without_parsing_the_stylesheets_again(
         app.action_toggle_theme()  # the watcher's way, for the other theme
         await pilot.pause()
         assert reparsed and app.screen.styles.background == Color.parse(app.current_theme.background)
+
+
+async def test_the_course_view_is_the_first_screen_and_a_store_problem_is_still_told(make_app, data_dir):
+    """No blank screen under the course view (Textual's default one cost start-up time for nothing); what the app
+    says while it prepares that first screen (here: a progress file it cannot read) is shown on it."""
+    from tutor.paths import database_path
+    from tutor.screens.course import CourseScreen
+
+    database_path(data_dir).parent.mkdir(parents=True, exist_ok=True)
+    database_path(data_dir).mkdir()  # a folder where the progress file should be: the store cannot open
+    app = make_app()
+    async with app.run_test(size=(100, 30), notifications=True) as pilot:
+        await pilot.pause()
+        assert [type(screen) for screen in app.screen_stack] == [CourseScreen]
+        assert app.store is None and app.screen.query_one("#lessons").option_count
+        assert any("Progress is not saved" in str(toast.render()) for toast in app.screen.query("Toast"))
