@@ -10,7 +10,6 @@ from textual.widgets import Header, Input, OptionList
 from textual.widgets.option_list import Option
 
 from tutor.i18n import t
-from tutor.problems import broken_notice, where
 from tutor.themes import MUTED
 from tutor.untrusted import plain, text
 from tutor.widgets.footer import TutorFooter
@@ -96,6 +95,8 @@ class CourseScreen(Screen[None]):
         if not options:
             options.append(Option(Text.assemble((t("no_lessons", lang), MUTED)), disabled=True))
         if outline.broken:
+            from tutor.problems import where  # (only a course with broken files needs it: not imported at start-up)
+
             options += [None, Option(Text.assemble((t("broken_title", lang), "bold red")), disabled=True)]
             options += [Option(Text.assemble((f"⚠ {plain(where(error.path, error.line))}", "bold red"), "\n",
                                              (t("lesson_file_problem", lang), "red"), "\n", (plain(error.path), MUTED)),
@@ -144,6 +145,8 @@ class CourseScreen(Screen[None]):
 
     def _open(self, option_id: str | None) -> None:
         if option_id and option_id.startswith(BROKEN):
+            from tutor.problems import broken_notice
+
             broken = self.app.outline.broken
             number = int(option_id.removeprefix(BROKEN))
             if number < len(broken):
