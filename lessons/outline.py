@@ -17,7 +17,6 @@ import hashlib
 import json
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from stat import S_ISREG
 from typing import NamedTuple
@@ -30,6 +29,10 @@ from lessons.text import LocalText
 VERSION = 2  # 2: quiz templates saved beside the outline (quiz.json): a new key, so an old cache is saved again with it
 
 
+# The records are NamedTuples, not frozen dataclasses: a dataclass compiles its methods from source as its module
+# is imported (about 0.5 ms each), and this module is on the way to the first screen.
+
+
 class StepRef(NamedTuple):
     """A step as progress counts it (`gradable_step_ids` reads `id` and `kind`)."""
 
@@ -37,8 +40,7 @@ class StepRef(NamedTuple):
     kind: str
 
 
-@dataclass(frozen=True)
-class LessonEntry:
+class LessonEntry(NamedTuple):
     """One lesson's line in the course view."""
 
     id: str
@@ -50,8 +52,7 @@ class LessonEntry:
     steps: tuple[StepRef, ...]
 
 
-@dataclass(frozen=True)
-class OutlineSection:
+class OutlineSection(NamedTuple):
     """A group of the course view (`lessons.course.Section`): a pack's names its pack, whose title and
     version are None when its pack.toml is broken."""
 
@@ -62,14 +63,12 @@ class OutlineSection:
     pack_title: LocalText | None = None
 
 
-@dataclass(frozen=True)
-class Outline:
+class Outline(NamedTuple):
     sections: tuple[OutlineSection, ...]
     broken: tuple[LessonError, ...]
 
 
-@dataclass(frozen=True)
-class QuizLesson:
+class QuizLesson(NamedTuple):
     """What a quiz needs of a lesson (`tutor.quiz.lesson_templates`, `tutor.quiz.generator`), without loading it."""
 
     id: str
