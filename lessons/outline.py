@@ -122,13 +122,15 @@ def fingerprint(folders: Iterable[Path]) -> str:
 
 def _file_state(path: Path) -> object:
     """A file's contents (its hash), without ever blocking on a FIFO or reading a huge file whole: those,
-    like directories, the loader refuses by their kind and size, so their kind and size are the state."""
+    like directories, the loader refuses by their kind and size, so their kind and size are the state. A file is
+    read at the size its stat gave, not into a buffer the size of the largest allowed (1 MB allocated per lesson
+    at every start); one that grows meanwhile gives the next start another key."""
     try:
         stat = os.stat(path)
         if not S_ISREG(stat.st_mode) or stat.st_size > MAX_LESSON_BYTES:
             return stat.st_mode, stat.st_size, stat.st_mtime_ns
         with open(path, "rb") as file:
-            return hashlib.blake2b(file.read(MAX_LESSON_BYTES + 1), digest_size=16).digest()
+            return hashlib.blake2b(file.read(stat.st_size), digest_size=16).digest()
     except OSError as error:
         return type(error).__name__
 
