@@ -96,3 +96,31 @@ def test_the_course_views_records_are_not_dataclasses():
     position = model.Position("a", "b", None)
     with pytest.raises(AttributeError):
         position.step_id = "c"
+
+
+async def test_the_course_view_is_styled_once_as_it_first_appears(make_app, monkeypatch):
+    """Its widgets are styled as they mount; Textual's restyling of the whole screen on its first ScreenResume is
+    skipped (it changed nothing), not any later one. The first frame is styled all the same."""
+    from textual import events
+
+    from tutor.screens.course import CourseScreen
+
+    restyled = []
+    update_nodes = Stylesheet.update_nodes
+
+    def spied(self, nodes, animate=False):
+        nodes = list(nodes)
+        restyled.extend(node for node in nodes if isinstance(node, CourseScreen))
+        return update_nodes(self, nodes, animate)
+
+    monkeypatch.setattr(Stylesheet, "update_nodes", spied)
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        assert restyled == []
+        lessons = app.screen.query_one("#lessons")
+        assert lessons.styles.border_top[0] == "round" and lessons.has_focus
+        assert lessons.styles.border_top[1] == Color.parse(app.current_theme.primary)  # :focus applied
+        app.screen.post_message(events.ScreenResume())
+        await pilot.pause()
+        assert restyled == [app.screen]

@@ -3,6 +3,7 @@ then each installed pack under its name), broken lesson files with where they fa
 from __future__ import annotations
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
@@ -60,6 +61,7 @@ class CourseScreen(Screen[None]):
         Binding("escape", "leave_filter", show=False),
     ]
     AUTO_FOCUS = "#lessons"  # not the filter above it: focusing it first, then the list, painted the screen twice
+    _shown = False  # set on the first ScreenResume
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -186,8 +188,13 @@ class CourseScreen(Screen[None]):
 
         self.app.confirm(t("reset_confirm", lang, title=title), reset)
 
-    def on_screen_resume(self) -> None:
-        """Shown first, or back from a lesson (whose progress, or the language, may have changed)."""
+    def on_screen_resume(self, event: events.ScreenResume) -> None:
+        """Shown first, or back from a lesson (whose progress, or the language, may have changed). The first time,
+        every widget was styled as it mounted, just before: Textual styling the whole screen again on this event
+        would change nothing (this handler runs before Screen's own, which reads `refresh_styles`)."""
+        if not self._shown:
+            self._shown = True
+            event.refresh_styles = False
         self.apply_language()
 
     def course_changed(self) -> None:
