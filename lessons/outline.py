@@ -17,7 +17,6 @@ import hashlib
 import json
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from stat import S_ISREG
 from typing import NamedTuple
@@ -30,6 +29,10 @@ from lessons.text import LocalText
 VERSION = 2  # 2: quiz templates saved beside the outline (quiz.json): a new key, so an old cache is saved again with it
 
 
+# The records are NamedTuples, not frozen dataclasses: a dataclass compiles its methods from source as its module
+# is imported (about 0.5 ms each), and this module is on the way to the first screen.
+
+
 class StepRef(NamedTuple):
     """A step as progress counts it (`gradable_step_ids` reads `id` and `kind`)."""
 
@@ -37,8 +40,7 @@ class StepRef(NamedTuple):
     kind: str
 
 
-@dataclass(frozen=True)
-class LessonEntry:
+class LessonEntry(NamedTuple):
     """One lesson's line in the course view."""
 
     id: str
@@ -50,8 +52,7 @@ class LessonEntry:
     steps: tuple[StepRef, ...]
 
 
-@dataclass(frozen=True)
-class OutlineSection:
+class OutlineSection(NamedTuple):
     """A group of the course view (`lessons.course.Section`): a pack's names its pack, whose title and
     version are None when its pack.toml is broken."""
 
@@ -62,14 +63,12 @@ class OutlineSection:
     pack_title: LocalText | None = None
 
 
-@dataclass(frozen=True)
-class Outline:
+class Outline(NamedTuple):
     sections: tuple[OutlineSection, ...]
     broken: tuple[LessonError, ...]
 
 
-@dataclass(frozen=True)
-class QuizLesson:
+class QuizLesson(NamedTuple):
     """What a quiz needs of a lesson (`tutor.quiz.lesson_templates`, `tutor.quiz.generator`), without loading it."""
 
     id: str
@@ -123,13 +122,15 @@ def fingerprint(folders: Iterable[Path]) -> str:
 
 def _file_state(path: Path) -> object:
     """A file's contents (its hash), without ever blocking on a FIFO or reading a huge file whole: those,
-    like directories, the loader refuses by their kind and size, so their kind and size are the state."""
+    like directories, the loader refuses by their kind and size, so their kind and size are the state. A file is
+    read at the size its stat gave, not into a buffer the size of the largest allowed (1 MB allocated per lesson
+    at every start); one that grows meanwhile gives the next start another key."""
     try:
         stat = os.stat(path)
         if not S_ISREG(stat.st_mode) or stat.st_size > MAX_LESSON_BYTES:
             return stat.st_mode, stat.st_size, stat.st_mtime_ns
         with open(path, "rb") as file:
-            return hashlib.blake2b(file.read(MAX_LESSON_BYTES + 1), digest_size=16).digest()
+            return hashlib.blake2b(file.read(stat.st_size), digest_size=16).digest()
     except OSError as error:
         return type(error).__name__
 

@@ -85,12 +85,11 @@ class TutorApp(App[None]):
         self.extra_dirs = tuple(Path(d) for d in extra_dirs)
         for registered in THEMES.values():  # the app's own colours: every text at 4.5:1 (tutor/themes.py)
             self.register_theme(registered)
-        # (set without their watchers: the theme's, next, applies them, and the CSS is parsed once, not once more per
-        # setting: each re-parses every stylesheet)
+        # (set without their watchers: each queues a re-parse of every stylesheet; _start_with_theme applies them)
         self.set_reactive(App.ansi_theme_dark, ANSI_DARK)
         self.set_reactive(App.ansi_theme_light, ANSI_LIGHT)
         theme = theme or self.settings.theme or "dark"
-        self.theme = THEMES[theme].name if theme in THEMES else theme
+        self._start_with_theme(THEMES[theme].name if theme in THEMES else theme)
         self.start = start
         if start == "quiz":  # its first question needs the snippet worker at once: start it while Textual starts
             from tutor import worker_start
@@ -115,6 +114,22 @@ class TutorApp(App[None]):
         self.open_at = open_at  # `--open LESSON[:STEP]`: (lesson id, step id or None), checked by the CLI
         self._wall = TerminalWall()
         self._no_dim = NoDim()
+
+    def _start_with_theme(self, name: str) -> None:
+        """Set the first theme as Textual's theme watcher would, but without the full re-parse of every
+        stylesheet it queues (about 4 ms of start-up, CPU): nothing is styled or parsed yet, so the stylesheet
+        takes the theme's variables now and is parsed once, with them. The mode classes and the ANSI colours
+        follow the theme as the watcher sets them. A theme not registered goes through the watcher (and its error)."""
+        if self.get_theme(name) is None:
+            self.theme = name
+            return
+        self.set_reactive(App.theme, name)
+        dark = self.current_theme.dark
+        self.set_class(dark, "-dark-mode", update=False)
+        self.set_class(not dark, "-light-mode", update=False)
+        self.add_class(f"-theme-{name}", update=False)
+        self._refresh_truecolor_filter(self.ansi_theme)
+        self.stylesheet.set_variables(self.get_css_variables())
 
     def run_and_exit(self, **options) -> None:
         """`run` until the learner quits, then end the process at once (the commands that open the app call
@@ -162,14 +177,20 @@ class TutorApp(App[None]):
             self._collector_paused = False
             gc.enable()
 
-    def on_mount(self) -> None:
+    def get_default_screen(self) -> Screen:
+        """The app's first screen is the course view, with the outline it lists and the store its progress comes
+        from (Textual asks for it as the app starts, before `on_mount`; every other screen is pushed over it). Not
+        a course view pushed over Textual's blank default screen: that screen's mount, layout and frame were about
+        7 ms of start-up (CPU), for a screen no learner sees."""
         from tutor.screens.course import CourseScreen
 
         self.outline = self._cached_outline()
         if self.outline is None:
             self._ensure_course()
         self._open_store()
-        self.push_screen(CourseScreen())
+        return CourseScreen()
+
+    def on_mount(self) -> None:
         self.set_interval(POLL_SECONDS, self.poll_lesson_files)
         self.set_timer(COLLECTOR_PAUSE_SECONDS, self._resume_collector)
         if self.start == "quiz":  # the warm-up runs while the first question is made, not after it

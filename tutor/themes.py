@@ -128,5 +128,6 @@ class NoDim(LineFilter):
     ANSI colours into the theme's RGB ones, so `MUTED` gets the theme's value)."""
 
     def apply(self, segments: list[Segment], background) -> list[Segment]:
-        return [Segment(text, _undimmed(style), control) if style is not None and style.dim else
-                Segment(text, style, control) for text, style, control in segments]
+        """Every line of every frame passes here: a segment that is not dim is kept as it is, not copied."""
+        return [segment if segment.style is None or not segment.style.dim else
+                Segment(segment.text, _undimmed(segment.style), segment.control) for segment in segments]

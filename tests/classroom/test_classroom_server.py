@@ -543,6 +543,28 @@ def test_a_students_snippet_worker_is_forked_warm_and_counted_as_theirs(monkeypa
         warm.stop()
 
 
+async def test_a_students_snippet_worker_starts_after_the_course_view_is_drawn(tmp_path, monkeypatch):
+    """A student's tutor starts its snippet worker WARM_UP_DELAY after its course view is drawn (a class opens
+    the page at once): the timer is set on the app's loop, not from the warm-up thread (which has none: no
+    worker started until a lesson needed one, and the thread died with 'no running event loop')."""
+    import threading
+
+    from class_data import COURSE
+
+    from tutor.classroom import student_app
+
+    failures = []
+    monkeypatch.setattr(threading, "excepthook", failures.append)
+    monkeypatch.setattr(student_app, "WARM_UP_DELAY", 2.0)
+    app = student_app.make_app({"AUTOGRAD_TUTOR_DATA_DIR": str(tmp_path / "alice"), "AUTOGRAD_TUTOR_LANG": "en",
+                                "AUTOGRAD_TUTOR_CLASS_LESSONS": str(COURSE), "AUTOGRAD_TUTOR_CLASS_BUNDLED": "0"})
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        assert app.confinement is None and "warm-up" not in [thread.name for thread in threading.enumerate()]
+        assert await eventually(lambda: app.confinement is not None, 120.0), failures
+        assert app.confinement.started and not failures
+
+
 def await_gone(pid: int) -> bool:
     return asyncio.run(wait_until_gone(pid))
 

@@ -166,6 +166,36 @@ def test_the_fingerprint_never_blocks_on_a_fifo_nor_reads_a_huge_file(tmp_path):
     assert fingerprint([tmp_path]) != before
 
 
+def test_the_fingerprint_reads_each_lesson_file_at_its_size(tmp_path, monkeypatch):
+    """Each file is read at the size its stat gave, not with a buffer the size of the largest file allowed (1 MB
+    allocated for every lesson of the course at every start-up); a change within the same size still counts."""
+    import builtins
+
+    lesson = tmp_path / "a.toml"
+    lesson.write_text('id = "a"\n', encoding="utf-8")
+    reads = []
+
+    class Spied:
+        def __init__(self, *args, **kwargs):
+            self.file = builtins.open(*args, **kwargs)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *error):
+            self.file.close()
+
+        def read(self, size=-1):
+            reads.append(size)
+            return self.file.read(size)
+
+    monkeypatch.setattr("lessons.outline.open", Spied, raising=False)
+    before = fingerprint([tmp_path])
+    assert reads == [lesson.stat().st_size]
+    lesson.write_text('id = "b"\n', encoding="utf-8")
+    assert fingerprint([tmp_path]) != before
+
+
 def test_the_quiz_part_gives_back_every_template_of_the_course(folders, tmp_path):
     """Saved beside the outline, a course's quiz templates read back equal, line numbers included, in the
     course's order (a seeded quiz draws from that order), each with the lesson fields a question is made of."""

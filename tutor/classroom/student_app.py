@@ -55,11 +55,12 @@ def make_app(environ=None):
     from tutor.paths import ENV_VAR
 
     class StudentApp(TutorApp):
-        def _warm_up(self) -> None:
+        def _start_warm_up(self) -> None:
             """A class opens the page at the same moment: let every student's course view be drawn
             before the sandbox workers (numpy, sympy: about a second of CPU each) start. A lesson
-            opened sooner starts the worker itself."""
-            self.set_timer(WARM_UP_DELAY, super()._warm_up)
+            opened sooner starts the worker itself. The timer is set here, on the app's loop: the
+            warm-up thread has no loop to set it on."""
+            self.set_timer(WARM_UP_DELAY, super()._start_warm_up)
 
         def get_driver_class(self):
             driver = super().get_driver_class()

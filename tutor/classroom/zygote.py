@@ -299,7 +299,7 @@ def _warm_screens() -> None:
     """Draw the course view and open the class's first lesson once, headless, in a scratch data folder,
     before any fork: Textual parses the app's and each screen's CSS and fills its caches on first use
     (half of a tutor's CPU to open its first lesson), and every child inherits them filled. No sandbox
-    worker starts here (`_warm_up`), so no engine and no thread."""
+    worker starts here (`_start_warm_up`), so no engine and no thread."""
     import asyncio
 
     from tutor.classroom.student_app import make_app
@@ -307,7 +307,7 @@ def _warm_screens() -> None:
     folder = tempfile.mkdtemp(prefix="autograd-tutor-zygote-")
     try:
         app = make_app({**os.environ, "AUTOGRAD_TUTOR_DATA_DIR": folder, "AUTOGRAD_TUTOR_LANG": "en"})
-        app._warm_up = lambda: None
+        app._start_warm_up = lambda: None
 
         async def visit() -> None:
             async with app.run_test(size=(110, 32)) as pilot:

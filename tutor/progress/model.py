@@ -1,13 +1,14 @@
 """The records the progress store keeps, and its error type.
 
-Plain frozen dataclasses so the app, the quiz session and the statistics can
-pass them around without touching SQLite.
+Plain immutable records so the app, the quiz session and the statistics can
+pass them around without touching SQLite: NamedTuples, not frozen dataclasses, whose methods are compiled
+from source as the module is imported (about 0.5 ms each, on the way to the course view's first paint).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from enum import StrEnum
+from typing import NamedTuple
 
 QUIZ_LESSON = "quiz"  # the lesson id under which quiz attempts are recorded
 
@@ -28,8 +29,7 @@ class LessonStatus(StrEnum):
     DONE = "done"
 
 
-@dataclass(frozen=True)
-class Attempt:
+class Attempt(NamedTuple):
     """One answer to one step (or one quiz question), as recorded."""
 
     uid: str
@@ -44,8 +44,7 @@ class Attempt:
     misconception: str | None = None  # the misconception diagnosed behind a wrong prediction (its id)
 
 
-@dataclass(frozen=True)
-class Position:
+class Position(NamedTuple):
     """Where the learner left a lesson."""
 
     lesson_id: str
@@ -53,8 +52,7 @@ class Position:
     updated_at: datetime
 
 
-@dataclass(frozen=True)
-class LessonProgress:
+class LessonProgress(NamedTuple):
     """How far a learner is in one lesson: the course view shows `status` and `solved`/`total`."""
 
     status: LessonStatus
@@ -62,8 +60,7 @@ class LessonProgress:
     total: int  # number of gradable steps
 
 
-@dataclass(frozen=True)
-class Snapshot:
+class Snapshot(NamedTuple):
     """Everything a progress store holds, as plain records: what an export writes and an import merges."""
 
     attempts: list[Attempt]

@@ -203,5 +203,5 @@ class ClassScreen(Screen[None]):
             self.show(self.report)
 
     def action_back(self) -> None:
-        if len(self.app.screen_stack) > 2:
+        if len(self.app.screen_stack) > 1:
             self.dismiss()

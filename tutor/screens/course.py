@@ -3,6 +3,7 @@ then each installed pack under its name), broken lesson files with where they fa
 from __future__ import annotations
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
@@ -10,11 +11,11 @@ from textual.widgets import Header, Input, OptionList
 from textual.widgets.option_list import Option
 
 from tutor.i18n import t
-from tutor.problems import broken_notice, where
 from tutor.themes import MUTED
 from tutor.untrusted import plain, text
 from tutor.widgets.footer import TutorFooter
 from tutor.widgets.inline_text import inline_markdown
+from tutor.widgets.lesson_list import LessonList
 
 _STATUS = {"done": ("✓", "green"), "in progress": ("◐", "yellow"), "new": ("○", MUTED)}
 BROKEN = "!broken:"  # option ids of broken files (no lesson id can start with "!")
@@ -60,11 +61,12 @@ class CourseScreen(Screen[None]):
         Binding("escape", "leave_filter", show=False),
     ]
     AUTO_FOCUS = "#lessons"  # not the filter above it: focusing it first, then the list, painted the screen twice
+    _shown = False  # set on the first ScreenResume
 
     def compose(self) -> ComposeResult:
         yield Header()
         yield Input(id="filter")
-        yield OptionList(id="lessons")
+        yield LessonList(id="lessons")
         yield TutorFooter()
 
     def apply_language(self) -> None:
@@ -95,6 +97,8 @@ class CourseScreen(Screen[None]):
         if not options:
             options.append(Option(Text.assemble((t("no_lessons", lang), MUTED)), disabled=True))
         if outline.broken:
+            from tutor.problems import where  # (only a course with broken files needs it: not imported at start-up)
+
             options += [None, Option(Text.assemble((t("broken_title", lang), "bold red")), disabled=True)]
             options += [Option(Text.assemble((f"⚠ {plain(where(error.path, error.line))}", "bold red"), "\n",
                                              (t("lesson_file_problem", lang), "red"), "\n", (plain(error.path), MUTED)),
@@ -143,6 +147,8 @@ class CourseScreen(Screen[None]):
 
     def _open(self, option_id: str | None) -> None:
         if option_id and option_id.startswith(BROKEN):
+            from tutor.problems import broken_notice
+
             broken = self.app.outline.broken
             number = int(option_id.removeprefix(BROKEN))
             if number < len(broken):
@@ -182,8 +188,13 @@ class CourseScreen(Screen[None]):
 
         self.app.confirm(t("reset_confirm", lang, title=title), reset)
 
-    def on_screen_resume(self) -> None:
-        """Shown first, or back from a lesson (whose progress, or the language, may have changed)."""
+    def on_screen_resume(self, event: events.ScreenResume) -> None:
+        """Shown first, or back from a lesson (whose progress, or the language, may have changed). The first time,
+        every widget was styled as it mounted, just before: Textual styling the whole screen again on this event
+        would change nothing (this handler runs before Screen's own, which reads `refresh_styles`)."""
+        if not self._shown:
+            self._shown = True
+            event.refresh_styles = False
         self.apply_language()
 
     def course_changed(self) -> None:
