@@ -315,7 +315,7 @@ class Tensor:
 
     @property
     def grad(self):
-        if self._grad_fn is not None and not self.retains_grad:
+        if self._grad is None and self._grad_fn is not None and not self.retains_grad:  # (backward(inputs=) fills it)
             warnings.warn(
                 "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute "
                 "won't be populated during autograd.backward(). If you indeed want the .grad field to be populated "
@@ -507,6 +507,10 @@ class Tensor:
         return self._data.reshape(()).item()
 
     def __float__(self) -> float:
+        if self._requires_grad and not _WARNED_ONCE.get("float"):  # PyTorch's TORCH_WARN_ONCE: once a process
+            _WARNED_ONCE["float"] = True
+            warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
+                          "Consider using tensor.detach() first.", UserWarning, stacklevel=2)
         return float(self._scalar())
 
     def __int__(self) -> int:
@@ -527,6 +531,8 @@ class Tensor:
 
 
 
+# the warnings PyTorch gives once a process (TORCH_WARN_ONCE), by name, once given
+_WARNED_ONCE: dict[str, bool] = {}
 _TENSOR_TYPES = {Tensor}  # Tensor and its subclasses the engine makes (nn.Parameter adds itself)
 
 

@@ -444,3 +444,13 @@ k = torch.tensor([3., 4.])
 Scale.apply(x, k).sum().backward()
 print(x.grad)
 """
+# hidden-corpus kind (issue 24): warnings are compared too; a non-leaf's .grad filled by backward(inputs=) is read
+# without the non-leaf warning, and a float() of a tensor that requires grad warns (once a process, as PyTorch)
+ENGINE["backward-inputs-non-leaf-grad"] = """
+x = torch.tensor([1., 2.], requires_grad=True)
+y = torch.tensor([3., 4.], requires_grad=True)
+h = x * 3
+(h * y).sum().backward(inputs=[h, y])
+print(h.grad, y.grad, x.grad)
+"""
+ERRORS["grad-of-output-without-grad"] = "x = torch.tensor([1., 2.])\ntorch.autograd.grad((x * 2).sum(), x)"

@@ -1,5 +1,6 @@
 """The same snippets on the engine and on real PyTorch 2.13: identical printouts and errors."""
 import contextlib
+import importlib
 import io
 import re
 import sys
@@ -15,16 +16,23 @@ torch = pytest.importorskip("torch")
 
 
 def run(source: str, module) -> str:
-    """Run `source` with `torch` bound to `module`; the printout, or the exception's type and message."""
+    """Run `source` with `torch` bound to `module`; the printout, then the warnings a learner sees on stderr
+    (category and message), then the exception's type and message if it raised."""
     out = io.StringIO()
+    if module is engine:  # a fresh process for the warnings given once a process (the sandbox forks one per run)
+        importlib.import_module("engine.tensor")._WARNED_ONCE.clear()
     modules = {"torch": module, "torch.nn": module.nn, "torch.nn.functional": module.nn.functional}
-    with contextlib.redirect_stdout(out), warnings.catch_warnings(), mock.patch.dict(sys.modules, modules):
-        warnings.simplefilter("ignore")
+    with contextlib.redirect_stdout(out), warnings.catch_warnings(record=True) as caught, \
+            mock.patch.dict(sys.modules, modules):
+        warnings.simplefilter("always")
         try:
             exec(source, {"torch": module})
         except Exception as err:  # noqa: BLE001 - the error is what is compared
             print(f"{type(err).__name__}: {err}")
-    return re.sub(r"0x[0-9a-f]+", "0x…", out.getvalue())  # object addresses differ
+    # PyTorch's C++ warnings end in where they were raised in its sources
+    warned = "".join(f"{w.category.__name__}: {re.sub(r' [(]Triggered internally at [^)]*[)]', '', str(w.message))}\n"
+                     for w in caught)
+    return re.sub(r"0x[0-9a-f]+", "0x…", out.getvalue() + warned)  # object addresses differ
 
 
 @pytest.mark.parametrize("name", sorted(SEEDS) + sorted(ENGINE))
