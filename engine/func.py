@@ -167,6 +167,11 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     if not isinstance(primals, tuple) or not isinstance(tangents, tuple):
         raise RuntimeError("jvp(f, primals, tangents): Expected primals to be a tuple. E.g. it should be valid "
                            "to call f(*primals).")
+    for p, t in zip(primals, tangents):  # PyTorch makes each primal a dual tensor with its tangent first
+        if isinstance(p, Tensor) and isinstance(t, Tensor) and p._data.shape != t._data.shape:
+            raise RuntimeError("Trying to set a forward gradient that has a different size than that of the original "
+                               f"Tensor, this is not supported. Tensor is of size {list(p._data.shape)} while the "
+                               f"given forward gradient is of size {list(t._data.shape)}.")
     level = _Level(primals, tuple(range(len(primals))))
     with enable_grad():
         output, aux = _split_aux(func(*level.args), has_aux, "jvp")

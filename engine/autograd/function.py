@@ -259,13 +259,15 @@ def _rule(cls, ctx, index: int, n: int, name: str, layout: _Layout | None):
         gi = cache[1][index]
         if gi is None:
             return None
-        if gi._data.shape != np.shape(arrays[index]):
+        if gi._data.shape != np.shape(arrays[index]):  # PyTorch sums a gradient the input expands to, refuses others
             try:
-                np.broadcast_shapes(gi._data.shape, np.shape(arrays[index]))
+                expandable = np.broadcast_shapes(gi._data.shape, np.shape(arrays[index])) == gi._data.shape
             except ValueError:
+                expandable = False
+            if not expandable:
                 raise RuntimeError(f"Function {name} returned an invalid gradient at index {index} - got "
                                    f"[{', '.join(map(str, gi._data.shape))}] but expected shape compatible with "
-                                   f"[{', '.join(map(str, np.shape(arrays[index])))}]") from None
+                                   f"[{', '.join(map(str, np.shape(arrays[index])))}]")
         return gi if cache[2] else gi._data
     return rule
 

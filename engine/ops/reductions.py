@@ -4,6 +4,7 @@ norm.
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
@@ -160,12 +161,21 @@ def _std_rule(g, out, a, dims, correction, keepdim):
     return _var_rule(g, out, a, dims, correction, keepdim)
 
 
+def _warn_dof(name: str):
+    """The check of var and std: PyTorch warns (and gives nan or inf) when no degrees of freedom are left."""
+    def check(arrays, attrs):
+        if _count(arrays[0], attrs["dims"]) - attrs["correction"] <= 0:
+            warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
+                          "reduction factor (input numel divided by output numel).", UserWarning, stacklevel=4)
+    return check
+
+
 op("var", "VarBackward0", ["self"], _var,
    {"self": ("grad * 2 * (self - self.mean(dim, True)) / (N - correction)", _var_rule)}, saves=["self"],
-   names=names("var"))
+   names=names("var"), check=_warn_dof("var"))
 op("std", "StdBackward0", ["self"], lambda a, dims, correction, keepdim: xp.sqrt(_var(a, dims, correction, keepdim)),
    {"self": ("var_backward(grad / (2 * result), ...) (0 where result is 0)", _std_rule)}, saves=["self", "result"],
-   names=names("std"))
+   names=names("std"), check=_warn_dof("std"))
 
 
 def _norm(a, p, dims, keepdim):

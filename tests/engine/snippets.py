@@ -454,3 +454,26 @@ h = x * 3
 print(h.grad, y.grad, x.grad)
 """
 ERRORS["grad-of-output-without-grad"] = "x = torch.tensor([1., 2.])\ntorch.autograd.grad((x * 2).sum(), x)"
+# a custom Function's gradient must be the input's shape or one the input expands to (then summed), as in PyTorch
+_WRONG_SHAPE = """
+class Bad(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2
+    @staticmethod
+    def backward(ctx, g):
+        return {returns}
+x = torch.ones(3, requires_grad=True)
+Bad.apply(x).sum().backward()
+print(x.grad)
+"""
+ERRORS["function-grad-of-a-smaller-shape"] = _WRONG_SHAPE.format(returns="g.sum()")
+ENGINE["function-grad-of-an-expanded-shape"] = _WRONG_SHAPE.format(returns="torch.stack([g, g * 3])")
+# var/std without degrees of freedom: nan or inf, and PyTorch's warning
+ENGINE["std-no-degrees-of-freedom"] = """
+x = torch.tensor([1.], requires_grad=True)
+print(x.std())
+print(torch.var(x))
+print(torch.ones(2, 1).std(1), torch.ones(3).var(unbiased=False))
+"""
+ERRORS["func-jvp-tangent-shape"] = "torch.func.jvp(torch.sin, (torch.ones(3),), (torch.ones(2),))"

@@ -7,6 +7,7 @@ import sys
 import warnings
 from unittest import mock
 
+import numpy as np
 import pytest
 from snippets import ENGINE, ERRORS, SEEDS
 
@@ -22,9 +23,11 @@ def run(source: str, module) -> str:
     if module is engine:  # a fresh process for the warnings given once a process (the sandbox forks one per run)
         importlib.import_module("engine.tensor")._WARNED_ONCE.clear()
     modules = {"torch": module, "torch.nn": module.nn, "torch.nn.functional": module.nn.functional}
+    # (numpy's floating-point warnings are silenced as the runner silences them: PyTorch gives inf/nan silently)
     with contextlib.redirect_stdout(out), warnings.catch_warnings(record=True) as caught, \
-            mock.patch.dict(sys.modules, modules):
+            mock.patch.dict(sys.modules, modules), np.errstate(all="ignore"):
         warnings.simplefilter("always")
+        warnings.filterwarnings("ignore", category=DeprecationWarning, module="torch")  # its own imports' noise
         try:
             exec(source, {"torch": module})
         except Exception as err:  # noqa: BLE001 - the error is what is compared
