@@ -337,6 +337,15 @@ def squeeze(a, axis=None):
     return np.squeeze(a, axis)
 
 
+def matmul(a, b):
+    """a @ b, batched as numpy's. A product that adds a single term per element (an outer product, as a gradient of
+    a one-row batch is) is that term, as PyTorch's mm gives it: 0 * -x is -0, where a BLAS sum would add it to +0."""
+    if (type(a) is np.ndarray and type(b) is np.ndarray and a.ndim > 1 and b.ndim > 1
+            and a.shape[-1] == 1 == b.shape[-2]):
+        return a * b  # (…, m, 1) * (…, 1, n): broadcasting gives each product once
+    return a @ b
+
+
 def swapaxes(a, axis1, axis2):
     if is_tensor(a):
         return a.transpose(axis1, axis2)

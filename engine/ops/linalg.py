@@ -13,13 +13,13 @@ def mT(a):
 
 
 # --- products ---------------------------------------------------------------------------------
-op("mm", "MmBackward0", ["self", "mat2"], np.matmul,
-   {"self": ("grad.mm(mat2.t())", lambda g, out, a, b: g @ mT(b)),
-    "mat2": ("self.t().mm(grad)", lambda g, out, a, b: mT(a) @ g)}, saves={"self": ["mat2"], "mat2": ["self"]},
+op("mm", "MmBackward0", ["self", "mat2"], xp.matmul,
+   {"self": ("grad.mm(mat2.t())", lambda g, out, a, b: xp.matmul(g, mT(b))),
+    "mat2": ("self.t().mm(grad)", lambda g, out, a, b: xp.matmul(mT(a), g))}, saves={"self": ["mat2"], "mat2": ["self"]},
    shape=PRODUCT_SHAPE, names=names("mm"))
 def _addmm(s, a, b, beta, alpha):
     """beta * self + alpha * (mat1 @ mat2); with beta == 0 self is not read (its nan and inf do not show)."""
-    product = a @ b if alpha == 1 else (a @ b) * alpha
+    product = xp.matmul(a, b) if alpha == 1 else xp.matmul(a, b) * alpha
     return product if beta == 0 else product + (s if beta == 1 else s * beta)
 
 
@@ -30,9 +30,9 @@ def _scaled(g, factor):
 op("addmm", "AddmmBackward0", ["self", "mat1", "mat2"], _addmm,
    {"self": ("maybe_multiply(grad, beta)", lambda g, out, s, a, b, beta, alpha: _scaled(g, beta)),
     "mat1": ("mm_mat1_backward(grad, mat2, alpha): grad.mm(mat2.t()) * alpha",
-             lambda g, out, s, a, b, beta, alpha: _scaled(g @ mT(b), alpha)),
+             lambda g, out, s, a, b, beta, alpha: _scaled(xp.matmul(g, mT(b)), alpha)),
     "mat2": ("mm_mat2_backward(grad, mat1, alpha): mat1.t().mm(grad) * alpha",
-             lambda g, out, s, a, b, beta, alpha: _scaled(mT(a) @ g, alpha))},
+             lambda g, out, s, a, b, beta, alpha: _scaled(xp.matmul(mT(a), g), alpha))},
    saves={"mat1": ["mat2"], "mat2": ["mat1"]}, dtype=PROMOTE,
    shape=PRODUCT_SHAPE, saved_args=["alpha", "beta"], names=names("addmm"))
 op("mv", "MvBackward0", ["self", "vec"], np.matmul,
@@ -43,7 +43,7 @@ op("dot", "DotBackward0", ["self", "tensor"], np.matmul,
    {"self": ("grad * tensor", lambda g, out, a, b: xp.expand_dims(g, -1) * b),
     "tensor": ("grad * self", lambda g, out, a, b: xp.expand_dims(g, -1) * a)}, saves={"self": ["tensor"], "tensor": ["self"]},
    shape=PRODUCT_SHAPE, names=names("dot"))
-op("bmm3", "BmmBackward0", ["self", "mat2"], np.matmul,
-   {"self": ("grad.bmm(mat2.transpose(1, 2))", lambda g, out, a, b: g @ mT(b)),
-    "mat2": ("self.transpose(1, 2).bmm(grad)", lambda g, out, a, b: mT(a) @ g)}, saves={"self": ["mat2"], "mat2": ["self"]},
+op("bmm3", "BmmBackward0", ["self", "mat2"], xp.matmul,
+   {"self": ("grad.bmm(mat2.transpose(1, 2))", lambda g, out, a, b: xp.matmul(g, mT(b))),
+    "mat2": ("self.transpose(1, 2).bmm(grad)", lambda g, out, a, b: xp.matmul(mT(a), g))}, saves={"self": ["mat2"], "mat2": ["self"]},
    shape=PRODUCT_SHAPE, names=names("bmm"))

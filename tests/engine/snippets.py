@@ -477,3 +477,13 @@ print(torch.var(x))
 print(torch.ones(2, 1).std(1), torch.ones(3).var(unbiased=False))
 """
 ERRORS["func-jvp-tangent-shape"] = "torch.func.jvp(torch.sin, (torch.ones(3),), (torch.ones(2),))"
+# an outer product (a one-row batch's weight gradient, a Jacobian of a linear layer) keeps PyTorch's signed zeros
+ENGINE["outer-product-signed-zeros"] = """
+W = torch.tensor([[1., 2., 0.], [0.5, -1., 3.]], requires_grad=True)
+x = torch.tensor([[0.3, -0.6, 0.9]])
+y = torch.nn.functional.linear(x, W, torch.tensor([0.1, -0.2]))
+y.backward(torch.tensor([[1., 0.]]))
+print(W.grad)
+print(torch.tensor([[0.], [1.]]) @ torch.tensor([[-1., 2.]]))
+print(torch.func.jacrev(lambda w: (x @ w.t()).tanh())(W.detach()))
+"""
