@@ -37,8 +37,9 @@ def run_backward(roots, grads, *, inputs=None, retain_graph=None, create_graph=F
     """
     roots = list(roots)
     seeds, given = _seeds(roots, grads, create_graph, nbatch)
-    for i, out in enumerate(roots):
-        if not out._requires_grad:
+    edges = [out._grad_edge() if out._requires_grad else None for out in roots]
+    for i, edge in enumerate(edges):
+        if edge is None:  # (also a view made with grad mode off: it requires grad, but has no edge)
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
     if not accumulate:  # autograd.grad: its inputs are checked after its outputs, as in PyTorch
         for x in inputs:
@@ -48,7 +49,6 @@ def run_backward(roots, grads, *, inputs=None, retain_graph=None, create_graph=F
         retain_graph = create_graph
     if create_graph and accumulate:
         warnings.warn(CREATE_GRAPH_CYCLE, UserWarning, stacklevel=warn_stacklevel)
-    edges = [out._grad_edge() for out in roots]
     root, cotangent = (edges[0], seeds[0]) if len(edges) == 1 else (edges, seeds)
     capture = None if inputs is None else {x._grad_edge() for x in inputs}
     call = _record(api, roots, given, seeds, edges, inputs, create_graph)

@@ -113,6 +113,24 @@ class AccumulateGrad:
         return f"<AccumulateGrad object at {id(self):#x}>"
 
 
+class ViewWithoutGrad:
+    """What a view made with grad mode off (`no_grad`, `inference_mode`) of a tensor that requires grad has in place
+    of an AccumulateGrad: PyTorch gives such a view requires_grad=True but no edge (gradients through it go nowhere,
+    its hooks never run), and refuses to change it in place once grad mode is on, with this message."""
+
+    __slots__ = ("message",)
+
+    def __init__(self, created: str, block: str, mode: str) -> None:
+        self.message = (f"A view was created in {created} mode and is being modified inplace {mode}. Given that this use "
+                        "case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both "
+                        f"the view and the inplace either both inside the {block} block (if you don't want the inplace "
+                        "to be tracked) or both outside (if you want the inplace to be tracked).")
+
+
+VIEW_IN_NO_GRAD = ViewWithoutGrad("no_grad", "no_grad", "with grad mode enabled")
+VIEW_IN_INFERENCE = ViewWithoutGrad("inference", "inference_mode", "in normal mode")
+
+
 _TENSOR_TYPES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
                  "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
 

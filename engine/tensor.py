@@ -17,8 +17,11 @@ from engine import dtypes, state
 from engine.dims import nested_shape, normalize_dim, shape_arg
 from engine.graph import (
     SECOND_BACKWARD,
+    VIEW_IN_INFERENCE,
+    VIEW_IN_NO_GRAD,
     AccumulateGrad,
     Node,
+    ViewWithoutGrad,
     accumulate,
     as_grad,
     guard_shape,
@@ -103,7 +106,12 @@ def _run(op, inputs: tuple, attrs: dict, modes=None) -> "Tensor":
     if modes.forward_ad is not None and not modes.inference:  # (inference tensors carry no tangent)
         modes.forward_ad.propagate(op, inputs, attrs, result)
     if not modes.grad:
-        if modes.inference:
+        if op.view:  # a view is an inference tensor only of one; of a tensor that requires grad, see ViewWithoutGrad
+            result._inference = inputs[0]._inference
+            if inputs[0]._requires_grad:
+                result._requires_grad = True
+                result._accumulator = VIEW_IN_INFERENCE if modes.inference else VIEW_IN_NO_GRAD
+        elif modes.inference:
             result._inference = True
         return result
     parents, wanted, bit = [], 0, 1  # wanted: a bit per input that needs a gradient
@@ -353,9 +361,12 @@ class Tensor:
         """Where a gradient for this tensor goes: its grad_fn, or its leaf's AccumulateGrad."""
         if self._grad_fn is not None:
             return self._grad_fn
-        if self._accumulator is None:
-            self._accumulator = AccumulateGrad(self)
-        return self._accumulator
+        edge = self._accumulator
+        if edge is None:
+            edge = self._accumulator = AccumulateGrad(self)
+        elif type(edge) is ViewWithoutGrad:  # a view made with grad mode off: no edge (None), as in PyTorch
+            return None
+        return edge
 
     def _accumulate(self, g) -> None:
         """Add a cotangent into .grad (in place, as PyTorch does, so references see the sum). A Tensor
@@ -392,6 +403,8 @@ class Tensor:
         if not self._requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         edge = self._grad_edge()
+        if edge is None:  # a view made with grad mode off: no gradient ever reaches it, so its hooks never run
+            return RemovableHandle({})
         if edge.hooks is None:
             edge.hooks = {}
         handle = RemovableHandle(edge.hooks)
@@ -405,6 +418,8 @@ class Tensor:
         if not self._requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         edge = self._grad_edge()
+        if edge is None:
+            return RemovableHandle({})
         if edge.post_hooks is None:
             edge.post_hooks = {}
         handle = RemovableHandle(edge.post_hooks)

@@ -487,3 +487,38 @@ print(W.grad)
 print(torch.tensor([[0.], [1.]]) @ torch.tensor([[-1., 2.]]))
 print(torch.func.jacrev(lambda w: (x @ w.t()).tanh())(W.detach()))
 """
+# a view made with grad mode off of a tensor that requires grad: requires_grad, a leaf, no edge (PyTorch's CreationMeta)
+ENGINE["view-made-in-no-grad"] = """
+a = torch.tensor([1., 2., 3.], requires_grad=True)
+with torch.no_grad():
+    v = a[:2]
+    w = a.detach()[:2]
+print(v, v.requires_grad, v.grad_fn, v.is_leaf, w.requires_grad)
+y = v * 2
+print(y, y.grad_fn.next_functions)
+v.register_hook(lambda g: print("never", g))
+y.sum().backward()
+print(v.grad, a.grad)
+with torch.inference_mode():
+    i = a.view(3)
+    t = torch.ones(2)[:1]
+print(i.requires_grad, i.is_inference(), t.is_inference())
+"""
+ERRORS["inplace-on-view-made-in-no-grad"] = """
+a = torch.tensor([1., 2., 3.], requires_grad=True)
+with torch.no_grad():
+    v = a[:2]
+v.mul_(2)
+"""
+ERRORS["inplace-on-view-made-in-inference-mode"] = """
+a = torch.tensor([1., 2., 3.], requires_grad=True)
+with torch.inference_mode():
+    v = a[1:]
+v.add_(1)
+"""
+ERRORS["backward-of-view-made-in-no-grad"] = """
+a = torch.tensor([1., 2., 3.], requires_grad=True)
+with torch.no_grad():
+    v = a[:2]
+v.backward(torch.ones(2))
+"""
