@@ -110,6 +110,13 @@ sin = _unary(np.sin, "sin")
 cos = _unary(np.cos, "cos")
 tanh = _unary(np.tanh, "tanh")
 abs = _unary(np.abs, "Abs", widen=False)  # noqa: A001 - mirrors numpy's name
+tan = _unary(np.tan, "tan")
+asin = _unary(np.arcsin, "asin")
+acos = _unary(np.arccos, "acos")
+atan = _unary(np.arctan, "atan")
+sinh = _unary(np.sinh, "sinh")
+cosh = _unary(np.cosh, "cosh")
+expm1 = _unary(np.expm1, "expm1")
 
 
 def factor(mask, a):

@@ -101,6 +101,11 @@ def unary(name: str, kind: str = "randn", edge: list | None = None, ints: bool =
 for _name, _kind in (("exp", "randn"), ("log", "pos"), ("sqrt", "pos"), ("sin", "randn"), ("cos", "randn"),
                      ("tanh", "randn"), ("sigmoid", "randn"), ("log1p", "pos"), ("reciprocal", "pos")):
     unary(_name, _kind, edge=[0.5, 1., 2., 0., -1., inf, -inf, nan] if _kind == "pos" else None)
+for _name, _kind in (("tan", "randn"), ("asin", "unit"), ("acos", "unit"), ("atan", "randn"), ("sinh", "randn"),
+                     ("cosh", "randn"), ("expm1", "randn"), ("log2", "pos"), ("log10", "pos"), ("rsqrt", "pos")):
+    unary(_name, _kind, edge=[0.5, 1., 2., 0., -1., inf, -inf, nan] if _kind == "pos" else [0., -0., 0.5, -0.75, 1.])
+for _name in ("floor", "ceil", "round", "trunc"):  # (a step's gradient is 0; integers pass through unchanged)
+    unary(_name, ints=False, extra=(s(f"torch.{_name}(x)", x=T([-2, 0, 3])), s(f"x.{_name}()", x=T([-2.5, -0.5, 0.5, 1.5, 2.5]))))
 unary("relu", edge=[-1., 0., -0., 2., inf, -inf, nan], ints=False,
       extra=(s("x.relu()", x=T((3,), i64)),))
 unary("abs", extra=(s("torch.abs(x)", x=T([-3, 0, 2], i32)),))
@@ -121,7 +126,13 @@ for _name, _call, _kind in (("exp_", "exp_()", "randn"), ("log_", "log_()", "pos
                             ("clamp_max_", "clamp_max_(0.)", "randn"), ("clip_", "clip_(min=-0.5)", "randn"),
                             ("pow_", "pow_(2)", "randn"), ("floor_divide_", "floor_divide_(0.7)", "randn"),
                             ("remainder_", "remainder_(0.7)", "randn"),
-                            ("masked_fill_", "masked_fill_(x > 0, 0.5)", "randn")):
+                            ("masked_fill_", "masked_fill_(x > 0, 0.5)", "randn"), ("tan_", "tan_()", "randn"),
+                            ("asin_", "asin_()", "unit"), ("acos_", "acos_()", "unit"), ("atan_", "atan_()", "randn"),
+                            ("sinh_", "sinh_()", "randn"), ("cosh_", "cosh_()", "randn"),
+                            ("expm1_", "expm1_()", "randn"), ("log2_", "log2_()", "pos"),
+                            ("log10_", "log10_()", "pos"), ("rsqrt_", "rsqrt_()", "pos"),
+                            ("floor_", "floor_()", "randn"), ("ceil_", "ceil_()", "randn"),
+                            ("round_", "round_()", "randn"), ("trunc_", "trunc_()", "randn")):
     add(_name, s(f"y = x * 1\ny.{_call}\ny", x=T((2, 3), kind=_kind)),
         s(f"x.{_call}", x=T((2, 3), kind=_kind)),
         s(f"y = x.detach().clone()\ny.{_call}\ny", x=T((3,), f64, kind=_kind)),

@@ -522,3 +522,15 @@ with torch.no_grad():
     v = a[:2]
 v.backward(torch.ones(2))
 """
+# the rest of the element-wise family learners meet: steps (straight-through estimators) and trigonometry
+ENGINE["straight-through-and-trigonometry"] = """
+x = torch.tensor([0.2, 0.7, -1.3], requires_grad=True)
+y = x + (x.round() - x).detach()
+(y * torch.tensor([1., 2., 3.])).sum().backward()
+print(y, x.grad, x.floor(), torch.ceil(x), x.trunc().grad_fn)
+for f in [torch.tan, torch.asin, torch.acos, torch.atan, torch.sinh, torch.cosh, torch.expm1, torch.log2, torch.rsqrt]:
+    x.grad = None
+    z = f(x.abs() / 2)
+    z.sum().backward()
+    print(z.grad_fn, x.grad)
+"""
