@@ -1,5 +1,5 @@
 """`torch.nn`: `functional` (activations and losses) and the modules of a training loop."""
-from engine.nn import functional, utils
+from engine.nn import functional, init, utils
 from engine.nn.modules import (
                                BCELoss,
                                BCEWithLogitsLoss,
@@ -16,5 +16,5 @@ from engine.nn.modules import (
                                Tanh,
 )
 
-__all__ = ["functional", "utils", "Parameter", "Module", "Linear", "Sequential", "ReLU", "Tanh", "Sigmoid", "Flatten",
+__all__ = ["functional", "init", "utils", "Parameter", "Module", "Linear", "Sequential", "ReLU", "Tanh", "Sigmoid", "Flatten",
            "Embedding", "MSELoss", "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss"]

@@ -534,3 +534,17 @@ for f in [torch.tan, torch.asin, torch.acos, torch.atan, torch.sinh, torch.cosh,
     z.sum().backward()
     print(z.grad_fn, x.grad)
 """
+# torch.nn.init with Module.apply (the constant fills: PyTorch's numbers)
+ENGINE["nn-init-apply"] = """
+def init_weights(m):
+    if isinstance(m, torch.nn.Linear):
+        torch.nn.init.constant_(m.weight, 0.5)
+        torch.nn.init.zeros_(m.bias)
+net = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.ReLU(), torch.nn.Linear(2, 1))
+net.apply(init_weights)
+print(net[0].weight, net[2].bias, net(torch.ones(1, 2)))
+w = torch.empty(2, 3)
+print(torch.nn.init.eye_(w), torch.nn.init.ones_(torch.empty(2)), torch.nn.init.calculate_gain("leaky_relu", 0.2))
+torch.nn.init.xavier_uniform_(w, gain=torch.nn.init.calculate_gain("tanh"))
+print(w.shape, bool((w.abs() <= 5 / 3 * (6 / 5) ** 0.5).all()))
+"""
