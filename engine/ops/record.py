@@ -74,7 +74,7 @@ COMPOSITES: tuple[Names, ...] = (
     names("square", inplace=True, inplace_function=True), names("flatten"), names("matmul"), functions("cat"),
     functions("stack"), names("view_as", "reshape_as", "expand_as", function=False), names("argmax"),
     names("argmin"), names("numel"), names("allclose"), names("equal"), names("is_floating_point"),
-    names("detach", inplace=True), Names(inplace=("fill_",)),
+    names("detach", inplace=True), Names(inplace=("fill_",)), names("diag"), names("outer", "ger"),
 )
 
 

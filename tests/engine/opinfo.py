@@ -322,6 +322,14 @@ add("matmul", s("x.matmul(y)", x=T((2, 3)), y=T((3, 4))), s("torch.matmul(x, y)"
 add("mm", s("x.mm(y)", x=T((2, 3)), y=T((3, 4))), s("torch.mm(x, y)", x=T((2, 3), f64), y=T((3, 1), f64)),
     s("x.mm(y)", x=T((3,)), y=T((3, 4))), s("x.mm(y)", x=T((2, 3)), y=T((3,))), s("x.mm(y)", x=T((2, 2)), y=T((2, 2), i64)),
     s("x.mm(y)", x=T((2, 3)), y=T((2, 3))))
+add("diag", s("torch.diag(x)", x=T((3,))), s("x.diag(1)", x=T((2,), f64)), s("torch.diag(x, -2)", x=T((2,))),
+    s("torch.diag(x)", x=T((2, 3))), s("x.diag(1)", x=T((3, 3), f64)), s("x.diag(-1)", x=T((3, 2))),
+    s("x.diag(5)", x=T((2, 2))), s("torch.diag(x)", x=T((3,), i64)), s("torch.diag(x)", x=T((2, 2, 2))))
+add("trace", s("x.trace()", x=T((3, 3))), s("torch.trace(x)", x=T((2, 3), f64)), s("x.trace()", x=T((2, 2), i64)),
+    s("x.trace()", x=T((3,))))
+add("outer", s("torch.outer(x, y)", x=T((3,)), y=T((2,))), s("x.outer(y)", x=T((2,), f64), y=T((2,), f64)),
+    s("torch.outer(x, y)", x=T((2, 2)), y=T((2,))))
+add("ger", s("torch.ger(x, y)", x=T((3,)), y=T((2,))), s("x.ger(y)", x=T((2,)), y=T((2,))))
 add("mv", s("x.mv(y)", x=T((2, 3)), y=T((3,))), s("torch.mv(x, y)", x=T((2, 3), f64), y=T((3,), f64)),
     s("x.mv(y)", x=T((2, 2)), y=T((2, 2))), s("x.mv(y)", x=T((2, 2)), y=T((2,), f64)))
 add("dot", s("x.dot(y)", x=T((3,)), y=T((3,))), s("torch.dot(x, y)", x=T((3,), f64), y=T((3,), f64)),

@@ -548,3 +548,18 @@ print(torch.nn.init.eye_(w), torch.nn.init.ones_(torch.empty(2)), torch.nn.init.
 torch.nn.init.xavier_uniform_(w, gain=torch.nn.init.calculate_gain("tanh"))
 print(w.shape, bool((w.abs() <= 5 / 3 * (6 / 5) ** 0.5).all()))
 """
+# torch.diag, trace and outer (the torch.func tour compares jacrev(torch.sin)(x) with torch.diag(torch.cos(x)))
+ENGINE["diag-trace-outer"] = """
+x = torch.tensor([0.1, -0.2, 0.3], requires_grad=True)
+jac = torch.func.jacrev(torch.sin)(x.detach())
+print(jac, torch.allclose(jac, torch.diag(torch.cos(x.detach()))))
+d = torch.diag(x * x)
+(d * torch.arange(9.).reshape(3, 3)).sum().backward()
+print(d, x.grad)
+m = torch.tensor([[1., 2., 5.], [3., 4., 6.]], requires_grad=True)
+(m.diag() * torch.tensor([2., -3.]) + m.trace()).sum().backward()
+print(m.diag(1), m.grad, m.trace().grad_fn)
+o = torch.outer(x, x)
+g, = torch.autograd.grad(o.sum(), x, create_graph=True)
+print(o, g, torch.autograd.grad(g.sum(), x))
+"""
