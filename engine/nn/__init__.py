@@ -8,6 +8,7 @@ from engine.nn.modules import (
                                Flatten,
                                Linear,
                                Module,
+                               ModuleList,
                                MSELoss,
                                Parameter,
                                ReLU,
@@ -16,5 +17,5 @@ from engine.nn.modules import (
                                Tanh,
 )
 
-__all__ = ["functional", "init", "utils", "Parameter", "Module", "Linear", "Sequential", "ReLU", "Tanh", "Sigmoid", "Flatten",
+__all__ = ["functional", "init", "utils", "Parameter", "Module", "ModuleList", "Linear", "Sequential", "ReLU", "Tanh", "Sigmoid", "Flatten",
            "Embedding", "MSELoss", "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss"]

@@ -563,3 +563,41 @@ o = torch.outer(x, x)
 g, = torch.autograd.grad(o.sum(), x, create_graph=True)
 print(o, g, torch.autograd.grad(g.sum(), x))
 """
+# buffers (register_buffer: in state_dict after each module's parameters, never trained) and ModuleList
+ENGINE["buffers-and-module-list"] = """
+class Block(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("running", torch.zeros(2))
+        self.register_buffer("scratch", torch.ones(1), persistent=False)
+        self.lin = torch.nn.Linear(2, 2)
+        self.scale = torch.nn.Parameter(torch.tensor(2.))
+    def forward(self, x):
+        self.running += x.detach().mean(0)
+        return self.scale * self.lin(x)
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.blocks = torch.nn.ModuleList([Block() for _ in range(2)])
+        self.blocks.append(torch.nn.Linear(2, 1))
+    def forward(self, x):
+        for block in self.blocks:
+            x = block(x)
+        return x
+net = Net()
+net(torch.tensor([[1., 2.]]))
+print(list(net.state_dict().keys()))
+print([n for n, _ in net.named_buffers()], len(list(net.parameters())), net.blocks[0].running)
+print(net.blocks[0].scratch, len(net.blocks), net.blocks[-1])
+print(torch.nn.ModuleList([torch.nn.Linear(2, 2) for _ in range(3)]), torch.nn.ModuleList())
+copy = Net()
+print(copy.load_state_dict(net.state_dict()), copy.blocks[0].running)
+"""
+ERRORS["load-state-dict-missing-buffer"] = """
+class M(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("mean", torch.zeros(2))
+        self.w = torch.nn.Parameter(torch.ones(2))
+M().load_state_dict({"w": torch.zeros(2)})
+"""

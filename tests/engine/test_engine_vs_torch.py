@@ -13,6 +13,10 @@ from snippets import ENGINE, ERRORS, SEEDS
 import engine
 
 torch = pytest.importorskip("torch")
+# PyTorch imports parts of itself on first use (torch.func's transforms import its compiler's operators); imported
+# inside run()'s patched sys.modules they would be dropped after it, and registered twice when imported again
+torch.func.jacrev(torch.func.grad(torch.sin))(torch.ones(()))
+torch.func.jvp(torch.sin, (torch.ones(1),), (torch.ones(1),))
 
 
 def run(source: str, module) -> str:
