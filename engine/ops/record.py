@@ -75,6 +75,7 @@ COMPOSITES: tuple[Names, ...] = (
     functions("stack"), names("view_as", "reshape_as", "expand_as", function=False), names("argmax"),
     names("argmin"), names("numel"), names("allclose"), names("equal"), names("is_floating_point"),
     names("detach", inplace=True), Names(inplace=("fill_",)), names("diag"), names("outer", "ger"),
+    names("unbind"), names("split"), names("chunk"),
 )
 
 

@@ -127,6 +127,11 @@ op("flip", "FlipBackward0", ["self"], lambda a, dims: np.flip(a, dims) if dims e
 op("unbind", "UnbindBackward0", ["self"], lambda a, key: a[key],
    {"self": ("unbind_backward(grads, dim)", lambda g, out, a, key: _unbind_backward(g, shape=a.shape, key=key))},
    view=True)
+# the pieces of split and chunk: slices along one dim, each recorded under the node name PyTorch gives the split
+for _key, _name in (("split", "SplitBackward0"), ("split_with_sizes", "SplitWithSizesBackward0")):
+    op(_key, _name, ["self"], lambda a, key: a[key],
+       {"self": ("grads of the pieces, concatenated along dim",
+                 lambda g, out, a, key: _slice_backward(g, shape=a.shape, key=key))}, view=True)
 op("select", "SelectBackward0", ["self"], lambda a, key: a[key],
    {"self": ("select_backward(grad, self.sizes(), dim, index)",
              lambda g, out, a, key: _select_backward(g, shape=a.shape, key=key))},

@@ -322,6 +322,11 @@ add("matmul", s("x.matmul(y)", x=T((2, 3)), y=T((3, 4))), s("torch.matmul(x, y)"
 add("mm", s("x.mm(y)", x=T((2, 3)), y=T((3, 4))), s("torch.mm(x, y)", x=T((2, 3), f64), y=T((3, 1), f64)),
     s("x.mm(y)", x=T((3,)), y=T((3, 4))), s("x.mm(y)", x=T((2, 3)), y=T((3,))), s("x.mm(y)", x=T((2, 2)), y=T((2, 2), i64)),
     s("x.mm(y)", x=T((2, 3)), y=T((2, 3))))
+add("unbind", s("x.unbind()", x=T((2, 3))), s("torch.unbind(x, dim=1)", x=T((2, 3), f64)), s("x.unbind(-1)", x=T((2, 2, 2))))
+add("split", s("x.split(2)", x=T((5, 2))), s("torch.split(x, [1, 3], dim=1)", x=T((2, 4), f64)), s("x.split(1, -1)", x=T((2, 2))),
+    s("x.split([1, 2])", x=T((4,))), s("x.split(-1)", x=T((4,))))
+add("chunk", s("x.chunk(2)", x=T((5, 2))), s("torch.chunk(x, 3, dim=1)", x=T((2, 4), f64)), s("x.chunk(4)", x=T((6,))),
+    s("x.chunk(0)", x=T((4,))))
 add("diag", s("torch.diag(x)", x=T((3,))), s("x.diag(1)", x=T((2,), f64)), s("torch.diag(x, -2)", x=T((2,))),
     s("torch.diag(x)", x=T((2, 3))), s("x.diag(1)", x=T((3, 3), f64)), s("x.diag(-1)", x=T((3, 2))),
     s("x.diag(5)", x=T((2, 2))), s("torch.diag(x)", x=T((3,), i64)), s("torch.diag(x)", x=T((2, 2, 2))))

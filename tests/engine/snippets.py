@@ -601,3 +601,17 @@ class M(torch.nn.Module):
         self.w = torch.nn.Parameter(torch.ones(2))
 M().load_state_dict({"w": torch.zeros(2)})
 """
+# split, chunk and unbind along any dim (a key shorter than the tensor's dims placed the gradient on the last ones)
+ENGINE["split-chunk-unbind"] = """
+x = torch.arange(6.).requires_grad_()
+a, b = x.chunk(2)
+f, g = x.split([1, 5])
+print(a, b, torch.split(x, 4), a.grad_fn, f.grad_fn, torch.chunk(x, 4))
+(a * 2 + b * 3 + g.sum()).sum().backward()
+print(x.grad)
+m = torch.tensor([[1., 2.], [3., 4.]], requires_grad=True)
+r0, r1 = m.unbind(0)
+c0, c1 = torch.unbind(m, dim=1)
+(r0 * r1 + c0).sum().backward()
+print(r0.grad_fn, c1, m.grad, m.chunk(2, dim=1), m.split(1, -1))
+"""
