@@ -745,6 +745,13 @@ add("nn.Module", s(_LIN + "[(n, p.shape) for n, p in m.named_parameters()]", w=T
     s(_SEQ + "repr(m.load_state_dict({'0.weight': torch.ones(2, 3)}, strict=False))"))
 add("nn.Sequential", s("repr(torch.nn.Sequential(torch.nn.Linear(2, 3), torch.nn.Tanh(), torch.nn.Linear(3, 1), torch.nn.Sigmoid()))"),
     s("len(torch.nn.Sequential(torch.nn.ReLU(), torch.nn.Flatten()))"))
+add("nn.ModuleList", s("repr(torch.nn.ModuleList([torch.nn.Linear(2, 2) for _ in range(3)] + [torch.nn.ReLU()]))"),
+    s("m = torch.nn.ModuleList([torch.nn.Linear(2, 3)])\nm.append(torch.nn.Linear(3, 1))\n"
+      "(len(m), len(list(m.parameters())), repr(m[1:]))"))
+add("nn.init", s("torch.nn.init.constant_(torch.empty(2, 3), 0.5)"), s("torch.nn.init.eye_(torch.empty(2, 3))"),
+    s("torch.nn.init.ones_(x)", x=T((3,))), s("torch.nn.init.zeros_(x)", x=T((2, 2), f64)),
+    s("(torch.nn.init.calculate_gain('relu'), torch.nn.init.calculate_gain('leaky_relu', 0.2))"),
+    s("torch.nn.init.xavier_uniform_(torch.empty(3))"), s("torch.nn.init.kaiming_normal_(torch.empty(2, 2), mode='x')"))
 for _name, _fn in (("ReLU", "relu"), ("Tanh", "tanh"), ("Sigmoid", "sigmoid")):
     add(f"nn.{_name}", s(f"torch.nn.{_name}()(x)", x=T((2, 3))), s(f"repr(torch.nn.{_name}())"))
 # course branch: embeddings (a row looked up twice gets both gradients; the padding row none)
