@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import math
 from collections.abc import Iterator, Mapping
 
 import numpy as np
@@ -117,6 +118,8 @@ atan = _unary(np.arctan, "atan")
 sinh = _unary(np.sinh, "sinh")
 cosh = _unary(np.cosh, "cosh")
 expm1 = _unary(np.expm1, "expm1")
+exp2 = _unary(np.exp2, "exp2")
+erf = _unary(lambda a: np.asarray(np.frompyfunc(math.erf, 1, 1)(a), dtype=np.float64), "erf")  # (numpy has none)
 
 
 def factor(mask, a):

@@ -249,6 +249,13 @@ op("cosh", "CoshBackward0", ["self"], xp.cosh,
 op("expm1", "Expm1Backward0", ["self"], xp.expm1,
    {"self": ("grad * (result + 1)", lambda g, out, a: g * (out + 1))}, saves=["result"], dtype=FLOATING,
    names=names("expm1", inplace=True))
+op("exp2", "Exp2Backward0", ["self"], xp.exp2,
+   {"self": ("grad * result * 0.6931471805599453", lambda g, out, a: g * out * 0.6931471805599453)},
+   saves=["result"], dtype=FLOATING, names=names("exp2", inplace=True))
+op("erf", "ErfBackward0", ["self"], xp.erf,
+   {"self": ("2.0 / sqrt(M_PI) * exp(-(self.pow(2))) * grad",
+             lambda g, out, a: g * (1.1283791670955126 * xp.exp(-(a * a))))}, saves=["self"], dtype=FLOATING,
+   names=names("erf", inplace=True))
 op("log2", "Log2Backward0", ["self"], lambda a: xp.log(a) / np.log(2.0),
    {"self": ("grad / (self * 0.6931471805599453)", lambda g, out, a: g / (a * 0.6931471805599453))},
    saves=["self"], dtype=FLOATING, names=names("log2", inplace=True))

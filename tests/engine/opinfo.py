@@ -102,7 +102,8 @@ for _name, _kind in (("exp", "randn"), ("log", "pos"), ("sqrt", "pos"), ("sin", 
                      ("tanh", "randn"), ("sigmoid", "randn"), ("log1p", "pos"), ("reciprocal", "pos")):
     unary(_name, _kind, edge=[0.5, 1., 2., 0., -1., inf, -inf, nan] if _kind == "pos" else None)
 for _name, _kind in (("tan", "randn"), ("asin", "unit"), ("acos", "unit"), ("atan", "randn"), ("sinh", "randn"),
-                     ("cosh", "randn"), ("expm1", "randn"), ("log2", "pos"), ("log10", "pos"), ("rsqrt", "pos")):
+                     ("cosh", "randn"), ("expm1", "randn"), ("log2", "pos"), ("log10", "pos"), ("rsqrt", "pos"),
+                     ("exp2", "randn"), ("erf", "randn")):
     unary(_name, _kind, edge=[0.5, 1., 2., 0., -1., inf, -inf, nan] if _kind == "pos" else [0., -0., 0.5, -0.75, 1.])
 for _name in ("floor", "ceil", "round", "trunc"):  # (a step's gradient is 0; integers pass through unchanged)
     unary(_name, ints=False, extra=(s(f"torch.{_name}(x)", x=T([-2, 0, 3])), s(f"x.{_name}()", x=T([-2.5, -0.5, 0.5, 1.5, 2.5]))))
@@ -132,7 +133,8 @@ for _name, _call, _kind in (("exp_", "exp_()", "randn"), ("log_", "log_()", "pos
                             ("expm1_", "expm1_()", "randn"), ("log2_", "log2_()", "pos"),
                             ("log10_", "log10_()", "pos"), ("rsqrt_", "rsqrt_()", "pos"),
                             ("floor_", "floor_()", "randn"), ("ceil_", "ceil_()", "randn"),
-                            ("round_", "round_()", "randn"), ("trunc_", "trunc_()", "randn")):
+                            ("round_", "round_()", "randn"), ("trunc_", "trunc_()", "randn"),
+                            ("exp2_", "exp2_()", "randn"), ("erf_", "erf_()", "randn")):
     add(_name, s(f"y = x * 1\ny.{_call}\ny", x=T((2, 3), kind=_kind)),
         s(f"x.{_call}", x=T((2, 3), kind=_kind)),
         s(f"y = x.detach().clone()\ny.{_call}\ny", x=T((3,), f64, kind=_kind)),

@@ -528,7 +528,8 @@ x = torch.tensor([0.2, 0.7, -1.3], requires_grad=True)
 y = x + (x.round() - x).detach()
 (y * torch.tensor([1., 2., 3.])).sum().backward()
 print(y, x.grad, x.floor(), torch.ceil(x), x.trunc().grad_fn)
-for f in [torch.tan, torch.asin, torch.acos, torch.atan, torch.sinh, torch.cosh, torch.expm1, torch.log2, torch.rsqrt]:
+for f in [torch.tan, torch.asin, torch.acos, torch.atan, torch.sinh, torch.cosh, torch.expm1, torch.log2, torch.rsqrt,
+          torch.exp2, torch.erf]:
     x.grad = None
     z = f(x.abs() / 2)
     z.sum().backward()
