@@ -616,3 +616,10 @@ c0, c1 = torch.unbind(m, dim=1)
 (r0 * r1 + c0).sum().backward()
 print(r0.grad_fn, c1, m.grad, m.chunk(2, dim=1), m.split(1, -1))
 """
+# autograd.functional.jacobian(strict=True) refuses outputs independent of an input (strict was ignored)
+_STRICT = "print(torch.autograd.functional.jacobian({f}, {inputs}, strict=True))\n"
+ENGINE["jacobian-strict-dependent"] = _STRICT.format(f="lambda x, y: x * y", inputs="(torch.ones(2), torch.ones(2))")
+ERRORS["jacobian-strict-independent-input"] = _STRICT.format(f="lambda x, y: x * 2", inputs="(torch.ones(2), torch.ones(2))")
+ERRORS["jacobian-strict-output-without-grad"] = _STRICT.format(f="lambda x: x.detach()", inputs="torch.ones(2)")
+ERRORS["jacobian-strict-vectorized"] = _STRICT.replace("strict=True", "strict=True, vectorize=True").format(
+    f="lambda x: x", inputs="torch.ones(2)")
