@@ -15,9 +15,10 @@ import engine  # noqa: E402
 from engine.tensor import Tensor  # noqa: E402
 
 NOT_SUPPORTED = [
-    "`torch.func.vmap`: `NotImplementedError` (PyTorch runs each op once on a batched tensor; a loop over the batch "
-    "would give the same numbers but other graphs and no vmap errors): call the function in a loop and "
-    "`torch.stack` the results.",
+    "`torch.func.vmap` runs the function once per slice and stacks the results (PyTorch runs each op once on a "
+    "batched tensor): the numbers, in_dims/out_dims and vmap's errors are PyTorch's, but an output that requires "
+    "grad has `StackBackward0` for its `grad_fn` where PyTorch names the last batched op, a zero may print with "
+    "another sign (`-0.`), and `.item()` inside vmap is not refused.",
     "forward-mode AD (`torch.autograd.forward_ad`): tangents are computed per op from the reverse rules by the "
     "double-VJP trick; they carry no graph of their own (PyTorch's tangents of primals that require grad have a "
     "`grad_fn` and can be differentiated: forward-over-reverse), at non-differentiable points (ties of max/min, "

@@ -699,7 +699,19 @@ add("func.jvp", s("torch.func.jvp(torch.sin, (x,), (v,))", x=T((3,), grad=False)
 add("func.jacrev", s("torch.func.jacrev(lambda t: t.sin() * t.sum())(x)", x=T((3,), grad=False)))
 add("func.jacfwd", s("torch.func.jacfwd(lambda t: t.sin() * t.sum())(x)", x=T((3,), grad=False)))
 add("func.hessian", s("torch.func.hessian(lambda t: (t.sin() * t).sum())(x).abs()", x=T((3,), grad=False)))
-add("func.vmap", s("torch.func.vmap(torch.sin)(x)", x=T((2, 3), grad=False), error="unsupported"))
+add("func.vmap", s("torch.func.vmap(torch.sin)(x)", x=T((2, 3), grad=False)),
+    s("torch.func.vmap(lambda a, b: a * b.sum(), in_dims=(1, None), out_dims=1)(x, y)", x=T((2, 3), grad=False),
+      y=T((4,), grad=False)),
+    s("torch.func.vmap(torch.add)(x, y)", x=T((2, 3)), y=T((3, 3))),
+    s("torch.func.vmap(torch.sin, in_dims=2)(x)", x=T((2, 3))))
+add("func.functional_call",
+    s("torch.func.functional_call(torch.nn.Linear(2, 1), {'weight': w, 'bias': b}, (x,))", w=T((1, 2)), b=T((1,)),
+      x=T((3, 2))),
+    s("torch.func.grad(lambda p: torch.func.functional_call(torch.nn.Linear(2, 1), p, x).sum())({'weight': w, "
+      "'bias': b})['weight']", w=T((1, 2), grad=False), b=T((1,), grad=False), x=T((3, 2), grad=False)))
+add("func.stack_module_state",
+    s("[(k, v.shape, v.requires_grad) for k, v in torch.func.stack_module_state([torch.nn.Linear(2, 1)] * 3)[0]"
+      ".items()]"))
 add("addmm", s("torch.addmm(c, x, y)", c=T((2,)), x=T((3, 4)), y=T((4, 2))),
     s("c.addmm(x, y, beta=0.5, alpha=2)", c=T((3, 2)), x=T((3, 4)), y=T((4, 2))),
     s("torch.addmm(c, x, y, beta=0)", c=T([1., nan]), x=T((1, 2)), y=T((2, 2))),

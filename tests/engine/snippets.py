@@ -623,3 +623,70 @@ ERRORS["jacobian-strict-independent-input"] = _STRICT.format(f="lambda x, y: x *
 ERRORS["jacobian-strict-output-without-grad"] = _STRICT.format(f="lambda x: x.detach()", inputs="torch.ones(2)")
 ERRORS["jacobian-strict-vectorized"] = _STRICT.replace("strict=True", "strict=True, vectorize=True").format(
     f="lambda x: x", inputs="torch.ones(2)")
+# torch.func.vmap: the function per slice of in_dims, stacked along out_dims; composes with grad/jacrev and itself
+ENGINE["vmap-dims"] = """
+vmap = torch.func.vmap
+x = torch.arange(6.).reshape(2, 3)
+y = torch.tensor([10., 20., 30.])
+print(vmap(torch.sum)(x), vmap(torch.dot)(x, x), vmap(torch.mv, in_dims=(None, 0))(torch.eye(3), x))
+print(vmap(lambda a, b: a + b, in_dims=(1, 0))(x, y), vmap(lambda a: a.sum(), in_dims=-1)(x))
+print(vmap(lambda r: (r * 2, r.sum()), out_dims=(1, 0))(x))
+print(vmap(vmap(lambda a, b: a * b, in_dims=(0, None)), in_dims=(None, 0))(y, x))
+print(vmap(lambda d: d["a"] * d["b"], in_dims=({"a": 0, "b": None},))({"a": x, "b": y}))
+print(vmap(torch.outer, in_dims=(0, None), chunk_size=1)(x, y))
+w = torch.ones(3, requires_grad=True)
+out = vmap(lambda r: (r * w).sum())(x)
+out.sum().backward()
+print(out.detach(), w.grad)  # the grad_fn is StackBackward0 here: the slices' results are stacked
+"""
+ENGINE["vmap-per-sample-grads"] = """
+grad, vmap = torch.func.grad, torch.func.vmap
+w = torch.tensor([0.5, -1.0, 2.0])
+def loss(w, x, t):
+    return (x @ w - t) ** 2
+data = torch.tensor([[1., 0., 1.], [0., 1., 0.], [2., 1., -1.], [1., 1., 1.]])
+targets = torch.tensor([1., 0., 2., -1.])
+per = vmap(grad(loss), in_dims=(None, 0, 0))(w, data, targets)
+print(per, torch.allclose(per.mean(0), grad(lambda w: loss(w, data, targets).mean())(w)))
+def f(x):
+    return x.sin() * x.sum()
+print(vmap(torch.func.jacrev(f))(data[:, :2]), vmap(torch.func.jacfwd(f))(data[:2]))
+print(vmap(torch.func.hessian(lambda x: (x ** 3).sum()))(data[:2]))
+"""
+ENGINE["vmap-model-ensemble"] = """
+functional_call, grad, vmap = torch.func.functional_call, torch.func.grad, torch.func.vmap
+stack_module_state = torch.func.stack_module_state
+models = [torch.nn.Linear(2, 1) for _ in range(3)]
+for i, m in enumerate(models):
+    with torch.no_grad():
+        m.weight.fill_(i)
+        m.bias.fill_(-i)
+params, buffers = stack_module_state(models)
+print(params["weight"].shape, params["bias"], buffers)
+def fmodel(params, buffers, x):
+    return functional_call(models[0], (params, buffers), (x,))
+print(vmap(fmodel, in_dims=(0, 0, None))(params, buffers, torch.ones(4, 2)).detach())
+print(models[0].weight, functional_call(models[1], {"bias": torch.tensor([5.])}, torch.ones(1, 2)))
+net = torch.nn.Sequential(torch.nn.Linear(2, 3), torch.nn.Tanh(), torch.nn.Linear(3, 1))
+with torch.no_grad():
+    net[0].weight.copy_(torch.tensor([[0.1, 0.2], [0.3, -0.4], [0.5, 0.6]]))
+    net[2].weight.copy_(torch.tensor([[1., -1., 0.5]]))
+    net[0].bias.zero_()
+    net[2].bias.zero_()
+p = {k: v.detach() for k, v in net.named_parameters()}
+def fnet_single(params, x):
+    return functional_call(net, params, (x.unsqueeze(0),)).squeeze(0)
+x1 = torch.tensor([[1., 2.], [0.5, -1.]])
+ntk = vmap(torch.func.jacrev(fnet_single), (None, 0))(p, x1)
+print(sorted(ntk), ntk["0.weight"].shape, ntk["2.weight"])
+g = grad(lambda p: functional_call(net, p, (x1,)).pow(2).sum())(p)
+print(g["0.bias"], g["2.weight"])
+"""
+ERRORS["vmap-batch-size-mismatch"] = "torch.func.vmap(torch.add)(torch.ones(2, 3), torch.ones(3, 3))\n"
+ERRORS["vmap-in-dim-out-of-range"] = "torch.func.vmap(torch.sin, in_dims=2)(torch.ones(2, 3))\n"
+ERRORS["vmap-in-dims-none"] = "torch.func.vmap(torch.sin, in_dims=None)(torch.ones(2, 3))\n"
+ERRORS["vmap-non-tensor-input"] = "torch.func.vmap(lambda x: x)(1.0)\n"
+ERRORS["vmap-returns-float"] = "torch.func.vmap(lambda x: 1.0)(torch.ones(2, 3))\n"
+ERRORS["vmap-random-error-mode"] = "torch.func.vmap(lambda x: x + torch.randn(3))(torch.ones(2, 3))\n"
+ERRORS["vmap-no-inputs"] = "torch.func.vmap(lambda: torch.ones(1))()\n"
+ERRORS["vmap-bad-randomness"] = "torch.func.vmap(torch.sin, randomness='foo')(torch.ones(2))\n"
