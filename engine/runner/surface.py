@@ -76,7 +76,7 @@ NDARRAY_ATTRS = frozenset(
 NUMPY_DTYPE_ATTRS = frozenset({"name", "itemsize", "kind"})
 # graph nodes (`x.grad_fn`) show PyTorch's node API only, not the engine's saved arrays and rules
 NODE_MODULE = "engine.graph"
-NODE_ATTRS = frozenset({"name", "next_functions", "variable", "metadata"})
+NODE_ATTRS = frozenset({"name", "next_functions", "variable", "metadata", "register_hook", "register_prehook"})
 
 _RUNNER_PACKAGE = __name__.rsplit(".", 1)[0]
 

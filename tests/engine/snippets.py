@@ -690,3 +690,32 @@ ERRORS["vmap-returns-float"] = "torch.func.vmap(lambda x: 1.0)(torch.ones(2, 3))
 ERRORS["vmap-random-error-mode"] = "torch.func.vmap(lambda x: x + torch.randn(3))(torch.ones(2, 3))\n"
 ERRORS["vmap-no-inputs"] = "torch.func.vmap(lambda: torch.ones(1))()\n"
 ERRORS["vmap-bad-randomness"] = "torch.func.vmap(torch.sin, randomness='foo')(torch.ones(2))\n"
+# hooks on a backward node: register_prehook sees grad_outputs, register_hook (grad_inputs, grad_outputs); both may
+# replace what they see, and a handle removes them
+ENGINE["grad-fn-hooks"] = """
+x = torch.tensor([1., 2.], requires_grad=True)
+y = x * x
+z = y.exp()
+h = z.grad_fn.register_prehook(lambda go: print("pre", go))
+y.grad_fn.register_hook(lambda gi, go: print("post", gi, go))
+z.grad_fn.register_hook(lambda gi, go: (gi[0] * 10,))
+y.grad_fn.register_prehook(lambda go: (go[0] + 1,))
+z.sum().backward(retain_graph=True)
+print(x.grad)
+h.remove()
+x.grad = None
+z.sum().backward()
+print(x.grad)
+a = torch.tensor([3.], requires_grad=True)
+b = torch.tensor([4.], requires_grad=True)
+c = a * b
+c.grad_fn.register_hook(lambda gi, go: (gi[0], None))
+(g,) = torch.autograd.grad(c.sum() * 2, [a], create_graph=True)
+print(g, torch.autograd.grad(c.sum(), [a, b], allow_unused=True))
+"""
+ERRORS["grad-fn-hook-wrong-count"] = """
+x = torch.tensor([1., 2.], requires_grad=True)
+y = x.exp()
+y.grad_fn.register_hook(lambda gi, go: (gi[0], gi[0]))
+y.sum().backward()
+"""
