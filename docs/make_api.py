@@ -25,7 +25,7 @@ NOT_SUPPORTED = [
     "`0 ** y`, nan) a tangent is the reverse-mode J·t where PyTorch's forward formula may differ, `prod` over "
     "zeros and ops PyTorch has no forward formula for raise `NotImplementedError`, `torch.func` transforms do not "
     "see dual tensors' tangents, and `gradcheck(check_forward_ad=True)` is not checked.",
-    "custom `autograd.Function`s with several outputs, `ctx.mark_dirty`: `NotImplementedError`.",
+    "`ctx.mark_dirty` of a view that requires grad (PyTorch rebases its base as well): `NotImplementedError`.",
     "`nn.Linear` initial weights come from the engine's own random stream, not PyTorch's: set them with "
     "`with torch.no_grad(): layer.weight.copy_(...)` to compare numbers; a matmul of a 3-D or larger tensor (and "
     "so `nn.Linear` without bias on such input) records one `UnsafeViewBackward0` where PyTorch records "

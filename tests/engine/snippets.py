@@ -719,3 +719,24 @@ y = x.exp()
 y.grad_fn.register_hook(lambda gi, go: (gi[0], gi[0]))
 y.sum().backward()
 """
+# ctx.mark_dirty: an input changed in place and returned is the same tensor, now made by the Function
+_ADD_ONE = """
+class AddOne(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        x.add_(1)
+        ctx.mark_dirty(x)
+        return x
+    @staticmethod
+    def backward(ctx, g):
+        return g * 2
+a = torch.tensor([1., 2.], requires_grad=True)
+"""
+ENGINE["custom-function-mark-dirty"] = _ADD_ONE + """
+b = a.clone()
+c = AddOne.apply(b)
+print(c, c is b, c.grad_fn, c._version)
+(c * c).sum().backward()
+print(a.grad)
+"""
+ERRORS["custom-function-mark-dirty-leaf"] = _ADD_ONE + "AddOne.apply(a)\n"
