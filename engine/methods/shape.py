@@ -180,6 +180,10 @@ class ShapeMethods:
     def expand_as(self, other):
         return self.expand(other.shape)
 
+    def broadcast_to(self, size):
+        """`torch.broadcast_to`: `expand` under NumPy's name (the same ExpandBackward0)."""
+        return self.expand(size)
+
     def t(self):
         if self._data.ndim > 2:
             raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {self._data.ndim}D")

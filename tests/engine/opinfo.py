@@ -704,6 +704,18 @@ add("func.vmap", s("torch.func.vmap(torch.sin)(x)", x=T((2, 3), grad=False)),
       y=T((4,), grad=False)),
     s("torch.func.vmap(torch.add)(x, y)", x=T((2, 3)), y=T((3, 3))),
     s("torch.func.vmap(torch.sin, in_dims=2)(x)", x=T((2, 3))))
+add("isclose", s("torch.isclose(x, y)", x=T([1., 2., nan, 1e-9]), y=T([1., 2.001, nan, 0.])),
+    s("x.isclose(y, rtol=0.1, equal_nan=True)", x=T([1., 2., nan]), y=T([1.05, 2.5, nan])),
+    s("torch.isclose(x, y)", x=T([1., 2.]), y=T([1., 2.], f64)))
+add("broadcast_to", s("torch.broadcast_to(x, (2, 3))", x=T((3,))), s("x.broadcast_to((4, -1, 2))", x=T((3, 1))),
+    s("torch.broadcast_to(x, (2, 2))", x=T((3,))))
+add("type_as", s("x.type_as(y)", x=T((3,)), y=T((2,), f64)), s("x.type_as(y)", x=T((3,)), y=T([1, 2])),
+    s("x.type_as(y)", x=T((3,)), y=T((1,))))
+add("new_zeros", s("x.new_zeros(2, 3)", x=T((3,), f64)), s("x.new_zeros((2,), dtype=torch.int64)", x=T((3,))))
+add("new_ones", s("x.new_ones((2, 3), requires_grad=True)", x=T((3,), f64)), s("x.new_ones(2)", x=T([1, 2])))
+add("new_full", s("x.new_full((2,), 7.)", x=T((3,), f64)))
+add("new_empty", s("x.new_empty((2, 0))", x=T((3,))))
+add("new_tensor", s("x.new_tensor([1, 2])", x=T((3,), f64)), s("x.new_tensor([[1., 2.]], requires_grad=True)", x=T((3,))))
 add("func.functional_call",
     s("torch.func.functional_call(torch.nn.Linear(2, 1), {'weight': w, 'bias': b}, (x,))", w=T((1, 2)), b=T((1,)),
       x=T((3, 2))),
