@@ -64,6 +64,21 @@ class ReductionsMethods:
     def min(self, dim=None, keepdim=False):
         return self._extremum("min", dim, keepdim, MinResult)
 
+    def amax(self, dim=(), keepdim=False):
+        return self._amax("amax", dim, keepdim)
+
+    def amin(self, dim=(), keepdim=False):
+        return self._amax("amin", dim, keepdim)
+
+    def _amax(self, key, dim, keepdim):
+        """amax/amin: the extremum over `dim` (() or None: every dim), ties sharing the gradient."""
+        ndim = self._data.ndim
+        dims = reduction_dims(tuple(range(ndim)) if dim in ((), None, []) else dim, ndim)
+        for d in dims:
+            if self._data.shape[d] == 0:
+                raise IndexError(f"{key}(): Expected reduction dim {d % ndim} to have non-zero size.")
+        return _apply(key, (self,), dims=dims or None, keepdim=keepdim)
+
     def argmax(self, dim=None, keepdim=False):
         return self._arg_extremum("argmax", np.argmax, self.max, dim, keepdim)
 

@@ -86,6 +86,19 @@ for _key, _name in (("max_dim", "MaxBackward0"), ("min_dim", "MinBackward0")):
        {"self": ("value_selecting_reduction_backward(grad, dim, indices, self.sizes(), keepdim)",
                  _put_along)},
        saves=["indices"])
+def _amax_back(g, out, a, dims, keepdim):
+    """The gradient spread evenly over the elements equal to each slice's extremum (ties share it)."""
+    mask = xp.equal(a, xp.numeric(_kept(out, dims, keepdim)))  # a nan extremum equals nothing: nan, as PyTorch
+    count = np.sum(mask, axis=dims, keepdims=True) if dims else mask.astype(np.int64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return _expand_back(g, out, a, dims, keepdim) / count * mask.astype(xp.numeric(a).dtype)  # PyTorch's order
+
+
+for _key, _name, _pick in (("amax", "AmaxBackward0", np.amax), ("amin", "AminBackward0", np.amin)):
+    op(_key, _name, ["self"], lambda a, dims, keepdim, pick=_pick: pick(a, axis=dims, keepdims=keepdim),
+       {"self": ("scale_grad_by_count(restore_reduced_dims(grad, dim, keepdim), "
+                 "restore_reduced_dims(result, dim, keepdim) == self, dim)", _amax_back)},
+       saves=["self", "result"], names=names(_key))
 op("softmax", "SoftmaxBackward0", ["self"], lambda a, dim: xp.softmax(a, dim),
    {"self": ("result * (grad - (grad * result).sum(dim, keepdim=True))",
              lambda g, out, a, dim: softmax_backward(g, out, dim))},

@@ -704,6 +704,11 @@ add("func.vmap", s("torch.func.vmap(torch.sin)(x)", x=T((2, 3), grad=False)),
       y=T((4,), grad=False)),
     s("torch.func.vmap(torch.add)(x, y)", x=T((2, 3)), y=T((3, 3))),
     s("torch.func.vmap(torch.sin, in_dims=2)(x)", x=T((2, 3))))
+for _name in ("amax", "amin"):
+    add(_name, s(f"torch.{_name}(x)", x=T((3, 4))), s(f"x.{_name}(1)", x=T([[1., 3., 3.], [2., 0., 2.]])),
+        s(f"x.{_name}((0, -1), keepdim=True)", x=T((2, 3, 4), f64)), s(f"x.{_name}(dim=0)", x=T([[1., 1.], [1., 0.]])),
+        s(f"x.{_name}()", x=T(())), s(f"x.{_name}(0)", x=T((0, 3))), s(f"x.{_name}(1)", x=T([[1, 5], [7, 2]])),
+        s(f"x.{_name}(0)", x=T([[nan, 1.], [2., 3.]])))
 add("isclose", s("torch.isclose(x, y)", x=T([1., 2., nan, 1e-9]), y=T([1., 2.001, nan, 0.])),
     s("x.isclose(y, rtol=0.1, equal_nan=True)", x=T([1., 2., nan]), y=T([1.05, 2.5, nan])),
     s("torch.isclose(x, y)", x=T([1., 2.]), y=T([1., 2.], f64)))
