@@ -709,6 +709,10 @@ for _name in ("amax", "amin"):
         s(f"x.{_name}((0, -1), keepdim=True)", x=T((2, 3, 4), f64)), s(f"x.{_name}(dim=0)", x=T([[1., 1.], [1., 0.]])),
         s(f"x.{_name}()", x=T(())), s(f"x.{_name}(0)", x=T((0, 3))), s(f"x.{_name}(1)", x=T([[1, 5], [7, 2]])),
         s(f"x.{_name}(0)", x=T([[nan, 1.], [2., 3.]])))
+add("index_select", s("torch.index_select(x, 1, i)", x=T((2, 3)), i=T([2, 0, 2])),
+    s("x.index_select(0, i)", x=T((3, 2), f64), i=T([1, 1])), s("x.index_select(-1, i)", x=T((4,)), i=T([3])),
+    s("x.index_select(0, i)", x=T((3,)), i=T([3])), s("x.index_select(0, i)", x=T((3,)), i=T([[0]])),
+    s("x.index_select(0, i)", x=T((3,)), i=T([0.])))
 add("isclose", s("torch.isclose(x, y)", x=T([1., 2., nan, 1e-9]), y=T([1., 2.001, nan, 0.])),
     s("x.isclose(y, rtol=0.1, equal_nan=True)", x=T([1., 2., nan]), y=T([1.05, 2.5, nan])),
     s("torch.isclose(x, y)", x=T([1., 2.]), y=T([1., 2.], f64)))

@@ -740,3 +740,11 @@ print(c, c is b, c.grad_fn, c._version)
 print(a.grad)
 """
 ERRORS["custom-function-mark-dirty-leaf"] = _ADD_ONE + "AddOne.apply(a)\n"
+# index_select: its double backward is PyTorch's zeros.index_add(...) (IndexAddBackward0)
+ENGINE["index-select-double-backward"] = """
+x = torch.arange(6.).reshape(2, 3).requires_grad_()
+(g,) = torch.autograd.grad((x.index_select(0, torch.tensor([1, 1])) ** 2).sum(), x, create_graph=True)
+print(g)
+g.sum().backward()
+print(x.grad)
+"""
