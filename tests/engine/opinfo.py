@@ -592,6 +592,15 @@ P = T((3, 4), kind="unit")
 add("nn", s("torch.nn.functional.relu(x)", x=T((3,))))
 add("nn.functional.relu", s("F.relu(x)", x=T([-1., 0., 2.])), s("F.relu(x)", x=T((2, 3), f64)))
 add("nn.functional.sigmoid", s("F.sigmoid(x)", x=T((2, 3))))
+_EDGE = [-30., -2., -0.5, -0., 0., 0.5, 3., 25.]
+add("nn.functional.leaky_relu", s("F.leaky_relu(x)", x=T(_EDGE)), s("F.leaky_relu(x, 0.2)", x=T((2, 3), f64)),
+    s("F.leaky_relu(x)", x=T([1, -2])))
+add("nn.functional.elu", s("F.elu(x)", x=T(_EDGE)), s("F.elu(x, alpha=0.5)", x=T((2, 3), f64)))
+add("nn.functional.silu", s("F.silu(x)", x=T(_EDGE)), s("F.silu(x)", x=T((2, 3), f64)))
+add("nn.functional.softplus", s("F.softplus(x)", x=T(_EDGE)), s("F.softplus(x, beta=2, threshold=1)", x=T((2, 3))),
+    s("F.softplus(x)", x=T((3,), f64)))
+add("nn.functional.gelu", s("F.gelu(x)", x=T(_EDGE)), s("F.gelu(x)", x=T((2, 3), f64)),
+    s("F.gelu(x, approximate='bad')", x=T((2,))))
 add("nn.functional.tanh", s("F.tanh(x)", x=T((2, 3))))
 for _name in ("softmax", "log_softmax"):
     add(f"nn.functional.{_name}", s(f"F.{_name}(x, dim=1)", x=M), s(f"F.{_name}(x, 0)", x=T((3,), f64)),
@@ -803,6 +812,12 @@ add("nn.Embedding", s(_EMB + "m(i) * 1", i=_EMB_I, w=T((3, 2), grad=False)), s(_
     s("e = torch.nn.Embedding.from_pretrained(w)\n(e(i), e.weight.requires_grad)", i=_EMB_I, w=T((3, 2), grad=False)),
     s("torch.nn.Embedding(3, 2, padding_idx=3)"))
 add("nn.Flatten", s("torch.nn.Flatten()(x)", x=T((2, 3, 4))), s("repr(torch.nn.Flatten(0))"))
+for _cls, _args in (("LeakyReLU", "0.2"), ("ELU", "alpha=0.5"), ("SiLU", ""), ("GELU", ""), ("Softplus", "beta=2")):
+    add(f"nn.{_cls}", s(f"torch.nn.{_cls}({_args})(x)", x=T((2, 3))), s(f"repr(torch.nn.{_cls}({_args}))"))
+add("nn.Dropout", s("d = torch.nn.Dropout(0.3)\nd.eval()\n(d(x), repr(d), d.training)", x=T((2, 3))),
+    s("(torch.nn.Dropout(0.)(x), torch.nn.Dropout(1.)(x))", x=T((2, 3))), s("torch.nn.Dropout(1.5)"))
+add("nn.functional.dropout", s("F.dropout(x, 0.4, training=False)", x=T((2, 3))), s("F.dropout(x, 0.)", x=T((3,))),
+    s("F.dropout(x, 1.)", x=T((3,))), s("F.dropout(x, -0.1)", x=T((3,))))
 add("nn.MSELoss", s("torch.nn.MSELoss()(x, y)", x=M, y=M), s("torch.nn.MSELoss(reduction='sum')(x, y)", x=M, y=M))
 add("nn.CrossEntropyLoss", s("torch.nn.CrossEntropyLoss()(x, t)", x=M, t=CLASSES),
     s("torch.nn.CrossEntropyLoss(reduction='none')(x, t)", x=M, t=CLASSES))
