@@ -71,6 +71,11 @@ def zeros_like(input: Tensor, dtype=None, requires_grad=False) -> Tensor:  # noq
     return _like(input, 0, dtype, requires_grad)
 
 
+def empty_like(input: Tensor, dtype=None, requires_grad=False) -> Tensor:  # noqa: A002
+    """Zeros here: PyTorch's contents are whatever memory held, which no program should read."""
+    return _like(input, 0, dtype, requires_grad)
+
+
 def full_like(input: Tensor, fill_value, dtype=None, requires_grad=False) -> Tensor:  # noqa: A002
     fill_value = _fill_value(fill_value, "full_like")
     return _like(input, fill_value, dtype, requires_grad)

@@ -72,6 +72,14 @@ class ConversionMethods:
         return result.clone() if copy and result is self else result
 
     def type(self, dtype=None):
+        """Without a dtype, the legacy type name ('torch.FloatTensor'); with one (or such a name), `to(dtype)`."""
+        names = {f"torch.{v}Tensor": k for k, v in dtypes.SCALAR_TYPE_NAMES.items()}
+        if dtype is None:
+            return f"torch.{dtypes.SCALAR_TYPE_NAMES[self._data.dtype.name]}Tensor"
+        if isinstance(dtype, str):
+            if dtype not in names:
+                raise ValueError(f"invalid type: '{dtype}'")
+            dtype = dtypes.from_numpy(np.dtype(names[dtype]))
         return self.to(dtype)
 
     def _convert(self, np_dtype):

@@ -448,7 +448,8 @@ for _name in ("float", "double", "long", "int", "bool", "half"):
 add("to", s("x.to(torch.float64)", x=T((2, 3))), s("x.to('cpu')", x=T((2,))), s("x.to(torch.int64)", x=T([1.5, -2.5])),
     s("x.to(dtype=torch.float64)", x=T((2,))), s("x.to('cpu', torch.float64)", x=T((2,))),
     s("x.to(y)", x=T((2,)), y=T((1,), f64)), s("x.to(torch.device('cpu'))", x=T((2,))), s("x.to(torch.float32)", x=T((2,))))
-add("type", s("x.type(torch.float64)", x=T((2,))))
+add("type", s("x.type(torch.float64)", x=T((2,))), s("x.type()", x=T((2,))), s("x.type()", x=T((2,), i64)),
+    s("x.type('torch.DoubleTensor')", x=T((2,))), s("x.type('torch.Nope')", x=T((2,))))
 add("cpu", s("x.cpu()", x=T((2,))))
 add("item", s("x.item()", x=T(())), s("x.item()", x=T((1, 1), i64)), s("x.item()", x=T((2,))), s("x.sum().item()", x=M),
     skip_grad=NOT_DIFFERENTIABLE)
@@ -497,6 +498,8 @@ for _name in ("zeros", "ones", "empty"):
 for _name in ("zeros_like", "ones_like"):
     add(_name, s(f"torch.{_name}(x)", x=T((2, 3))), s(f"torch.{_name}(x)", x=T((2,), i64)),
         s(f"torch.{_name}(x, dtype=torch.float64)", x=T((2,))), s(f"torch.{_name}(x, requires_grad=True)", x=T((2,))))
+add("empty_like", s("torch.empty_like(x)", x=T((2, 3)), values=False), s("torch.empty_like(x)", x=T((2,), i64), values=False),
+    s("torch.empty_like(x, dtype=torch.float64, requires_grad=True)", x=T((2,)), values=False))
 add("full", s("torch.full((2, 3), 1.5)"), s("torch.full((2,), 7)"), s("torch.full((2,), True)"),
     s("torch.full([2, 2], 2, dtype=torch.float64)"), s("torch.full((2,), 0.5, requires_grad=True)"))
 add("full_like", s("torch.full_like(x, 2.5)", x=T((2, 3))), s("torch.full_like(x, 2.5)", x=T((2,), i64)))
