@@ -99,6 +99,12 @@ for _key, _name, _pick in (("amax", "AmaxBackward0", np.amax), ("amin", "AminBac
        {"self": ("scale_grad_by_count(restore_reduced_dims(grad, dim, keepdim), "
                  "restore_reduced_dims(result, dim, keepdim) == self, dim)", _amax_back)},
        saves=["self", "result"], names=names(_key))
+for _key, _name in (("sort", "SortBackward0"), ("topk", "TopkBackward0")):  # values picked at `indices` along dim
+    op(_key, _name, ["self"], lambda a, dim, indices: np.take_along_axis(a, indices, dim) if np.ndim(a) else a.copy(),
+       {"self": ("value_selecting_reduction_backward(grad, dim, indices, self.sizes(), true)",
+                 lambda g, out, a, dim, indices: g if np.ndim(a) == 0 else
+                 _value_selecting_backward(g, shape=a.shape, dim=dim, indices=indices))},
+       saves=["indices"], dtype=lambda arrays, attrs: arrays[0].dtype, names=names(_key))
 op("softmax", "SoftmaxBackward0", ["self"], lambda a, dim: xp.softmax(a, dim),
    {"self": ("result * (grad - (grad * result).sum(dim, keepdim=True))",
              lambda g, out, a, dim: softmax_backward(g, out, dim))},

@@ -725,6 +725,13 @@ add("index_select", s("torch.index_select(x, 1, i)", x=T((2, 3)), i=T([2, 0, 2])
     s("x.index_select(0, i)", x=T((3, 2), f64), i=T([1, 1])), s("x.index_select(-1, i)", x=T((4,)), i=T([3])),
     s("x.index_select(0, i)", x=T((3,)), i=T([3])), s("x.index_select(0, i)", x=T((3,)), i=T([[0]])),
     s("x.index_select(0, i)", x=T((3,)), i=T([0.])))
+add("sort", s("torch.sort(x)", x=T([[3., 1., 2., 1.], [nan, 0., 5., -1.]])),
+    s("x.sort(dim=0, descending=True)", x=T([[3., 1., 2., 1.], [nan, 0., 5., -1.]])),
+    s("x.sort(descending=True)", x=T((2, 5), f64)), s("torch.sort(x)", x=T([3, 1, 2])), s("x.sort()", x=T(())),
+    s("x.sort(dim=2)", x=T((2, 3))))
+add("argsort", s("torch.argsort(x)", x=T((2, 5))), s("x.argsort(dim=0, descending=True)", x=T((3, 2))))
+add("topk", s("torch.topk(x, 2)", x=T([[3., 1., 2., 1.], [0.5, 0., 5., -1.]])),
+    s("x.topk(2, dim=0, largest=False)", x=T((3, 4), f64)), s("x.topk(0)", x=T((3,))), s("x.topk(4)", x=T((3,))))
 add("isclose", s("torch.isclose(x, y)", x=T([1., 2., nan, 1e-9]), y=T([1., 2.001, nan, 0.])),
     s("x.isclose(y, rtol=0.1, equal_nan=True)", x=T([1., 2., nan]), y=T([1.05, 2.5, nan])),
     s("torch.isclose(x, y)", x=T([1., 2.]), y=T([1., 2.], f64)))
