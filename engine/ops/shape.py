@@ -110,7 +110,8 @@ op("clone", "CloneBackward0", ["self"], lambda a: a.copy(), {"self": ("grad", la
    names=names("clone"))
 op("to_copy", "ToCopyBackward0", ["self"], lambda a, dtype: a if xp.symbolic(a) else a.astype(dtype),
    {"self": ("grad.to(self.dtype)", lambda g, out, a, dtype: g if xp.symbolic(g) else xp.astype(g, a.dtype))})
-op("t", "TBackward0", ["self"], lambda a: a.T, {"self": ("grad.t()", lambda g, out, a: g if np.ndim(a) < 2 else mT(g))},
+op("t", "TBackward0", ["self"], lambda a: a.T,
+   {"self": ("grad.t()", lambda g, out, a: g if np.ndim(a) < 2 else g.t() if xp.is_tensor(g) else mT(g))},
    view=True,
    names=names("t"))
 op("transpose", "TransposeBackward0", ["self"], lambda a, dim0, dim1: np.swapaxes(a, dim0, dim1),

@@ -748,3 +748,10 @@ print(g)
 g.sum().backward()
 print(x.grad)
 """
+# the backward of t() recorded with create_graph is itself a t() (TBackward0), as PyTorch's "grad.t()"
+ENGINE["t-double-backward"] = """
+W = torch.tensor([[1., 2.], [3., 4.]], requires_grad=True)
+c = torch.tensor([[1., -1.], [2., 0.5]], requires_grad=True)
+(g,) = torch.autograd.grad((W.t() * c).sum(), W, create_graph=True)
+print(g)
+"""
