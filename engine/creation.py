@@ -116,6 +116,16 @@ def rand(*size, dtype=None, requires_grad=False, generator=None, device=None) ->
     return _leaf(_rng.random(shape), dtype, requires_grad)
 
 
+def rand_like(input: Tensor, dtype=None, requires_grad=False) -> Tensor:  # noqa: A002
+    return rand(*input.shape, dtype=dtypes.from_numpy(input._data.dtype) if dtype is None else dtype,
+                requires_grad=requires_grad)
+
+
+def randn_like(input: Tensor, dtype=None, requires_grad=False) -> Tensor:  # noqa: A002
+    return randn(*input.shape, dtype=dtypes.from_numpy(input._data.dtype) if dtype is None else dtype,
+                 requires_grad=requires_grad)
+
+
 def randint(low, high=None, size=None, dtype=None, requires_grad=False, generator=None, device=None) -> Tensor:
     """`randint(high, size)` or `randint(low, high, size)`."""
     check_random()

@@ -498,6 +498,10 @@ for _name in ("zeros", "ones", "empty"):
 for _name in ("zeros_like", "ones_like"):
     add(_name, s(f"torch.{_name}(x)", x=T((2, 3))), s(f"torch.{_name}(x)", x=T((2,), i64)),
         s(f"torch.{_name}(x, dtype=torch.float64)", x=T((2,))), s(f"torch.{_name}(x, requires_grad=True)", x=T((2,))))
+for _name in ("rand_like", "randn_like"):
+    add(_name, s(f"torch.{_name}(x)", x=T((2, 3)), values=False), s(f"torch.{_name}(x)", x=T((2,), f64), values=False),
+        s(f"torch.{_name}(x, requires_grad=True)", x=T((2,)), values=False),
+        s(f"torch.{_name}(x)", x=T([1, 2]), values=False))
 add("empty_like", s("torch.empty_like(x)", x=T((2, 3)), values=False), s("torch.empty_like(x)", x=T((2,), i64), values=False),
     s("torch.empty_like(x, dtype=torch.float64, requires_grad=True)", x=T((2,)), values=False))
 add("full", s("torch.full((2, 3), 1.5)"), s("torch.full((2,), 7)"), s("torch.full((2,), True)"),
