@@ -15,16 +15,17 @@ import engine  # noqa: E402
 from engine.tensor import Tensor  # noqa: E402
 
 NOT_SUPPORTED = [
-    "`torch.func.vmap`: `NotImplementedError` (PyTorch runs each op once on a batched tensor; a loop over the batch "
-    "would give the same numbers but other graphs and no vmap errors): call the function in a loop and "
-    "`torch.stack` the results.",
+    "`torch.func.vmap` runs the function once per slice and stacks the results (PyTorch runs each op once on a "
+    "batched tensor): the numbers, in_dims/out_dims and vmap's errors are PyTorch's, but an output that requires "
+    "grad has `StackBackward0` for its `grad_fn` where PyTorch names the last batched op, a zero may print with "
+    "another sign (`-0.`), and `.item()` inside vmap is not refused.",
     "forward-mode AD (`torch.autograd.forward_ad`): tangents are computed per op from the reverse rules by the "
     "double-VJP trick; they carry no graph of their own (PyTorch's tangents of primals that require grad have a "
     "`grad_fn` and can be differentiated: forward-over-reverse), at non-differentiable points (ties of max/min, "
     "`0 ** y`, nan) a tangent is the reverse-mode J·t where PyTorch's forward formula may differ, `prod` over "
     "zeros and ops PyTorch has no forward formula for raise `NotImplementedError`, `torch.func` transforms do not "
     "see dual tensors' tangents, and `gradcheck(check_forward_ad=True)` is not checked.",
-    "custom `autograd.Function`s with several outputs, `ctx.mark_dirty`: `NotImplementedError`.",
+    "`ctx.mark_dirty` of a view that requires grad (PyTorch rebases its base as well): `NotImplementedError`.",
     "`nn.Linear` initial weights come from the engine's own random stream, not PyTorch's: set them with "
     "`with torch.no_grad(): layer.weight.copy_(...)` to compare numbers; a matmul of a 3-D or larger tensor (and "
     "so `nn.Linear` without bias on such input) records one `UnsafeViewBackward0` where PyTorch records "

@@ -12,6 +12,7 @@ from engine import state as _state
 from engine.creation import (
     arange,
     empty,
+    empty_like,
     eye,
     from_numpy,
     full,
@@ -21,8 +22,10 @@ from engine.creation import (
     ones,
     ones_like,
     rand,
+    rand_like,
     randint,
     randn,
+    randn_like,
     randperm,
     zeros,
     zeros_like,
@@ -80,6 +83,6 @@ __all__ = [
     "float16", "float32", "float64", "from_numpy", "full", "full_like", "half", "int", "int8", "int16", "int32",
     "int64", "is_grad_enabled", "is_tensor", "linspace", "long", "manual_seed", "nn",
     "no_grad", "ones", "ones_like", "rand", "randint", "randn", "set_printoptions", "tensor", "uint8",
-    "zeros", "zeros_like", "device", "randperm", "get_default_dtype", "result_type", "promote_types",
+    "zeros", "zeros_like", "empty_like", "rand_like", "randn_like", "device", "randperm", "get_default_dtype", "result_type", "promote_types",
     *_registry.FUNCTIONS,
 ]

@@ -37,14 +37,18 @@ def run_backward(roots, grads, *, inputs=None, retain_graph=None, create_graph=F
     """
     roots = list(roots)
     seeds, given = _seeds(roots, grads, create_graph, nbatch)
-    for i, out in enumerate(roots):
-        if not out._requires_grad:
+    edges = [out._grad_edge() if out._requires_grad else None for out in roots]
+    for i, edge in enumerate(edges):
+        if edge is None:  # (also a view made with grad mode off: it requires grad, but has no edge)
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+    if not accumulate:  # autograd.grad: its inputs are checked after its outputs, as in PyTorch
+        for x in inputs:
+            if not x._requires_grad:
+                raise RuntimeError("One of the differentiated Tensors does not require grad")
     if retain_graph is None:
         retain_graph = create_graph
     if create_graph and accumulate:
         warnings.warn(CREATE_GRAPH_CYCLE, UserWarning, stacklevel=warn_stacklevel)
-    edges = [out._grad_edge() for out in roots]
     root, cotangent = (edges[0], seeds[0]) if len(edges) == 1 else (edges, seeds)
     capture = None if inputs is None else {x._grad_edge() for x in inputs}
     call = _record(api, roots, given, seeds, edges, inputs, create_graph)
@@ -98,9 +102,6 @@ def gradients(outputs, inputs, grad_outputs=None, *, retain_graph=None, create_g
                          "allow_unused=False.")
     allow_unused = bool(allow_unused) or materialize_grads
     outputs, inputs = tensor_tuple(outputs), tensor_tuple(inputs)
-    for x in inputs:
-        if not x.requires_grad:
-            raise RuntimeError("One of the differentiated Tensors does not require grad")
     results = run_backward(outputs, grad_output_list(grad_outputs, len(outputs)), inputs=inputs,
                            retain_graph=retain_graph, create_graph=create_graph, accumulate=False,
                            nbatch=1 if is_grads_batched else 0, api=api)

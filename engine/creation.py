@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine import dtypes
+from engine.batching import check_random
 from engine.dims import shape_arg
 from engine.tensor import Tensor, _fill_value, guard_shape, new_leaf
 
@@ -70,6 +71,11 @@ def zeros_like(input: Tensor, dtype=None, requires_grad=False) -> Tensor:  # noq
     return _like(input, 0, dtype, requires_grad)
 
 
+def empty_like(input: Tensor, dtype=None, requires_grad=False) -> Tensor:  # noqa: A002
+    """Zeros here: PyTorch's contents are whatever memory held, which no program should read."""
+    return _like(input, 0, dtype, requires_grad)
+
+
 def full_like(input: Tensor, fill_value, dtype=None, requires_grad=False) -> Tensor:  # noqa: A002
     fill_value = _fill_value(fill_value, "full_like")
     return _like(input, fill_value, dtype, requires_grad)
@@ -97,19 +103,32 @@ def linspace(start, end, steps: int, dtype=None, requires_grad=False, device=Non
 
 
 def randn(*size, dtype=None, requires_grad=False, generator=None, device=None) -> Tensor:
+    check_random()
     shape = shape_arg(size)
     guard_shape(shape, itemsize=_itemsize(dtype))
     return _leaf(_rng.standard_normal(shape), dtype, requires_grad)
 
 
 def rand(*size, dtype=None, requires_grad=False, generator=None, device=None) -> Tensor:
+    check_random()
     shape = shape_arg(size)
     guard_shape(shape, itemsize=_itemsize(dtype))
     return _leaf(_rng.random(shape), dtype, requires_grad)
 
 
+def rand_like(input: Tensor, dtype=None, requires_grad=False) -> Tensor:  # noqa: A002
+    return rand(*input.shape, dtype=dtypes.from_numpy(input._data.dtype) if dtype is None else dtype,
+                requires_grad=requires_grad)
+
+
+def randn_like(input: Tensor, dtype=None, requires_grad=False) -> Tensor:  # noqa: A002
+    return randn(*input.shape, dtype=dtypes.from_numpy(input._data.dtype) if dtype is None else dtype,
+                 requires_grad=requires_grad)
+
+
 def randint(low, high=None, size=None, dtype=None, requires_grad=False, generator=None, device=None) -> Tensor:
     """`randint(high, size)` or `randint(low, high, size)`."""
+    check_random()
     if size is None and isinstance(high, (tuple, list)):
         low, high, size = 0, low, high
     if high is None:
@@ -122,6 +141,7 @@ def randint(low, high=None, size=None, dtype=None, requires_grad=False, generato
 
 def randperm(n: int, dtype=None, requires_grad=False, generator=None, device=None) -> Tensor:
     """A random permutation of 0..n-1 (the engine's own stream, not PyTorch's numbers)."""
+    check_random()
     guard_shape((n,), itemsize=_itemsize(dtype))
     return _leaf(_rng.permutation(int(n)), dtype, requires_grad, default=np.int64)
 

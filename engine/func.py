@@ -10,7 +10,7 @@ where that graph reaches outside tensors; the rest is detached, as PyTorch's lev
 (`has_aux` outputs included). Under an enclosing `no_grad` everything returned is detached.
 
 jvp and jacfwd use the double-VJP trick (the VJP of the linear map u ↦ Jᵀu is J·v), so forward mode needs
-no second set of rules. `vmap` is not provided.
+no second set of rules. `vmap` (engine.batching) maps a function over slices of a batch.
 """
 from __future__ import annotations
 
@@ -18,13 +18,17 @@ import weakref
 
 import numpy as np
 
+from engine import pytree
 from engine.autograd.functional import jacobian_of, jacobian_rows, jvp_of, pull
 from engine.backward import gradients
+from engine.batching import vmap
 from engine.grad_mode import enable_grad, is_grad_enabled
 from engine.graph import AccumulateGrad, topological
+from engine.stateless import functional_call, stack_module_state
 from engine.tensor import Tensor, _apply, guard_shape, guard_work
 
-__all__ = ["grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp", "vjp", "vmap"]
+__all__ = ["functional_call", "grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp", "stack_module_state", "vjp",
+           "vmap"]
 
 
 def _argnums_tuple(argnums):
@@ -43,10 +47,19 @@ class _Level:
         self.args = list(args)
         for i in argnums:
             guard_work()  # argnums come from the caller: as many as it likes
-            x = self.args[i]
-            if not isinstance(x, Tensor):
+            leaves, spec = pytree.flatten(self.args[i])  # a tensor, or a dict/tuple of them (module parameters)
+            if not all(isinstance(x, Tensor) for x in leaves):
                 raise RuntimeError(f"Expected input at *args[{i}] to be a Tensor")
-            self.args[i] = self._input(x)
+            self.args[i] = pytree.unflatten([self._input(x) for x in leaves], spec)
+
+    def inputs(self, argnums) -> list:
+        """The leaf tensors of args[argnums], in order."""
+        return [x for i in argnums for x in pytree.flatten(self.args[i])[0]]
+
+    def regroup(self, values, argnums) -> list:
+        """`values` (one per tensor of `inputs(argnums)`) in the structure of each args[i]."""
+        it = iter(values)
+        return [pytree.unflatten(it, pytree.flatten(self.args[i])[1]) for i in argnums]
 
     def _input(self, x: Tensor) -> Tensor:
         if self.outer and x._requires_grad:
@@ -113,12 +126,13 @@ def _grad_and_value(func, argnums, has_aux, api):
                 raise RuntimeError(f"grad_and_value(f)(*args): Expected f(*args) to return a scalar Tensor, got "
                                    f"tensor with {output.ndim} dims. Maybe you wanted to use the vjp or jacrev APIs "
                                    "instead?")
-            inputs = [level.args[i] for i in nums]
+            inputs = level.inputs(nums)
             if output.requires_grad:
                 grads = gradients(output, inputs, create_graph=level.reaches_outside(output), allow_unused=True,
                                   materialize_grads=True, api=api)
             else:
                 grads = tuple(Tensor._make(np.zeros_like(x._data)) for x in inputs)
+        grads = level.regroup(grads, nums)
         grads = grads[0] if isinstance(argnums, int) else tuple(grads)
         return level.finish((grads, (output, aux)) if has_aux else (grads, output))
     return wrapper
@@ -167,6 +181,11 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     if not isinstance(primals, tuple) or not isinstance(tangents, tuple):
         raise RuntimeError("jvp(f, primals, tangents): Expected primals to be a tuple. E.g. it should be valid "
                            "to call f(*primals).")
+    for p, t in zip(primals, tangents):  # PyTorch makes each primal a dual tensor with its tangent first
+        if isinstance(p, Tensor) and isinstance(t, Tensor) and p._data.shape != t._data.shape:
+            raise RuntimeError("Trying to set a forward gradient that has a different size than that of the original "
+                               f"Tensor, this is not supported. Tensor is of size {list(p._data.shape)} while the "
+                               f"given forward gradient is of size {list(t._data.shape)}.")
     level = _Level(primals, tuple(range(len(primals))))
     with enable_grad():
         output, aux = _split_aux(func(*level.args), has_aux, "jvp")
@@ -193,8 +212,8 @@ def _jacobian_transform(func, argnums, has_aux, api, forward: bool):
                     raise RuntimeError(f"{api.rsplit('.', 1)[-1]}(f, ...)(*args): expected f(*args) to return only "
                                        f"tensors, got unsupported type {type(y).__name__}")
             differentiable = level.reaches_outside(*outs)
-            jac = tuple(tuple(_jacobian(y, level.args[i], differentiable, forward, api) for i in nums)
-                        for y in outs)
+            jac = tuple(tuple(level.regroup([_jacobian(y, x, differentiable, forward, api) for x in level.inputs(nums)],
+                                            nums)) for y in outs)
         jac = tuple(j[0] if isinstance(argnums, int) else j for j in jac)
         jac = jac if isinstance(output, tuple) else jac[0]
         return level.finish((jac, aux) if has_aux else jac)
@@ -236,10 +255,3 @@ def hessian(func, argnums=0):
     (differentiable) gradient, taken in batched sweeps over its recorded graph — the same numbers."""
     return _jacobian_transform(_jacobian_transform(func, argnums, False, "func.hessian", forward=False),
                                argnums, False, "func.hessian", forward=False)
-
-
-def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
-    """Not provided by this engine (raises NotImplementedError when called): PyTorch's vmap runs each op once on
-    a batched tensor, which this engine's ops and printouts do not model. See docs/api.md."""
-    raise NotImplementedError("torch.func.vmap is not supported by this engine (see docs/api.md, 'Not supported'); "
-                              "call the function in a loop over the batch and torch.stack the results")

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from engine import state, xp
+from engine import node_hooks, state, xp
 from engine.ops import Op
 from engine.xp import sum_to
 
@@ -59,6 +59,14 @@ class Node:
         self.versions = ()        # [(saved Tensor, its version when saved, saved as this node's output?)]
         self.hooks = None         # the output Tensor's hooks (register_hook), run on its gradient
         self.seq = next(_SEQUENCE)  # made after every node it reads: the sweep's order (`topological`)
+
+    def register_prehook(self, hook):
+        """`hook(grad_outputs)` before this node runs; a tuple it returns replaces grad_outputs."""
+        return node_hooks.register(self, True, hook)
+
+    def register_hook(self, hook):
+        """`hook(grad_inputs, grad_outputs)` after this node ran; a tuple it returns replaces grad_inputs."""
+        return node_hooks.register(self, False, hook)
 
     @classmethod
     def named(cls, op: Op) -> type:
@@ -119,6 +127,24 @@ class AccumulateGrad:
 
     def __repr__(self) -> str:
         return f"<AccumulateGrad object at {id(self):#x}>"
+
+
+class ViewWithoutGrad:
+    """What a view made with grad mode off (`no_grad`, `inference_mode`) of a tensor that requires grad has in place
+    of an AccumulateGrad: PyTorch gives such a view requires_grad=True but no edge (gradients through it go nowhere,
+    its hooks never run), and refuses to change it in place once grad mode is on, with this message."""
+
+    __slots__ = ("message",)
+
+    def __init__(self, created: str, block: str, mode: str) -> None:
+        self.message = (f"A view was created in {created} mode and is being modified inplace {mode}. Given that this use "
+                        "case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both "
+                        f"the view and the inplace either both inside the {block} block (if you don't want the inplace "
+                        "to be tracked) or both outside (if you want the inplace to be tracked).")
+
+
+VIEW_IN_NO_GRAD = ViewWithoutGrad("no_grad", "no_grad", "with grad mode enabled")
+VIEW_IN_INFERENCE = ViewWithoutGrad("inference", "inference_mode", "in normal mode")
 
 
 _TENSOR_TYPES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
@@ -228,6 +254,10 @@ def _sweep(order, grads, nbatch, retain_graph, on_node, capture, tensors) -> dic
         if type(node) is AccumulateGrad:
             leaves[node] = g
             continue
+        hooks = node_hooks.hooked.get(node) if node_hooks.hooked and nbatch == 0 else None
+        if hooks is not None:
+            g = hooks.run_pre(g)
+            before = {parent: grads.get(parent) for parent in node.parents if parent is not None}
         if capture is not None and node in capture:
             leaves[node] = g
         if node.freed and node.op.saves:
@@ -242,7 +272,7 @@ def _sweep(order, grads, nbatch, retain_graph, on_node, capture, tensors) -> dic
             out, inputs = node.out, arrays
         else:  # the rules read Tensors: the saved values, as edges of the graph they came from
             out, inputs = tensors.node_values(node)
-        contributions = [] if on_node is not None else None
+        contributions = [] if on_node is not None or hooks is not None else None
         for i, parent in enumerate(node.parents):
             if parent is None:
                 continue
@@ -268,7 +298,9 @@ def _sweep(order, grads, nbatch, retain_graph, on_node, capture, tensors) -> dic
             grads[parent] = gi if previous is None else previous + gi
             if contributions is not None:
                 contributions.append((i, parent, gi))
-        if contributions is not None:
+        if hooks is not None:
+            hooks.run_post(node, g, contributions, grads, before)
+        if on_node is not None:
             on_node(node, g, contributions)
         if not retain_graph:
             node.freed = True

@@ -17,8 +17,11 @@ from engine import dtypes, state
 from engine.dims import nested_shape, normalize_dim, shape_arg
 from engine.graph import (
     SECOND_BACKWARD,
+    VIEW_IN_INFERENCE,
+    VIEW_IN_NO_GRAD,
     AccumulateGrad,
     Node,
+    ViewWithoutGrad,
     accumulate,
     as_grad,
     guard_shape,
@@ -114,7 +117,12 @@ def _run(op, inputs: tuple, attrs: dict, modes=None) -> "Tensor":
     if modes.forward_ad is not None and not modes.inference:  # (inference tensors carry no tangent)
         modes.forward_ad.propagate(op, inputs, attrs, result)
     if not modes.grad:
-        if modes.inference:
+        if op.view:  # a view is an inference tensor only of one; of a tensor that requires grad, see ViewWithoutGrad
+            result._inference = inputs[0]._inference
+            if inputs[0]._requires_grad:
+                result._requires_grad = True
+                result._accumulator = VIEW_IN_INFERENCE if modes.inference else VIEW_IN_NO_GRAD
+        elif modes.inference:
             result._inference = True
         return result
     # per differentiable input, where its gradient goes (None: nowhere), and `wanted`, a bit per input that needs one
@@ -352,7 +360,7 @@ class Tensor:
 
     @property
     def grad(self):
-        if self._grad_fn is not None and not self.retains_grad:
+        if self._grad is None and self._grad_fn is not None and not self.retains_grad:  # (backward(inputs=) fills it)
             warnings.warn(
                 "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute "
                 "won't be populated during autograd.backward(). If you indeed want the .grad field to be populated "
@@ -390,9 +398,12 @@ class Tensor:
         """Where a gradient for this tensor goes: its grad_fn, or its leaf's AccumulateGrad."""
         if self._grad_fn is not None:
             return self._grad_fn
-        if self._accumulator is None:
-            self._accumulator = AccumulateGrad(self)
-        return self._accumulator
+        edge = self._accumulator
+        if edge is None:
+            edge = self._accumulator = AccumulateGrad(self)
+        elif type(edge) is ViewWithoutGrad:  # a view made with grad mode off: no edge (None), as in PyTorch
+            return None
+        return edge
 
     def _accumulate(self, g) -> None:
         """Add a cotangent into .grad (in place, as PyTorch does, so references see the sum). A Tensor
@@ -429,6 +440,8 @@ class Tensor:
         if not self._requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         edge = self._grad_edge()
+        if edge is None:  # a view made with grad mode off: no gradient ever reaches it, so its hooks never run
+            return RemovableHandle({})
         if edge.hooks is None:
             edge.hooks = {}
         handle = RemovableHandle(edge.hooks)
@@ -442,6 +455,8 @@ class Tensor:
         if not self._requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         edge = self._grad_edge()
+        if edge is None:
+            return RemovableHandle({})
         if edge.post_hooks is None:
             edge.post_hooks = {}
         handle = RemovableHandle(edge.post_hooks)
@@ -544,6 +559,10 @@ class Tensor:
         return self._data.reshape(()).item()
 
     def __float__(self) -> float:
+        if self._requires_grad and not _WARNED_ONCE.get("float"):  # PyTorch's TORCH_WARN_ONCE: once a process
+            _WARNED_ONCE["float"] = True
+            warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
+                          "Consider using tensor.detach() first.", UserWarning, stacklevel=2)
         return float(self._scalar())
 
     def __int__(self) -> int:
@@ -564,6 +583,8 @@ class Tensor:
 
 
 
+# the warnings PyTorch gives once a process (TORCH_WARN_ONCE), by name, once given
+_WARNED_ONCE: dict[str, bool] = {}
 _TENSOR_TYPES = {Tensor}  # Tensor and its subclasses the engine makes (nn.Parameter adds itself)
 
 

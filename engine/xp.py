@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import math
 from collections.abc import Iterator, Mapping
 
 import numpy as np
@@ -112,6 +113,15 @@ sin = _unary(np.sin, "sin")
 cos = _unary(np.cos, "cos")
 tanh = _unary(np.tanh, "tanh")
 abs = _unary(np.abs, "Abs", widen=False)  # noqa: A001 - mirrors numpy's name
+tan = _unary(np.tan, "tan")
+asin = _unary(np.arcsin, "asin")
+acos = _unary(np.arccos, "acos")
+atan = _unary(np.arctan, "atan")
+sinh = _unary(np.sinh, "sinh")
+cosh = _unary(np.cosh, "cosh")
+expm1 = _unary(np.expm1, "expm1")
+exp2 = _unary(np.exp2, "exp2")
+erf = _unary(lambda a: np.asarray(np.frompyfunc(math.erf, 1, 1)(a), dtype=np.float64), "erf")  # (numpy has none)
 
 
 def one_minus(a):
@@ -348,6 +358,15 @@ def squeeze(a, axis=None):
     if is_tensor(a):
         return a.squeeze() if axis is None else tensors.squeeze(a, axis)
     return np.squeeze(a, axis)
+
+
+def matmul(a, b):
+    """a @ b, batched as numpy's. A product that adds a single term per element (an outer product, as a gradient of
+    a one-row batch is) is that term, as PyTorch's mm gives it: 0 * -x is -0, where a BLAS sum would add it to +0."""
+    if (type(a) is np.ndarray and type(b) is np.ndarray and a.ndim > 1 and b.ndim > 1
+            and a.shape[-1] == 1 == b.shape[-2]):
+        return a * b  # (…, m, 1) * (…, 1, n): broadcasting gives each product once
+    return a @ b
 
 
 def swapaxes(a, axis1, axis2):

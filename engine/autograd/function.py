@@ -30,6 +30,7 @@ class FunctionCtx:
         self._freed = False
         self.needs_input_grad = ()
         self._non_differentiable = ()
+        self._dirty = ()
         self.materialize_grads = True
 
     def save_for_backward(self, *tensors) -> None:
@@ -62,7 +63,8 @@ class FunctionCtx:
         self.materialize_grads = bool(value)
 
     def mark_dirty(self, *tensors) -> None:
-        raise NotImplementedError("ctx.mark_dirty (in-place custom Functions) is not supported by this engine")
+        """The inputs forward changed in place: returned, they stay the same tensor, now made by this Function."""
+        self._dirty = tensors
 
 
 class Function:
@@ -107,9 +109,10 @@ class Function:
         forward_ad = modes.forward_ad  # the forward_ad module inside a dual level
         output = _forward(cls, ctx, args, kwargs, forward_ad)
         several = isinstance(output, (tuple, list))
-        # a returned input is a new tensor on the graph (a view in PyTorch)
-        outputs = tuple(Tensor._make(o._data) if isinstance(o, Tensor) and any(a is o for a in args) else o
-                        for o in (output if several else (output,)))
+        _check_dirty(ctx, args, record)
+        # a returned input is a new tensor on the graph (a view in PyTorch); one marked dirty is itself, rebased
+        outputs = tuple(Tensor._make(o._data) if isinstance(o, Tensor) and any(a is o for a in args)
+                        and not any(o is d for d in ctx._dirty) else o for o in (output if several else (output,)))
         differentiable = [k for k, o in enumerate(outputs) if isinstance(o, Tensor) and o.is_floating_point()
                           and not any(o is t for t in ctx._non_differentiable)]
         if any(ctx.needs_input_grad) and differentiable:
@@ -117,6 +120,17 @@ class Function:
         if forward_ad is not None:
             forward_ad.custom_jvp(cls, ctx, args, outputs if several else outputs[0])
         return type(output)(outputs) if several else outputs[0]
+
+
+def _check_dirty(ctx, args: tuple, record: bool) -> None:
+    """PyTorch's refusals for ctx.mark_dirty: a leaf that requires grad cannot be changed in place; a view
+    would need its base rebased too (CopySlices), which custom Functions here do not do."""
+    for t in ctx._dirty:
+        if record and t._requires_grad and t._grad_fn is None and t._view is None:
+            raise RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.")
+        if t._view is not None and t._requires_grad:
+            raise NotImplementedError("ctx.mark_dirty on a view is not supported by this engine")
+        t._bump_version()  # PyTorch counts the Function's in-place change once more, as it rebases the tensor
 
 
 class _Layout:
@@ -259,13 +273,15 @@ def _rule(cls, ctx, index: int, n: int, name: str, layout: _Layout | None):
         gi = cache[1][index]
         if gi is None:
             return None
-        if gi._data.shape != np.shape(arrays[index]):
+        if gi._data.shape != np.shape(arrays[index]):  # PyTorch sums a gradient the input expands to, refuses others
             try:
-                np.broadcast_shapes(gi._data.shape, np.shape(arrays[index]))
+                expandable = np.broadcast_shapes(gi._data.shape, np.shape(arrays[index])) == gi._data.shape
             except ValueError:
+                expandable = False
+            if not expandable:
                 raise RuntimeError(f"Function {name} returned an invalid gradient at index {index} - got "
                                    f"[{', '.join(map(str, gi._data.shape))}] but expected shape compatible with "
-                                   f"[{', '.join(map(str, np.shape(arrays[index])))}]") from None
+                                   f"[{', '.join(map(str, np.shape(arrays[index])))}]")
         return gi if cache[2] else gi._data
     return rule
 

@@ -86,15 +86,34 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
         raise RuntimeError('Expected strategy to be either "forward-mode" or "reverse-mode". Hint: If your '
                            'function has more outputs than inputs, "forward-mode" tends to be more performant. '
                            'Otherwise, prefer to use "reverse-mode".')
+    if strict and vectorize:
+        raise RuntimeError("torch.autograd.functional.jacobian: `strict=True` and `vectorized=True` are not supported "
+                           "together. Please either set `strict=False` or `vectorize=False`.")
     api = "autograd.functional.jacobian"
     single_in, xs = _inputs(inputs, "jacobian", create_graph)
     with enable_grad():
         single_out, ys = _outputs(func(*xs), "jacobian")
+        if strict:
+            _check_strict(ys, xs, api)
         if create_graph:
             rows = tuple(tuple(jacobian_rows(y, x, api) for x in xs) for y in ys)
         else:
             rows = tuple(tuple(jacobian_of(y, x, retain_graph=True, api=api) for x in xs) for y in ys)
     return _shape_result(rows, single_in, single_out)
+
+
+def _check_strict(ys: tuple, xs: tuple, api: str) -> None:
+    """`strict=True`: PyTorch's error for an output that is not computed differentiably from the inputs, or that
+    does not depend on one of them (a Jacobian block of zeros that is structural, not numerical)."""
+    for i, y in enumerate(ys):
+        if not y.requires_grad:
+            raise RuntimeError(f"Output {i} of the user-provided function does not require gradients. The outputs must "
+                               "be computed in a differentiable manner from the input when running in strict mode.")
+        seed = Tensor._make(np.ones(y._data.shape, dtype=y._data.dtype))
+        for j, g in enumerate(gradients(y, xs, seed, retain_graph=True, allow_unused=True, api=api)):
+            if g is None:
+                raise RuntimeError(f"Output {i} of the user-provided function is independent of input {j}. This is not "
+                                   "allowed in strict mode.")
 
 
 def _shape_result(rows, single_in: bool, single_out: bool):

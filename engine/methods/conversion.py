@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from engine import dtypes
-from engine.tensor import Tensor, _apply, _modes
+from engine.dims import shape_arg
+from engine.tensor import Tensor, _apply, _modes, guard_shape, new_leaf, tensor
 
 
 class ConversionMethods:
@@ -13,6 +14,33 @@ class ConversionMethods:
 
     def cpu(self) -> "Tensor":
         return self
+
+    def type_as(self, other) -> "Tensor":
+        """This tensor in `other`'s dtype (`to(other.dtype)`: itself when they match)."""
+        return self.to(other.dtype)
+
+    # new_*: factories that take this tensor's dtype unless told otherwise (fresh leaves, not on its graph)
+    def new_zeros(self, *size, dtype=None, requires_grad=False, device=None):
+        return self._new(size, 0, dtype, requires_grad)
+
+    def new_ones(self, *size, dtype=None, requires_grad=False, device=None):
+        return self._new(size, 1, dtype, requires_grad)
+
+    def new_full(self, size, fill_value, *, dtype=None, requires_grad=False, device=None):
+        return self._new((size,), fill_value, dtype, requires_grad)
+
+    def new_empty(self, *size, dtype=None, requires_grad=False, device=None):
+        return self._new(size, 0, dtype, requires_grad)
+
+    def new_tensor(self, data, dtype=None, requires_grad=False, device=None):
+        return tensor(data, dtype=dtypes.from_numpy(self._data.dtype) if dtype is None else dtype,
+                      requires_grad=requires_grad)
+
+    def _new(self, size, value, dtype, requires_grad):
+        shape = shape_arg(size)
+        guard_shape(shape)
+        t = new_leaf(np.full(shape, value, dtype=self._data.dtype if dtype is None else dtypes.to_numpy(dtype)))
+        return t.requires_grad_(True) if requires_grad else t
 
     def item(self):
         if self._data.size != 1:
@@ -44,6 +72,14 @@ class ConversionMethods:
         return result.clone() if copy and result is self else result
 
     def type(self, dtype=None):
+        """Without a dtype, the legacy type name ('torch.FloatTensor'); with one (or such a name), `to(dtype)`."""
+        names = {f"torch.{v}Tensor": k for k, v in dtypes.SCALAR_TYPE_NAMES.items()}
+        if dtype is None:
+            return f"torch.{dtypes.SCALAR_TYPE_NAMES[self._data.dtype.name]}Tensor"
+        if isinstance(dtype, str):
+            if dtype not in names:
+                raise ValueError(f"invalid type: '{dtype}'")
+            dtype = dtypes.from_numpy(np.dtype(names[dtype]))
         return self.to(dtype)
 
     def _convert(self, np_dtype):

@@ -177,6 +177,21 @@ class IndexingMethods:
         d, index = self._index_arg("scatter_add", dim, index, "self")
         return _apply("scatter_add", (self, _tensor_arg(src, "scatter_add", "src", 3)), dim=d, index=index)
 
+    def index_select(self, dim, index):
+        """`x.index_select(dim, index)`: the slices of x along dim at the positions in index (a vector)."""
+        index = _tensor_arg(index, "index_select", "index", 2)
+        if index._data.ndim > 1:
+            raise IndexError("index_select(): Index is supposed to be a vector")
+        if index._data.dtype.kind not in "iu":
+            raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
+        d = normalize_dim(dim, self._data.ndim)
+        positions = index._data.reshape(-1)
+        size = self._data.shape[d] if self._data.ndim else 1
+        bad = positions[(positions < 0) | (positions >= size)]
+        if bad.size:
+            raise IndexError("index out of range in self")
+        return _apply("index_select", (self,), dim=d if self._data.ndim else -1, index=positions.astype(np.int64))
+
     def index_add(self, dim, index, source, *, alpha=1):
         """`x.index_add(dim, index, source, alpha=1)`: a copy of x with alpha·source added along dim at the
         positions in index; a position listed twice receives both rows (how embedding gradients add up)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine import dtypes
+from engine.graph import ViewWithoutGrad
 from engine.ops import OPS
 from engine.tensor import INFERENCE_INPLACE, Tensor, _apply, _binary, _fill_value, _modes, _run, _tensor_arg
 
@@ -152,7 +153,8 @@ class InplaceMethods:
             raise RuntimeError(INFERENCE_INPLACE)
         if self._requires_grad and modes.grad and not self._unrecorded_write():
             if self._grad_fn is None:
-                raise RuntimeError(LEAF_INPLACE)
+                edge = self._accumulator
+                raise RuntimeError(edge.message if type(edge) is ViewWithoutGrad else LEAF_INPLACE)
             base = self._base
             if base is not None and base._requires_grad and base._grad_fn is None:
                 raise RuntimeError(LEAF_VIEW_INPLACE)

@@ -174,6 +174,31 @@ class LinalgMethods:
             raise RuntimeError(f"1D tensors expected, but got {self._data.ndim}D and {tensor._data.ndim}D tensors")
         return matmul(self, tensor)
 
+    def diag(self, diagonal=0):
+        """`torch.diag`: a vector on the diagonal of a square matrix (DiagEmbedBackward0), or a matrix's diagonal as
+        a new vector (PyTorch's node: DiagonalBackward0_copy)."""
+        if self._data.ndim == 1:
+            return _apply("diag_embed", (self,), offset=diagonal)
+        if self._data.ndim == 2:
+            return _apply("diag_copy", (self,), offset=diagonal)
+        raise RuntimeError("diag(): Supports 1D or 2D tensors. Got {}D".format(self._data.ndim))
+
+    def trace(self):
+        if self._data.ndim != 2:
+            raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {self._data.ndim}")
+        return _apply("trace", (self,))
+
+    def outer(self, vec2):
+        """`torch.outer(a, b)`: a.reshape(-1, 1) * b, as PyTorch computes it (MulBackward0)."""
+        vec2 = _tensor_arg(vec2, "outer", "vec2")
+        if self._data.ndim != 1 or vec2._data.ndim != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument self, but got {self._data.ndim}-D"
+                               if self._data.ndim != 1 else
+                               f"outer: Expected 1-D argument vec2, but got {vec2._data.ndim}-D")
+        return self.reshape(-1, 1) * vec2
+
+    ger = outer
+
     def bmm(self, mat2):
         mat2 = _tensor_arg(mat2, "bmm", "mat2")
         if self._data.ndim != 3:

@@ -141,6 +141,14 @@ class PointwiseMethods:
     def allclose(self, other, rtol=1e-05, atol=1e-08) -> bool:
         return bool(np.allclose(self._data, _as_operand(other)._data, rtol=rtol, atol=atol))
 
+    def isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+        """Elementwise |self - other| <= atol + rtol * |other| (a bool tensor; nothing to differentiate)."""
+        other = _as_operand(other)
+        if self._data.dtype != other._data.dtype:
+            raise RuntimeError(f"{dtypes.SCALAR_TYPE_NAMES[self._data.dtype.name]} did not match "
+                               f"{dtypes.SCALAR_TYPE_NAMES[other._data.dtype.name]}")
+        return Tensor._make(np.isclose(self._data, other._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
     def equal(self, other) -> bool:
         return self._data.shape == other._data.shape and bool(np.array_equal(self._data, other._data))
 

@@ -15,9 +15,11 @@ MaxResult = namedtuple("max", ["values", "indices"])
 
 
 MinResult = namedtuple("min", ["values", "indices"])
+SortResult = namedtuple("sort", ["values", "indices"])
+TopkResult = namedtuple("topk", ["values", "indices"])
 
 
-for _result in (MaxResult, MinResult):
+for _result in (MaxResult, MinResult, SortResult, TopkResult):
     _result.__repr__ = lambda self: (f"torch.return_types.{type(self).__name__}(\nvalues={self.values!r},\n"
                                       f"indices={self.indices!r})")
 
@@ -63,6 +65,42 @@ class ReductionsMethods:
 
     def min(self, dim=None, keepdim=False):
         return self._extremum("min", dim, keepdim, MinResult)
+
+    def amax(self, dim=(), keepdim=False):
+        return self._amax("amax", dim, keepdim)
+
+    def amin(self, dim=(), keepdim=False):
+        return self._amax("amin", dim, keepdim)
+
+    def _amax(self, key, dim, keepdim):
+        """amax/amin: the extremum over `dim` (() or None: every dim), ties sharing the gradient."""
+        ndim = self._data.ndim
+        dims = reduction_dims(tuple(range(ndim)) if dim in ((), None, []) else dim, ndim)
+        for d in dims:
+            if self._data.shape[d] == 0:
+                raise IndexError(f"{key}(): Expected reduction dim {d % ndim} to have non-zero size.")
+        return _apply(key, (self,), dims=dims or None, keepdim=keepdim)
+
+    def sort(self, dim=-1, descending=False, stable=False):
+        """(values, indices) along dim, ties in their original order (nan counts as largest, as in PyTorch)."""
+        d = normalize_dim(dim, self._data.ndim)
+        return self._pick("sort", SortResult, d, _order(self._data, d, descending))
+
+    def argsort(self, dim=-1, descending=False, stable=False):
+        return self.sort(dim, descending).indices
+
+    def topk(self, k, dim=-1, largest=True, sorted=True):  # noqa: A002 - PyTorch's argument name
+        """The k largest (or smallest) along dim, in order, with their indices."""
+        d = normalize_dim(dim, self._data.ndim)
+        size = self._data.shape[d] if self._data.ndim else 1
+        if not 0 <= k <= size:
+            raise RuntimeError("selected index k out of range")
+        order = _order(self._data, d, largest)
+        return self._pick("topk", TopkResult, d, np.take(order, np.arange(k), axis=d) if self._data.ndim else order)
+
+    def _pick(self, key, result_type, d, indices):
+        values = _apply(key, (self,), dim=d, indices=indices)
+        return result_type(values, Tensor._make(indices.astype(np.int64)))
 
     def argmax(self, dim=None, keepdim=False):
         return self._arg_extremum("argmax", np.argmax, self.max, dim, keepdim)
@@ -164,3 +202,18 @@ class ReductionsMethods:
         dims = reduction_dims(dim, self._data.ndim)
         return _apply("logsumexp", (self,), dims=dims if dims or not self._data.ndim else None,
                       keepdim=bool(keepdim))
+
+
+def _order(a: np.ndarray, dim: int, descending: bool) -> np.ndarray:
+    """Stable argsort along dim; descending keeps ties in their original order and puts nan first."""
+    if a.ndim == 0:
+        return np.zeros((), np.int64)
+    if not descending:
+        return np.argsort(a, axis=dim, kind="stable")
+    key = -a.astype(np.float64) if a.dtype.kind in "fiu" else ~a
+    if a.dtype.kind == "f":
+        key = np.where(np.isnan(a), -np.inf, key)
+        ranked = np.argsort(key, axis=dim, kind="stable")
+        nan_first = np.argsort(~np.isnan(np.take_along_axis(a, ranked, dim)), axis=dim, kind="stable")
+        return np.take_along_axis(ranked, nan_first, dim)
+    return np.argsort(key, axis=dim, kind="stable")

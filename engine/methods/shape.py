@@ -64,6 +64,41 @@ class ShapeMethods:
         source = self if dtype is None else self.to(dtype)
         return _apply("cumprod", (source,), dim=normalize_dim(dim, max(1, source._data.ndim)))
 
+    def unbind(self, dim=0):
+        """The slices along `dim`, each a view (UnbindBackward0)."""
+        dim = normalize_dim(dim, self._data.ndim) % self._data.ndim  # (counted from the start: the key's position)
+        rest = (slice(None),) * (self._data.ndim - dim - 1)  # (a key of every dim: the rule places by it)
+        return tuple(_apply("unbind", (self,), key=(slice(None),) * dim + (i,) + rest)
+                     for i in range(self._data.shape[dim]))
+
+    def split(self, split_size_or_sections, dim=0):
+        """Views of consecutive pieces along `dim`: of `split_size` each (the last may be smaller), or of the given
+        sizes (SplitWithSizesBackward0)."""
+        dim = normalize_dim(dim, max(1, self._data.ndim)) % max(1, self._data.ndim)  # (from the start, as above)
+        n = self._data.shape[dim]
+        if isinstance(split_size_or_sections, int):
+            size = split_size_or_sections
+            if size < 0:
+                raise RuntimeError(f"split expects split_size be non-negative, but got split_size={size}")
+            sizes, key = ([size] * (n // size) + ([n % size] if n % size else [])) if size else [0], "split"
+        else:
+            sizes, key = list(split_size_or_sections), "split_with_sizes"
+            if sum(sizes) != n:
+                raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size "
+                                   f"at dimension {dim}), but got split_sizes={sizes}")
+        pieces, start, rest = [], 0, (slice(None),) * (self._data.ndim - dim - 1)
+        for size in sizes:
+            pieces.append(_apply(key, (self,), key=(slice(None),) * dim + (slice(start, start + size),) + rest))
+            start += size
+        return tuple(pieces)
+
+    def chunk(self, chunks, dim=0):
+        """`chunks` pieces at most, of equal size but the last (a split by ceil(size / chunks))."""
+        if chunks <= 0:
+            raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
+        n = self._data.shape[normalize_dim(dim, max(1, self._data.ndim))]
+        return self.split(max(1, -(-n // chunks)), dim)
+
     def repeat(self, *repeats):
         """`x.repeat(2, 3)`: x tiled (at least one repeat count per dim; more add leading dims)."""
         repeats = shape_arg(repeats)
@@ -144,6 +179,10 @@ class ShapeMethods:
 
     def expand_as(self, other):
         return self.expand(other.shape)
+
+    def broadcast_to(self, size):
+        """`torch.broadcast_to`: `expand` under NumPy's name (the same ExpandBackward0)."""
+        return self.expand(size)
 
     def t(self):
         if self._data.ndim > 2:

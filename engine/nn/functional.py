@@ -7,6 +7,7 @@ import warnings
 import numpy as np
 
 from engine import dtypes
+from engine.creation import rand, zeros_like
 from engine.dims import normalize_dim
 from engine.tensor import Tensor, _apply, _tensor_arg
 
@@ -23,6 +24,50 @@ def sigmoid(input: Tensor) -> Tensor:  # noqa: A002
 
 def tanh(input: Tensor) -> Tensor:  # noqa: A002
     return input.tanh()
+
+
+def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:  # noqa: A002
+    return _activation("leaky_relu", input, inplace, slope=float(negative_slope))
+
+
+def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:  # noqa: A002
+    return _activation("elu", input, inplace, alpha=float(alpha))
+
+
+def silu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
+    return _activation("silu", input, inplace)
+
+
+def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:  # noqa: A002
+    return _activation("softplus", input, False, beta=float(beta), threshold=float(threshold))
+
+
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:  # noqa: A002
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+    if approximate == "tanh":
+        raise NotImplementedError("gelu(approximate='tanh') is not supported by this engine")
+    return _activation("gelu", input, False)
+
+
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:  # noqa: A002
+    """In training, each element zeroed with probability p and the rest scaled by 1/(1-p) (the mask from the
+    engine's random stream, not PyTorch's); otherwise the input itself."""
+    if p < 0 or p > 1:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0:
+        return input
+    if p == 1:  # PyTorch multiplies by zeros (MulBackward0)
+        return input * zeros_like(input)
+    keep = (rand(*input.shape)._data >= p).astype(input._data.dtype)
+    return _activation("native_dropout", input, inplace, mask=keep, scale=1.0 / (1.0 - p))
+
+
+def _activation(key: str, input: Tensor, inplace: bool, **attrs) -> Tensor:  # noqa: A002
+    """One activation's node; `inplace=True` (a memory saving in PyTorch) is refused rather than faked."""
+    if inplace:
+        raise NotImplementedError(f"{key}(inplace=True) is not supported by this engine")
+    return _apply(key, (_tensor_arg(input, key, "input", 1),), **attrs)
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:  # noqa: A002
@@ -200,5 +245,6 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
     return _apply("embedding", (weight,), indices=indices.astype(np.int64), padding_idx=padding_idx)
 
 
-__all__ = ["binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy", "embedding", "l1_loss", "linear",
-           "log_softmax", "mse_loss", "nll_loss", "relu", "sigmoid", "softmax", "tanh"]
+__all__ = ["binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy", "dropout", "elu", "embedding", "gelu",
+           "l1_loss", "leaky_relu", "linear", "log_softmax", "mse_loss", "nll_loss", "relu", "sigmoid", "silu", "softmax",
+           "softplus", "tanh"]

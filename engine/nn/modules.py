@@ -59,6 +59,8 @@ class Module:
 
     def __init__(self, *args, **kwargs) -> None:
         object.__setattr__(self, "_parameters", OrderedDict())
+        object.__setattr__(self, "_buffers", OrderedDict())
+        object.__setattr__(self, "_non_persistent", set())
         object.__setattr__(self, "_modules", OrderedDict())
         object.__setattr__(self, "training", True)
         object.__setattr__(self, "_hooks", ModuleHooks())
@@ -77,6 +79,12 @@ class Module:
         elif isinstance(value, Module):
             modules[name] = value
             params.pop(name, None)
+        elif name in self.__dict__["_buffers"]:
+            if value is not None and not isinstance(value, Tensor):
+                raise TypeError(f"cannot assign '{type(value).__name__}' as buffer '{name}' (torch.Tensor or None "
+                                "expected)")
+            self.__dict__["_buffers"][name] = value
+            return
         elif name in params:
             if value is not None and not isinstance(value, Parameter):
                 raise TypeError(f"cannot assign '{type(value).__name__}' as parameter '{name}' (torch.nn.Parameter "
@@ -86,7 +94,7 @@ class Module:
         object.__setattr__(self, name, value)
 
     def __delattr__(self, name: str) -> None:
-        for registry in (self.__dict__["_parameters"], self.__dict__["_modules"]):
+        for registry in (self.__dict__["_parameters"], self.__dict__["_buffers"], self.__dict__["_modules"]):
             if name in registry:
                 del registry[name]
                 return
@@ -96,6 +104,8 @@ class Module:
         d = self.__dict__
         if "_parameters" in d and name in d["_parameters"]:
             return d["_parameters"][name]
+        if "_buffers" in d and name in d["_buffers"]:
+            return d["_buffers"][name]
         if "_modules" in d and name in d["_modules"]:
             return d["_modules"][name]
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
@@ -162,6 +172,52 @@ class Module:
         for _, p in self.named_parameters(recurse=recurse):
             yield p
 
+    def register_buffer(self, name: str, tensor, persistent: bool = True) -> None:
+        """A tensor the module keeps (running statistics, masks) that is not a parameter: not trained, but in
+        `state_dict()` unless `persistent=False`."""
+        if "_buffers" not in self.__dict__:
+            raise AttributeError("cannot assign buffer before Module.__init__() call")
+        if not isinstance(name, str):
+            raise TypeError(f"buffer name should be a string. Got {type(name).__name__}")
+        if "." in name:
+            raise KeyError('buffer name can\'t contain "."')
+        if name == "":
+            raise KeyError('buffer name can\'t be empty string ""')
+        if (hasattr(self, name) or name in self._modules) and name not in self._buffers:
+            raise KeyError(f"attribute '{name}' already exists")
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(f"cannot assign '{type(tensor).__name__}' object to buffer '{name}' (torch Tensor or None "
+                            "required)")
+        self._buffers[name] = tensor
+        (self._non_persistent.discard if persistent else self._non_persistent.add)(name)
+
+    def named_buffers(self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True):
+        memo = set()
+        modules = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) if recurse else [(prefix, self)]
+        for module_prefix, module in modules:
+            for name, b in module._buffers.items():
+                if b is None or b in memo:
+                    continue
+                if remove_duplicate:
+                    memo.add(b)
+                yield (f"{module_prefix}.{name}" if module_prefix else name), b
+
+    def buffers(self, recurse: bool = True):
+        for _, b in self.named_buffers(recurse=recurse):
+            yield b
+
+    def _state(self, prefix: str = ""):
+        """(dotted name, tensor) of what `state_dict` holds, in PyTorch's order: each module's parameters, then its
+        persistent buffers, then its children's."""
+        for module_prefix, module in self.named_modules(prefix=prefix, remove_duplicate=False):
+            dotted = f"{module_prefix}." if module_prefix else ""
+            for name, p in module._parameters.items():
+                if p is not None:
+                    yield dotted + name, p
+            for name, b in module._buffers.items():
+                if b is not None and name not in module._non_persistent:
+                    yield dotted + name, b
+
     def named_children(self):
         memo = set()
         for name, module in self._modules.items():
@@ -215,14 +271,14 @@ class Module:
         """`module.state_dict()`: every parameter by its dotted name, in registration order; detached (on the
         same storage) unless `keep_vars`."""
         out = OrderedDict() if destination is None else destination
-        for name, p in self.named_parameters(prefix=prefix.rstrip("."), remove_duplicate=False):
+        for name, p in self._state(prefix.rstrip(".")):
             out[name] = p if keep_vars else p.detach()
         return out
 
     def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
         """Copy the tensors of `state_dict` into the parameters of the same names (PyTorch's errors for missing,
         unexpected and mis-shaped entries); returns the missing and unexpected keys."""
-        own = dict(self.named_parameters(remove_duplicate=False))
+        own = dict(self._state())
         missing = [k for k in own if k not in state_dict]
         unexpected = [k for k in state_dict if k not in own]
         errors = []
@@ -357,6 +413,60 @@ class Sequential(Module):
         return iter(self._modules.values())
 
 
+class ModuleList(Module):
+    """Modules held in a list (`nn.ModuleList([nn.Linear(2, 2) for _ in range(3)])`): registered, so their
+    parameters are the model's, but called by the learner's own `forward`."""
+
+    def __init__(self, modules=None) -> None:
+        super().__init__()
+        if modules is not None:
+            self.extend(modules)
+
+    def append(self, module):
+        self._modules[str(len(self._modules))] = module
+        return self
+
+    def extend(self, modules):
+        for module in modules:
+            self.append(module)
+        return self
+
+    def insert(self, index: int, module) -> None:
+        items = list(self._modules.values())
+        items.insert(index, module)
+        self._modules.clear()
+        self.extend(items)
+
+    def __getitem__(self, index):
+        items = list(self._modules.values())
+        if isinstance(index, slice):
+            return ModuleList(items[index])
+        return items[index]
+
+    def __setitem__(self, index: int, module) -> None:
+        self._modules[list(self._modules)[index]] = module
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+    def __repr__(self) -> str:
+        """PyTorch's: a run of children that print alike is one line, `(0-2): 3 x Linear(...)`."""
+        guard_work()
+        lines, items = [], [(name, repr(m).replace("\n", "\n  ")) for name, m in self._modules.items()]
+        i = 0
+        while i < len(items):
+            j = i
+            while j + 1 < len(items) and items[j + 1][1] == items[i][1]:
+                j += 1
+            label = items[i][0] if j == i else f"{items[i][0]}-{items[j][0]}"
+            lines.append(f"({label}): " + (items[i][1] if j == i else f"{j - i + 1} x {items[i][1]}"))
+            i = j + 1
+        return "ModuleList(" + ("\n  " + "\n  ".join(lines) + "\n" if lines else "") + ")"
+
+
 class ReLU(Module):
     """`F.relu` as a layer, for `nn.Sequential`."""
 
@@ -376,6 +486,75 @@ class Sigmoid(Module):
 
     def forward(self, input):  # noqa: A002
         return F.sigmoid(input)
+
+
+class _Activation(Module):
+    """A functional activation as a layer; its keyword options are its `extra_repr`, as PyTorch prints them."""
+
+    function = staticmethod(F.relu)
+
+    def __init__(self, **options) -> None:
+        super().__init__()
+        self._options = options
+        for name, value in options.items():
+            object.__setattr__(self, name, value)
+
+    def forward(self, input):  # noqa: A002
+        return type(self).function(input, **self._options)
+
+    def extra_repr(self) -> str:
+        return ", ".join(f"{k}={v!r}" for k, v in self._options.items() if k != "inplace" or v)
+
+
+class LeakyReLU(_Activation):
+    function = staticmethod(F.leaky_relu)
+
+    def __init__(self, negative_slope: float = 0.01, inplace: bool = False) -> None:
+        super().__init__(negative_slope=negative_slope, inplace=inplace)
+
+
+class ELU(_Activation):
+    function = staticmethod(F.elu)
+
+    def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
+        super().__init__(alpha=alpha, inplace=inplace)
+
+
+class SiLU(_Activation):
+    function = staticmethod(F.silu)
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__(inplace=inplace)
+
+
+class GELU(_Activation):
+    function = staticmethod(F.gelu)
+
+    def __init__(self, approximate: str = "none") -> None:
+        super().__init__(approximate=approximate)
+
+
+class Softplus(_Activation):
+    function = staticmethod(F.softplus)
+
+    def __init__(self, beta: float = 1.0, threshold: float = 20.0) -> None:
+        super().__init__(beta=beta, threshold=threshold)
+
+
+class Dropout(Module):
+    """`F.dropout` as a layer: active in training mode, the identity after `eval()`."""
+
+    def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
+        super().__init__()
+        if p < 0 or p > 1:
+            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+        self.p, self.inplace = p, inplace
+
+    def forward(self, input):  # noqa: A002
+        return F.dropout(input, self.p, self.training, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"p={self.p}, inplace={self.inplace}"
 
 
 class Flatten(Module):

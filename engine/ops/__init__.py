@@ -3,7 +3,7 @@
 The engine's analogue of PyTorch's `derivatives.yaml`: one record per op (`record.Op`, registered by
 `record.op`), written once against `engine.xp`, so the numeric backward pass, the batched Jacobian and the
 symbolic explanations all run the very same rules. The records live in modules by op family (pointwise,
-reductions, linalg, shape, indexing, cumulative, comparison, losses, joined, backward_ops); importing this
+reductions, linalg, shape, indexing, cumulative, comparison, losses, activations, joined, backward_ops); importing this
 package registers them all in `OPS`.
 
 A rule receives the incoming cotangent `g`, the op's output `out`, the input arrays and the op's attributes,
@@ -14,6 +14,7 @@ cotangent down to its input's shape (undoing broadcasting).
 from __future__ import annotations
 
 from engine.ops import (  # noqa: F401 - each family registers its records in OPS
+    activations,
     backward_ops,
     comparison,
     cumulative,

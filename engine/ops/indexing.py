@@ -78,6 +78,23 @@ def _along(dim, index):
     return (Ellipsis, index) + (slice(None),) * (-dim - 1)
 
 
+def _index_select_rows(g, shape, dim, index):
+    """Zeros of the input's `shape` (batch axes of g first) with g added along `dim` at `index` (a row picked
+    twice gets both): PyTorch's `zeros.index_add(dim, index, grad)`, hence its node's name."""
+    grad = np.zeros(np.shape(g)[: np.ndim(g) - len(shape)] + tuple(shape), dtype=np.asarray(g).dtype)
+    np.add.at(grad, _along(dim, index), g)
+    return grad
+
+
+_index_select_backward = recorded("index_select_backward", _index_select_rows)
+op("index_select_backward", "IndexAddBackward0", ["grad"], _index_select_rows,
+   {"grad": ("grad.index_select(dim, index)", lambda gg, y, g, shape, dim, index: gg[_along(dim, index)])})
+op("index_select", "IndexSelectBackward0", ["self"], lambda a, dim, index: a[_along(dim, index)],
+   {"self": ("index_select_backward(grad, self.sizes(), dim, index): zeros with grad added at index",
+             lambda g, out, a, dim, index: _index_select_backward(g, shape=np.shape(a), dim=dim, index=index))},
+   saves=["index"], dtype=lambda arrays, attrs: arrays[0].dtype, names=names("index_select"))
+
+
 def _embedding_rows(g, weight_shape, indices, padding_idx):
     """embedding_dense_backward: zeros of the weight's shape (batch axes of g first) with each row of g added at
     its index, so a row looked up twice gets the sum; the padding row gets nothing."""

@@ -229,6 +229,55 @@ op("atan2", "Atan2Backward0", ["self", "other"], xp.atan2,
               lambda g, out, a, b: g * -a * _atan2_recip(a, b))},
    saves={"self": ["self", "other"], "other": ["self", "other"]}, dtype=FLOATING,
    names=names("atan2", inplace=True), shape=BROADCAST_SHAPE, check=BROADCASTS)
+# the rest of the trigonometric, hyperbolic and logarithmic family (derivatives.yaml's formulas)
+op("tan", "TanBackward0", ["self"], xp.tan,
+   {"self": ("grad * (1 + result.pow(2))", lambda g, out, a: g * (1 + out * out))}, saves=["result"], dtype=FLOATING,
+   names=names("tan", inplace=True))
+op("asin", "AsinBackward0", ["self"], xp.asin,
+   {"self": ("grad * (-self * self + 1).rsqrt()", lambda g, out, a: g * (1 / xp.sqrt(1 - a * a)))}, saves=["self"],
+   dtype=FLOATING, names=names("asin", inplace=True))
+op("acos", "AcosBackward0", ["self"], xp.acos,
+   {"self": ("grad * -(-self * self + 1).rsqrt()", lambda g, out, a: g * -(1 / xp.sqrt(1 - a * a)))},
+   saves=["self"], dtype=FLOATING, names=names("acos", inplace=True))
+op("atan", "AtanBackward0", ["self"], xp.atan,
+   {"self": ("grad / (self * self + 1)", lambda g, out, a: g / (a * a + 1))}, saves=["self"], dtype=FLOATING,
+   names=names("atan", inplace=True))
+op("sinh", "SinhBackward0", ["self"], xp.sinh,
+   {"self": ("grad * self.cosh()", lambda g, out, a: g * xp.cosh(a))}, saves=["self"], dtype=FLOATING,
+   names=names("sinh", inplace=True))
+op("cosh", "CoshBackward0", ["self"], xp.cosh,
+   {"self": ("grad * self.sinh()", lambda g, out, a: g * xp.sinh(a))}, saves=["self"], dtype=FLOATING,
+   names=names("cosh", inplace=True))
+op("expm1", "Expm1Backward0", ["self"], xp.expm1,
+   {"self": ("grad * (result + 1)", lambda g, out, a: g * (out + 1))}, saves=["result"], dtype=FLOATING,
+   names=names("expm1", inplace=True))
+op("exp2", "Exp2Backward0", ["self"], xp.exp2,
+   {"self": ("grad * result * 0.6931471805599453", lambda g, out, a: g * out * 0.6931471805599453)},
+   saves=["result"], dtype=FLOATING, names=names("exp2", inplace=True))
+op("erf", "ErfBackward0", ["self"], xp.erf,
+   {"self": ("2.0 / sqrt(M_PI) * exp(-(self.pow(2))) * grad",
+             lambda g, out, a: g * (1.1283791670955126 * xp.exp(-(a * a))))}, saves=["self"], dtype=FLOATING,
+   names=names("erf", inplace=True))
+op("log2", "Log2Backward0", ["self"], lambda a: xp.log(a) / np.log(2.0),
+   {"self": ("grad / (self * 0.6931471805599453)", lambda g, out, a: g / (a * 0.6931471805599453))},
+   saves=["self"], dtype=FLOATING, names=names("log2", inplace=True))
+op("log10", "Log10Backward0", ["self"], lambda a: xp.log(a) / np.log(10.0),
+   {"self": ("grad / (self * 2.302585092994046)", lambda g, out, a: g / (a * 2.302585092994046))},
+   saves=["self"], dtype=FLOATING, names=names("log10", inplace=True))
+op("rsqrt", "RsqrtBackward0", ["self"], lambda a: 1 / xp.sqrt(a),
+   {"self": ("-0.5 * grad * result.pow(3)", lambda g, out, a: -0.5 * g * out * out * out)}, saves=["result"],
+   dtype=FLOATING, names=names("rsqrt", inplace=True))
+
+
+def _rounding(name: str, fn):
+    """floor, ceil, round, trunc: steps, whose derivative PyTorch defines as 0 everywhere (integers pass through)."""
+    op(name, f"{name.capitalize()}Backward0", ["self"], lambda a: fn(a) if a.dtype.kind == "f" else a.copy(),
+       {"self": ("zeros_like(grad)", lambda g, out, a: xp.zeros(np.shape(g), g))},
+       names=names(name, inplace=True), check=_refuse_bool(f"{name}_cpu" if name != "round" else "round_cpu"))
+
+
+for _name, _fn in (("floor", np.floor), ("ceil", np.ceil), ("round", np.round), ("trunc", np.trunc)):
+    _rounding(_name, _fn)
 op("log1p", "Log1PBackward0", ["self"], lambda a: xp.log(1 + a),
    {"self": ("grad / (self + 1)", lambda g, out, a: g * (1 / (a + 1)))}, saves=["self"], dtype=FLOATING,
    names=names("log1p", inplace=True))

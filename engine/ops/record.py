@@ -74,7 +74,9 @@ COMPOSITES: tuple[Names, ...] = (
     names("square", inplace=True, inplace_function=True), names("flatten"), names("matmul"), functions("cat"),
     functions("stack"), names("view_as", "reshape_as", "expand_as", function=False), names("argmax"),
     names("argmin"), names("numel"), names("allclose"), names("equal"), names("is_floating_point"),
-    names("detach", inplace=True), Names(inplace=("fill_",)),
+    names("detach", inplace=True), Names(inplace=("fill_",)), names("diag"), names("outer", "ger"),
+    names("unbind"), names("split"), names("chunk"), names("isclose"), names("broadcast_to"), names("argsort"),
+    *(names(m, function=False) for m in ("type_as", "new_zeros", "new_ones", "new_full", "new_empty", "new_tensor")),
 )
 
 

@@ -4,6 +4,7 @@ norm.
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
@@ -85,6 +86,25 @@ for _key, _name in (("max_dim", "MaxBackward0"), ("min_dim", "MinBackward0")):
        {"self": ("value_selecting_reduction_backward(grad, dim, indices, self.sizes(), keepdim)",
                  _put_along)},
        saves=["indices"])
+def _amax_back(g, out, a, dims, keepdim):
+    """The gradient spread evenly over the elements equal to each slice's extremum (ties share it)."""
+    mask = xp.equal(a, xp.numeric(_kept(out, dims, keepdim)))  # a nan extremum equals nothing: nan, as PyTorch
+    count = np.sum(mask, axis=dims, keepdims=True) if dims else mask.astype(np.int64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return _expand_back(g, out, a, dims, keepdim) / count * mask.astype(xp.numeric(a).dtype)  # PyTorch's order
+
+
+for _key, _name, _pick in (("amax", "AmaxBackward0", np.amax), ("amin", "AminBackward0", np.amin)):
+    op(_key, _name, ["self"], lambda a, dims, keepdim, pick=_pick: pick(a, axis=dims, keepdims=keepdim),
+       {"self": ("scale_grad_by_count(restore_reduced_dims(grad, dim, keepdim), "
+                 "restore_reduced_dims(result, dim, keepdim) == self, dim)", _amax_back)},
+       saves=["self", "result"], names=names(_key))
+for _key, _name in (("sort", "SortBackward0"), ("topk", "TopkBackward0")):  # values picked at `indices` along dim
+    op(_key, _name, ["self"], lambda a, dim, indices: np.take_along_axis(a, indices, dim) if np.ndim(a) else a.copy(),
+       {"self": ("value_selecting_reduction_backward(grad, dim, indices, self.sizes(), true)",
+                 lambda g, out, a, dim, indices: g if np.ndim(a) == 0 else
+                 _value_selecting_backward(g, shape=a.shape, dim=dim, indices=indices))},
+       saves=["indices"], dtype=lambda arrays, attrs: arrays[0].dtype, names=names(_key))
 op("softmax", "SoftmaxBackward0", ["self"], lambda a, dim: xp.softmax(a, dim),
    {"self": ("result * (grad - (grad * result).sum(dim, keepdim=True))",
              lambda g, out, a, dim: softmax_backward(g, out, dim))},
@@ -160,12 +180,21 @@ def _std_rule(g, out, a, dims, correction, keepdim):
     return _var_rule(g, out, a, dims, correction, keepdim)
 
 
+def _warn_dof(name: str):
+    """The check of var and std: PyTorch warns (and gives nan or inf) when no degrees of freedom are left."""
+    def check(arrays, attrs):
+        if _count(arrays[0], attrs["dims"]) - attrs["correction"] <= 0:
+            warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
+                          "reduction factor (input numel divided by output numel).", UserWarning, stacklevel=4)
+    return check
+
+
 op("var", "VarBackward0", ["self"], _var,
    {"self": ("grad * 2 * (self - self.mean(dim, True)) / (N - correction)", _var_rule)}, saves=["self"],
-   names=names("var"))
+   names=names("var"), check=_warn_dof("var"))
 op("std", "StdBackward0", ["self"], lambda a, dims, correction, keepdim: xp.sqrt(_var(a, dims, correction, keepdim)),
    {"self": ("var_backward(grad / (2 * result), ...) (0 where result is 0)", _std_rule)}, saves=["self", "result"],
-   names=names("std"))
+   names=names("std"), check=_warn_dof("std"))
 
 
 def _norm(a, p, dims, keepdim):

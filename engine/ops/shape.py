@@ -110,7 +110,8 @@ op("clone", "CloneBackward0", ["self"], lambda a: a.copy(), {"self": ("grad", la
    names=names("clone"))
 op("to_copy", "ToCopyBackward0", ["self"], lambda a, dtype: a if xp.symbolic(a) else a.astype(dtype),
    {"self": ("grad.to(self.dtype)", lambda g, out, a, dtype: g if xp.symbolic(g) else xp.astype(g, a.dtype))})
-op("t", "TBackward0", ["self"], lambda a: a.T, {"self": ("grad.t()", lambda g, out, a: g if np.ndim(a) < 2 else mT(g))},
+op("t", "TBackward0", ["self"], lambda a: a.T,
+   {"self": ("grad.t()", lambda g, out, a: g if np.ndim(a) < 2 else g.t() if xp.is_tensor(g) else mT(g))},
    view=True,
    names=names("t"))
 op("transpose", "TransposeBackward0", ["self"], lambda a, dim0, dim1: np.swapaxes(a, dim0, dim1),
@@ -127,6 +128,11 @@ op("flip", "FlipBackward0", ["self"], lambda a, dims: np.flip(a, dims) if dims e
 op("unbind", "UnbindBackward0", ["self"], lambda a, key: a[key],
    {"self": ("unbind_backward(grads, dim)", lambda g, out, a, key: _unbind_backward(g, shape=a.shape, key=key))},
    view=True)
+# the pieces of split and chunk: slices along one dim, each recorded under the node name PyTorch gives the split
+for _key, _name in (("split", "SplitBackward0"), ("split_with_sizes", "SplitWithSizesBackward0")):
+    op(_key, _name, ["self"], lambda a, key: a[key],
+       {"self": ("grads of the pieces, concatenated along dim",
+                 lambda g, out, a, key: _slice_backward(g, shape=a.shape, key=key))}, view=True)
 op("select", "SelectBackward0", ["self"], lambda a, key: a[key],
    {"self": ("select_backward(grad, self.sizes(), dim, index)",
              lambda g, out, a, key: _select_backward(g, shape=a.shape, key=key))},

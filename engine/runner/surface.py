@@ -10,6 +10,7 @@ Deriving the engine part from the live classes means it follows the engine witho
 """
 from __future__ import annotations
 
+import collections
 import functools
 import math
 import types
@@ -59,6 +60,8 @@ BUILTIN_METHODS: dict[type, frozenset[str]] = {
     list: frozenset("append clear copy count extend index insert pop remove reverse sort".split()),
     tuple: frozenset("count index".split()),
     dict: frozenset("clear copy get items keys pop setdefault update values".split()),
+    # `Module.state_dict()` returns one, as in PyTorch (`sd.keys()`, `sd.items()` in the saving tutorial)
+    collections.OrderedDict: frozenset("clear copy get items keys pop setdefault update values".split()),
     set: frozenset("add clear copy difference discard intersection pop remove union update".split()),
     int: frozenset({"bit_length"}),
     float: frozenset({"is_integer"}),
@@ -73,7 +76,7 @@ NDARRAY_ATTRS = frozenset(
 NUMPY_DTYPE_ATTRS = frozenset({"name", "itemsize", "kind"})
 # graph nodes (`x.grad_fn`) show PyTorch's node API only, not the engine's saved arrays and rules
 NODE_MODULE = "engine.graph"
-NODE_ATTRS = frozenset({"name", "next_functions", "variable", "metadata"})
+NODE_ATTRS = frozenset({"name", "next_functions", "variable", "metadata", "register_hook", "register_prehook"})
 
 _RUNNER_PACKAGE = __name__.rsplit(".", 1)[0]
 

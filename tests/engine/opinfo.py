@@ -101,6 +101,12 @@ def unary(name: str, kind: str = "randn", edge: list | None = None, ints: bool =
 for _name, _kind in (("exp", "randn"), ("log", "pos"), ("sqrt", "pos"), ("sin", "randn"), ("cos", "randn"),
                      ("tanh", "randn"), ("sigmoid", "randn"), ("log1p", "pos"), ("reciprocal", "pos")):
     unary(_name, _kind, edge=[0.5, 1., 2., 0., -1., inf, -inf, nan] if _kind == "pos" else None)
+for _name, _kind in (("tan", "randn"), ("asin", "unit"), ("acos", "unit"), ("atan", "randn"), ("sinh", "randn"),
+                     ("cosh", "randn"), ("expm1", "randn"), ("log2", "pos"), ("log10", "pos"), ("rsqrt", "pos"),
+                     ("exp2", "randn"), ("erf", "randn")):
+    unary(_name, _kind, edge=[0.5, 1., 2., 0., -1., inf, -inf, nan] if _kind == "pos" else [0., -0., 0.5, -0.75, 1.])
+for _name in ("floor", "ceil", "round", "trunc"):  # (a step's gradient is 0; integers pass through unchanged)
+    unary(_name, ints=False, extra=(s(f"torch.{_name}(x)", x=T([-2, 0, 3])), s(f"x.{_name}()", x=T([-2.5, -0.5, 0.5, 1.5, 2.5]))))
 unary("relu", edge=[-1., 0., -0., 2., inf, -inf, nan], ints=False,
       extra=(s("x.relu()", x=T((3,), i64)),))
 unary("abs", extra=(s("torch.abs(x)", x=T([-3, 0, 2], i32)),))
@@ -121,7 +127,14 @@ for _name, _call, _kind in (("exp_", "exp_()", "randn"), ("log_", "log_()", "pos
                             ("clamp_max_", "clamp_max_(0.)", "randn"), ("clip_", "clip_(min=-0.5)", "randn"),
                             ("pow_", "pow_(2)", "randn"), ("floor_divide_", "floor_divide_(0.7)", "randn"),
                             ("remainder_", "remainder_(0.7)", "randn"),
-                            ("masked_fill_", "masked_fill_(x > 0, 0.5)", "randn")):
+                            ("masked_fill_", "masked_fill_(x > 0, 0.5)", "randn"), ("tan_", "tan_()", "randn"),
+                            ("asin_", "asin_()", "unit"), ("acos_", "acos_()", "unit"), ("atan_", "atan_()", "randn"),
+                            ("sinh_", "sinh_()", "randn"), ("cosh_", "cosh_()", "randn"),
+                            ("expm1_", "expm1_()", "randn"), ("log2_", "log2_()", "pos"),
+                            ("log10_", "log10_()", "pos"), ("rsqrt_", "rsqrt_()", "pos"),
+                            ("floor_", "floor_()", "randn"), ("ceil_", "ceil_()", "randn"),
+                            ("round_", "round_()", "randn"), ("trunc_", "trunc_()", "randn"),
+                            ("exp2_", "exp2_()", "randn"), ("erf_", "erf_()", "randn")):
     add(_name, s(f"y = x * 1\ny.{_call}\ny", x=T((2, 3), kind=_kind)),
         s(f"x.{_call}", x=T((2, 3), kind=_kind)),
         s(f"y = x.detach().clone()\ny.{_call}\ny", x=T((3,), f64, kind=_kind)),
@@ -311,6 +324,19 @@ add("matmul", s("x.matmul(y)", x=T((2, 3)), y=T((3, 4))), s("torch.matmul(x, y)"
 add("mm", s("x.mm(y)", x=T((2, 3)), y=T((3, 4))), s("torch.mm(x, y)", x=T((2, 3), f64), y=T((3, 1), f64)),
     s("x.mm(y)", x=T((3,)), y=T((3, 4))), s("x.mm(y)", x=T((2, 3)), y=T((3,))), s("x.mm(y)", x=T((2, 2)), y=T((2, 2), i64)),
     s("x.mm(y)", x=T((2, 3)), y=T((2, 3))))
+add("unbind", s("x.unbind()", x=T((2, 3))), s("torch.unbind(x, dim=1)", x=T((2, 3), f64)), s("x.unbind(-1)", x=T((2, 2, 2))))
+add("split", s("x.split(2)", x=T((5, 2))), s("torch.split(x, [1, 3], dim=1)", x=T((2, 4), f64)), s("x.split(1, -1)", x=T((2, 2))),
+    s("x.split([1, 2])", x=T((4,))), s("x.split(-1)", x=T((4,))))
+add("chunk", s("x.chunk(2)", x=T((5, 2))), s("torch.chunk(x, 3, dim=1)", x=T((2, 4), f64)), s("x.chunk(4)", x=T((6,))),
+    s("x.chunk(0)", x=T((4,))))
+add("diag", s("torch.diag(x)", x=T((3,))), s("x.diag(1)", x=T((2,), f64)), s("torch.diag(x, -2)", x=T((2,))),
+    s("torch.diag(x)", x=T((2, 3))), s("x.diag(1)", x=T((3, 3), f64)), s("x.diag(-1)", x=T((3, 2))),
+    s("x.diag(5)", x=T((2, 2))), s("torch.diag(x)", x=T((3,), i64)), s("torch.diag(x)", x=T((2, 2, 2))))
+add("trace", s("x.trace()", x=T((3, 3))), s("torch.trace(x)", x=T((2, 3), f64)), s("x.trace()", x=T((2, 2), i64)),
+    s("x.trace()", x=T((3,))))
+add("outer", s("torch.outer(x, y)", x=T((3,)), y=T((2,))), s("x.outer(y)", x=T((2,), f64), y=T((2,), f64)),
+    s("torch.outer(x, y)", x=T((2, 2)), y=T((2,))))
+add("ger", s("torch.ger(x, y)", x=T((3,)), y=T((2,))), s("x.ger(y)", x=T((2,)), y=T((2,))))
 add("mv", s("x.mv(y)", x=T((2, 3)), y=T((3,))), s("torch.mv(x, y)", x=T((2, 3), f64), y=T((3,), f64)),
     s("x.mv(y)", x=T((2, 2)), y=T((2, 2))), s("x.mv(y)", x=T((2, 2)), y=T((2,), f64)))
 add("dot", s("x.dot(y)", x=T((3,)), y=T((3,))), s("torch.dot(x, y)", x=T((3,), f64), y=T((3,), f64)),
@@ -422,7 +448,8 @@ for _name in ("float", "double", "long", "int", "bool", "half"):
 add("to", s("x.to(torch.float64)", x=T((2, 3))), s("x.to('cpu')", x=T((2,))), s("x.to(torch.int64)", x=T([1.5, -2.5])),
     s("x.to(dtype=torch.float64)", x=T((2,))), s("x.to('cpu', torch.float64)", x=T((2,))),
     s("x.to(y)", x=T((2,)), y=T((1,), f64)), s("x.to(torch.device('cpu'))", x=T((2,))), s("x.to(torch.float32)", x=T((2,))))
-add("type", s("x.type(torch.float64)", x=T((2,))))
+add("type", s("x.type(torch.float64)", x=T((2,))), s("x.type()", x=T((2,))), s("x.type()", x=T((2,), i64)),
+    s("x.type('torch.DoubleTensor')", x=T((2,))), s("x.type('torch.Nope')", x=T((2,))))
 add("cpu", s("x.cpu()", x=T((2,))))
 add("item", s("x.item()", x=T(())), s("x.item()", x=T((1, 1), i64)), s("x.item()", x=T((2,))), s("x.sum().item()", x=M),
     skip_grad=NOT_DIFFERENTIABLE)
@@ -471,6 +498,12 @@ for _name in ("zeros", "ones", "empty"):
 for _name in ("zeros_like", "ones_like"):
     add(_name, s(f"torch.{_name}(x)", x=T((2, 3))), s(f"torch.{_name}(x)", x=T((2,), i64)),
         s(f"torch.{_name}(x, dtype=torch.float64)", x=T((2,))), s(f"torch.{_name}(x, requires_grad=True)", x=T((2,))))
+for _name in ("rand_like", "randn_like"):
+    add(_name, s(f"torch.{_name}(x)", x=T((2, 3)), values=False), s(f"torch.{_name}(x)", x=T((2,), f64), values=False),
+        s(f"torch.{_name}(x, requires_grad=True)", x=T((2,)), values=False),
+        s(f"torch.{_name}(x)", x=T([1, 2]), values=False))
+add("empty_like", s("torch.empty_like(x)", x=T((2, 3)), values=False), s("torch.empty_like(x)", x=T((2,), i64), values=False),
+    s("torch.empty_like(x, dtype=torch.float64, requires_grad=True)", x=T((2,)), values=False))
 add("full", s("torch.full((2, 3), 1.5)"), s("torch.full((2,), 7)"), s("torch.full((2,), True)"),
     s("torch.full([2, 2], 2, dtype=torch.float64)"), s("torch.full((2,), 0.5, requires_grad=True)"))
 add("full_like", s("torch.full_like(x, 2.5)", x=T((2, 3))), s("torch.full_like(x, 2.5)", x=T((2,), i64)))
@@ -566,6 +599,15 @@ P = T((3, 4), kind="unit")
 add("nn", s("torch.nn.functional.relu(x)", x=T((3,))))
 add("nn.functional.relu", s("F.relu(x)", x=T([-1., 0., 2.])), s("F.relu(x)", x=T((2, 3), f64)))
 add("nn.functional.sigmoid", s("F.sigmoid(x)", x=T((2, 3))))
+_EDGE = [-30., -2., -0.5, -0., 0., 0.5, 3., 25.]
+add("nn.functional.leaky_relu", s("F.leaky_relu(x)", x=T(_EDGE)), s("F.leaky_relu(x, 0.2)", x=T((2, 3), f64)),
+    s("F.leaky_relu(x)", x=T([1, -2])))
+add("nn.functional.elu", s("F.elu(x)", x=T(_EDGE)), s("F.elu(x, alpha=0.5)", x=T((2, 3), f64)))
+add("nn.functional.silu", s("F.silu(x)", x=T(_EDGE)), s("F.silu(x)", x=T((2, 3), f64)))
+add("nn.functional.softplus", s("F.softplus(x)", x=T(_EDGE)), s("F.softplus(x, beta=2, threshold=1)", x=T((2, 3))),
+    s("F.softplus(x)", x=T((3,), f64)))
+add("nn.functional.gelu", s("F.gelu(x)", x=T(_EDGE)), s("F.gelu(x)", x=T((2, 3), f64)),
+    s("F.gelu(x, approximate='bad')", x=T((2,))))
 add("nn.functional.tanh", s("F.tanh(x)", x=T((2, 3))))
 for _name in ("softmax", "log_softmax"):
     add(f"nn.functional.{_name}", s(f"F.{_name}(x, dim=1)", x=M), s(f"F.{_name}(x, 0)", x=T((3,), f64)),
@@ -673,7 +715,47 @@ add("func.jvp", s("torch.func.jvp(torch.sin, (x,), (v,))", x=T((3,), grad=False)
 add("func.jacrev", s("torch.func.jacrev(lambda t: t.sin() * t.sum())(x)", x=T((3,), grad=False)))
 add("func.jacfwd", s("torch.func.jacfwd(lambda t: t.sin() * t.sum())(x)", x=T((3,), grad=False)))
 add("func.hessian", s("torch.func.hessian(lambda t: (t.sin() * t).sum())(x).abs()", x=T((3,), grad=False)))
-add("func.vmap", s("torch.func.vmap(torch.sin)(x)", x=T((2, 3), grad=False), error="unsupported"))
+add("func.vmap", s("torch.func.vmap(torch.sin)(x)", x=T((2, 3), grad=False)),
+    s("torch.func.vmap(lambda a, b: a * b.sum(), in_dims=(1, None), out_dims=1)(x, y)", x=T((2, 3), grad=False),
+      y=T((4,), grad=False)),
+    s("torch.func.vmap(torch.add)(x, y)", x=T((2, 3)), y=T((3, 3))),
+    s("torch.func.vmap(torch.sin, in_dims=2)(x)", x=T((2, 3))))
+for _name in ("amax", "amin"):
+    add(_name, s(f"torch.{_name}(x)", x=T((3, 4))), s(f"x.{_name}(1)", x=T([[1., 3., 3.], [2., 0., 2.]])),
+        s(f"x.{_name}((0, -1), keepdim=True)", x=T((2, 3, 4), f64)), s(f"x.{_name}(dim=0)", x=T([[1., 1.], [1., 0.]])),
+        s(f"x.{_name}()", x=T(())), s(f"x.{_name}(0)", x=T((0, 3))), s(f"x.{_name}(1)", x=T([[1, 5], [7, 2]])),
+        s(f"x.{_name}(0)", x=T([[nan, 1.], [2., 3.]])))
+add("index_select", s("torch.index_select(x, 1, i)", x=T((2, 3)), i=T([2, 0, 2])),
+    s("x.index_select(0, i)", x=T((3, 2), f64), i=T([1, 1])), s("x.index_select(-1, i)", x=T((4,)), i=T([3])),
+    s("x.index_select(0, i)", x=T((3,)), i=T([3])), s("x.index_select(0, i)", x=T((3,)), i=T([[0]])),
+    s("x.index_select(0, i)", x=T((3,)), i=T([0.])))
+add("sort", s("torch.sort(x)", x=T([[3., 1., 2., 1.], [nan, 0., 5., -1.]])),
+    s("x.sort(dim=0, descending=True)", x=T([[3., 1., 2., 1.], [nan, 0., 5., -1.]])),
+    s("x.sort(descending=True)", x=T((2, 5), f64)), s("torch.sort(x)", x=T([3, 1, 2])), s("x.sort()", x=T(())),
+    s("x.sort(dim=2)", x=T((2, 3))))
+add("argsort", s("torch.argsort(x)", x=T((2, 5))), s("x.argsort(dim=0, descending=True)", x=T((3, 2))))
+add("topk", s("torch.topk(x, 2)", x=T([[3., 1., 2., 1.], [0.5, 0., 5., -1.]])),
+    s("x.topk(2, dim=0, largest=False)", x=T((3, 4), f64)), s("x.topk(0)", x=T((3,))), s("x.topk(4)", x=T((3,))))
+add("isclose", s("torch.isclose(x, y)", x=T([1., 2., nan, 1e-9]), y=T([1., 2.001, nan, 0.])),
+    s("x.isclose(y, rtol=0.1, equal_nan=True)", x=T([1., 2., nan]), y=T([1.05, 2.5, nan])),
+    s("torch.isclose(x, y)", x=T([1., 2.]), y=T([1., 2.], f64)))
+add("broadcast_to", s("torch.broadcast_to(x, (2, 3))", x=T((3,))), s("x.broadcast_to((4, -1, 2))", x=T((3, 1))),
+    s("torch.broadcast_to(x, (2, 2))", x=T((3,))))
+add("type_as", s("x.type_as(y)", x=T((3,)), y=T((2,), f64)), s("x.type_as(y)", x=T((3,)), y=T([1, 2])),
+    s("x.type_as(y)", x=T((3,)), y=T((1,))))
+add("new_zeros", s("x.new_zeros(2, 3)", x=T((3,), f64)), s("x.new_zeros((2,), dtype=torch.int64)", x=T((3,))))
+add("new_ones", s("x.new_ones((2, 3), requires_grad=True)", x=T((3,), f64)), s("x.new_ones(2)", x=T([1, 2])))
+add("new_full", s("x.new_full((2,), 7.)", x=T((3,), f64)))
+add("new_empty", s("x.new_empty((2, 0))", x=T((3,))))
+add("new_tensor", s("x.new_tensor([1, 2])", x=T((3,), f64)), s("x.new_tensor([[1., 2.]], requires_grad=True)", x=T((3,))))
+add("func.functional_call",
+    s("torch.func.functional_call(torch.nn.Linear(2, 1), {'weight': w, 'bias': b}, (x,))", w=T((1, 2)), b=T((1,)),
+      x=T((3, 2))),
+    s("torch.func.grad(lambda p: torch.func.functional_call(torch.nn.Linear(2, 1), p, x).sum())({'weight': w, "
+      "'bias': b})['weight']", w=T((1, 2), grad=False), b=T((1,), grad=False), x=T((3, 2), grad=False)))
+add("func.stack_module_state",
+    s("[(k, v.shape, v.requires_grad) for k, v in torch.func.stack_module_state([torch.nn.Linear(2, 1)] * 3)[0]"
+      ".items()]"))
 add("addmm", s("torch.addmm(c, x, y)", c=T((2,)), x=T((3, 4)), y=T((4, 2))),
     s("c.addmm(x, y, beta=0.5, alpha=2)", c=T((3, 2)), x=T((3, 4)), y=T((4, 2))),
     s("torch.addmm(c, x, y, beta=0)", c=T([1., nan]), x=T((1, 2)), y=T((2, 2))),
@@ -721,6 +803,13 @@ add("nn.Module", s(_LIN + "[(n, p.shape) for n, p in m.named_parameters()]", w=T
     s(_SEQ + "repr(m.load_state_dict({'0.weight': torch.ones(2, 3)}, strict=False))"))
 add("nn.Sequential", s("repr(torch.nn.Sequential(torch.nn.Linear(2, 3), torch.nn.Tanh(), torch.nn.Linear(3, 1), torch.nn.Sigmoid()))"),
     s("len(torch.nn.Sequential(torch.nn.ReLU(), torch.nn.Flatten()))"))
+add("nn.ModuleList", s("repr(torch.nn.ModuleList([torch.nn.Linear(2, 2) for _ in range(3)] + [torch.nn.ReLU()]))"),
+    s("m = torch.nn.ModuleList([torch.nn.Linear(2, 3)])\nm.append(torch.nn.Linear(3, 1))\n"
+      "(len(m), len(list(m.parameters())), repr(m[1:]))"))
+add("nn.init", s("torch.nn.init.constant_(torch.empty(2, 3), 0.5)"), s("torch.nn.init.eye_(torch.empty(2, 3))"),
+    s("torch.nn.init.ones_(x)", x=T((3,))), s("torch.nn.init.zeros_(x)", x=T((2, 2), f64)),
+    s("(torch.nn.init.calculate_gain('relu'), torch.nn.init.calculate_gain('leaky_relu', 0.2))"),
+    s("torch.nn.init.xavier_uniform_(torch.empty(3))"), s("torch.nn.init.kaiming_normal_(torch.empty(2, 2), mode='x')"))
 for _name, _fn in (("ReLU", "relu"), ("Tanh", "tanh"), ("Sigmoid", "sigmoid")):
     add(f"nn.{_name}", s(f"torch.nn.{_name}()(x)", x=T((2, 3))), s(f"repr(torch.nn.{_name}())"))
 # course branch: embeddings (a row looked up twice gets both gradients; the padding row none)
@@ -737,6 +826,12 @@ add("nn.Embedding", s(_EMB + "m(i) * 1", i=_EMB_I, w=T((3, 2), grad=False)), s(_
     s("e = torch.nn.Embedding.from_pretrained(w)\n(e(i), e.weight.requires_grad)", i=_EMB_I, w=T((3, 2), grad=False)),
     s("torch.nn.Embedding(3, 2, padding_idx=3)"))
 add("nn.Flatten", s("torch.nn.Flatten()(x)", x=T((2, 3, 4))), s("repr(torch.nn.Flatten(0))"))
+for _cls, _args in (("LeakyReLU", "0.2"), ("ELU", "alpha=0.5"), ("SiLU", ""), ("GELU", ""), ("Softplus", "beta=2")):
+    add(f"nn.{_cls}", s(f"torch.nn.{_cls}({_args})(x)", x=T((2, 3))), s(f"repr(torch.nn.{_cls}({_args}))"))
+add("nn.Dropout", s("d = torch.nn.Dropout(0.3)\nd.eval()\n(d(x), repr(d), d.training)", x=T((2, 3))),
+    s("(torch.nn.Dropout(0.)(x), torch.nn.Dropout(1.)(x))", x=T((2, 3))), s("torch.nn.Dropout(1.5)"))
+add("nn.functional.dropout", s("F.dropout(x, 0.4, training=False)", x=T((2, 3))), s("F.dropout(x, 0.)", x=T((3,))),
+    s("F.dropout(x, 1.)", x=T((3,))), s("F.dropout(x, -0.1)", x=T((3,))))
 add("nn.MSELoss", s("torch.nn.MSELoss()(x, y)", x=M, y=M), s("torch.nn.MSELoss(reduction='sum')(x, y)", x=M, y=M))
 add("nn.CrossEntropyLoss", s("torch.nn.CrossEntropyLoss()(x, t)", x=M, t=CLASSES),
     s("torch.nn.CrossEntropyLoss(reduction='none')(x, t)", x=M, t=CLASSES))

@@ -159,3 +159,22 @@ def test_result_type_agrees_with_torch_for_every_dtype_pair():
         for number in (True, 2, 2.5):
             for x in (np.zeros((2,), a), np.zeros((), a)):
                 assert str(torch.result_type(torch.from_numpy(x), number)) == f"torch.{result_type(x, number).name}"
+
+
+def test_float_of_a_tensor_that_requires_grad_warns_once_a_process():
+    """PyTorch warns on the first float() of a tensor that requires grad in a process (TORCH_WARN_ONCE), also
+    with every warning shown; each side runs in a fresh process, so the once is the same."""
+    import subprocess
+    import sys
+
+    program = ("import warnings\nwarnings.simplefilter('always')\ny = torch.ones(1, requires_grad=True) * 2\n"
+               "print(float(y), float(y.sum()))\n")
+
+    def warned(module: str) -> list[str]:
+        done = subprocess.run([sys.executable, "-c", f"import {module} as torch\n" + program], capture_output=True,
+                              text=True, check=True)
+        return [line.split(": ", 1)[1].split(" (Triggered")[0] for line in done.stderr.splitlines()
+                if "Warning: " in line]
+    expected = warned("torch")
+    assert expected == ["UserWarning: Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior."]
+    assert warned("engine") == expected
