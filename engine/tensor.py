@@ -125,23 +125,26 @@ def _run(op, inputs: tuple, attrs: dict, modes=None) -> "Tensor":
         elif modes.inference:
             result._inference = True
         return result
-    # per differentiable input, where its gradient goes (None: nowhere), and `wanted`, a bit per input that needs one
+    # per differentiable input, where its gradient goes (None: nowhere, also for a view made with grad mode off), and
+    # `wanted`, a bit per input that requires grad
     if not op.vjp:  # (logical_not, argmax…: nothing to differentiate)
         return result
     if len(op.vjp) == 1 or len(inputs) == 1:  # (one and two inputs without a list: this runs for every op)
         a = inputs[0]
-        parents = (a._grad_fn or a._grad_edge(),) if type(a) in _TENSOR_TYPES and a._requires_grad else (None,)
-        wanted = 0 if parents[0] is None else 1
+        wanted = type(a) in _TENSOR_TYPES and a._requires_grad
+        parents = (a._grad_fn or a._grad_edge() if wanted else None,)
     elif len(op.vjp) == 2:
         a, b = inputs[0], inputs[1]
-        parents = (a._grad_fn or a._grad_edge() if type(a) in _TENSOR_TYPES and a._requires_grad else None,
-                   b._grad_fn or b._grad_edge() if type(b) in _TENSOR_TYPES and b._requires_grad else None)
-        wanted = (parents[0] is not None) | (parents[1] is not None) << 1
+        wants_a = type(a) in _TENSOR_TYPES and a._requires_grad
+        wants_b = type(b) in _TENSOR_TYPES and b._requires_grad
+        parents = (a._grad_fn or a._grad_edge() if wants_a else None, b._grad_fn or b._grad_edge() if wants_b else None)
+        wanted = wants_a | wants_b << 1
     else:
         found, wanted = [], 0
         for i, t in enumerate(inputs[: len(op.vjp)]):
-            found.append(t._grad_fn or t._grad_edge() if type(t) in _TENSOR_TYPES and t._requires_grad else None)
-            wanted |= (found[-1] is not None) << i
+            wants = type(t) in _TENSOR_TYPES and t._requires_grad
+            found.append(t._grad_fn or t._grad_edge() if wants else None)
+            wanted |= wants << i
         parents = tuple(found)
     if not wanted:
         return result

@@ -89,9 +89,9 @@ for _key, _name in (("max_dim", "MaxBackward0"), ("min_dim", "MinBackward0")):
 def _amax_back(g, out, a, dims, keepdim):
     """The gradient spread evenly over the elements equal to each slice's extremum (ties share it)."""
     mask = xp.equal(a, xp.numeric(_kept(out, dims, keepdim)))  # a nan extremum equals nothing: nan, as PyTorch
-    count = np.sum(mask, axis=dims, keepdims=True) if dims else mask.astype(np.int64)
+    count = np.sum(mask, axis=dims, keepdims=True) if dims else np.asarray(mask, dtype=np.int64)  # (an array at 0-d too)
     with np.errstate(divide="ignore", invalid="ignore"):
-        return _expand_back(g, out, a, dims, keepdim) / count * mask.astype(xp.numeric(a).dtype)  # PyTorch's order
+        return _expand_back(g, out, a, dims, keepdim) / count * np.asarray(mask, dtype=xp.numeric(a).dtype)  # PyTorch's order
 
 
 for _key, _name, _pick in (("amax", "AmaxBackward0", np.amax), ("amin", "AminBackward0", np.amin)):
