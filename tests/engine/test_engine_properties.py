@@ -22,6 +22,9 @@ def test_gradients_match_finite_differences(program, shape, broadcast_y, seed):
     assume(np.abs(out.detach().numpy()).max() < 1e3)  # keep exp-of-exp overflow out of reach of FD
     weights = torch.tensor(rng.uniform(0.5, 1.5, size=tuple(out.shape)), dtype=torch.float64)
     (out * weights).sum().backward()
+    # central differences with eps 1e-6 cannot follow a slope in the thousands (sin(exp(13)): the step moves exp by
+    # about one) — such a point checks the test, not the engine
+    assume(all(t.grad is None or np.abs(t.grad.numpy()).max() < 1e3 for t in (x, y)))
 
     def f(xv, yv):
         return float((build(program, torch.tensor(xv), torch.tensor(yv)) * weights).sum())
