@@ -243,6 +243,8 @@ def _sweep(order, grads, nbatch, retain_graph, on_node, capture, tensors) -> dic
     leaves = {}
     modes = state.current()
     anomaly, guard, belief = modes.anomaly and modes.check_nan, modes.size_guard, modes.belief
+    # grad_fn hooks, looked up per node only when some node has them (a WeakKeyDictionary's truth is a Python call)
+    hooked = node_hooks.hooked if nbatch == 0 and len(node_hooks.hooked) else None
     for node in order:
         g = grads.pop(node, None)
         if g is None:
@@ -254,7 +256,7 @@ def _sweep(order, grads, nbatch, retain_graph, on_node, capture, tensors) -> dic
         if type(node) is AccumulateGrad:
             leaves[node] = g
             continue
-        hooks = node_hooks.hooked.get(node) if node_hooks.hooked and nbatch == 0 else None
+        hooks = None if hooked is None else hooked.get(node)
         if hooks is not None:
             g = hooks.run_pre(g)
             before = {parent: grads.get(parent) for parent in node.parents if parent is not None}

@@ -1,5 +1,5 @@
 """Hooks on a backward node (`y.grad_fn.register_prehook(fn)`, `register_hook(fn)`), kept apart from the node
-so a graph without them pays one empty-dict test per node. A pre-hook sees the node's grad_outputs and may
+so a graph without them pays one test per backward sweep. A pre-hook sees the node's grad_outputs and may
 replace them; a hook sees (grad_inputs, grad_outputs) after the node ran and may replace grad_inputs."""
 from __future__ import annotations
 
