@@ -1,4 +1,5 @@
-"""`torch.nn` modules for a training loop: Parameter, Module, Linear, Sequential, activations, losses.
+"""`torch.nn` modules for a training loop: Parameter, Module, Linear, Embedding, Sequential, ModuleList, Flatten
+(activations and dropout in `engine.nn.activation`, losses in `engine.nn.loss`).
 
 Initial weights come from the engine's own random stream (`torch.manual_seed` makes them reproducible),
 not PyTorch's: lessons that compare numbers set weights explicitly, e.g.
@@ -467,96 +468,6 @@ class ModuleList(Module):
         return "ModuleList(" + ("\n  " + "\n  ".join(lines) + "\n" if lines else "") + ")"
 
 
-class ReLU(Module):
-    """`F.relu` as a layer, for `nn.Sequential`."""
-
-    def forward(self, input):  # noqa: A002
-        return F.relu(input)
-
-
-class Tanh(Module):
-    """`torch.tanh` as a layer."""
-
-    def forward(self, input):  # noqa: A002
-        return F.tanh(input)
-
-
-class Sigmoid(Module):
-    """`torch.sigmoid` as a layer."""
-
-    def forward(self, input):  # noqa: A002
-        return F.sigmoid(input)
-
-
-class _Activation(Module):
-    """A functional activation as a layer; its keyword options are its `extra_repr`, as PyTorch prints them."""
-
-    function = staticmethod(F.relu)
-
-    def __init__(self, **options) -> None:
-        super().__init__()
-        self._options = options
-        for name, value in options.items():
-            object.__setattr__(self, name, value)
-
-    def forward(self, input):  # noqa: A002
-        return type(self).function(input, **self._options)
-
-    def extra_repr(self) -> str:
-        return ", ".join(f"{k}={v!r}" for k, v in self._options.items() if k != "inplace" or v)
-
-
-class LeakyReLU(_Activation):
-    function = staticmethod(F.leaky_relu)
-
-    def __init__(self, negative_slope: float = 0.01, inplace: bool = False) -> None:
-        super().__init__(negative_slope=negative_slope, inplace=inplace)
-
-
-class ELU(_Activation):
-    function = staticmethod(F.elu)
-
-    def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
-        super().__init__(alpha=alpha, inplace=inplace)
-
-
-class SiLU(_Activation):
-    function = staticmethod(F.silu)
-
-    def __init__(self, inplace: bool = False) -> None:
-        super().__init__(inplace=inplace)
-
-
-class GELU(_Activation):
-    function = staticmethod(F.gelu)
-
-    def __init__(self, approximate: str = "none") -> None:
-        super().__init__(approximate=approximate)
-
-
-class Softplus(_Activation):
-    function = staticmethod(F.softplus)
-
-    def __init__(self, beta: float = 1.0, threshold: float = 20.0) -> None:
-        super().__init__(beta=beta, threshold=threshold)
-
-
-class Dropout(Module):
-    """`F.dropout` as a layer: active in training mode, the identity after `eval()`."""
-
-    def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
-        super().__init__()
-        if p < 0 or p > 1:
-            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-        self.p, self.inplace = p, inplace
-
-    def forward(self, input):  # noqa: A002
-        return F.dropout(input, self.p, self.training, self.inplace)
-
-    def extra_repr(self) -> str:
-        return f"p={self.p}, inplace={self.inplace}"
-
-
 class Flatten(Module):
     """`x.flatten(start_dim, end_dim)` as a layer (by default everything but the batch dimension)."""
 
@@ -569,52 +480,3 @@ class Flatten(Module):
 
     def extra_repr(self) -> str:
         return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
-
-
-class _Loss(Module):
-    def __init__(self, size_average=None, reduce=None, reduction: str = "mean") -> None:
-        super().__init__()
-        self.reduction = reduction
-
-
-class MSELoss(_Loss):
-    """`F.mse_loss` as a module, with its `reduction` ('mean', 'sum' or 'none')."""
-
-    def forward(self, input, target):  # noqa: A002
-        return F.mse_loss(input, target, reduction=self.reduction)
-
-
-class CrossEntropyLoss(_Loss):
-    """`F.cross_entropy` as a module (logits and class indices or probabilities)."""
-
-    def __init__(self, weight=None, size_average=None, ignore_index: int = -100, reduce=None,
-                 reduction: str = "mean", label_smoothing: float = 0.0) -> None:
-        super().__init__(reduction=reduction)
-        self.weight, self.ignore_index, self.label_smoothing = weight, ignore_index, label_smoothing
-
-    def forward(self, input, target):  # noqa: A002
-        return F.cross_entropy(input, target, weight=self.weight, ignore_index=self.ignore_index,
-                               reduction=self.reduction, label_smoothing=self.label_smoothing)
-
-
-class BCELoss(_Loss):
-    """`F.binary_cross_entropy` as a module (probabilities in [0, 1])."""
-
-    def __init__(self, weight=None, size_average=None, reduce=None, reduction: str = "mean") -> None:
-        super().__init__(reduction=reduction)
-        self.weight = weight
-
-    def forward(self, input, target):  # noqa: A002
-        return F.binary_cross_entropy(input, target, weight=self.weight, reduction=self.reduction)
-
-
-class BCEWithLogitsLoss(_Loss):
-    """`F.binary_cross_entropy_with_logits` as a module (logits; `pos_weight` supported)."""
-
-    def __init__(self, weight=None, size_average=None, reduce=None, reduction: str = "mean", pos_weight=None) -> None:
-        super().__init__(reduction=reduction)
-        self.weight, self.pos_weight = weight, pos_weight
-
-    def forward(self, input, target):  # noqa: A002
-        return F.binary_cross_entropy_with_logits(input, target, weight=self.weight, reduction=self.reduction,
-                                                  pos_weight=self.pos_weight)
