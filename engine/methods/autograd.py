@@ -132,30 +132,27 @@ class AutogradMethods:
     def register_hook(self, hook) -> RemovableHandle:
         """Run `hook(grad)` on this tensor's gradient each time it is computed; a hook that returns a Tensor
         replaces the gradient. Returns a handle whose `remove()` unregisters it."""
-        if not self._requires_grad:
-            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        edge = self._grad_edge()
-        if edge is None:  # a view made with grad mode off: no gradient ever reaches it, so its hooks never run
-            return RemovableHandle({})
-        if edge.hooks is None:
-            edge.hooks = {}
-        handle = RemovableHandle(edge.hooks)
-        edge.hooks[handle.id] = hook
-        return handle
+        return self._hook_on_edge("hooks", hook)
 
     def register_post_accumulate_grad_hook(self, hook) -> RemovableHandle:
         """Run `hook(tensor)` on a leaf after backward has accumulated into its `.grad`."""
         if self._grad_fn is not None:
             raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+        return self._hook_on_edge("post_hooks", hook)
+
+    def _hook_on_edge(self, kind: str, hook) -> RemovableHandle:
+        """Register `hook` in the `kind` hooks (`hooks`, `post_hooks`) of where this tensor's gradient goes."""
         if not self._requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         edge = self._grad_edge()
-        if edge is None:
+        if edge is None:  # a view made with grad mode off: no gradient ever reaches it, so its hooks never run
             return RemovableHandle({})
-        if edge.post_hooks is None:
-            edge.post_hooks = {}
-        handle = RemovableHandle(edge.post_hooks)
-        edge.post_hooks[handle.id] = hook
+        hooks = getattr(edge, kind)
+        if hooks is None:
+            hooks = {}
+            setattr(edge, kind, hooks)
+        handle = RemovableHandle(hooks)
+        hooks[handle.id] = hook
         return handle
 
     def is_inference(self) -> bool:
