@@ -21,6 +21,7 @@ from typing import Any
 from engine.runner.errors import SnippetError, SnippetFailure
 
 STARTUP_SECONDS = 120.0   # importing numpy, sympy and the engine and warming up, on a slow machine
+DRAIN_SECONDS = 2.0       # how long a worker that failed to start may take to finish saying why on stderr
 # The zygote is started isolated (`python -I`, by its file's path): no current folder, PYTHONPATH or
 # PYTHON* variable, no user site unless the tutor itself uses one (`import_path`). Not -S: `site`
 # also defines builtins (`exit`, `help`) whose refusal the language layer reports as it does in-process.
@@ -145,10 +146,12 @@ class Worker:
                                f"({error.strerror or error})") from None
         ready_event, box, said = threading.Event(), [], collections.deque(maxlen=20)
         threading.Thread(target=self._read, args=(self._process, ready_event, box), daemon=True).start()
-        threading.Thread(target=_drain, args=(self._process.stderr, said), daemon=True).start()
+        drain = threading.Thread(target=_drain, args=(self._process.stderr, said), daemon=True)
+        drain.start()
         if not ready_event.wait(STARTUP_SECONDS) or not box:
             self._process.kill()
             self._process.wait()
+            drain.join(DRAIN_SECONDS)  # its last words may still be in the pipe (a loaded machine reads them late)
             raise SandboxError(f"the tutor's snippet worker could not start: {_cause(said, self._process)}")
         self._ready = box[0]
         return self._ready

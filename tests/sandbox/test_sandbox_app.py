@@ -93,3 +93,20 @@ def test_the_cli_says_a_worker_that_cannot_start_is_the_tutors_problem(broken_wo
         assert result.exit_code == 2, result.output
         assert "ImportError: libopenblas.so.0" in result.output and "not with your files" in result.output
         assert "--trust-lessons" not in result.output and "Traceback" not in result.output
+
+
+def test_the_cause_is_read_even_when_the_stderr_reader_lags(broken_worker, monkeypatch, tmp_path):
+    """A loaded machine may run the stderr reader after the failed zygote is reaped: its last words still count."""
+    import time
+
+    from engine.sandbox import client
+
+    drain = client._drain
+
+    def late(stream, said):
+        time.sleep(0.5)
+        drain(stream, said)
+
+    monkeypatch.setattr(client, "_drain", late)
+    confinement = client.worker().confinement()
+    assert not confinement.started and "ImportError: libopenblas.so.0" in confinement.reason
