@@ -38,7 +38,7 @@ async def test_full_quiz_session_is_marked_summarised_and_recorded(make_app, dat
         await question_shown(pilot)
         screen = app.screen
         assert isinstance(screen, QuizScreen)
-        assert "Step 1 of 3" in str(screen.query_one("#progress").render())
+        assert "Question 1 of 3" in str(screen.query_one("#progress").render())
 
         # 1: the engine's own answer, typed -> correct, every cell marked right
         question = screen.question
@@ -57,7 +57,7 @@ async def test_full_quiz_session_is_marked_summarised_and_recorded(make_app, dat
         question = screen.question
         asked.append(question.id)
         assert question.id != asked[0]
-        assert "Step 2 of 3" in str(screen.query_one("#progress").render())
+        assert "Question 2 of 3" in str(screen.query_one("#progress").render())
         await type_answer(pilot, as_text(np.asarray(question.answer.value) + 1))
         assert "Not quite." in feedback(screen)
         grid = screen.query_one("#grid", AnswerGrid)

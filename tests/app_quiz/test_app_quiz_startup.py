@@ -82,7 +82,7 @@ async def test_while_the_worker_is_busy_the_quiz_says_it_prepares_and_answers_ke
         screen = app.screen
         assert isinstance(screen, QuizScreen) and screen.question is None
         assert "Preparing the first question" in str(screen.query_one("#preparing").render())
-        assert "Step 1 of 2" in str(screen.query_one("#progress").render())
+        assert "Question 1 of 2" in str(screen.query_one("#progress").render())
         await pilot.press("enter", "s", "h", "e", "r", "n")  # nothing to answer yet: nothing happens
         await pilot.pause()
         assert app.screen is screen and screen.question is None
@@ -121,7 +121,7 @@ async def test_a_later_question_made_while_the_worker_is_busy_keeps_the_screen_a
         slow_worker.set()
         await question_shown(pilot)
         assert screen.question is not first and screen.question is slow_worker.made[1] and len(slow_worker.made) == 2
-        assert "ステップ 2 / 3" in str(screen.query_one("#progress").render())
+        assert "問題 2 / 3" in str(screen.query_one("#progress").render())
 
 
 async def test_esc_while_the_first_question_is_made_leaves_at_once_and_records_nothing(make_app, slow_worker,

@@ -110,7 +110,7 @@ class QuizScreen(PracticeScreen):
     def _show_progress(self) -> None:
         marks = self.outcomes + [None] * (self.session.count - len(self.outcomes))
         position = min(self.session.answered - (0 if self.session.current else 1), self.session.count - 1)
-        self.query_one("#progress", StepProgress).show(max(position, 0), marks, self.app.lang)
+        self.query_one("#progress", StepProgress).show(max(position, 0), marks, self.app.lang, counted="question_of")
 
     # ------------------------------------------------------------------ actions
 
