@@ -1,6 +1,8 @@
 """Generated quiz questions: valid on the runner, right by finite differences and PyTorch, never degenerate."""
 from __future__ import annotations
 
+import ast
+
 import numpy as np
 import pytest
 
@@ -74,6 +76,26 @@ def test_error_variants_cover_every_outcome_and_match_pytorch() -> None:
                 raised = f"RuntimeError: {error}"
             assert raised.startswith(correct), f"{question.id}: engine {correct!r}, torch {raised!r}"
     assert seen == {choice.error for choice in ERROR_CHOICES}
+
+
+def doubled_call_parentheses(snippet: str) -> list[str]:
+    """Calls written `f((a * b))`: the argument's own parentheses repeat the call's (ast positions leave out
+    redundant parentheses, so the call's text is longer than its parts)."""
+    tree = ast.parse(snippet)
+    doubled = []
+    for call in (node for node in ast.walk(tree) if isinstance(node, ast.Call) and len(node.args) == 1):
+        whole = ast.get_source_segment(snippet, call)
+        parts = f"{ast.get_source_segment(snippet, call.func)}({ast.get_source_segment(snippet, call.args[0])})"
+        if not call.keywords and whole != parts:
+            doubled.append(whole)
+    return doubled
+
+
+@pytest.mark.parametrize("template_id", sorted(TEMPLATES))
+def test_generated_code_reads_as_a_person_writes_it(template_id: str) -> None:
+    for seed in range(SEEDS_PER_TEMPLATE):
+        snippet = generate(TEMPLATES[template_id], seed).step.snippet
+        assert not doubled_call_parentheses(snippet), snippet
 
 
 def test_same_seed_same_question_and_different_seeds_differ() -> None:

@@ -75,7 +75,8 @@ def unary(rng: Rng, e: Expr, allowed: tuple[str, ...] = tuple(UNARY)) -> Expr:
     names = [n for n in allowed if UNARY[n][2](e.value) and np.all(np.isfinite(UNARY[n][1](e.value)))]
     name = names[rng.integers(len(names))] if names else "sin"
     code, forward, _, atom = UNARY[name]
-    return Expr(code.format(e.wrapped), forward(e.value), atom)
+    # a call's own parentheses hold its argument (`torch.log(x * 2)`); an operator needs them (`(x * 2) ** 2`)
+    return Expr(code.format(e.code if atom else e.wrapped), forward(e.value), atom)
 
 
 def scaled(rng: Rng, e: Expr) -> Expr:
