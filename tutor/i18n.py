@@ -154,7 +154,7 @@ STRINGS: dict[str, dict[str, str]] = {
                               "course is shown. Start with --trust-lessons to use lessons you trust.",
         "explain_unavailable": "The explanation could not be computed: {reason}",
         "trace_position": "Node {index} of {total}",
-        "trace_none": "Nothing to follow node by node here: forward mode carries J·t from the inputs, a returned Jacobian and several outputs at once are one sweep — the other tabs explain them.",
+        "trace_none": "Nothing to follow node by node here: this call runs forward mode (J·t carried from the inputs), returns a whole Jacobian, or starts from several outputs at once, and this tab steps through one backward pass from one output — the other tabs explain it.",
         "trace_position_call": "Backward call {call} (line {line}) · node {index} of {total}",
         # quiz and stats
         "quiz": "Quiz",
@@ -579,7 +579,7 @@ STRINGS: dict[str, dict[str, str]] = {
                               "--trust-lessons を付けて起動してください。",
         "explain_unavailable": "解説を計算できませんでした: {reason}",
         "trace_position": "ノード {index} / {total}",
-        "trace_none": "ここにはノードごとにたどるものがありません。順モードは J·t を入力の側から運び、ヤコビ行列を返す呼び出しや複数の出力をまとめた呼び出しは 1 回の逆伝播で済ませるからです。それぞれ、ほかのタブで説明しています。",
+        "trace_none": "ここにはノードごとにたどるものがありません。この呼び出しは順モード（J·t を入力の側から運ぶ）か、ヤコビ行列全体を返す呼び出しか、複数の出力から同時に始める呼び出しですが、このタブでたどれるのは 1 つの出力から始まる 1 回の逆伝播だけです。ほかのタブで説明しています。",
         "trace_position_call": "backward 呼び出し {call}（{line} 行目）· ノード {index} / {total}",
         "quiz": "クイズ",
         "stats": "統計",
