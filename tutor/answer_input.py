@@ -242,7 +242,7 @@ def _check_formula(tree: ast.expr) -> None:
         if name is None:
             continue
         if name in _FORBIDDEN_ATTRIBUTES or (isinstance(node, ast.Attribute) and name.endswith("_")):
-            raise AnswerFormatError("answer_formula_forbidden", name=name)
+            raise AnswerFormatError("answer_formula_forbidden", name=_abridged(name))
 
 
 def defined_names(source: str) -> list[str]:
@@ -279,7 +279,7 @@ def _evaluate_formula(text: str, tree: ast.expr, evaluate: Callable[[str], Any] 
         names = list(names)
         unknown = _unknown_name(tree, names)
         if unknown is not None:
-            raise AnswerFormatError("answer_unknown_name", name=unknown, names=", ".join(names) or "-")
+            raise AnswerFormatError("answer_unknown_name", name=_abridged(unknown), names=", ".join(names) or "-")
     try:
         return evaluate(text.strip())
     except Exception as exc:  # the runner reports a snippet's fault as an exception carrying `.error`
@@ -287,9 +287,15 @@ def _evaluate_formula(text: str, tree: ast.expr, evaluate: Callable[[str], Any] 
         if error is not None and error.type == "NameError":
             match = re.search(r"name '([^']+)'", error.message)
             if match is not None and names is not None:
-                raise AnswerFormatError("answer_unknown_name", name=match.group(1), names=", ".join(names) or "-") from None
+                raise AnswerFormatError("answer_unknown_name", name=_abridged(match.group(1)),
+                                          names=", ".join(names) or "-") from None
         detail = f"{error.type}: {error.message}" if error is not None else f"{type(exc).__name__}: {exc}"
-        raise AnswerFormatError("answer_formula_failed", detail=detail) from None
+        raise AnswerFormatError("answer_formula_failed", detail=_abridged(detail, 200)) from None
+
+
+def _abridged(text: str, limit: int = 40) -> str:
+    """A typed name or a formula's error as a message quotes it: a pasted 15,000-letter word is not repeated whole."""
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 def _format_shape(shape: tuple[int, ...]) -> str:

@@ -75,7 +75,7 @@ _PROBES: list[tuple[str, str, list[str]]] = [
     (MEAN, "answer_abbreviated", ["tensor([[1.1667, ..., 1.5000], [1.6667, ..., 2.0000]])", "[[7/6, …], [5/3, …]]"]),
     (MEAN, "answer_empty", ["", "   \n\t ", "\x1b[0m\x00\x07"]),
     (MEAN, "answer_syntax", ["[[1, 2, 3], [4, 5, 6]] x", "[[1,, 2]]", "🙂", "[[1, 2, 3], [4, 5, 6]];"]),
-    (MEAN, "answer_unknown_name", ["x / 2", "ｘ + 1", "日本語"]),
+    (MEAN, "answer_unknown_name", ["x / 2", "ｘ + 1", "日本語", "a" * 15_000, "tensor1 + " + "b" * 5_000]),
     (MEAN, "answer_formula_forbidden", ["tensor1.grad", "tensor1.grad * 1"]),
     (MEAN, "answer_expected_numbers", ["True", "false", "null"]),
     (MEAN, "answer_missing_comma", ["[[7/6, 4/3, 3/2] [5/3, 11/6, 2]]"]),
