@@ -47,9 +47,11 @@ _NOT_NUMBER_WORDS = ("true", "false", "null")  # a numeric answer's common slips
 _PARAMETER = re.compile(r"^\s*Parameter containing:\s*")  # how PyTorch prints an nn.Parameter
 _SPECIAL_NAMES = {"inf": math.inf, "nan": math.nan}
 MAX_LENGTH = 20_000  # characters; a longer answer is refused before it is parsed
-# What NFKC leaves alone but a learner means as ASCII: the minus sign, ×, ÷, the ideographic comma.
+# What NFKC leaves alone but a learner means as ASCII: the minus sign, ×, ÷, the ideographic comma; and the invisible
+# zero-width spaces, joiners and byte-order mark a copy from a web page brings (else "cannot be read near" a blank).
 _ASCII = str.maketrans({"\u2212": "-", "\u00d7": "*", "\u00f7": "/", "\u3001": ",", "\u2013": "-",
-                        "\u2044": "/"})  # the fraction slash NFKC makes of ½
+                        "\u2044": "/",  # the fraction slash NFKC makes of ½
+                        **dict.fromkeys(["\u200b", "\u200c", "\u200d", "\u2060", "\ufeff"])})
 _CLOSING = {"(": ")", "[": "]", "{": "}"}
 
 
