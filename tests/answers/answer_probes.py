@@ -29,6 +29,7 @@ MEAN = "trying-autograd:mean-grad"                     # (2, 3): 7/6 … 2
 PAIR = "tensor-gradient-jacobian:small-backward"       # (2,): [4, 2]
 TALL = "matmul-gradients:w-grad-ones"                  # (3, 2): [[5, 5], [7, 7], [9, 9]]
 SQUARE = "matmul-gradients:square-self-product"        # (2, 2): [[4, 2], [6, 4]], not symmetric
+EYE = "tensor-gradient-jacobian:eye-first-call"        # (5, 5): 4 on the diagonal, 2 elsewhere
 LOSS = "training-loop:loss-item"                       # a Python number, 4.0
 SCALAR = "broadcasting-gradients:scalar-tensor"        # 0-d tensor, 21
 ONE = "training-loop:forgot-zero-grad"                 # (1, 1): [[3.]]
@@ -65,7 +66,7 @@ _PROBES: list[tuple[str, str, list[str]]] = [
                        "tensor1 / 6 + 1", "\x1b[32m" + str(_MEAN) + "\x1b[0m", "\x1b[200~" + str(_MEAN) + "\x1b[201~",
                        str(_MEAN).replace("\n", "\r\n")]),
     (MEAN, "close", ["[[1.17, 1.33, 1.5], [1.67, 1.83, 2]]", "[[1.2, 1.3, 1.5], [1.7, 1.8, 2]]"]),
-    (MEAN, "wrong", ["[[1, 2, 3], [4, 5, 6]]", str(-_MEAN), str(_MEAN + 1), str(_MEAN / 6), "None",
+    (MEAN, "wrong", ["[[1, 2, 3], [4, 5, 6]]", str(-_MEAN), str(_MEAN + 1), str(_MEAN / 6), str(_MEAN * 6), "None",
                      "[[7/6, 4/3, 3/2], [5/3, 11/6, 3]]"]),
     (MEAN, "answer_wrong_shape", [str(_MEAN.flatten()), str(_MEAN[:1]), "[[7/6, 4/3], [3/2, 5/3]]"]),
     (MEAN, "answer_transposed", [str(_MEAN.T), "[[7/6, 5/3], [4/3, 11/6], [3/2, 2]]"]),
@@ -96,6 +97,10 @@ _PROBES: list[tuple[str, str, list[str]]] = [
     (TALL, "correct", [*_printouts(torch.tensor([[5., 5.], [7., 7.], [9., 9.]])), "5 5\n7 7\n9 9"]),
     (TALL, "answer_transposed", ["[[5, 7, 9], [5, 7, 9]]", "5 7 9\n5 7 9"]),
     (SQUARE, "correct", _printouts(torch.tensor([[4., 2.], [6., 4.]]))),
+    (EYE, "correct", [*_printouts(torch.eye(5) * 2 + 2), "\n".join(" ".join("4" if i == j else "2" for j in range(5))
+                                                                  for i in range(5))]),
+    (EYE, "wrong", [str(torch.eye(5) * 2), str(torch.ones(5, 5) * 2)]),
+    (EYE, "answer_wrong_shape", [str((torch.eye(5) * 2 + 2)[:4])]),
     (SQUARE, "wrong", [str(torch.tensor([[4., 2.], [6., 4.]]).T), "[[4, 6], [2, 4]]"]),
     (LOSS, "correct", ["4", "4.", "4.0", "４", "8/2", "tensor(4.)", "tensor(4., grad_fn=<MseLossBackward0>)",
                        "4.0000e+00", "array(4.)", "+4", "2*2", "2**2", " 4 \n"]),
