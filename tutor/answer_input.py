@@ -47,17 +47,24 @@ _NOT_NUMBER_WORDS = ("true", "false", "null")  # a numeric answer's common slips
 _PARAMETER = re.compile(r"^\s*Parameter containing:\s*")  # how PyTorch prints an nn.Parameter
 _SPECIAL_NAMES = {"inf": math.inf, "nan": math.nan}
 MAX_LENGTH = 20_000  # characters; a longer answer is refused before it is parsed
-# What NFKC leaves alone but a learner means as ASCII: the minus sign, ×, ÷, the ideographic comma; and the invisible
+# What NFKC leaves alone but a learner means as ASCII: the minus sign and the dashes a Japanese input method gives for
+# it (‐, ―; ー below), ×, ÷, the ideographic comma, the lenticular and tortoise-shell brackets (【4, 2】); and the invisible
 # zero-width spaces, joiners and byte-order mark a copy from a web page brings (else "cannot be read near" a blank).
 _ASCII = str.maketrans({"\u2212": "-", "\u00d7": "*", "\u00f7": "/", "\u3001": ",", "\u2013": "-",
+                        **dict.fromkeys(["\u2010", "\u2011", "\u2012", "\u2015"], "-"),
+                        "\u3010": "[", "\u3011": "]", "\u3014": "[", "\u3015": "]",
                         "\u2044": "/",  # the fraction slash NFKC makes of ½
                         **dict.fromkeys(["\u200b", "\u200c", "\u200d", "\u2060", "\ufeff"])})
 _CLOSING = {"(": ")", "[": "]", "{": "}"}
 
 
+# The long-vowel mark ー typed for a minus (`ー2`): one that follows no kana or kanji (`データ` keeps its own)
+_MINUS_MARK = re.compile("(?<![\u3040-\u30ff\u4e00-\u9fff])\u30fc")
+
+
 def normalise(text: str) -> str:
     """Full-width digits, brackets and slashes (`７／６`) as ASCII (NFKC), and the usual look-alikes."""
-    return unicodedata.normalize("NFKC", text).translate(_ASCII)
+    return _MINUS_MARK.sub("-", unicodedata.normalize("NFKC", text).translate(_ASCII))
 
 
 def one_line(text: str) -> str:
