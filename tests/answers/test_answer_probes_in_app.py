@@ -139,3 +139,23 @@ async def test_a_pasted_printout_and_a_slip_in_the_quiz(make_app):
         await pilot.pause()
         assert screen.view.state.verdict == "correct" and t("correct", "ja") in feedback(pilot)
 
+
+
+async def test_long_numbers_in_the_grid_are_never_shown_as_other_numbers(make_app):
+    """A cell shows the end of what is typed behind an ellipsis (`6.6667e-01` read as `6667e-01`), and a correct
+    value too long for its cell loses its arrow and digits, never its end (`→ -1.2345e-05` read as `→ -1.2345`)."""
+    from tutor.widgets.answer_grid import AnswerGrid
+
+    app = make_app("probe-extremes:long")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        grid = app.screen.query_one("#grid", AnswerGrid)
+        grid.focus()
+        await pilot.press(*"6.6667e-01", "tab", *"-20666.6667")
+        drawn = str(grid.render())
+        assert "…667e-01" in drawn and "…66.6667" in drawn and " 6667e-01" not in drawn
+        await pilot.press("enter", "escape", "s")
+        await pilot.pause()
+        assert app.screen.view.state.verdict == "revealed"
+        values = str(grid.render()).split("\n")[1]  # under the wrong first cell (the second is right)
+        assert values.split() == ["-1.23e-05"], values
