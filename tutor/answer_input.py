@@ -67,14 +67,21 @@ def normalise(text: str) -> str:
     return _MINUS_MARK.sub("-", unicodedata.normalize("NFKC", text).translate(_ASCII))
 
 
+# A Python or IPython session copied with its output: the input lines (`>>> x.grad`, `In [3]: x.grad`, a bare `>>>`),
+# and IPython's `Out[3]:` before the output
+_SESSION_INPUT = re.compile(r"^[ \t]*(?:>>>|In \[\d*\]:)(?:[ \t].*)?$", re.MULTILINE)
+_SESSION_OUTPUT = re.compile(r"^[ \t]*Out\[\d*\]:[ \t]*", re.MULTILINE)
+
+
 def one_line(text: str) -> str:
     """A pasted printout as one line: PyTorch prints a 2-D tensor over several lines, and an answer field
     holds one; the escape sequences a terminal copy brings along are gone (`tutor.untrusted.typed`). Rows of
     bare numbers, one per line (`4 2` / `2 4`, as a table is copied), keep their rows as numpy's print
-    `[[4 2] [2 4]]`: joined by spaces, they would be one long vector."""
+    `[[4 2] [2 4]]`: joined by spaces, they would be one long vector. A printout copied with the session around it
+    keeps only the output: the `>>> x.grad` or `In [3]: x.grad` line before it goes, and `Out[3]:` before it."""
     from tutor.untrusted import typed
 
-    text = typed(text)
+    text = _SESSION_OUTPUT.sub("", _SESSION_INPUT.sub("", typed(text)))
     rows = [row.split() for row in text.split("\n") if row.strip()]
     if len(rows) > 1 and len({len(row) for row in rows}) == 1 and len(rows[0]) > 1 \
             and all(_BARE_NUMBERS.fullmatch(" ".join(row)) for row in rows):

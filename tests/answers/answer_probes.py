@@ -81,7 +81,7 @@ _PROBES: list[tuple[str, str, list[str]]] = [
     (MEAN, "answer_expected_numbers", ["True", "false", "null"]),
     (MEAN, "answer_missing_comma", ["[[7/6, 4/3, 3/2] [5/3, 11/6, 2]]"]),
     (PAIR, "correct", ["[4, 2]", "4 2", " 4   2 ", "[4,2]", "[4, 2,]", "4, 2", "(4, 2)", "[4. 2.]", "[ 4\n, 2 ]",
-                       "４ ２", "［４、２］", "（４，２）", "[4.0000e+00, 2.0000e+00]", "tensor([4, 2])", "[\u200b4,\u20602\ufeff]", "\ufeff[4,\u00a02]", "【4, 2】", "〔４，２〕",
+                       "４ ２", "［４、２］", "（４，２）", "[4.0000e+00, 2.0000e+00]", "tensor([4, 2])", "[\u200b4,\u20602\ufeff]", "\ufeff[4,\u00a02]", ">>> print(x.grad)\ntensor([4., 2.])\n>>> ", "In [3]: x.grad\nOut[3]: tensor([4., 2.])", "【4, 2】", "〔４，２〕",
                        "tensor([4.0000e+00, 2.0000e+00])", "tensor([4., 2.], device='cpu')",
                        "tensor([4., 2.], device='cpu', dtype=torch.float64)", "array([4., 2.], dtype=float32)",
                        "[8/2, 2/1]", "[4, 2]\n", "\n\n[4, 2]", "[+4, +2.]", "[4, 2.000]", "[４.０, ２]",
