@@ -8,8 +8,6 @@ never goes through the parser). Here the paste's content is cleaned as every typ
 """
 from __future__ import annotations
 
-import time
-
 from textual._xterm_parser import XTermParser
 from textual.drivers import linux_driver
 
@@ -19,37 +17,29 @@ START, END = "\x1b[200~", "\x1b[201~"  # bracketed paste's markers
 
 
 class PasteCleaner:
-    """Input as it is read, with escape sequences inside each bracketed paste removed. A marker or a sequence split
-    between two reads is held back until the next read: a start marker's beginning (or until `release`), or in a paste
-    all from its last ESC on (its end marker is still to come)."""
+    """Input as it is read, with escape sequences inside each bracketed paste removed. Outside a paste everything passes
+    at once (an Escape key press is never held back); the last characters passed are kept to see a start marker split
+    between two reads. Inside a paste, all from its last ESC on waits for the next read (its end marker is to come)."""
 
     def __init__(self) -> None:
         self.pasting = False
-        self.held = ""
-        self.since = 0.0  # when `held` was last held back
-
-    def release(self, after: float = 0.05) -> str:
-        """Held input outside a paste, once it has waited `after` seconds for the rest of a start marker that did not
-        come (an Escape key press is not kept from the parser)."""
-        if not self.held or self.pasting or time.monotonic() - self.since < after:
-            return ""
-        held, self.held = self.held, ""
-        return held
+        self.held = ""   # in a paste: from its last ESC on, not yet passed
+        self.seen = ""   # outside a paste: the end of what was passed, a start marker's beginning perhaps
 
     def __call__(self, data: str) -> str:
         data, self.held = self.held + data, ""
-        self.since = time.monotonic()
         out: list[str] = []
         while data:
             if not self.pasting:
-                at = data.find(START)
+                seen = self.seen + data
+                at = seen.find(START)
                 if at < 0:
-                    split = next((n for n in range(len(START) - 1, 0, -1) if data.endswith(START[:n])), 0)
-                    out.append(data[:len(data) - split])
-                    self.held = data[len(data) - split:]
+                    out.append(data)
+                    self.seen = seen[-(len(START) - 1):]
                     break
-                out.append(data[:at + len(START)])
-                data, self.pasting = data[at + len(START):], True
+                end = at + len(START) - len(self.seen)  # (> 0: a whole marker in `seen` was found before)
+                out.append(data[:end])
+                data, self.pasting, self.seen = data[end:], True, ""
                 continue
             at = data.find(END)
             if at < 0:
@@ -75,13 +65,6 @@ class PasteCleaningParser(XTermParser):
             return super().feed(data)
         cleaned = self._clean(data)
         return super().feed(cleaned) if cleaned else ()  # (all of it held back: "" would be the end of input)
-
-    def tick(self):
-        """The parser's timeouts, after any input held back too long (the driver ticks every 0.1 s)."""
-        held = self._clean.release()
-        if held:
-            yield from super().feed(held)
-        yield from super().tick()
 
 
 class PasteCleaningDriver(linux_driver.LinuxDriver):
