@@ -225,6 +225,10 @@ def compare(answer: Answer, prediction: Any, half_unit: Any = None, decimals: An
 
 def same_text(answer: str, typed: str) -> bool:
     """`<MulBackward0>`, `'MulBackward0'` and `mulbackward0` name the same thing: PyTorch's names of
-    grad_fn classes, dtypes and devices never differ only in case."""
-    return typed.strip("'\"<> ").casefold() == answer.strip("'\"<> ").casefold()
+    grad_fn classes, dtypes and devices never differ only in case; nor do `(True, False)` and `(True,False)`,
+    a printed tuple or size typed without its spaces."""
+    def key(text: str) -> str:
+        return "".join(text.strip("'\"<> ").split()).casefold()
+
+    return key(typed) == key(answer)
 

@@ -40,29 +40,53 @@ _SPACED = re.compile(r"(?<=[\w.\]])\s+(?=[-+\w.\[])")
 # numpy's print of a bool array, `[ True False]`, read as numpy's numbers are (its spaces become commas)
 _NUMPY_BOOLS = re.compile(r"\s*\[[\s\[\]]*(?:(?:true|false)(?=[\s\[\]]|$)[\s\[\]]*)*", re.IGNORECASE)
 _BOOL_WORD = re.compile(r"\b(true|false)\b", re.IGNORECASE)
+_BARE_BOOLS = re.compile(r"\s*(?:true|false)(?:\s+(?:true|false))+\s*", re.IGNORECASE)  # `False True`: numpy's, unbracketed
 # numbers apart by spaces with no bracket (`1 2`): several numbers, which a list holds
 _BARE_NUMBERS = re.compile(rf"\s*(?:{_NUMBER})(?:\s+(?:{_NUMBER}))+\s*", re.IGNORECASE)
-_NOT_NUMBER_WORDS = ("true", "false", "none", "null")  # a numeric answer's common slips, in any case
+_NOT_NUMBER_WORDS = ("true", "false", "null")  # a numeric answer's common slips, in any case (None is a prediction)
 _PARAMETER = re.compile(r"^\s*Parameter containing:\s*")  # how PyTorch prints an nn.Parameter
 _SPECIAL_NAMES = {"inf": math.inf, "nan": math.nan}
 MAX_LENGTH = 20_000  # characters; a longer answer is refused before it is parsed
-# What NFKC leaves alone but a learner means as ASCII: the minus sign, ×, ÷, the ideographic comma.
+# What NFKC leaves alone but a learner means as ASCII: the minus sign and the dashes a Japanese input method gives for
+# it (‐, ―; ー below), ×, ÷, the ideographic comma, the lenticular and tortoise-shell brackets (【4, 2】); and the invisible
+# zero-width spaces, joiners and byte-order mark a copy from a web page brings (else "cannot be read near" a blank).
 _ASCII = str.maketrans({"\u2212": "-", "\u00d7": "*", "\u00f7": "/", "\u3001": ",", "\u2013": "-",
-                        "\u2044": "/"})  # the fraction slash NFKC makes of ½
+                        **dict.fromkeys(["\u2010", "\u2011", "\u2012", "\u2015"], "-"),
+                        "\u3010": "[", "\u3011": "]", "\u3014": "[", "\u3015": "]",
+                        "\u2044": "/",  # the fraction slash NFKC makes of ½
+                        **dict.fromkeys(["\u200b", "\u200c", "\u200d", "\u2060", "\ufeff"])})
 _CLOSING = {"(": ")", "[": "]", "{": "}"}
+
+
+# The long-vowel mark ー typed for a minus (`ー2`): one that follows no kana or kanji (`データ` keeps its own)
+_MINUS_MARK = re.compile("(?<![\u3040-\u30ff\u4e00-\u9fff])\u30fc")
 
 
 def normalise(text: str) -> str:
     """Full-width digits, brackets and slashes (`７／６`) as ASCII (NFKC), and the usual look-alikes."""
-    return unicodedata.normalize("NFKC", text).translate(_ASCII)
+    return _MINUS_MARK.sub("-", unicodedata.normalize("NFKC", text).translate(_ASCII))
+
+
+# A Python or IPython session copied with its output: the input lines (`>>> x.grad`, `In [3]: x.grad`, a bare `>>>`),
+# and IPython's `Out[3]:` before the output
+_SESSION_INPUT = re.compile(r"^[ \t]*(?:>>>|In \[\d*\]:)(?:[ \t].*)?$", re.MULTILINE)
+_SESSION_OUTPUT = re.compile(r"^[ \t]*Out\[\d*\]:[ \t]*", re.MULTILINE)
 
 
 def one_line(text: str) -> str:
     """A pasted printout as one line: PyTorch prints a 2-D tensor over several lines, and an answer field
-    holds one; the escape sequences a terminal copy brings along are gone (`tutor.untrusted.typed`)."""
+    holds one; the escape sequences a terminal copy brings along are gone (`tutor.untrusted.typed`). Rows of
+    bare numbers, one per line (`4 2` / `2 4`, as a table is copied), keep their rows as numpy's print
+    `[[4 2] [2 4]]`: joined by spaces, they would be one long vector. A printout copied with the session around it
+    keeps only the output: the `>>> x.grad` or `In [3]: x.grad` line before it goes, and `Out[3]:` before it."""
     from tutor.untrusted import typed
 
-    return " ".join(typed(text).split())
+    text = _SESSION_OUTPUT.sub("", _SESSION_INPUT.sub("", typed(text)))
+    rows = [row.split() for row in text.split("\n") if row.strip()]
+    if len(rows) > 1 and len({len(row) for row in rows}) == 1 and len(rows[0]) > 1 \
+            and all(_BARE_NUMBERS.fullmatch(" ".join(row)) for row in rows):
+        return "[" + " ".join("[" + " ".join(row) + "]" for row in rows) + "]"
+    return " ".join(text.split())
 
 
 def _check_text(text: str) -> None:
@@ -114,8 +138,8 @@ def _literal(node: ast.AST) -> Any:
         if isinstance(node.value, float) and math.isinf(node.value):
             raise AnswerFormatError("answer_too_large")
         return node.value
-    if isinstance(node, ast.Name) and node.id in _SPECIAL_NAMES:
-        return _SPECIAL_NAMES[node.id]
+    if isinstance(node, ast.Name) and node.id.lower() in _SPECIAL_NAMES:  # numpy's `nan`, a learner's `NaN`, `Inf`
+        return _SPECIAL_NAMES[node.id.lower()]
     if isinstance(node, (ast.List, ast.Tuple)):
         return [_literal(element) for element in node.elts]
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
@@ -234,7 +258,7 @@ def _check_formula(tree: ast.expr) -> None:
         if name is None:
             continue
         if name in _FORBIDDEN_ATTRIBUTES or (isinstance(node, ast.Attribute) and name.endswith("_")):
-            raise AnswerFormatError("answer_formula_forbidden", name=name)
+            raise AnswerFormatError("answer_formula_forbidden", name=_abridged(name))
 
 
 def defined_names(source: str) -> list[str]:
@@ -271,7 +295,7 @@ def _evaluate_formula(text: str, tree: ast.expr, evaluate: Callable[[str], Any] 
         names = list(names)
         unknown = _unknown_name(tree, names)
         if unknown is not None:
-            raise AnswerFormatError("answer_unknown_name", name=unknown, names=", ".join(names) or "-")
+            raise AnswerFormatError("answer_unknown_name", name=_abridged(unknown), names=", ".join(names) or "-")
     try:
         return evaluate(text.strip())
     except Exception as exc:  # the runner reports a snippet's fault as an exception carrying `.error`
@@ -279,9 +303,15 @@ def _evaluate_formula(text: str, tree: ast.expr, evaluate: Callable[[str], Any] 
         if error is not None and error.type == "NameError":
             match = re.search(r"name '([^']+)'", error.message)
             if match is not None and names is not None:
-                raise AnswerFormatError("answer_unknown_name", name=match.group(1), names=", ".join(names) or "-") from None
+                raise AnswerFormatError("answer_unknown_name", name=_abridged(match.group(1)),
+                                          names=", ".join(names) or "-") from None
         detail = f"{error.type}: {error.message}" if error is not None else f"{type(exc).__name__}: {exc}"
-        raise AnswerFormatError("answer_formula_failed", detail=detail) from None
+        raise AnswerFormatError("answer_formula_failed", detail=_abridged(detail, 200)) from None
+
+
+def _abridged(text: str, limit: int = 40) -> str:
+    """A typed name or a formula's error as a message quotes it: a pasted 15,000-letter word is not repeated whole."""
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 def _format_shape(shape: tuple[int, ...]) -> str:
@@ -363,7 +393,8 @@ def read_answer(
     Tensor answers come back as float64 arrays of exactly `shape` — or, with `bools` (the answer is
     True/False values: a bool tensor such as `x > 0`, a tuple such as `(x.requires_grad, y.is_leaf)`), as
     bool arrays, numbers being refused; numbers as floats; bools as
-    bools. For a "none" question the learner may answer None or a tensor (which is then wrong).
+    bools. None is a prediction for any numeric or "none" question (wrong where the answer is numbers), as a
+    tensor is for a "none" question.
     `evaluate` (a `SandboxRun.evaluate`) turns formulas of the snippet's variables into values;
     `names`, the names the snippet defines, makes an unknown name in a formula a clear message.
     Anything that cannot be read raises `AnswerFormatError`, and nothing else.
@@ -378,23 +409,27 @@ def read_answer(
     if kind == "text":
         return Reading(text.strip("'\"<> "))
     if kind == "bool":
-        lowered = text.lower()
+        body = _printout_body(text)  # `tensor(True)`, as a 0-d bool tensor prints
+        lowered = (body if body is not None else text).strip().lower()
         if lowered in ("true", "false"):
             return Reading(lowered == "true")
         raise AnswerFormatError("answer_expected_bool")
-    if kind == "none" and text.strip().lower() == "none":
+    if kind in ("none", *NUMERIC_KINDS) and text.strip().lower() == "none":  # a prediction, graded (wrong for numbers)
         return Reading(None)
-    if kind in NUMERIC_KINDS and text.strip().lower() in _NOT_NUMBER_WORDS and text.strip() not in (names or ()):
+    if kind in NUMERIC_KINDS and not bools and text.strip().lower() in _NOT_NUMBER_WORDS \
+            and text.strip() not in (names or ()):
         raise AnswerFormatError("answer_expected_numbers")
-    if _BARE_NUMBERS.fullmatch(text):
-        raise AnswerFormatError("answer_needs_brackets")
+    if _BARE_NUMBERS.fullmatch(text):  # `4 2`: a vector, as numpy's `[4 2]` is (never a number's answer)
+        if kind != "tensor":
+            raise AnswerFormatError("answer_needs_brackets")
+        text = f"[{text.strip()}]"
 
     if "..." in text or "…" in text:
         raise AnswerFormatError("answer_abbreviated")
-    if bools and kind == "tensor":
-        return Reading(_read_bools(text, tuple(shape or ()), evaluate, names))
     if _NUMPY_PRINT.fullmatch(text):
         text = _SPACED.sub(", ", text)
+    if bools and kind == "tensor":
+        return Reading(_read_bools(text, tuple(shape or ()), evaluate, names))
     body = _printout_body(text)
     source = (body if body is not None else text).strip()
     tree = _parse_python(source)
@@ -411,10 +446,14 @@ def read_answer(
 
     if kind == "none":
         return Reading(None if value is None else _to_array(value))
-    if value is None or isinstance(value, bool):
+    if value is None:  # `(None)`: as `None`
+        return Reading(None)
+    if isinstance(value, bool):
         raise AnswerFormatError("answer_expected_numbers")
     array = _to_array(value)
     expected = () if kind == "number" else tuple(shape or ())
+    if array.ndim == 0 and math.prod(expected) == 1:  # `3` for `tensor([[3.]])`: one number is all it holds
+        array = array.reshape(expected)
     if array.shape != expected:
         if kind == "number":
             raise AnswerFormatError("answer_expected_number", got=_format_shape(array.shape))
@@ -433,6 +472,8 @@ def _read_bools(text: str, shape: tuple[int, ...], evaluate, names):
     answer is True/False values, as is a formula giving numbers."""
     import numpy as np
 
+    if _BARE_BOOLS.fullmatch(text):
+        text = f"[{text.strip()}]"
     if _NUMPY_BOOLS.fullmatch(text):
         text = _SPACED.sub(", ", text)
     body = _printout_body(text)

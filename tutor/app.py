@@ -131,6 +131,18 @@ class TutorApp(App[None]):
         self._refresh_truecolor_filter(self.ansi_theme)
         self.stylesheet.set_variables(self.get_css_variables())
 
+    def get_driver_class(self):
+        """Textual's driver for this terminal; on Linux and macOS one that keeps a paste whole when it carries escape
+        sequences (`tutor.paste_guard`)."""
+        driver = super().get_driver_class()
+        from textual.drivers.linux_driver import LinuxDriver
+
+        if driver is LinuxDriver:
+            from tutor.paste_guard import PasteCleaningDriver
+
+            return PasteCleaningDriver
+        return driver
+
     def run_and_exit(self, **options) -> None:
         """`run` until the learner quits, then end the process at once (the commands that open the app call
         this). By then the progress store is closed (`on_unmount`) and the settings were saved when they

@@ -51,7 +51,7 @@ def test_wrong_shape_names_expected_shape():
         ("1" * 5000, "answer_too_large"),
         ("tensor([1., ..., 3.])", "answer_abbreviated"),
         ("[True, None]", "answer_not_numbers"),
-        ("None", "answer_expected_numbers"),
+        ("True", "answer_expected_numbers"),  # (None is a prediction, graded: tests/answers)
         ("1/0", "answer_division_by_zero"),
         ("x + 1", "answer_unreadable"),  # a formula, but no runner to evaluate it
         ("2**1000", "answer_too_large"),

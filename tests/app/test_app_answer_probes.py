@@ -12,7 +12,7 @@ from tutor.answer_input import MAX_LENGTH, AnswerFormatError, read_answer, read_
     ("[１．５, −２]", [1.5, -2]), ("[1、-2]", [1, -2]), ("[1,\u00a0-2]", [1, -2]), ("[½, -2]", [0.5, -2]),
     ("[1e-5, -2E0]", [1e-5, -2]), ("tensor([ 1., -2.], requires_grad=True)", [1, -2]),
     ("tensor([1.0000e-05, -2.0000e+00])", [1e-5, -2]), ("array([ 1., -2.])", [1, -2]), ("[ 1. -2.]", [1, -2]),
-    ("(1, -2)", [1, -2]), ("[1/1, -4/2]", [1, -2]),
+    ("(1, -2)", [1, -2]), ("[1/1, -4/2]", [1, -2]), ("1 -2", [1, -2]),
 ])
 def test_a_vector_typed_any_usual_way_is_read(typed, value):
     np.testing.assert_array_equal(read_answer(typed, "tensor", (2,)).value, value)
@@ -41,7 +41,7 @@ def test_a_matrix_and_its_transpose():
     ("", "tensor", "answer_empty"), ("   \n ", "number", "answer_empty"),
     ("1" * 100_000, "tensor", "answer_too_long"), ("[" + "1, " * (MAX_LENGTH // 3) + "1]", "tensor", "answer_too_long"),
     ("True", "tensor", "answer_expected_numbers"), ("true", "number", "answer_expected_numbers"),
-    ("null", "tensor", "answer_expected_numbers"), ("1 2", "tensor", "answer_needs_brackets"),
+    ("null", "tensor", "answer_expected_numbers"), ("1 2", "number", "answer_needs_brackets"),
     ("1 -2", "number", "answer_needs_brackets"), ("[1, 2", "tensor", "answer_unclosed"),
     ("[1j, 2]", "tensor", "answer_not_numbers"), ("x^2", "number", "answer_caret"),
     ("1", "bool", "answer_expected_bool"), ("yes", "bool", "answer_expected_bool"),

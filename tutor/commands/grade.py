@@ -20,7 +20,7 @@ from tutor.i18n import t
 from tutor.untrusted import echo
 
 
-@click.command("grade")
+@click.command("grade", context_settings={"ignore_unknown_options": True})  # ANSWER may be `-4` or `-0.5 1`
 @click.argument("target", metavar="LESSON:STEP")
 @click.argument("answer_text", metavar="ANSWER")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of the verdict.")

@@ -99,14 +99,14 @@ class AnswerGrid(Widget, can_focus=True):
                 mark = self.marks[row][column] if self.marks is not None else None
                 if mark is not None:
                     style += styles["right"] if mark else styles["wrong"]
-                shown = self.texts[row][column][-(CELL_WIDTH - 1):] or "·"  # empty cells stay visible without colour
+                shown = _tail(self.texts[row][column], CELL_WIDTH - 1) or "·"  # empty cells stay visible without colour
                 text.append(shown.rjust(CELL_WIDTH - 1) + " ", style=style)
                 text.append(" ")
             if self._shows_values(row):
                 text.append("\n")
                 for column in range(self.columns):
-                    shown = "" if self.marks[row][column] is not False else f"→ {format_cell(self.expected[row][column])}"
-                    text.append(shown[:CELL_WIDTH].rjust(CELL_WIDTH) + " ", style=styles["correct"])
+                    shown = "" if self.marks[row][column] is not False else _correct_value(self.expected[row][column])
+                    text.append(shown.rjust(CELL_WIDTH) + " ", style=styles["correct"])
         return text
 
     def _shows_values(self, row: int) -> bool:
@@ -268,3 +268,18 @@ class AnswerGrid(Widget, can_focus=True):
     def clear_marks(self) -> None:
         self.marks = self.expected = None
         self.refresh(layout=True)
+
+
+def _tail(text: str, width: int) -> str:
+    """A cell's text in `width` characters: a longer one shows its end (where it is typed) behind an ellipsis, so that
+    `6.6667e-01` never reads as `6667e-01`."""
+    return text if len(text) <= width else "…" + text[-(width - 1):]
+
+
+def _correct_value(value: float) -> str:
+    """`→ 0.0819` under a wrong cell, in a cell's width: a longer value drops the arrow, then digits (`-2.07e+04`),
+    never its end (`→ -1.2345e-05` was cut to `→ -1.2345`, another number)."""
+    for shown in (f"→ {format_cell(value)}", format_cell(value), *(f"{value:.{digits}g}" for digits in (4, 3, 2, 1))):
+        if len(shown) <= CELL_WIDTH:
+            return shown
+    return f"{value:.0e}"

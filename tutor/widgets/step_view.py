@@ -251,7 +251,7 @@ class StepView(VerticalScroll, can_focus=True):
             values, half, decimals = grid.first(AnswerGrid).readings()
             return Reading(values, half, decimals), repr(values.tolist())
         reading = read_prediction(answer, text)
-        if grid and answer.kind == "tensor":
+        if grid and answer.kind == "tensor" and reading.value is not None:  # (None: a prediction, graded wrong)
             grid.first(AnswerGrid).set_values(np.asarray(reading.value))
         return reading, text.strip()
 
