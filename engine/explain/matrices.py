@@ -16,6 +16,7 @@ from rich.cells import cell_len
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
+from sympy.printing.str import StrPrinter
 
 from engine.explain.messages import t
 from engine.explain.notation import one_line
@@ -53,17 +54,40 @@ def shape_text(shape, lang: str = "en") -> str:
     return t("length", lang, n=shape[0]) if len(shape) == 1 else "x".join(map(str, shape))
 
 
+class _EntryPrinter(StrPrinter):
+    """sympy's str form with its infinities and nan written as PyTorch prints them (inf, -inf, nan), never
+    sympy's oo; its unsigned infinity zoo (1/0 in exact arithmetic) has no sign to print and is written nan,
+    as the entry is undefined."""
+
+    def _print_Infinity(self, e):
+        return "inf"
+
+    def _print_NegativeInfinity(self, e):
+        return "-inf"
+
+    def _print_NaN(self, e):
+        return "nan"
+
+    def _print_ComplexInfinity(self, e):
+        return "nan"
+
+
+_ENTRY = _EntryPrinter()
+
+
 def formula(expr) -> str:
-    """A symbolic entry on one line: 2(inp₁ + 1), x₁₁²/2, tensor2₁₁/6."""
-    return one_line(str(expr))
+    """A symbolic entry on one line: 2(inp₁ + 1), x₁₁²/2, tensor2₁₁/6, inf."""
+    return one_line(_ENTRY.doprint(expr))
 
 
 def cell(value) -> str:
+    if isinstance(value, (bool, np.bool_)):  # a condition's entries, as PyTorch prints them
+        return str(bool(value))
     return number(value) if isinstance(value, (int, float, np.number)) else formula(value)
 
 
 def _rows(a) -> np.ndarray:
-    a = np.asarray(a, dtype=object if np.asarray(a).dtype == object else np.float64)
+    a = np.asarray(a, dtype=object if np.asarray(a).dtype in (object, bool) else np.float64)
     return a.reshape(1, -1) if a.ndim < 2 else a.reshape(-1, a.shape[-1])
 
 
