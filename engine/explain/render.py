@@ -43,10 +43,7 @@ def _leaf_symbolic(symbolic, name):
 
 def _note(symbolic, lang: str) -> str:
     if symbolic.note_key:
-        params = dict(symbolic.note_params)
-        if "detail_key" in params:  # the reason's own words, in the panel's language
-            params["detail"] = t(params.pop("detail_key"), lang)
-        return t(symbolic.note_key, lang, **params)
+        return t(symbolic.note_key, lang, **symbolic.note_params)
     return symbolic.note
 
 
