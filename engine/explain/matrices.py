@@ -8,6 +8,7 @@ once for both the decision and what is drawn. A Jacobian too large for a table i
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,14 +32,15 @@ MAP_WIDTH = 60
 
 
 def number(x) -> str:
-    """PyTorch-like short numbers: 4, 0.5, 1.1667, 1.2e-07."""
+    """PyTorch-like short numbers: 4, 0.5, 1.1667, 1.2e-07; -0 where PyTorch prints -0. (1/c₁ with c₁ = -0 is -inf:
+    a constant shown as 0 would not give the numbers beside it)."""
     x = float(x)
     if x != x:
         return "nan"
     if x in (float("inf"), float("-inf")):
         return "inf" if x > 0 else "-inf"
     if x == 0:
-        return "0"
+        return "-0" if math.copysign(1.0, x) < 0 else "0"
     if x.is_integer() and abs(x) < 1e6:
         return str(int(x))
     if 1e-4 <= abs(x) < 1e6:

@@ -178,6 +178,17 @@ def test_infinite_and_nan_entries_are_written_as_pytorch_prints_them():
     assert sym.leaves[0].verified and "-inf·x₁" in shown and not re.search(r"\boo\b", shown)
 
 
+def test_a_negative_zero_constant_is_shown_as_minus_zero():
+    """x / [0., -0., 2.]: PyTorch's x.grad is [inf, -inf, 0.5]; the formula 1/c₁ gives it only with c₁'s -0 shown
+    as -0 (PyTorch prints -0.), never as a 0 that would give inf."""
+    program = ("import torch\nx = torch.tensor([1., 2., 3.], requires_grad=True)\n"
+               "y = (x / torch.tensor([0., -0., 2.])).sum()\ny.backward()\n")
+    exp = explain_program(program)
+    np.testing.assert_array_equal(exp.calls[0].leaves[0].contribution, [np.inf, -np.inf, 0.5])
+    chain = _text(render_chain(exp.calls[0], explain_symbolic(exp, 0)))
+    assert "∂y/∂x = 1/c₁" in chain and "│ 0 │ -0 │ 2 │" in chain
+
+
 def test_the_chain_rule_names_the_output_as_the_program_wrote_it():
     """`(x * 2 * x).sum().backward()`: the left-hand side is the learner's code, `*` and all; only the formulas
     on the right are written as the articles write them (4x)."""
