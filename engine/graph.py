@@ -80,13 +80,23 @@ class Node:
 
     @property
     def next_functions(self) -> tuple:
-        return tuple((p, 0) for p in self.parents)
+        return tuple(output_of(p) for p in self.parents)
 
     def __repr__(self) -> str:
         where = "torch.autograd.function." if self.op.custom else ""  # a Python Function's node class lives there
         return f"<{where}{self.op.grad_fn} object at {id(self):#x}>"
 
 
+def output_of(node) -> tuple:
+    """(grad_fn, output number) as PyTorch shows an edge: a custom Function with several outputs is one node, and
+    output k's edge here (a node of its own, `OUTPUT_NR` in its attrs, handing its gradient to that node's
+    packed one: the sweep's one mechanism) is shown as (that node, k)."""
+    if isinstance(node, Node) and OUTPUT_NR in node.attrs:
+        return node.parents[0], node.attrs[OUTPUT_NR]
+    return node, 0
+
+
+OUTPUT_NR = "output_nr"
 _NODE_CLASSES: dict[type, dict[str, type]] = {}
 
 

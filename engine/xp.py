@@ -191,6 +191,14 @@ def sigmoid(a):
     return 1 / (1 + exp(-a))
 
 
+def scale(a, number):
+    """a times a Python number, as a derivative rule's Tensor-by-Scalar product: on Tensors the node is
+    PyTorch's MulBackward1 (pow's `exponent * self.pow(exponent - 1)`), not the MulBackward0 of `x * 3`."""
+    if is_tensor(a):
+        return tensors.apply("mul_scalar", (a,), {"other": number})
+    return number * a
+
+
 def divide_or_zero(a, b):
     """a / b, with 0 where b is 0 (PyTorch's masked_fill for the norm's gradient at the origin)."""
     if _any_tensor(a, b):

@@ -12,7 +12,7 @@ import numpy as np
 
 from engine import state, xp
 from engine.grad_mode import no_grad
-from engine.graph import SECOND_BACKWARD, Node, node_class
+from engine.graph import OUTPUT_NR, SECOND_BACKWARD, Node, node_class
 from engine.methods.shape import cat
 from engine.ops import Op
 from engine.tensor import Tensor
@@ -169,7 +169,7 @@ class _Layout:
         it), with any leading batch axes of a Jacobian's sweep kept."""
         offset, size = self.places[k]
 
-        def rule(g, out, packed):
+        def rule(g, out, packed, output_nr):
             batch = np.shape(g)[:np.ndim(g) - np.ndim(out)]
             if isinstance(g, Tensor):
                 zeros = [Tensor._make(np.zeros(batch + (n,), dtype=g._data.dtype))
@@ -201,9 +201,11 @@ def _record(cls, ctx, args: tuple, kwargs: dict, outputs: tuple, differentiable:
                     parents)
         for k, (offset, size) in layout.places.items():
             shape = outputs[k]._data.shape
-            select = Op(name, ("result",), lambda packed, a=offset, b=offset + size, s=shape: packed[a:b].reshape(s),
+            select = Op(name, ("result",),
+                        lambda packed, output_nr, a=offset, b=offset + size, s=shape: packed[a:b].reshape(s),
                         (layout.select_rule(k),), (f"output {k} of {cls.__name__}.forward",), custom=True)
-            outputs[k]._grad_fn = node_class(Node, select)(select, (node.out,), {}, outputs[k]._data, (node,))
+            outputs[k]._grad_fn = node_class(Node, select)(select, (node.out,), {OUTPUT_NR: k}, outputs[k]._data,
+                                                           (node,))
             outputs[k]._requires_grad = True
     ctx._node = node
 

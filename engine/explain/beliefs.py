@@ -398,7 +398,7 @@ def _value_not_gradient(source, run, calls, expression, value) -> list:
     arrays = [t.detach().numpy() for t in tensors if hasattr(t, "detach")]
     for call in calls:
         for root in call.roots:
-            node = root.grad_fn
+            node = root._grad_fn
             if node is None:
                 continue
             arrays.append(node.out)

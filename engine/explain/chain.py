@@ -83,8 +83,10 @@ class Chain:
         derivative = f"∂{output}/∂{self.leaf}"
         return derivative if not self.weight else f"{self.weight}ᵀ·{derivative}"
 
-    def text(self) -> str:
-        """∂z/∂x = ∂z/∂g · ∂g/∂x = 1/12 · 6*x**2 = x**2/2 (one line per path), or ∂y/∂x = total."""
+    def text(self, shown=str) -> str:
+        """∂z/∂x = ∂z/∂g · ∂g/∂x = 1/12 · 6*x**2 = x**2/2 (one line per path), or ∂y/∂x = total. `shown` writes
+        each formula (the panels pass `notation.one_line`: x²/2); the left-hand sides name the output as the
+        program wrote it, `∂((x*2).sum())/∂x`, never rewritten as a formula is."""
         if not self.ok:
             return ""
         lines = []
@@ -92,7 +94,7 @@ class Chain:
             several = len(self.paths) > 1  # then a line is one path's share, marked ①, ②…, not ∂y/∂x itself
             for k, path in enumerate(self.paths):
                 parts = [f"∂{s.top}/∂{s.bottom}" for s in path.segments]
-                factors = [_paren(s.factor) for s in path.segments]
+                factors = [_paren(shown(s.factor)) for s in path.segments]
                 if self.weight:
                     parts.insert(0, self.weight)
                     factors.insert(0, self.weight)
@@ -101,18 +103,18 @@ class Chain:
                     line += " = " + " · ".join(parts) + " = " + " · ".join(factors)
                 elif len(parts) > 1:  # ∂z/∂g · ∂g/∂x would be the whole derivative, not this path's share
                     line += " = " + " · ".join(factors)
-                lines.append(line + f" = {path.total}")
+                lines.append(line + f" = {shown(path.total)}")
             if not several and self.total != self.paths[0].total:
-                lines[-1] += f" = {self.total}"
+                lines[-1] += f" = {shown(self.total)}"
             if several:
                 marks = " + ".join(path_mark(k) for k in range(len(self.paths)))
-                lines.append(f"{self.lhs()} = {marks} = {self.total}")
+                lines.append(f"{self.lhs()} = {marks} = {shown(self.total)}")
         elif self.segments:
-            lines += [f"{lhs} = {formula}" for lhs, formula in self.segments]
+            lines += [f"{lhs} = {shown(formula)}" for lhs, formula in self.segments]
         elif self.total:
-            lines.append(f"{self.lhs()} = {self.total}")
+            lines.append(f"{self.lhs()} = {shown(self.total)}")
         else:
-            lines += [f"{lhs} = {rhs}" for lhs, rhs in self.elements]
+            lines += [f"{lhs} = {shown(rhs)}" for lhs, rhs in self.elements]
         return "\n".join(lines)
 
 
@@ -145,6 +147,23 @@ def paths_to(root, edge) -> list[list[tuple]]:
 
 # --- symbols for the program's tensors ------------------------------------------------------------
 _SUBSCRIPT = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+
+
+def tensor_literal(array: np.ndarray) -> str | None:
+    """A short constant as PyTorch code that makes exactly it, `torch.tensor([1., 0.5, 2.])` (a condition of
+    booleans `torch.tensor([True, False])`); None when its shown numbers would not give it back (1/3, -0.0,
+    inf or nan: then it is c₁, its value shown beside the formula)."""
+    from engine.explain.matrices import number
+
+    if array.dtype == bool:
+        return "torch.tensor([" + ", ".join(str(bool(v)) for v in array) + "])"
+    texts = []
+    for v in array.astype(np.float64):
+        text = number(v)
+        if not np.isfinite(v) or (v == 0 and np.signbit(v)) or np.asarray(float(text), array.dtype) != v:
+            return None
+        texts.append(text if any(c in text for c in ".e") else text + ".")
+    return "torch.tensor([" + ", ".join(texts) + "])"
 
 
 class Symbols:
@@ -182,16 +201,15 @@ class Symbols:
             from engine.explain.symbolic import number
 
             return number(flat.reshape(-1)[0])
-        if flat.size <= 4 and flat.ndim == 1:
-            from engine.explain.matrices import number
-
-            return sympy.Symbol("[" + ", ".join(number(v) for v in flat) + "]", real=True)
+        literal = tensor_literal(np.asarray(array)) if flat.size <= 4 and flat.ndim == 1 else None
+        if literal is not None:
+            return sympy.Symbol(literal, real=True)
         key = id(self.names._origin.get(id(array), array))
         if key not in self._unnamed:
             self._keep.append(array)
             symbol = sympy.Symbol("c" + str(len(self._unnamed) + 1).translate(_SUBSCRIPT), real=True)
             self._unnamed[key] = symbol
-            self.constants.append((str(symbol), flat.copy()))
+            self.constants.append((str(symbol), np.array(array)))   # a condition stays booleans (torch.where)
         return self._unnamed[key]
 
     def seed(self, call, used: set) -> tuple[Value, str]:

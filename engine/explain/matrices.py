@@ -8,6 +8,7 @@ once for both the decision and what is drawn. A Jacobian too large for a table i
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -16,6 +17,7 @@ from rich.cells import cell_len
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
+from sympy.printing.str import StrPrinter
 
 from engine.explain.messages import t
 from engine.explain.notation import one_line
@@ -30,14 +32,15 @@ MAP_WIDTH = 60
 
 
 def number(x) -> str:
-    """PyTorch-like short numbers: 4, 0.5, 1.1667, 1.2e-07."""
+    """PyTorch-like short numbers: 4, 0.5, 1.1667, 1.2e-07; -0 where PyTorch prints -0. (1/c₁ with c₁ = -0 is -inf:
+    a constant shown as 0 would not give the numbers beside it)."""
     x = float(x)
     if x != x:
         return "nan"
     if x in (float("inf"), float("-inf")):
         return "inf" if x > 0 else "-inf"
     if x == 0:
-        return "0"
+        return "-0" if math.copysign(1.0, x) < 0 else "0"
     if x.is_integer() and abs(x) < 1e6:
         return str(int(x))
     if 1e-4 <= abs(x) < 1e6:
@@ -53,17 +56,40 @@ def shape_text(shape, lang: str = "en") -> str:
     return t("length", lang, n=shape[0]) if len(shape) == 1 else "x".join(map(str, shape))
 
 
+class _EntryPrinter(StrPrinter):
+    """sympy's str form with its infinities and nan written as PyTorch prints them (inf, -inf, nan), never
+    sympy's oo; its unsigned infinity zoo (1/0 in exact arithmetic) has no sign to print and is written nan,
+    as the entry is undefined."""
+
+    def _print_Infinity(self, e):
+        return "inf"
+
+    def _print_NegativeInfinity(self, e):
+        return "-inf"
+
+    def _print_NaN(self, e):
+        return "nan"
+
+    def _print_ComplexInfinity(self, e):
+        return "nan"
+
+
+_ENTRY = _EntryPrinter()
+
+
 def formula(expr) -> str:
-    """A symbolic entry on one line: 2(inp₁ + 1), x₁₁²/2, tensor2₁₁/6."""
-    return one_line(str(expr))
+    """A symbolic entry on one line: 2(inp₁ + 1), x₁₁²/2, tensor2₁₁/6, inf."""
+    return one_line(_ENTRY.doprint(expr))
 
 
 def cell(value) -> str:
+    if isinstance(value, (bool, np.bool_)):  # a condition's entries, as PyTorch prints them
+        return str(bool(value))
     return number(value) if isinstance(value, (int, float, np.number)) else formula(value)
 
 
 def _rows(a) -> np.ndarray:
-    a = np.asarray(a, dtype=object if np.asarray(a).dtype == object else np.float64)
+    a = np.asarray(a, dtype=object if np.asarray(a).dtype in (object, bool) else np.float64)
     return a.reshape(1, -1) if a.ndim < 2 else a.reshape(-1, a.shape[-1])
 
 

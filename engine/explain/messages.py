@@ -305,13 +305,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     # (what the tutor cannot do, not a fact about the op: sqrt or norm had no formula here once, yet have one)
     "limit_unsupported": {"en": "the tutor cannot write {op} with symbols",
                           "ja": "このチューターは {op} を記号の式で書けません"},
-    "limit_unsupported_detail": {"en": "the tutor cannot write {op} with symbols ({detail})",
-                                 "ja": "このチューターは {op} を記号の式で書けません（{detail}）"},
     "limit_unsupported_other": {"en": "the tutor cannot write an operation of this graph with symbols",
                                 "ja": "このチューターはこの計算グラフのある演算を記号の式で書けません"},
-    # why an op has no symbolic form (the detail of limit_unsupported_detail; symbolic.op_detail picks it)
-    "op_detail_indices": {"en": "its target holds class indices, which pick entries rather than enter a formula",
-                          "ja": "target がクラス番号で、式に入るのではなく成分を選ぶためです"},
     # a panel kept as the sandbox's data until it is shown (engine.sandbox.renderables.Deferred)
     "unreadable_panel": {"en": "This part of the explanation could not be read back from the sandbox.",
                          "ja": "説明のこの部分はサンドボックスから読み戻せませんでした。"},

@@ -185,7 +185,7 @@ def _evaluate(e, env, cache):  # noqa: C901 - one case per kind of node
             return np.mean(ev(e.args[0]))
         if func in (tsumdim, tmeandim):
             a = ev(e.args[0])
-            dims = tuple(d % max(a.ndim, 1) for d in _ints(e.args[1]))
+            dims = tuple(_dim(d, a) for d in _ints(e.args[1]))
             reduce = np.sum if func is tsumdim else np.mean
             return reduce(a, axis=dims, keepdims=bool(e.args[2]))
         if func is softmax:
@@ -238,6 +238,15 @@ def _evaluate(e, env, cache):  # noqa: C901 - one case per kind of node
             n, k, trailing = (int(v) for v in e.args)
             return np.eye(n)[k].reshape((n,) + (1,) * trailing)
     raise NotationError(f"{func} is not part of the tensor notation")
+
+
+def _dim(d: int, a: np.ndarray) -> int:
+    """A dim of `a` as PyTorch reads it (from the end when negative; a 0-d tensor has dims 0 and -1), or
+    NotationError: a formula is checked as PyTorch would run it."""
+    n = max(a.ndim, 1)
+    if not -n <= d < n:
+        raise NotationError(f"dim {d} is out of range for {a.ndim} dims")
+    return d % n
 
 
 def agrees(formula, env: dict, expected: np.ndarray) -> bool:
@@ -294,14 +303,18 @@ class TensorPrinter(StrPrinter):
     def _print_mT(self, e):
         return f"{self._arg(e.args[0])}.T"
 
+    def _shape(self, shape) -> str:
+        """A shape as reshape and torch.ones take it: `2, 3`, or `()` for a 0-d tensor (`reshape()` is no call)."""
+        return ", ".join(map(str, _ints(shape))) or "()"
+
     def _print_reshape(self, e):
-        return f"{self._arg(e.args[0])}.reshape({', '.join(map(str, _ints(e.args[1])))})"
+        return f"{self._arg(e.args[0])}.reshape({self._shape(e.args[1])})"
 
     def _print_unsqueeze(self, e):
         return "".join([self._arg(e.args[0])] + [f".unsqueeze({d})" for d in _ints(e.args[1])])
 
     def _print_ones(self, e):
-        return f"torch.ones({', '.join(map(str, _ints(e.args[0])))})"
+        return f"torch.ones({self._shape(e.args[0])})"
 
     def _print_gt(self, e):
         return f"({self._print(e.args[0])} > {self._print(e.args[1])})"
@@ -337,11 +350,18 @@ class TensorPrinter(StrPrinter):
     def _print_tselect(self, e):
         return f"{self._arg(e.args[0])}[{':, ' * int(e.args[1])}{int(e.args[2])}]"
 
-    def _print_mask(self, e):
-        return self._print(e.args[0])
+    def _print_mask(self, e):  # a condition is booleans: in arithmetic (1 - c) PyTorch needs it as numbers
+        c = e.args[0]
+        if c.is_Number:
+            return self._print(c)
+        if c.is_Symbol and c.name.startswith("torch.tensor([") and ("True" in c.name or "False" in c.name):
+            return c.name.replace("True", "1.").replace("False", "0.")   # a short condition written as its values
+        return f"{self._arg(c)}.float()"
 
     def _print_twhere(self, e):
-        return f"torch.where({', '.join(self._print(a) for a in e.args)})"
+        c = e.args[0].args[0] if e.args[0].func is mask else e.args[0]   # torch.where takes the booleans
+        condition = f"torch.tensor({bool(c)})" if c.is_Number else self._print(c)
+        return f"torch.where({', '.join([condition] + [self._print(a) for a in e.args[1:]])})"
 
     def _print_onehot(self, e):
         n, k, trailing = (int(v) for v in e.args)
@@ -362,7 +382,7 @@ def one_line(text: str) -> str:
     text = re.sub(r"\*\*(\d+)", lambda m: m.group(1).translate(_SUPERSCRIPT), text)
     text = re.sub(r"\*\*\((-?\d+)\)", lambda m: m.group(1).translate(_SUPERSCRIPT), text)
     text = text.replace("**", "^")
-    text = re.sub(r"(?<![\w.₀-₉⁰-⁹])(\d+)\*(?=[^\W\d]|\()", r"\1", text)
+    text = re.sub(r"(?<![\w.₀-₉⁰-⁹])(\d+)\*(?=(?!torch\.)[^\W\d]|\()", r"\1", text)  # 2x, 2·torch.ones(3)
     return text.replace("*", "·")
 
 

@@ -144,13 +144,16 @@ class Sweep:
                 summed_lead.append(d)
             else:
                 summed_keep.append(d)
+        # dims counted from the end: the expression may have fewer axes than the shape it broadcasts to
+        # (`c.sum(-1, keepdim=True)` for a c of shape (3,) standing for (2, 3); c.sum(1) is no PyTorch)
+        end = len(value.shape)
         if summed_keep:
-            expr = tsumdim(expr, as_tuple(summed_keep), sympy.true)
+            expr = tsumdim(expr, as_tuple(d - end for d in summed_keep), sympy.true)
         if summed_lead:
             if len(summed_lead) == len(self.natural_shape(expr)):
                 expr = tsum(expr)
             else:
-                expr = tsumdim(expr, as_tuple(summed_lead), sympy.false)
+                expr = tsumdim(expr, as_tuple(d - end for d in summed_lead), sympy.false)
         natural = tuple(self.natural_shape(expr))
         extra = len(natural) - len(shape)
         if extra > 0 and all(d == 1 for d in natural[:extra]):  # leading axes of 1 left: drop them

@@ -430,8 +430,8 @@ class Names:
                 if not value.requires_grad and id(value._data) not in self._array:
                     self._array[id(value._data)] = name
                     self._views.append((value._data, name))
-                if value.grad_fn is not None:
-                    self._node.setdefault(id(value.grad_fn), name)
+                if value._grad_fn is not None:   # the tensor's own node (a Function's output k: its edge)
+                    self._node.setdefault(id(value._grad_fn), name)
 
     def add_origin(self, origin: dict) -> None:
         """Frozen copies answer to the names of the nodes and arrays they were copied from."""

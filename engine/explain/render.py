@@ -43,10 +43,7 @@ def _leaf_symbolic(symbolic, name):
 
 def _note(symbolic, lang: str) -> str:
     if symbolic.note_key:
-        params = dict(symbolic.note_params)
-        if "detail_key" in params:  # the reason's own words, in the panel's language
-            params["detail"] = t(params.pop("detail_key"), lang)
-        return t(symbolic.note_key, lang, **params)
+        return t(symbolic.note_key, lang, **symbolic.note_params)
     return symbolic.note
 
 
@@ -278,7 +275,7 @@ def render_chain(call, symbolic=None, *, lang: str = "en", width: int = WIDTH) -
             parts.append(Text(t("chain_per_element", lang), style="dim"))
         if chain.segments:
             parts.append(Text(t("chain_segments", lang, y=y), style="dim"))
-        parts.append(Text(one_line(chain.text()), style="bold"))
+        parts.append(Text(chain.text(one_line), style="bold"))
         for name, value in chain.constants:
             parts += [Text(t("chain_constant", lang, name=name)), fitted(value, width - 4, lang)]
         if chain.named:
@@ -299,7 +296,9 @@ def render_chain(call, symbolic=None, *, lang: str = "en", width: int = WIDTH) -
                 for segment in p.segments:
                     for j, (name, factor) in enumerate(segment.factors):
                         label = f"∂{segment.top}/∂{segment.bottom} = {one_line(segment.factor)}" if j == 0 else ""
-                        table.add_row(*([label] if named else []), name, one_line(factor))
+                        # Text, not str: a str cell is read as Rich markup, and a formula such as
+                        # `torch.tensor([inf, 1.])` would vanish as a [tag]
+                        table.add_row(*([Text(label)] if named else []), Text(name), Text(one_line(factor)))
                 parts.append(table)
         elif chain.steps:
             parts.append(Text(t("chain_tensor", lang), style="dim"))

@@ -234,12 +234,7 @@ def symbolic_jacobian(nodes: list, names, out_shape: tuple, seed: np.ndarray, ed
         node = _failed_at(error)
         if node is None:
             return _limit("limit_unsupported_other", started)
-        from engine.explain.messages import t
-
-        key, detail = _op_key(node), op_detail(node.op)
-        if detail is None:
-            return _limit("limit_unsupported", started, op=key)
-        return _limit("limit_unsupported_detail", started, op=key, detail=t(detail), detail_key=detail)
+        return _limit("limit_unsupported", started, op=_op_key(node))
     return SymbolicJacobian(True, "", output, leaves, rep.values, time.perf_counter() - started)
 
 
@@ -248,8 +243,7 @@ def _limit(key: str, started: float | None = None, **params) -> SymbolicJacobian
     from engine.explain.messages import t
 
     seconds = 0.0 if started is None else time.perf_counter() - started
-    shown = {k: v for k, v in params.items() if k != "detail_key"}
-    return SymbolicJacobian(False, t(key, "en", **shown) + "; numbers only", seconds=seconds, note_key=key,
+    return SymbolicJacobian(False, t(key, "en", **params) + "; numbers only", seconds=seconds, note_key=key,
                             note_params=params)
 
 
@@ -264,19 +258,6 @@ def _failed_at(error: BaseException):
             found = node
         tb = tb.tb_next
     return found
-
-
-# Why an op has no symbolic form, by the op record itself (never by its name): a target of class indices is
-# nll_loss's alone (cross_entropy records log_softmax, then nll_loss); gather and indexing also pick entries
-# by index, yet they have a symbolic form, as where and masked_fill have theirs (conditions are decided at
-# the call's values, like relu's branch).
-_OP_DETAILS = {OPS["nll_loss"]: "op_detail_indices", OPS["nll_loss2d"]: "op_detail_indices"}
-
-
-def op_detail(op) -> str | None:
-    """The message key saying why `op` (an `engine.ops` record) has no symbolic form, or None when there is no
-    reason a learner can be told."""
-    return _OP_DETAILS.get(op)
 
 
 def _op_key(node) -> str:

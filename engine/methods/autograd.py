@@ -9,7 +9,7 @@ import numpy as np
 
 from engine import backward as _backward
 from engine import state
-from engine.graph import AccumulateGrad, ViewWithoutGrad, accumulate, as_grad
+from engine.graph import AccumulateGrad, ViewWithoutGrad, accumulate, as_grad, output_of
 from engine.hook_handle import RemovableHandle
 from engine.tensor import Tensor, _apply, _input_list, _modes
 
@@ -42,8 +42,9 @@ class AutogradMethods:
 
     @property
     def grad_fn(self):
-        """The node that made this tensor (None for a leaf); read-only, as in PyTorch."""
-        return self._grad_fn
+        """The node that made this tensor (None for a leaf); read-only, as in PyTorch. The outputs of a custom
+        Function share its one node (`out1.grad_fn is out2.grad_fn`), each reaching it by an edge of its own."""
+        return output_of(self._grad_fn)[0]
 
     @grad_fn.setter
     def grad_fn(self, value) -> None:

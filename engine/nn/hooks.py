@@ -152,9 +152,9 @@ class BackwardHook:
         passed = BackwardHookFunction.apply(*(values[i] for i in index), on_backward=on_backward)
         passed = passed if isinstance(passed, tuple) else (passed,)
         for t in passed:   # one node, or with several tensors one node each picking its part of the packed one
-            if t.grad_fn is not None:
-                HOOK_NODES.add(t.grad_fn)
-                HOOK_NODES.update(p for p in t.grad_fn.parents if len(passed) > 1 and p is not None)
+            if t._grad_fn is not None:   # the tensor's own node: with several tensors, the edge to the packed one
+                HOOK_NODES.add(t._grad_fn)
+                HOOK_NODES.update(p for p in t._grad_fn.parents if len(passed) > 1 and p is not None)
         out = list(values)
         for i, t in zip(index, passed):
             out[i] = t

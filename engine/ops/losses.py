@@ -102,9 +102,9 @@ def _nll(a, target, reduction, ignore_index):
     kept = target != ignore_index
     safe = np.where(kept, target, 0)
     if a.ndim == 1:
-        picked = -a[safe] * kept
+        picked = xp.select(kept, -a[safe])   # not `* kept`: a symbolic replay's entries take no numpy bool
     else:
-        picked = -np.take_along_axis(a, np.expand_dims(safe, 1), 1).squeeze(1) * kept
+        picked = xp.select(kept, -np.take_along_axis(a, np.expand_dims(safe, 1), 1).squeeze(1))
     if reduction == "mean":
         return np.sum(picked) / np.sum(kept)
     return _reduce_loss(picked, reduction)

@@ -23,7 +23,7 @@ def _refuse_bool(kernel: str):
 def _pow_self_rule(g, out, a, b):
     """d a**b / d a, 0 where the exponent is 0 (PyTorch's pow_backward_self), for a number or tensor b."""
     if np.ndim(b) == 0 and not xp.symbolic(b) and not xp.is_tensor(b):
-        return xp.zeros(np.shape(g), g) if b == 0 else g * (b * a ** (b - 1))  # zeros_like, as PyTorch
+        return xp.zeros(np.shape(g), g) if b == 0 else g * xp.scale(a ** (b - 1), b)  # zeros_like, as PyTorch
     return xp.where(xp.numeric(b) == 0, 0, g * (b * a ** (b - 1)))
 
 
@@ -98,6 +98,9 @@ op("mul", "MulBackward0", ["self", "other"], operator.mul,
    {"self": ("grad * other", lambda g, out, a, b: g * b),
     "other": ("grad * self", lambda g, out, a, b: g * a)}, saves={"self": ["other"], "other": ["self"]}, dtype=PROMOTE,
    names=names("mul", inplace=True, number_first="__rmul__"), shape=BROADCAST_SHAPE, check=BROADCASTS)
+# a Tensor times a Scalar inside a derivative rule (C++'s at::mul(Tensor, Scalar)); Python's `x * 3` is MulBackward0
+op("mul_scalar", "MulBackward1", ["self"], lambda a, other: a * other,
+   {"self": ("grad * other", lambda g, out, a, other: g * other)}, dtype=PROMOTE)
 op("div", "DivBackward0", ["self", "other"], lambda a, b: a / b,
    {"self": ("grad / other", lambda g, out, a, b: g / b),
     "other": ("-grad * self / (other * other)", lambda g, out, a, b: g * (-a / (b * b)))},

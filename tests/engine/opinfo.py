@@ -65,6 +65,8 @@ class OpInfo:
     name: str
     samples: list[Sample]
     skip_grad: str | None = None  # the reason gradients are not compared (None: they are)
+    # samples whose create_graph=True gradient starts with other nodes than PyTorch's (see DOUBLE_DIFFERS)
+    double_differs: tuple[int, ...] = ()
 
 
 def s(code: str, *, error: str = "message", values: bool = True, **inputs) -> Sample:
@@ -883,3 +885,38 @@ def public_names(engine) -> set[str]:
 OPERATORS = {"add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "radd", "rsub", "rmul", "rtruediv",
              "rfloordiv", "rmod", "rpow", "rmatmul", "iadd", "isub", "imul", "itruediv", "neg", "pos", "getitem",
              "setitem", "and", "or", "xor", "invert", "len", "iter", "bool", "float", "int", "index"}
+
+# The gradient a create_graph=True backward gives is itself made by recorded ops; for these samples the first three
+# levels of its graph are not the nodes PyTorch's derivatives.yaml formula makes: the engine's rule is written with
+# other ops (masked_fill as where, a fused *BackwardBackward node as its arithmetic, a broadcast undone by sum_to as
+# SumBackward1, a dtype cast first, 1/x as a division). Values and gradients agree. 313 of the 1656 samples with a
+# gradient; `test_double_backward_graph_matches_torch` checks every other sample's nodes against PyTorch's, and
+# that each listed one still differs (fixed: remove it).
+DOUBLE_DIFFERS = {
+    '__imul__': (0,), '__itruediv__': (0,), '__matmul__': (0, 2, 3, 4, 5, 14),
+    '__mod__': (0, 1, 2, 5, 6, 9, 11, 13), '__mul__': (1, 6, 11), '__pow__': (1, 5, 6, 10, 13), '__rpow__': (0, 1),
+    '__rtruediv__': (0, 2), '__truediv__': (0, 1, 5, 6, 9, 11, 13, 14), 'abs': (0, 1, 2, 3, 4), 'abs_': (0,),
+    'acos': (0, 1, 2, 3, 4), 'addmm': (0, 1, 2, 3), 'asin': (0, 1, 2, 3, 4), 'asin_': (0,),
+    'atan': (0, 1, 2, 3, 4), 'atan2': (0, 1, 2, 3, 4, 7, 9, 11, 12), 'atan2_': (0,), 'atan_': (0,), 'bmm': (0, 1),
+    'cumprod': (2, 3), 'div': (0, 1, 5, 6, 9, 11, 12, 13, 14), 'div_': (0,), 'erf': (0, 1, 2, 3, 4), 'erf_': (0,),
+    'exp2': (0, 1, 2, 3, 4), 'exp2_': (0,), 'expm1': (0, 1, 2, 3, 4), 'expm1_': (0,), 'func.functional_call': (0,),
+    'ger': (0, 1), 'log10': (0, 1, 2, 3, 4), 'log10_': (0,), 'log1p': (0, 1, 2, 3, 4), 'log1p_': (0,),
+    'log2': (0, 1, 2, 3, 4), 'log2_': (0,), 'log_': (0,), 'matmul': (0, 1, 2), 'mm': (0, 1), 'mul': (1, 6, 11, 13),
+    'mul_': (0, 1), 'mv': (0, 1), 'nn.BCELoss': (0, 1), 'nn.BCEWithLogitsLoss': (0,),
+    'nn.CrossEntropyLoss': (0, 1), 'nn.ELU': (0,), 'nn.GELU': (0,), 'nn.LeakyReLU': (0,),
+    'nn.Linear': (0, 1, 2, 3), 'nn.MSELoss': (0, 1), 'nn.SiLU': (0,), 'nn.Softplus': (0,),
+    'nn.functional.binary_cross_entropy': (0, 1, 2, 3, 4),
+    'nn.functional.binary_cross_entropy_with_logits': (0, 1, 2, 4),
+    'nn.functional.cross_entropy': (0, 1, 2, 9, 10), 'nn.functional.elu': (0, 1), 'nn.functional.gelu': (0, 1),
+    'nn.functional.l1_loss': (0, 1), 'nn.functional.leaky_relu': (0, 1, 2),
+    'nn.functional.linear': (0, 1, 2, 3, 4, 5, 7), 'nn.functional.mse_loss': (0, 1, 2, 3, 6, 7),
+    'nn.functional.nll_loss': (0, 1, 2, 3, 4, 5, 10, 11), 'nn.functional.silu': (0, 1),
+    'nn.functional.softplus': (0, 1, 2), 'norm': (0, 1, 2, 3, 4, 6, 7, 8, 9, 11, 12, 13, 14, 15, 16, 17, 21),
+    'outer': (0, 1), 'pow': (1, 5, 6, 11, 13, 14), 'prod': (0, 1, 4, 5, 6, 7, 8, 10, 11, 13),
+    'reciprocal': (0, 1, 2, 3, 4), 'reciprocal_': (0,), 'remainder': (0, 1, 2, 5, 6, 9, 11, 12, 13),
+    'rsqrt': (0, 1, 2, 3, 4), 'rsqrt_': (0,), 'sqrt': (0, 1, 2, 3, 4), 'sqrt_': (0,),
+    'std': (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19), 'tan': (0, 1, 2, 3, 4),
+    'tan_': (0,), 'var': (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19),
+}
+for _name, _indices in DOUBLE_DIFFERS.items():
+    OPS[_name].double_differs = _indices

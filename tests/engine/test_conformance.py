@@ -41,8 +41,9 @@ def _arrays(name: str, index: int, sample) -> dict:
     return {key: spec.array(rng) if isinstance(spec, T) else spec for key, spec in sample.inputs.items()}
 
 
-def _run(lib, sample, arrays: dict, cotangent_seed: int) -> dict:
-    """Run one sample on `lib`: the result (or error), then a backward with a random cotangent."""
+def _run(lib, sample, arrays: dict, cotangent_seed: int, create_graph: bool = False) -> dict:
+    """Run one sample on `lib`: the result (or error), then a backward with a random cotangent (with
+    `create_graph`, each gradient's first nodes are recorded too: `_first`)."""
     env = {"torch": lib, "F": lib.nn.functional, "math": math, "inf": math.inf, "nan": math.nan}
     leaves = {}
     for key, value in arrays.items():
@@ -77,11 +78,22 @@ def _run(lib, sample, arrays: dict, cotangent_seed: int) -> dict:
             try:
                 for out in outputs[:1]:
                     cotangent = rng.standard_normal(tuple(out.shape)).astype(str(out.dtype).split(".")[1])
-                    out.backward(lib.from_numpy(cotangent))
+                    out.backward(lib.from_numpy(cotangent), create_graph=create_graph)
                 record["grads"] = {key: _describe(lib, t.grad, True) for key, t in leaves.items()}
+                if create_graph:
+                    record["first"] = {key: _first(t.grad.grad_fn if t.grad is not None else None)
+                                       for key, t in leaves.items()}
             except Exception as err:  # noqa: BLE001
                 record["backward_error"] = (type(err).__name__, str(err))
     return record
+
+
+def _first(node, depth: int = 3):
+    """The first `depth` levels of a gradient's graph by name: `x.grad.grad_fn`, the nodes of its `next_functions`,
+    theirs (a backward's x.grad is CopyBackwards first; the rule's own nodes come next)."""
+    if node is None or depth == 0:
+        return None if node is None else type(node).__name__
+    return type(node).__name__, [_first(p, depth - 1) for p, _ in node.next_functions]
 
 
 def _tensors(lib, value) -> list:
@@ -178,3 +190,25 @@ def test_sample_matches_torch(name, index):
     assert ("grads" in actual) == ("grads" in expected), f"{sample!r}: backward ran on one library only"
     for key, grad in expected.get("grads", {}).items():
         _same(actual["grads"][key], grad, f"{key}.grad", signed_zeros=True)
+
+
+
+DOUBLE = [(name, i) for name, i in CASES if not OPS[name].skip_grad and OPS[name].samples[i].error != "unsupported"]
+
+
+@pytest.mark.parametrize("name,index", DOUBLE, ids=[f"{n}-{i}" for n, i in DOUBLE])
+def test_double_backward_graph_matches_torch(name, index):
+    """backward(create_graph=True) records the gradient's own graph: its first three levels are PyTorch's nodes,
+    by name (pow's rule multiplies by its exponent, a Scalar: MulBackward1, not the MulBackward0 of
+    `x * 3`). The samples `opinfo.DOUBLE_DIFFERS` lists must still differ, so that list stays exact."""
+    sample = OPS[name].samples[index]
+    arrays = _arrays(name, index, sample)
+    seed = zlib.crc32(sample.code.encode())
+    expected = _run(torch, sample, arrays, seed, create_graph=True)
+    actual = _run(engine, sample, arrays, seed, create_graph=True)
+    if "first" not in expected:
+        return
+    if index in OPS[name].double_differs:
+        assert actual.get("first") != expected["first"], f"{sample!r} now matches: remove it from DOUBLE_DIFFERS"
+    else:
+        assert actual.get("first") == expected["first"], f"{sample!r}"

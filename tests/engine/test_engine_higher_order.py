@@ -355,3 +355,44 @@ quiet = torch.autograd.gradcheck(Wrong.apply, (x,), raise_exception=False)
         return env["message"], env["quiet"]
     expected, actual = _both(run)
     assert actual == expected
+
+
+SEVERAL_OUTPUTS = '''
+class Split(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * 2, x ** 2, (x > 0).long()
+
+    @staticmethod
+    def backward(ctx, ga, gb, gc):
+        x, = ctx.saved_tensors
+        return ga * 2 + gb * 2 * x
+
+
+x = torch.tensor([1., -2., 3.], dtype=torch.float64, requires_grad=True)
+a, b, c = Split.apply(x)
+s = a * b + b
+def shown(edge):
+    return None if edge[0] is None else (type(edge[0]).__name__, edge[1])
+out = [a.grad_fn is b.grad_fn, type(a.grad_fn).__name__, c.grad_fn, c.requires_grad,
+       [shown(e) for e in s.grad_fn.next_functions[0][0].next_functions],
+       [shown(e) for e in a.grad_fn.next_functions],
+       s.grad_fn.next_functions[1][0] is b.grad_fn, s.grad_fn.next_functions[0][0].next_functions[0][0] is a.grad_fn]
+s.sum().backward(retain_graph=True)
+out.append(x.grad.tolist())
+g, = torch.autograd.grad((a * b).sum(), x, create_graph=True)
+out.append(torch.autograd.grad(g.sum(), x)[0].tolist())
+'''
+
+
+def test_a_function_with_several_outputs_has_one_node_for_them():
+    """PyTorch gives a custom Function one node: each output's grad_fn is that node, reached by an edge numbered
+    as the output (`next_functions` shows (node, 1) for the second); gradients are unchanged."""
+    def run(lib):
+        env = {"torch": lib}
+        exec(SEVERAL_OUTPUTS, env)
+        return env["out"]
+    expected, actual = _both(run)
+    assert actual == expected
+    assert expected[0] is True

@@ -3,11 +3,10 @@
 The formulas are checked here independently of the explanation's own check: the displayed text is
 evaluated with PyTorch itself (float64), at the values the program's tensors had at the backward call.
 """
-import re
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from engine.explain import explain_program, explain_symbolic
@@ -55,24 +54,26 @@ def programs(draw):
     return source
 
 
-def torch_value(formula: str, namespace: dict, constants=()):
-    """The displayed formula evaluated by PyTorch (the notation is written as PyTorch code reads): a short
-    constant written as its values ([1, 0, 1]) becomes a tensor, c₁ … take the values shown beside it."""
+# A displayed formula is PyTorch code read with these names imported from torch (`from torch import exp`);
+# nothing else is added: a list written where a tensor is meant, or a dim the tensor lacks, fails here.
+FUNCTIONS = ("exp", "log", "sin", "cos", "tan", "tanh", "sinh", "cosh", "sign", "abs", "sqrt", "softmax")
+
+
+def torch_value(formula: str, namespace: dict, constants=(), dtype=torch.float64):
+    """The displayed formula run by PyTorch as it is written; only c₁ …, which are no Python names, are bound
+    to the values the explanation shows beside them. `dtype`: the namespace's floats (torch.ones(3) in a formula
+    is made in it, as the program's own tensors were)."""
     env = dict(namespace)
-    env.update(torch=torch, exp=torch.exp, log=torch.log, sin=torch.sin, cos=torch.cos, tanh=torch.tanh,
-               sign=torch.sign, abs=torch.abs, sqrt=torch.sqrt, cosh=torch.cosh,
-               softmax=lambda a, dim: torch.softmax(a, dim=dim))
+    env.update({name: getattr(torch, name) for name in FUNCTIONS}, torch=torch)
     for k, (name, value) in enumerate(constants):
         formula = formula.replace(name, f"_c{k}")
-        env[f"_c{k}"] = torch.tensor(np.asarray(value, dtype=np.float64))
-    formula = re.sub(r"(?<![\w)\]])\[([^\[\]]*)\]", r"torch.tensor([\1])", formula)
-    # a mask is 0s and 1s in the formula's arithmetic (1 - bm); torch.where takes it as its condition
-    formula = formula.replace("torch.where(", "_where(")
-    env["_where"] = lambda c, a, b: torch.where(torch.as_tensor(c) != 0, a, b)
+        value = torch.tensor(np.asarray(value))
+        env[f"_c{k}"] = value.to(dtype) if value.is_floating_point() else value   # a condition stays booleans
     default = torch.get_default_dtype()
-    torch.set_default_dtype(torch.float64)
+    torch.set_default_dtype(dtype)
     try:
-        return torch.as_tensor(eval(formula, {}, env), dtype=torch.float64)  # noqa: S307
+        with torch.no_grad():
+            return torch.as_tensor(eval(formula, {}, env)).to(torch.float64)  # noqa: S307
     finally:
         torch.set_default_dtype(default)
 
@@ -138,7 +139,7 @@ def test_matmul_in_tensor_notation():
     ("y = x.softmax(dim=0)[0]", "(torch.eye(3)[0] - softmax(x, dim=0)[0])*softmax(x, dim=0)"),
     ("y = -torch.log_softmax(x, dim=0)[2]", "-torch.eye(3)[2] + softmax(x, dim=0)"),  # cross-entropy, class 2
     ("t = torch.tensor([1., 1., 1.])\ny = torch.nn.functional.mse_loss(x, t)", "2*(-t + x)/3"),
-    ("y = torch.where(x > 0, x.exp(), 0.).sum()", "exp(x)*[1, 0, 1]"),
+    ("y = torch.where(x > 0, x.exp(), 0.).sum()", "exp(x)*torch.tensor([1., 0., 1.])"),
 ])
 def test_course_ops_in_tensor_notation(source, total):
     """The ops of the course's later lessons (losses, max at ties, indexing, where) get a tensor formula."""
@@ -205,7 +206,8 @@ def torch_run(template: str, values: np.ndarray) -> dict:
         exec(template.replace("XV", repr(values.tolist())), {"torch": torch}, namespace)  # noqa: S102 - ours
     finally:
         torch.set_default_dtype(default)
-    found = {k: v.detach().to(torch.float64) for k, v in namespace.items() if isinstance(v, torch.Tensor)}
+    found = {k: v.detach().to(torch.float64) if v.is_floating_point() else v.detach()   # bm stays booleans
+             for k, v in namespace.items() if isinstance(v, torch.Tensor)}
     found["x.grad"] = namespace["x"].grad.to(torch.float64)
     return found
 
@@ -234,3 +236,92 @@ def test_lookalike_constants_are_never_named_by_value(program):
         got = torch_value(chain.total, here, chain.constants)
         torch.testing.assert_close(got.expand_as(expected), expected, rtol=1e-4, atol=1e-5,
                                    msg=lambda m: f"{source}\n{chain.total} at x = {moved}\n{m}")
+
+
+# --- every formula shown is PyTorch code: broadcasting, expand, conditions, unnamed constants ---------------
+BROADCAST_OPS = ["{a}.expand(2, 3)", "({a} * c)", "({a} * torch.tensor([1., 2., -3.]))",
+                 "({a} * torch.tensor([[1.], [-2.]]))", "({a} / torch.tensor([0.5, -2., 4.]))",
+                 "({a} / torch.tensor([3., 7., 0.1]))", "torch.where(bm, {a}, 2 * {a})",
+                 "torch.where({a} > 0, {a}, 0.)", "torch.where(torch.tensor([True, False, True]), {a}.exp(), {a})",
+                 "{a}.unsqueeze(0)", "({a} + b)", "{a}.sum(dim=-1, keepdim=True)", "{a}.sum(dim=0)",
+                 "({a} * {a})", "{a}.exp()"]
+
+
+@st.composite
+def broadcast_programs(draw):
+    """x of a shape that broadcasts against (2, 3), then ops that broadcast it, expand it or pick with a
+    condition, against named and unnamed constants of other shapes (the sweep must undo each broadcast)."""
+    shape = draw(st.sampled_from([(3,), (2, 1), (1, 3), (2, 3)]))
+    n = int(np.prod(shape))
+    x = (np.array(draw(st.lists(st.integers(-4, 4), min_size=n, max_size=n)), dtype=float) / 4 + 0.125).reshape(shape)
+    c_shape = draw(st.sampled_from([(3,), (2, 1), (2, 3)]))
+    expr = "x"
+    for op in draw(st.lists(st.sampled_from(BROADCAST_OPS), min_size=1, max_size=3)):
+        expr = op.format(a=expr)
+    end = draw(st.sampled_from(["y.sum().backward()", "y.backward(torch.ones_like(y))",
+                                "v = torch.arange(float(y.numel())).reshape(y.shape) - 1\ny.backward(v)"]))
+    return (f"import torch\nx = torch.tensor({x.tolist()}, requires_grad=True)\n"
+            f"c = torch.arange(1., {int(np.prod(c_shape)) + 1}.).reshape{c_shape}\n"
+            f"b = torch.tensor([0.5, -1., 2.])\nbm = torch.tensor([True, False, True])\n"
+            f"y = {expr}\n{end}\n")
+
+
+def run_torch(source: str) -> dict | None:
+    """The program run by real PyTorch: its tensors as they are (dtype too), or None when PyTorch refuses it."""
+    namespace: dict = {}
+    try:
+        exec(source, {"torch": torch}, namespace)  # noqa: S102 - generated above
+    except RuntimeError:
+        return None
+    return {k: v.detach() for k, v in namespace.items() if isinstance(v, torch.Tensor)}
+
+
+def shown_formulas(chain, call):
+    """Every formula the chain panel shows as code, with the numbers the engine had for it: the total, each
+    path's share (which add up to it), each step (what arrived at that node), each segment (∂y/∂d = …, its
+    gradient symbols taking the engine's arriving gradients)."""
+    leaf = next(le for le in call.leaves if le.name == chain.leaf)
+    if chain.total:
+        yield chain.total, leaf.contribution, {}
+    if len(chain.paths) > 1:
+        yield " + ".join(f"({p.total})" for p in chain.paths), leaf.contribution, {}
+    for step in chain.steps:
+        yield step.formula, next(s.incoming for s in call.trace if s.node == step.node), {}
+    output = call.output_name if call.output_name.isidentifier() else f"({call.output_name})"   # as the panel
+    arrived = {f"∂{output}/∂{node.tensor}": next(s.incoming for s in call.trace if s.node == node.index)
+               for node in call.graph if node.tensor}
+    for lhs, formula in chain.segments:
+        expected = leaf.contribution if lhs.endswith(f"/∂{chain.leaf}") else arrived[lhs]
+        yield formula, expected, arrived
+
+
+@settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(broadcast_programs(), programs()))
+def test_every_shown_formula_runs_in_pytorch(source):
+    """Each formula the chain rule shows, run by real PyTorch on the program's own tensors (their real dtypes:
+    a condition stays booleans), gives the engine's numbers; a formula PyTorch cannot run fails here."""
+    here = run_torch(source)
+    assume(here is not None)
+    exp = explain_program(source)
+    assert exp.ok, (exp.error, source)
+    call = exp.calls[0]
+    sym = explain_symbolic(exp, 0, timeout=20)
+    for chain in sym.chains:
+        if not (chain.ok and chain.verified):
+            continue
+        names = dict(here)
+        if chain.weight and chain.weight not in names and chain.weight.isidentifier():
+            names[chain.weight] = torch.tensor(np.asarray(call.seed))
+        for formula, expected, grads in shown_formulas(chain, call):
+            text = formula
+            env = dict(names)
+            for k, (name, value) in enumerate(grads.items()):
+                text = text.replace(name, f"_g{k}")
+                env[f"_g{k}"] = torch.tensor(np.asarray(value))
+            expected = torch.tensor(np.asarray(expected, dtype=np.float64))
+            try:
+                got = torch_value(text, env, chain.constants, dtype=torch.float32)   # the program's own dtype
+            except Exception as error:  # noqa: BLE001 - the point: PyTorch must run what is shown
+                raise AssertionError(f"{source}\nPyTorch cannot run the shown formula {formula!r}: {error!r}")
+            torch.testing.assert_close(got.expand_as(expected), expected, rtol=1e-4, atol=1e-5, equal_nan=True,
+                                       msg=lambda m, f=formula: f"{source}\n{f}\n{m}")

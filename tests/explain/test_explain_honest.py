@@ -1,5 +1,6 @@
 """Honest checks: values as they were at each backward call, calls that raised, the program's own names."""
 import json
+import re
 
 import numpy as np
 from click.testing import CliRunner
@@ -127,11 +128,12 @@ def test_a_nan_or_inf_constant_keeps_the_symbolic_form(tmp_path):
     head = "import torch\nx = torch.tensor([1., -2.], requires_grad=True)\n"
     where = explain_program(head + "y = torch.where(x > 0, x, torch.tensor(float('nan'))).sum()\ny.backward()\n")
     sym = explain_symbolic(where, 0)
-    assert sym.ok and sym.chains[0].verified and sym.chains[0].total == "[1, 0]"   # torch: x.grad = [1., 0.]
+    assert sym.ok and sym.chains[0].verified and sym.chains[0].total == "torch.tensor([1., 0.])"   # torch: x.grad = [1., 0.]
     scaled = explain_program(head + "y = (x * torch.tensor([float('inf'), 1.])).sum()\ny.backward()\n")
     assert scaled.ok
     sym = explain_symbolic(scaled, 0)
-    assert sym.ok and sym.chains[0].total == "[inf, 1]"                             # torch: x.grad = [inf, 1.]
+    chain = sym.chains[0]                # inf is no Python literal: the constant is c₁, its values shown beside
+    assert sym.ok and chain.total == "c₁" and np.array_equal(chain.constants[0][1], [np.inf, 1])
     for k, program in enumerate((where, scaled)):
         path = tmp_path / f"p{k}.py"
         path.write_text(program.source)
@@ -150,6 +152,50 @@ def test_an_infinite_entry_keeps_the_symbolic_jacobian():
     sym = explain_symbolic(exp, 0)
     assert sym.ok
     np.testing.assert_array_equal(sym.leaves[0].substituted, [[np.inf, 0.25]])
+
+
+def _text(renderable) -> str:
+    console = Console(width=100, record=True, file=open("/dev/null", "w"))
+    console.print(renderable)
+    return console.export_text()
+
+
+def test_infinite_and_nan_entries_are_written_as_pytorch_prints_them():
+    """A symbolic entry that is infinite reads inf (or -inf, nan) as in PyTorch's x.grad, never sympy's oo; in the
+    chain rule such a constant is c₁ (inf is no Python literal), its values beside it."""
+    exp = explain_program("import torch\nx = torch.tensor([1., 2., 3.], requires_grad=True)\n"
+                          "y = (x * torch.tensor([float('inf'), 1., float('nan')])).sum()\ny.backward()\n")
+    sym = explain_symbolic(exp, 0)
+    assert sym.ok and sym.leaves[0].verified
+    shown = _text(render_jacobian(exp.calls[0], sym))
+    assert not re.search(r"\boo\b", shown) and "│ inf │ 1 │ nan │" in shown
+    chain = _text(render_chain(exp.calls[0], sym))
+    assert "∂y/∂x = c₁\n" in chain and "│ inf │ 1 │ nan │" in chain
+    exp = explain_program("import torch\nx = torch.tensor([1., 2.], requires_grad=True)\n"
+                          "y = (x * torch.tensor([-float('inf'), 1.]) * x).sum()\ny.backward()\n")
+    sym = explain_symbolic(exp, 0)
+    shown = _text(render_jacobian(exp.calls[0], sym))
+    assert sym.leaves[0].verified and "-inf·x₁" in shown and not re.search(r"\boo\b", shown)
+
+
+def test_a_negative_zero_constant_is_shown_as_minus_zero():
+    """x / [0., -0., 2.]: PyTorch's x.grad is [inf, -inf, 0.5]; the formula 1/c₁ gives it only with c₁'s -0 shown
+    as -0 (PyTorch prints -0.), never as a 0 that would give inf."""
+    program = ("import torch\nx = torch.tensor([1., 2., 3.], requires_grad=True)\n"
+               "y = (x / torch.tensor([0., -0., 2.])).sum()\ny.backward()\n")
+    exp = explain_program(program)
+    np.testing.assert_array_equal(exp.calls[0].leaves[0].contribution, [np.inf, -np.inf, 0.5])
+    chain = _text(render_chain(exp.calls[0], explain_symbolic(exp, 0)))
+    assert "∂y/∂x = 1/c₁" in chain and "│ 0 │ -0 │ 2 │" in chain
+
+
+def test_the_chain_rule_names_the_output_as_the_program_wrote_it():
+    """`(x * 2 * x).sum().backward()`: the left-hand side is the learner's code, `*` and all; only the formulas
+    on the right are written as the articles write them (4x)."""
+    exp = explain_program("import torch\nx = torch.tensor([1., 2., 3.], requires_grad=True)\n"
+                          "(x * 2 * x).sum().backward()\n")
+    shown = _text(render_chain(exp.calls[0], explain_symbolic(exp, 0)))
+    assert "∂((x * 2 * x).sum())/∂x = ① + ② = 4x" in shown and "·" not in shown.split("=")[0]
 
 
 def test_std_and_norm_of_a_whole_tensor_have_a_symbolic_form():
