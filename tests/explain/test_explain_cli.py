@@ -47,3 +47,4 @@ def test_failing_program_exits_1_with_message(tmp_path):
     assert result.exit_code == 1
     assert "grad can be implicitly created only for scalar outputs" in " ".join(result.output.split())
     assert "Traceback" not in result.output
+    assert "made no backward call" not in result.output  # line 3 is a backward call: it raised

@@ -108,6 +108,15 @@ def test_grade_explain_and_open_errors_in_japanese(cli, tmp_path):
                 "broken.toml:3")
 
 
+def test_explain_says_where_a_program_failed_in_japanese(cli, tmp_path):
+    """The report's last line names the failing line as the panels do (「（9 行目）」), not as "line 3:"."""
+    bad = tmp_path / "bad.py"
+    bad.write_text("import torch\nx = torch.ones(2, requires_grad=True)\n(x + y).sum().backward()\n", "utf-8")
+    shown = in_japanese(cli("--lang", "ja", "explain", bad, "--no-symbolic"),
+                        "プログラムはエラーで終了しました: 3 行目: NameError")
+    assert "line 3" not in shown
+
+
 @pytest.mark.parametrize("args, says", [
     (("grade", "trying-autogra:3", "1"), "no lesson 'trying-autogra' — did you mean 'trying-autograd'? The lessons"),
     (("--open", "trying-autograd:99"), "lesson 'trying-autograd' has no step '99'. Its steps (number and id): 1 notation"),

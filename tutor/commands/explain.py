@@ -101,12 +101,16 @@ def _print(console, explanation, lang: str, step_info: dict | None) -> None:
     if explanation.fault:  # the explanation could not be made: say so, never "the program failed"
         console.print(text(Text.assemble((t("explanation_failed", lang) + " ", "red"), str(explanation.error))))
         return
-    if not explanation.calls:
+    if not explanation.calls and explanation.error is None:  # a backward that raised is a call: its error says why
         console.print(text(t("no_backward", lang)))
     for renderable in explanation.report:
         console.print(renderable)
     if explanation.error is not None:
-        console.print(text(Text.assemble((t("program_failed", lang) + " ", "red"), str(explanation.error))))
+        error = explanation.error
+        said = f"{error.type}: {error.message}"
+        if error.line is not None:  # the place in the reader's language, as the panels' 「（9 行目）」
+            said = i18n.t("error_at_line", lang, line=error.line, error=said)
+        console.print(text(Text.assemble((t("program_failed", lang) + " ", "red"), said)))
 
 
 
