@@ -108,8 +108,12 @@ MESSAGES: dict[str, dict[str, str]] = {
                                   "or abs at 0, or a tie in max), not at values nearby",
                             "ja": "記号形式は表示しません: ちょうどこの値でしか成り立たず（relu や abs が 0 で折れ曲がる点、"
                                   "max の同点など）、近くの値では成り立ちません"},
-    "kind_zero": {"en": "all zero here: changing {x} slightly does not change {y} at these values",
-                  "ja": "すべて 0: この値では {x} を少し変えても {y} は変わりません"},
+    "kind_zero": {"en": "all zero here: backward's gradient is 0 at these values, so a small change of {x} does not "
+                        "move {y} to first order — unless {x} sits at a kink (relu or abs at 0, a tie in max), where "
+                        "0 is only the value PyTorch picks",
+                  "ja": "すべて 0: この値では backward の勾配が 0 なので、{x} を少し変えても {y} は 1 次の範囲では変わりません。"
+                        "ただし {x} が折れ曲がる点（0 での relu や abs、max の同点）にあるときは別で、0 は PyTorch が"
+                        "選んだ値にすぎません"},
     "kind_undefined": {"en": "some entries are nan or infinite: backward gives no finite number here (the derivative "
                              "may be undefined, or a branch not taken may have poisoned it: see the finite differences)",
                        "ja": "nan や無限大の成分があります: backward はここで有限の値を出しません（微分が定義されないか、"
@@ -229,6 +233,11 @@ MESSAGES: dict[str, dict[str, str]] = {
                              "it also gives backward's gradient with {x} moved slightly",
                        "ja": "✓ この呼び出し時の値で計算すると、式は backward による {x}.grad と一致します。"
                              "{x} を少し動かした値でも backward の勾配と一致します"},
+    # when the call's gradient is not all of {x}.grad: autograd.grad returned it, or .grad held one before
+    "chain_verified_call": {"en": "✓ evaluated at the values of this call, the formula equals the gradient this call "
+                                  "computed for {x} (vᵀJ); it also gives that gradient with {x} moved slightly",
+                            "ja": "✓ この呼び出し時の値で計算すると、式はこの呼び出しが {x} について計算した勾配（vᵀJ）と"
+                                  "一致します。{x} を少し動かした値でも、その勾配と一致します"},
     "chain_verified_hooked": {"en": "✓ the formula is the function's own gradient vᵀJ: it equals backward's numbers "
                                     "without hooks, at the values of this call and with {x} moved slightly",
                               "ja": "✓ 式は関数そのものの勾配 vᵀJ です。フックなしの backward の数値と、この呼び出し時の"

@@ -311,8 +311,9 @@ def render_chain(call, symbolic=None, *, lang: str = "en", width: int = WIDTH) -
         if chain.hook_changed:
             parts.append(Text(t("chain_verified_hooked", lang, x=x), style="green"))
             parts.append(Text(t("hooks_changed", lang, x=x), style="magenta"))
-        else:
-            parts.append(Text(t("chain_verified", lang, x=x), style="green"))
+        else:  # ".grad from backward" only where .grad is this call's gradient and nothing else
+            key = "chain_verified_call" if call.returns or leaf.accumulated else "chain_verified"
+            parts.append(Text(t(key, lang, x=x), style="green"))
     return Group(*parts)
 
 

@@ -269,3 +269,33 @@ def test_a_paths_share_is_not_written_as_the_whole_derivative():
     chain = explain_symbolic(explain_program("import torch\nx = torch.tensor([1., 2.], requires_grad=True)\n"
                                              "y = (x * x).sum()\ny.backward()\n"), 0).chains[0]
     assert chain.verified and chain.text().splitlines() == ["① = x", "② = x", "∂y/∂x = ① + ② = 2*x"]  # (the panel prints 2x)
+
+
+def _plain(renderable) -> str:
+    console = Console(width=200, record=True, file=open("/dev/null", "w"))
+    console.print(renderable)
+    return " ".join(console.export_text().split())
+
+
+def test_an_all_zero_jacobian_does_not_claim_y_ignores_x_at_a_kink():
+    """torch: relu'(0) = 0, yet relu(0 + δ) = δ: a zero J at a kink is PyTorch's pick, not "x does not move y"."""
+    call = explain_program("import torch\nx = torch.tensor([0., 0.], requires_grad=True)\n"
+                           "torch.relu(x).sum().backward()\n").calls[0]
+    assert call.leaves[0].structure["kind"] == "zero"
+    for lang, words in (("en", "unless x sits at a kink"), ("ja", "折れ曲がる点")):
+        assert words in _plain(render_jacobian(call, lang=lang))
+
+
+def test_the_formula_is_not_said_to_equal_a_grad_that_holds_something_else():
+    """After torch.autograd.grad x.grad is None, and after a second backward x.grad holds both calls' sums:
+    in neither case does the verified formula equal x.grad, so the panel names the call's own gradient."""
+    returned = explain_program("import torch\nx = torch.tensor(2., requires_grad=True)\n"
+                               "(dx,) = torch.autograd.grad(x ** 3, x)\n")
+    twice = explain_program("import torch\nx = torch.tensor([1., 2.], requires_grad=True)\n"
+                            "(x * x).sum().backward()\n(x * x).sum().backward()\n")
+    for exp, index in ((returned, 0), (twice, 1)):
+        for lang, words in (("en", "the gradient this call computed for x"), ("ja", "この呼び出しが x について計算した勾配")):
+            text = _plain(render_chain(exp.calls[index], explain_symbolic(exp, index), lang=lang))
+            assert words in text and "x.grad from backward" not in text, text
+    first = _plain(render_chain(twice.calls[0], explain_symbolic(twice, 0)))
+    assert "the formula equals x.grad from backward" in first
