@@ -22,8 +22,11 @@ MESSAGES: dict[str, dict[str, str]] = {
     "v_given": {"en": "v is the gradient argument passed to {y}.backward(…)",
                 "ja": "v は {y}.backward(…) に渡した gradient 引数です"},
     "v_given_api": {"en": "v is the gradient given to {api}(…)", "ja": "v は {api}(…) に渡した勾配です"},
-    "v_batched": {"en": "{api} pushes every one-hot row v = eᵢ back at once: what it returns is the Jacobian itself",
-                  "ja": "{api} は one-hot の行 v = eᵢ をすべてまとめて逆伝播します。返り値はヤコビ行列そのものです"},
+    # not "at once": torch.autograd.functional.jacobian runs one backward per output element unless vectorize=True
+    "v_batched": {"en": "{api} pushes back every one-hot row v = eᵢ, one vᵀJ per output element: what it returns is "
+                        "the Jacobian itself",
+                  "ja": "{api} は one-hot の行 v = eᵢ をすべて逆伝播し、出力の要素ごとに vᵀJ を 1 つ求めます。"
+                        "返り値はヤコビ行列そのものです"},
     "call_api": {"en": "call", "ja": "呼び出し"},
     "api_accumulates": {"en": "{api}: adds each gradient into .grad", "ja": "{api}: 勾配を .grad に足し込みます"},
     "api_returns": {"en": "{api}: returns the gradient; .grad is not changed",
@@ -275,6 +278,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     "fd_title": {"en": "finite-difference check for {x}", "ja": "{x} の有限差分による確認"},
     "fd_too_large": {"en": "{x}: too many elements for a finite-difference check",
                      "ja": "{x}: 要素が多すぎるため有限差分による確認は省きます"},
+    "fd_batched": {"en": "{x}: not checked by finite differences here: {api} returned a whole Jacobian, which the VJP "
+                         "tab compares with the one built from the graph",
+                   "ja": "{x}: ここでは有限差分で確かめません。{api} はヤコビ行列全体を返したので、VJP タブでグラフから"
+                         "組み立てたものと比べています"},
     "fd_engine": {"en": "engine (this call)", "ja": "エンジン（この呼び出し）"},
     "fd_central": {"en": "central differences (float64)", "ja": "中心差分（float64）"},
     "fd_at_values": {"en": "at the values {x} had when this backward call ran",

@@ -468,8 +468,9 @@ def render_fd_check(call, *, lang: str = "en", width: int = WIDTH) -> Renderable
         return _fd_forward(call, lang, width)
     parts = []
     for leaf in call.leaves:
-        if leaf.finite_differences is None:
-            parts.append(Text(t("fd_too_large", lang, x=leaf.name)))
+        if leaf.finite_differences is None:  # a batched call is never replayed (build.py), whatever its size
+            key = "fd_batched" if call.batched else "fd_too_large"
+            parts.append(Text(t(key, lang, x=leaf.name, api=api_name(call))))
             continue
         parts.append(Text(t("fd_title", lang, x=leaf.name) + f" — {_call_title(call, lang)}", style="bold"))
         parts.append(Text(t("fd_at_values", lang, x=leaf.name), style="dim"))

@@ -299,3 +299,17 @@ def test_the_formula_is_not_said_to_equal_a_grad_that_holds_something_else():
             assert words in text and "x.grad from backward" not in text, text
     first = _plain(render_chain(twice.calls[0], explain_symbolic(twice, 0)))
     assert "the formula equals x.grad from backward" in first
+
+
+def test_a_returned_jacobian_is_not_said_to_be_too_large_or_pushed_back_at_once():
+    """torch.autograd.functional.jacobian of a length-2 softmax: the panel said "x: too many elements for a
+    finite-difference check" (2 elements; batched calls are simply not replayed) and that every one-hot row went
+    back "at once", while torch runs one autograd.grad per output element unless vectorize=True."""
+    call = explain_program("import torch\nx = torch.tensor([1., 2.])\n"
+                           "J = torch.autograd.functional.jacobian(lambda x: x.softmax(0), x)\n").calls[0]
+    assert call.batched
+    for lang, words in (("en", "returned a whole Jacobian"), ("ja", "ヤコビ行列全体を返したので")):
+        fd = _plain(render_fd_check(call, lang=lang))
+        assert words in fd and "too many" not in fd and "多すぎる" not in fd, fd
+    summary = _plain(render_summary(call))
+    assert "one vᵀJ per output element" in summary and "at once" not in summary, summary
