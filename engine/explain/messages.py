@@ -287,8 +287,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     "fd_at_values": {"en": "at the values {x} had when this backward call ran",
                      "ja": "この backward 呼び出しの時点の {x} の値で"},
     "fd_agrees": {"en": "largest difference {diff} — agrees", "ja": "最大の差 {diff} — 一致"},
-    "fd_disagrees": {"en": "largest difference {diff} — disagrees (a kink such as relu or abs at 0, or a bug)",
-                     "ja": "最大の差 {diff} — 不一致（relu や abs が 0 で折れ曲がる点のような所か、バグ）"},
+    "fd_disagrees": {"en": "largest difference {diff} — disagrees (a kink such as relu or abs at 0, a custom backward "
+                           "that is not the derivative on purpose, like a straight-through estimator, or a bug)",
+                     "ja": "最大の差 {diff} — 不一致（relu や abs が 0 で折れ曲がる点のような所か、ストレート・スルー推定量の"
+                           "ようにわざと導関数と違う自作の backward か、バグ）"},
     "fd_hooked": {"en": "largest difference {diff} — differs: hooks changed the gradient during backward, and finite "
                         "differences see only the function",
                   "ja": "最大の差 {diff} — 不一致: backward の途中でフックが勾配を変えました。有限差分が見るのは関数そのものです"},

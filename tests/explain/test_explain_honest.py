@@ -313,3 +313,17 @@ def test_a_returned_jacobian_is_not_said_to_be_too_large_or_pushed_back_at_once(
         assert words in fd and "too many" not in fd and "多すぎる" not in fd, fd
     summary = _plain(render_summary(call))
     assert "one vᵀJ per output element" in summary and "at once" not in summary, summary
+
+
+def test_a_straight_through_backward_is_not_put_down_to_a_kink_or_a_bug():
+    """Lesson 160's SignSTE passes the gradient through sign() on purpose: finite differences give 0, torch's x.grad
+    is w, and the panel named only "a kink … or a bug" as the reason."""
+    call = explain_program("import torch\n"
+                           "class SignSTE(torch.autograd.Function):\n"
+                           "    @staticmethod\n    def forward(ctx, input):\n        return input.sign()\n"
+                           "    @staticmethod\n    def backward(ctx, grad_output):\n        return grad_output\n"
+                           "x = torch.tensor([-2., 0.5, 3.], requires_grad=True)\n"
+                           "(SignSTE.apply(x) * torch.tensor([4., 5., 6.])).sum().backward()\n").calls[0]
+    assert not call.leaves[0].fd_agrees
+    for lang, words in (("en", "straight-through estimator"), ("ja", "ストレート・スルー推定量")):
+        assert words in _plain(render_fd_check(call, lang=lang))
