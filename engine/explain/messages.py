@@ -31,6 +31,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     "api_accumulates": {"en": "{api}: adds each gradient into .grad", "ja": "{api}: 勾配を .grad に足し込みます"},
     "api_returns": {"en": "{api}: returns the gradient; .grad is not changed",
                     "ja": "{api}: 勾配を返します。.grad は変わりません"},
+    # jacobian, hessian, jacrev…: what comes back is a whole Jacobian (a Hessian), not one gradient
+    "api_returns_jacobian": {"en": "{api}: returns the whole Jacobian, one gradient row per output element; .grad is "
+                                   "not changed",
+                             "ja": "{api}: 出力の要素ごとの勾配を行として並べたヤコビ行列全体を返します。.grad は変わりません"},
     "api_forward": {"en": "{api} is forward mode: it pushes the tangent t through the function and returns J·t (this "
                           "engine gets J·t from two backward sweeps, the double-vjp trick; shown here as the J·t "
                           "they compute)",
@@ -81,6 +85,8 @@ MESSAGES: dict[str, dict[str, str]] = {
                               "vᵀJ = v₁ᵀJ₁ + v₂ᵀJ₂ + … が backward の計算する和です"},
     "returned": {"en": "{name}: the gradient is returned ({name}.grad is not changed)",
                  "ja": "{name}: 勾配は返り値になります（{name}.grad は変わりません）"},
+    "returned_jacobian": {"en": "{name}: its Jacobian is returned ({name}.grad is not changed)",
+                          "ja": "{name}: ヤコビ行列は返り値になります（{name}.grad は変わりません）"},
     "leaf": {"en": "leaf {name}", "ja": "葉テンソル {name}"},
     "grad_held": {"en": "{name}.grad already held a gradient; this call adds to it",
                   "ja": "{name}.grad にはすでに勾配があり、この呼び出しはそこに足し込みます"},

@@ -76,7 +76,8 @@ def render_summary(call, *, lang: str = "en", width: int = WIDTH) -> RenderableT
         lines.add_row(t("call_api", lang), t("api_dual", lang, y=y))
     elif call.api != "Tensor.backward":
         key = ("api_forward" if call.forward else "api_forward_swept" if call.api in _FORWARD
-               else "api_returns" if call.returns or call.batched else "api_accumulates")
+               else "api_returns_jacobian" if call.batched else "api_returns" if call.returns
+               else "api_accumulates")
         lines.add_row(t("call_api", lang), t(key, lang, api=api))
     if call.api == DUAL:
         lines.add_row("t", t("t_dual", lang))
@@ -90,7 +91,8 @@ def render_summary(call, *, lang: str = "en", width: int = WIDTH) -> RenderableT
         lines.add_row("v", t("v_given", lang, y=y) if call.api == "Tensor.backward" else t("v_given_api", lang, api=api))
     for leaf in call.leaves:
         state = (t("tangent_of", lang, name=leaf.name) if call.forward else
-                 t("returned", lang, name=leaf.name) if call.returns or call.batched else
+                 t("returned_jacobian", lang, name=leaf.name) if call.batched else
+                 t("returned", lang, name=leaf.name) if call.returns else
                  t("grad_held", lang, name=leaf.name) if leaf.accumulated else t("grad_empty", lang, name=leaf.name))
         lines.add_row(t("dual_input" if call.api == DUAL else "leaf", lang, name=leaf.name),
                       f"{shape_text(leaf.shape, lang)} — {state}")

@@ -313,6 +313,8 @@ def test_a_returned_jacobian_is_not_said_to_be_too_large_or_pushed_back_at_once(
         assert words in fd and "too many" not in fd and "多すぎる" not in fd, fd
     summary = _plain(render_summary(call))
     assert "one vᵀJ per output element" in summary and "at once" not in summary, summary
+    assert "returns the whole Jacobian" in summary and "returns the gradient" not in summary, summary
+    assert "x: its Jacobian is returned" in summary and "ヤコビ行列全体を返します" in _plain(render_summary(call, lang="ja"))
 
 
 def test_a_straight_through_backward_is_not_put_down_to_a_kink_or_a_bug():
