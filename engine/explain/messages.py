@@ -35,6 +35,12 @@ MESSAGES: dict[str, dict[str, str]] = {
     "api_returns_jacobian": {"en": "{api}: returns the whole Jacobian, one gradient row per output element; .grad is "
                                    "not changed",
                              "ja": "{api}: 出力の要素ごとの勾配を行として並べたヤコビ行列全体を返します。.grad は変わりません"},
+    "api_checks": {"en": "{api} compares the Jacobian backward gives with finite differences, one backward sweep per "
+                         "output element (this is one of them); it returns True or False, and .grad is not changed",
+                   "ja": "{api} は backward によるヤコビ行列を有限差分と比べます。逆伝播は出力の要素 1 つにつき 1 回で"
+                         "（これはその 1 回です）、結果は True か False です。.grad は変わりません"},
+    "v_checks": {"en": "v is one of the one-hot rows (1 on one output element, 0 elsewhere) that {api} pushes back",
+                 "ja": "v は {api} が逆伝播する one-hot の行の 1 つです（出力の 1 要素だけが 1、ほかは 0）"},
     "api_forward": {"en": "{api} is forward mode: it pushes the tangent t through the function and returns J·t (this "
                           "engine gets J·t from two backward sweeps, the double-vjp trick; shown here as the J·t "
                           "they compute)",

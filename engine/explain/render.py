@@ -76,6 +76,7 @@ def render_summary(call, *, lang: str = "en", width: int = WIDTH) -> RenderableT
         lines.add_row(t("call_api", lang), t("api_dual", lang, y=y))
     elif call.api != "Tensor.backward":
         key = ("api_forward" if call.forward else "api_forward_swept" if call.api in _FORWARD
+               else "api_checks" if call.api in _CHECKS
                else "api_returns_jacobian" if call.batched else "api_returns" if call.returns
                else "api_accumulates")
         lines.add_row(t("call_api", lang), t(key, lang, api=api))
@@ -85,6 +86,8 @@ def render_summary(call, *, lang: str = "en", width: int = WIDTH) -> RenderableT
         lines.add_row("t", t("t_given", lang, api=api))
     elif call.batched:
         lines.add_row("v", t("v_batched", lang, api=api))
+    elif call.api in _CHECKS:
+        lines.add_row("v", t("v_checks", lang, api=api))
     elif call.gradient is None:
         lines.add_row("v", t("v_implicit", lang, y=y))
     else:
@@ -114,6 +117,7 @@ def render_summary(call, *, lang: str = "en", width: int = WIDTH) -> RenderableT
 
 
 _FORWARD = {"func.jvp", "func.jacfwd", "autograd.functional.jvp"}
+_CHECKS = {"autograd.gradcheck", "autograd.gradgradcheck"}   # their sweeps, one per output element, return a bool
 DUAL = "autograd.forward_ad"   # dual numbers: engine.explain.dual
 
 

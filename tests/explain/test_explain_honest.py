@@ -329,3 +329,32 @@ def test_a_straight_through_backward_is_not_put_down_to_a_kink_or_a_bug():
     assert not call.leaves[0].fd_agrees
     for lang, words in (("en", "straight-through estimator"), ("ja", "ストレート・スルー推定量")):
         assert words in _plain(render_fd_check(call, lang=lang))
+
+
+GRADCHECK = """import torch
+class Cube(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, input):
+        ctx.save_for_backward(input)
+        return input ** 3
+    @staticmethod
+    def backward(ctx, grad_output):
+        (input,) = ctx.saved_tensors
+        return grad_output * 3 * input ** 2
+x = torch.tensor([1., 2., 3.], dtype=torch.float64, requires_grad=True)
+ok = torch.autograd.gradcheck(Cube.apply, (x,))
+"""
+
+
+def test_gradchecks_sweeps_are_explained_as_what_they_are():
+    """torch.autograd.gradcheck returns True or False, and builds the Jacobian by pushing back the whole output
+    with one-hot grad_outputs (torch 2.13 `_compute_analytical_jacobian_rows`). The panel said "returns the
+    gradient" and called the length-3 output a scalar (the engine swept one selected element at a time)."""
+    calls = explain_program(GRADCHECK).calls
+    assert len(calls) == 3
+    for k, call in enumerate(calls):
+        assert call.output_shape == (3,) and np.array_equal(np.asarray(call.seed), np.eye(3)[k])
+        summary = _plain(render_summary(call))
+        assert "returns True or False" in summary and "one-hot" in summary, summary
+        assert "is a scalar" not in summary and "returns the gradient" not in summary, summary
+    assert "True か False" in _plain(render_summary(calls[0], lang="ja"))
