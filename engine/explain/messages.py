@@ -126,7 +126,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "kind_zero": {"en": "all zero here: backward's gradient is 0 at these values, so a small change of {x} does not "
                         "move {y} to first order — unless {x} sits at a kink (relu or abs at 0, a tie in max), where "
                         "0 is only the value PyTorch picks",
-                  "ja": "すべて 0: この値では backward の勾配が 0 なので、{x} を少し変えても {y} は 1 次の範囲では変わりません。"
+                  "ja": "すべて 0: この値では backward の勾配が 0 なので、{x} を少し変えても {y} は 1 次の近似では変わりません。"
                         "ただし {x} が折れ曲がる点（0 での relu や abs、max の同点）にあるときは別で、0 は PyTorch が"
                         "選んだ値にすぎません"},
     "kind_undefined": {"en": "some entries are nan or infinite: backward gives no finite number here (the derivative "
