@@ -19,6 +19,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     "v": {"en": "v", "ja": "v"},
     "v_implicit": {"en": "{y} is a scalar, so backward() starts from the implicit gradient v = 1",
                    "ja": "{y} はスカラーなので、backward() は暗黙の勾配 v = 1 から始まります"},
+    "v_implicit_api": {"en": "{y} is a scalar, so {api} starts its backward sweep from the implicit gradient v = 1",
+                       "ja": "{y} はスカラーなので、{api} の逆伝播は暗黙の勾配 v = 1 から始まります"},
     "v_given": {"en": "v is the gradient argument passed to {y}.backward(…)",
                 "ja": "v は {y}.backward(…) に渡した gradient 引数です"},
     "v_given_api": {"en": "v is the gradient given to {api}(…)", "ja": "v は {api}(…) に渡した勾配です"},

@@ -299,6 +299,9 @@ def test_the_formula_is_not_said_to_equal_a_grad_that_holds_something_else():
             assert words in text and "x.grad from backward" not in text, text
     first = _plain(render_chain(twice.calls[0], explain_symbolic(twice, 0)))
     assert "the formula equals x.grad from backward" in first
+    summary = _plain(render_summary(returned.calls[0]))   # the program never called backward()
+    assert "torch.autograd.grad starts its backward sweep from the implicit gradient v = 1" in summary, summary
+    assert "backward() starts" in _plain(render_summary(twice.calls[0]))
 
 
 def test_a_returned_jacobian_is_not_said_to_be_too_large_or_pushed_back_at_once():
