@@ -9,6 +9,8 @@ verified symbolic forms are shown (`SymbolicLeaf.verified`, `Chain.verified`).
 """
 from __future__ import annotations
 
+import ast
+
 import numpy as np
 from rich import box
 from rich.console import Group, RenderableType
@@ -92,7 +94,8 @@ def render_summary(call, *, lang: str = "en", width: int = WIDTH) -> RenderableT
         lines.add_row("v", t("v_implicit", lang, y=y) if call.api == "Tensor.backward"
                       else t("v_implicit_api", lang, y=y, api=api))
     else:
-        lines.add_row("v", t("v_given", lang, y=y) if call.api == "Tensor.backward" else t("v_given_api", lang, api=api))
+        lines.add_row("v", t("v_given", lang, y=operand(y)) if call.api == "Tensor.backward"
+                      else t("v_given_api", lang, api=api))
     for leaf in call.leaves:
         state = (t("tangent_of", lang, name=leaf.name) if call.forward else
                  t("returned_jacobian", lang, name=leaf.name) if call.batched else
@@ -125,6 +128,17 @@ DUAL = "autograd.forward_ad"   # dual numbers: engine.explain.dual
 def _refusal(call, lang: str) -> Text:
     """Why a call is not explained (`CallExplanation.refused`), in plain words."""
     return Text(t(call.refused, lang, y=call.output_name, entries=call.too_large), style="yellow")
+
+
+def operand(expression: str) -> str:
+    """`expression` ready to take `.backward(…)` or `∂…/∂x` after it: `x * x` becomes `(x * x)`, or
+    "x * x.backward(…)" would read as x times x.backward()."""
+    try:
+        node = ast.parse(expression, mode="eval").body
+    except SyntaxError:
+        return expression
+    atom = isinstance(node, (ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.Constant, ast.Tuple))
+    return expression if atom else f"({expression})"
 
 
 def api_name(call) -> str:
@@ -291,7 +305,7 @@ def render_chain(call, symbolic=None, *, lang: str = "en", width: int = WIDTH) -
         if chain.named:
             parts.append(Text(t("chain_named", lang, names=", ".join(chain.named)), style="dim"))
         if chain.weight and all(part.isidentifier() for part in chain.weight.split(".")):
-            parts.append(Text(t("chain_weighted", lang, v=chain.weight, y=y, x=x), style="dim"))
+            parts.append(Text(t("chain_weighted", lang, v=chain.weight, y=operand(y), x=x), style="dim"))
         if chain.paths:
             parts.append(Text(t("chain_elementwise", lang), style="dim"))
             if len(chain.paths) > 1:

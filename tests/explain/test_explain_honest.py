@@ -361,3 +361,16 @@ def test_gradchecks_sweeps_are_explained_as_what_they_are():
         assert "returns True or False" in summary and "one-hot" in summary, summary
         assert "is a scalar" not in summary and "returns the gradient" not in summary, summary
     assert "True か False" in _plain(render_summary(calls[0], lang="ja"))
+
+
+def test_an_operator_expression_keeps_its_parentheses_before_backward():
+    """`(x * x).backward(v)` was shown as "x * x.backward(…)" and "vᵀ·∂x * x/∂x": x times x.backward()."""
+    exp = explain_program("import torch\nx = torch.tensor([1., 2.], requires_grad=True)\n"
+                          "(x * x).backward(torch.tensor([1., 3.]))\n")
+    summary = _plain(render_summary(exp.calls[0]))
+    assert "(x * x).backward(…)" in summary and "x * x.backward" not in summary, summary
+    chain = _plain(render_chain(exp.calls[0], explain_symbolic(exp, 0)))
+    assert "∂(x * x)/∂x" in chain and "∂x * x/∂x" not in chain, chain
+    jacobian = explain_program("import torch\nx = torch.tensor([1., 2.])\n"
+                               "J = torch.autograd.functional.jacobian(lambda x: x.softmax(0), x)\n")
+    assert jacobian.calls[0].output_name == "(lambda x: x.softmax(0))(x)"   # was "lambda x: x.softmax(0)(x)"
