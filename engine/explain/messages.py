@@ -19,15 +19,30 @@ MESSAGES: dict[str, dict[str, str]] = {
     "v": {"en": "v", "ja": "v"},
     "v_implicit": {"en": "{y} is a scalar, so backward() starts from the implicit gradient v = 1",
                    "ja": "{y} はスカラーなので、backward() は暗黙の勾配 v = 1 から始まります"},
+    "v_implicit_api": {"en": "{y} is a scalar, so {api} starts its backward sweep from the implicit gradient v = 1",
+                       "ja": "{y} はスカラーなので、{api} の逆伝播は暗黙の勾配 v = 1 から始まります"},
     "v_given": {"en": "v is the gradient argument passed to {y}.backward(…)",
                 "ja": "v は {y}.backward(…) に渡した gradient 引数です"},
     "v_given_api": {"en": "v is the gradient given to {api}(…)", "ja": "v は {api}(…) に渡した勾配です"},
-    "v_batched": {"en": "{api} pushes every one-hot row v = eᵢ back at once: what it returns is the Jacobian itself",
-                  "ja": "{api} は one-hot の行 v = eᵢ をすべてまとめて逆伝播します。返り値はヤコビ行列そのものです"},
+    # not "at once": torch.autograd.functional.jacobian runs one backward per output element unless vectorize=True
+    "v_batched": {"en": "{api} pushes back every one-hot row v = eᵢ, one vᵀJ per output element: what it returns is "
+                        "the Jacobian itself",
+                  "ja": "{api} は one-hot の行 v = eᵢ をすべて逆伝播し、出力の要素ごとに vᵀJ を 1 つ求めます。"
+                        "返り値はヤコビ行列そのものです"},
     "call_api": {"en": "call", "ja": "呼び出し"},
     "api_accumulates": {"en": "{api}: adds each gradient into .grad", "ja": "{api}: 勾配を .grad に足し込みます"},
     "api_returns": {"en": "{api}: returns the gradient; .grad is not changed",
                     "ja": "{api}: 勾配を返します。.grad は変わりません"},
+    # jacobian, hessian, jacrev…: what comes back is a whole Jacobian (a Hessian), not one gradient
+    "api_returns_jacobian": {"en": "{api}: returns the whole Jacobian, one gradient row per output element; .grad is "
+                                   "not changed",
+                             "ja": "{api}: 出力の要素ごとの勾配を行として並べたヤコビ行列全体を返します。.grad は変わりません"},
+    "api_checks": {"en": "{api} compares the Jacobian backward gives with finite differences, one backward sweep per "
+                         "output element (this is one of them); it returns True or False, and .grad is not changed",
+                   "ja": "{api} は backward によるヤコビ行列を有限差分と比べます。逆伝播は出力の要素 1 つにつき 1 回で"
+                         "（これはその 1 回です）、結果は True か False です。.grad は変わりません"},
+    "v_checks": {"en": "v is one of the one-hot rows (1 on one output element, 0 elsewhere) that {api} pushes back",
+                 "ja": "v は {api} が逆伝播する one-hot の行の 1 つです（出力の 1 要素だけが 1、ほかは 0）"},
     "api_forward": {"en": "{api} is forward mode: it pushes the tangent t through the function and returns J·t (this "
                           "engine gets J·t from two backward sweeps, the double-vjp trick; shown here as the J·t "
                           "they compute)",
@@ -78,6 +93,8 @@ MESSAGES: dict[str, dict[str, str]] = {
                               "vᵀJ = v₁ᵀJ₁ + v₂ᵀJ₂ + … が backward の計算する和です"},
     "returned": {"en": "{name}: the gradient is returned ({name}.grad is not changed)",
                  "ja": "{name}: 勾配は返り値になります（{name}.grad は変わりません）"},
+    "returned_jacobian": {"en": "{name}: its Jacobian is returned ({name}.grad is not changed)",
+                          "ja": "{name}: ヤコビ行列は返り値になります（{name}.grad は変わりません）"},
     "leaf": {"en": "leaf {name}", "ja": "葉テンソル {name}"},
     "grad_held": {"en": "{name}.grad already held a gradient; this call adds to it",
                   "ja": "{name}.grad にはすでに勾配があり、この呼び出しはそこに足し込みます"},
@@ -108,8 +125,12 @@ MESSAGES: dict[str, dict[str, str]] = {
                                   "or abs at 0, or a tie in max), not at values nearby",
                             "ja": "記号形式は表示しません: ちょうどこの値でしか成り立たず（relu や abs が 0 で折れ曲がる点、"
                                   "max の同点など）、近くの値では成り立ちません"},
-    "kind_zero": {"en": "all zero here: changing {x} slightly does not change {y} at these values",
-                  "ja": "すべて 0: この値では {x} を少し変えても {y} は変わりません"},
+    "kind_zero": {"en": "all zero here: backward's gradient is 0 at these values, so a small change of {x} does not "
+                        "move {y} to first order — unless {x} sits at a kink (relu or abs at 0, a tie in max), where "
+                        "0 is only the value PyTorch picks",
+                  "ja": "すべて 0: この値では backward の勾配が 0 なので、{x} を少し変えても {y} は 1 次の近似では変わりません。"
+                        "ただし {x} が折れ曲がる点（0 での relu や abs、max の同点）にあるときは別で、0 は PyTorch が"
+                        "選んだ値にすぎません"},
     "kind_undefined": {"en": "some entries are nan or infinite: backward gives no finite number here (the derivative "
                              "may be undefined, or a branch not taken may have poisoned it: see the finite differences)",
                        "ja": "nan や無限大の成分があります: backward はここで有限の値を出しません（微分が定義されないか、"
@@ -229,6 +250,11 @@ MESSAGES: dict[str, dict[str, str]] = {
                              "it also gives backward's gradient with {x} moved slightly",
                        "ja": "✓ この呼び出し時の値で計算すると、式は backward による {x}.grad と一致します。"
                              "{x} を少し動かした値でも backward の勾配と一致します"},
+    # when the call's gradient is not all of {x}.grad: autograd.grad returned it, or .grad held one before
+    "chain_verified_call": {"en": "✓ evaluated at the values of this call, the formula equals the gradient this call "
+                                  "computed for {x} (vᵀJ); it also gives that gradient with {x} moved slightly",
+                            "ja": "✓ この呼び出し時の値で計算すると、式はこの呼び出しが {x} について計算した勾配（vᵀJ）と"
+                                  "一致します。{x} を少し動かした値でも、その勾配と一致します"},
     "chain_verified_hooked": {"en": "✓ the formula is the function's own gradient vᵀJ: it equals backward's numbers "
                                     "without hooks, at the values of this call and with {x} moved slightly",
                               "ja": "✓ 式は関数そのものの勾配 vᵀJ です。フックなしの backward の数値と、この呼び出し時の"
@@ -266,13 +292,19 @@ MESSAGES: dict[str, dict[str, str]] = {
     "fd_title": {"en": "finite-difference check for {x}", "ja": "{x} の有限差分による確認"},
     "fd_too_large": {"en": "{x}: too many elements for a finite-difference check",
                      "ja": "{x}: 要素が多すぎるため有限差分による確認は省きます"},
+    "fd_batched": {"en": "{x}: not checked by finite differences here: {api} returned a whole Jacobian, which the VJP "
+                         "tab compares with the one built from the graph",
+                   "ja": "{x}: ここでは有限差分で確かめません。{api} はヤコビ行列全体を返したので、VJP タブでグラフから"
+                         "組み立てたものと比べています"},
     "fd_engine": {"en": "engine (this call)", "ja": "エンジン（この呼び出し）"},
     "fd_central": {"en": "central differences (float64)", "ja": "中心差分（float64）"},
     "fd_at_values": {"en": "at the values {x} had when this backward call ran",
                      "ja": "この backward 呼び出しの時点の {x} の値で"},
     "fd_agrees": {"en": "largest difference {diff} — agrees", "ja": "最大の差 {diff} — 一致"},
-    "fd_disagrees": {"en": "largest difference {diff} — disagrees (a kink such as relu or abs at 0, or a bug)",
-                     "ja": "最大の差 {diff} — 不一致（relu や abs が 0 で折れ曲がる点のような所か、バグ）"},
+    "fd_disagrees": {"en": "largest difference {diff} — disagrees (a kink such as relu or abs at 0, a custom backward "
+                           "that is not the derivative on purpose, like a straight-through estimator, or a bug)",
+                     "ja": "最大の差 {diff} — 不一致（relu や abs が 0 で折れ曲がる点のような所か、ストレート・スルー推定量の"
+                           "ようにわざと導関数と違う自作の backward か、バグ）"},
     "fd_hooked": {"en": "largest difference {diff} — differs: hooks changed the gradient during backward, and finite "
                         "differences see only the function",
                   "ja": "最大の差 {diff} — 不一致: backward の途中でフックが勾配を変えました。有限差分が見るのは関数そのものです"},

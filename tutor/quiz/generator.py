@@ -41,7 +41,9 @@ ERROR_CHOICES = (
     ErrorChoice(
         "RuntimeError: grad can be implicitly created only for scalar outputs",
         LocalText("`backward()` without an argument only works for a single number; a tensor output needs "
-                  "`backward(v)`.", "引数なしの `backward()` はスカラー出力専用です。テンソル出力には `backward(v)` が必要です。"),
+                  "`backward(v)`.",
+                  "引数なしの `backward()` が使えるのは、出力が 1 つの数（要素 1 個）のときだけです。"
+                  "テンソル出力には `backward(v)` が必要です。"),
     ),
     ErrorChoice(
         "RuntimeError: Trying to backward through the graph a second time",
