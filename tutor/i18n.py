@@ -389,6 +389,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "answer_missing_comma": "A list right after another list reads as indexing it: put a comma between the rows, e.g. [[1, 2], [3, 4]].",
         # loop: the quiz screen is shown at once; its first question follows once the snippet worker has computed it
         "quiz_preparing": "Preparing the first question…",
+        "quiz_preparing_next": "Preparing the next question…",
         # the commands' own messages (`--lang ja` or the locale selects them)
         "cli_no_such_file": "{file}: no such file",
         "cli_unreadable": "{file}: cannot be read ({reason})",
@@ -793,6 +794,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "answer_missing_comma": "リストのすぐ後にリストを続けると、添字として読まれます。行と行の間にカンマを入れてください（例: [[1, 2], [3, 4]]）。",
         # loop: the quiz screen is shown at once; its first question follows once the snippet worker has computed it
         "quiz_preparing": "最初の問題を準備しています…",
+        "quiz_preparing_next": "次の問題を準備しています…",
         "cli_no_such_file": "{file}: そのファイルはありません",
         "cli_unreadable": "{file}: 読み込めません（{reason}）",
         "cli_not_utf8": "{file}:{line}: UTF-8 のテキストではありません（{byte} バイト目）。スニペットを UTF-8 で保存してください",
