@@ -77,6 +77,43 @@ STRINGS: dict[str, dict[str, str]] = {
         "Select": "Choose",
         "Scroll Home": "To the top",
         "Scroll End": "To the bottom",
+        # click's own words (their English is the key): its usage frame and errors, `tutor.commands.click_words`
+        "Usage:": "Usage:",
+        "Try '{command} {option}' for help.": "Try '{command} {option}' for help.",
+        "Error: {message}": "Error: {message}",
+        "No such option: {name}": "No such option: {name}",
+        "No such option {name!r}.": "No such option {name!r}.",
+        "Did you mean {possibility}?": "Did you mean {possibility}?",
+        "(Did you mean one of: {possibilities}?)": "(Did you mean one of: {possibilities}?)",
+        "No such command {name!r}.": "No such command {name!r}.",
+        "Missing command.": "Missing command.",
+        "Missing argument": "Missing argument",
+        "Missing option": "Missing option",
+        "Missing parameter": "Missing parameter",
+        "Missing {param_type}": "Missing {param_type}",
+        "Missing parameter: {param_name}": "Missing parameter: {param_name}",
+        "Invalid value: {message}": "Invalid value: {message}",
+        "Invalid value for {param_hint}: {message}": "Invalid value for {param_hint}: {message}",
+        "Option {name!r} does not take a value.": "Option {name!r} does not take a value.",
+        "Option {name!r} requires an argument.": "Option {name!r} requires an argument.",
+        "Option {name!r} requires {nargs} arguments.": "Option {name!r} requires {nargs} arguments.",
+        "Argument {name!r} takes {nargs} values.": "Argument {name!r} takes {nargs} values.",
+        "Got unexpected extra argument ({args})": "Got unexpected extra argument ({args})",
+        "Got unexpected extra arguments ({args})": "Got unexpected extra arguments ({args})",
+        "{value!r} is not {choice}.": "{value!r} is not {choice}.",
+        "{value!r} is not one of {choices}.": "{value!r} is not one of {choices}.",
+        "{value!r} is not a valid {number_type}.": "{value!r} is not a valid {number_type}.",
+        "{value} is not in the range {range}.": "{value} is not in the range {range}.",
+        "{name} {filename!r} does not exist.": "{name} {filename!r} does not exist.",
+        "{name} {filename!r} is a file.": "{name} {filename!r} is a file.",
+        "{name} {filename!r} is a directory.": "{name} {filename!r} is a directory.",
+        "{name} {filename!r} is not readable.": "{name} {filename!r} is not readable.",
+        "{name} {filename!r} is not writable.": "{name} {filename!r} is not writable.",
+        "Could not open file {filename!r}: {message}": "Could not open file {filename!r}: {message}",
+        "file": "file",
+        "directory": "directory",
+        "path": "path",
+        "Aborted!": "Aborted!",
         "help_intro": "Every action is also in the command palette (ctrl+p).",
         "help_answering_title": "How to answer",
         "help_answering": (
@@ -412,7 +449,6 @@ STRINGS: dict[str, dict[str, str]] = {
         "explain_too_large": "{file}: larger than {limit} characters; a snippet is a few lines",
         "explain_no_template": "no quiz template '{id}' (templates: {ids})",
         "explain_lesson_errors": "{file}: the lesson has errors (see above); `autograd-tutor check {file}` lists them",
-        "run_too_large": "the file is larger than the limit of {limit} characters",
         "run_tensors": "tensors",
         "run_same_tensor": "(the same tensor)",
         "new_no_id": "cannot make a lesson id from {name}: use letters or digits, like 'chain-rule'",
@@ -445,6 +481,28 @@ STRINGS: dict[str, dict[str, str]] = {
         "progress_imported": "Imported from {path}: {attempts} new attempts, {positions} lesson positions, {cards} review cards updated",
         "progress_export_or_import": "give either --export FILE or --import FILE, not both",
         "progress_due_at": "{when} ({date})",
+        # the progress store's and the quiz's errors (ProgressError, QuizError: `WordedError.said`)
+        "quiz_cannot_fill": "quiz template {id!r} cannot be filled in: {error}",
+        "quiz_no_usable": "quiz template {id!r} (seed {seed}) gave no usable question: {problem}",
+        "quiz_no_template": "no quiz template can produce a question",
+        "store_no_folder": "Cannot create the progress folder {folder}: {reason}. Point --data-dir (or $AUTOGRAD_TUTOR_DATA_DIR) at a writable folder.",
+        "store_cannot_start": "Cannot start a fresh progress file at {path}: {reason}",
+        "store_cannot_open": "Cannot open the progress file {path}: {reason}",
+        "store_cannot_use": "Cannot use the progress file {path}: {reason}",
+        "store_newer": "The progress file {path} was written by a newer autograd-tutor (schema version {version}; this one knows up to {latest}). Upgrade autograd-tutor, or use --data-dir to keep a separate progress folder.",
+        "store_damaged_stuck": "The progress file {path} is damaged and could not be moved aside ({reason}). Move it away yourself, or use --data-dir.",
+        "store_cannot_save": "Could not save progress to {path}: {reason}",
+        "store_cannot_read": "Could not read progress from {path}: {reason}",
+        "export_cannot_write": "Cannot write {path}: {reason}",
+        "import_not_json": "{path}: not valid JSON (line {line}, column {column}: {reason}). Use a file made by `autograd-tutor progress --export`.",
+        "import_no_file": "{path}: no such file",
+        "import_cannot_read": "{path}: cannot read it ({reason})",
+        "import_not_regular": "{path}: not a regular file (a folder, device or pipe); give the file `autograd-tutor progress --export` wrote",
+        "import_too_large": "{path}: the file is {size} MB; an export is at most {limit} MB — is this the right file?",
+        "import_larger_than": "{path}: the file is larger than {limit} MB; is this the right file?",
+        "import_not_utf8": "{path}: not UTF-8 text (byte {byte}); give the file `autograd-tutor progress --export` wrote",
+        "import_not_export": "{path}: not an autograd-tutor progress export (expected a JSON object with \"format\": \"{format}\")",
+        "import_version": "{path}: export version {version}; this autograd-tutor reads version {latest}. Upgrade autograd-tutor to import it.",
     },
     "ja": {
         "course_title": "コース",
@@ -508,6 +566,43 @@ STRINGS: dict[str, dict[str, str]] = {
         "Select": "選ぶ",
         "Scroll Home": "先頭へ",
         "Scroll End": "末尾へ",
+        # click's own words
+        "Usage:": "使い方:",
+        "Try '{command} {option}' for help.": "'{command} {option}' でヘルプを表示できます。",
+        "Error: {message}": "エラー: {message}",
+        "No such option: {name}": "そのオプションはありません: {name}",
+        "No such option {name!r}.": "オプション {name!r} はありません。",
+        "Did you mean {possibility}?": "{possibility} のことですか？",
+        "(Did you mean one of: {possibilities}?)": "（次のどれかのことですか: {possibilities}）",
+        "No such command {name!r}.": "コマンド {name!r} はありません。",
+        "Missing command.": "コマンドを指定してください。",
+        "Missing argument": "次の引数がありません:",
+        "Missing option": "次のオプションがありません:",
+        "Missing parameter": "次のパラメーターがありません:",
+        "Missing {param_type}": "次の {param_type} がありません:",
+        "Missing parameter: {param_name}": "パラメーターがありません: {param_name}",
+        "Invalid value: {message}": "値が正しくありません: {message}",
+        "Invalid value for {param_hint}: {message}": "{param_hint} の値が正しくありません: {message}",
+        "Option {name!r} does not take a value.": "オプション {name!r} は値を取りません。",
+        "Option {name!r} requires an argument.": "オプション {name!r} には値が必要です。",
+        "Option {name!r} requires {nargs} arguments.": "オプション {name!r} には値が {nargs} 個必要です。",
+        "Argument {name!r} takes {nargs} values.": "引数 {name!r} は値を {nargs} 個取ります。",
+        "Got unexpected extra argument ({args})": "余分な引数があります（{args}）",
+        "Got unexpected extra arguments ({args})": "余分な引数があります（{args}）",
+        "{value!r} is not {choice}.": "{value!r} は使えません。使えるのは {choice} です。",
+        "{value!r} is not one of {choices}.": "{value!r} は使えません。使えるのは {choices} のいずれかです。",
+        "{value!r} is not a valid {number_type}.": "{value!r} は {number_type} として正しくありません。",
+        "{value} is not in the range {range}.": "{value} は範囲 {range} に入っていません。",
+        "{name} {filename!r} does not exist.": "{name} {filename!r} はありません。",
+        "{name} {filename!r} is a file.": "{name} {filename!r} はファイルです。",
+        "{name} {filename!r} is a directory.": "{name} {filename!r} はフォルダーです。",
+        "{name} {filename!r} is not readable.": "{name} {filename!r} は読めません。",
+        "{name} {filename!r} is not writable.": "{name} {filename!r} に書き込めません。",
+        "Could not open file {filename!r}: {message}": "ファイル {filename!r} を開けません: {message}",
+        "file": "ファイル",
+        "directory": "フォルダー",
+        "path": "パス",
+        "Aborted!": "中止しました。",
         "help_intro": "すべての操作はコマンドパレット（ctrl+p）からも実行できます。",
         "help_answering_title": "答え方",
         "help_answering": (
@@ -816,7 +911,6 @@ STRINGS: dict[str, dict[str, str]] = {
         "explain_too_large": "{file}: {limit} 文字を超えています。スニペットは数行のプログラムです",
         "explain_no_template": "クイズテンプレート '{id}' はありません（テンプレート: {ids}）",
         "explain_lesson_errors": "{file}: レッスンにエラーがあります（上記）。`autograd-tutor check {file}` で一覧できます",
-        "run_too_large": "ファイルが上限の {limit} 文字を超えています",
         "run_tensors": "テンソル",
         "run_same_tensor": "（同じテンソル）",
         "new_no_id": "{name} からはレッスン id を作れません。'chain-rule' のように英字か数字を使ってください",
@@ -845,6 +939,27 @@ STRINGS: dict[str, dict[str, str]] = {
         "progress_imported": "{path} から読み込みました: 新しい解答 {attempts} 件、レッスンの位置 {positions} 件、復習カード {cards} 件を更新",
         "progress_export_or_import": "--export FILE と --import FILE はどちらか一方だけを指定してください",
         "progress_due_at": "{when}（{date}）",
+        "quiz_cannot_fill": "クイズテンプレート {id!r} に値を入れられません: {error}",
+        "quiz_no_usable": "クイズテンプレート {id!r}（シード {seed}）から使える問題を作れませんでした: {problem}",
+        "quiz_no_template": "どのクイズテンプレートからも問題を作れません",
+        "store_no_folder": "進捗フォルダー {folder} を作れません: {reason}。--data-dir（または $AUTOGRAD_TUTOR_DATA_DIR）で書き込めるフォルダーを指定してください。",
+        "store_cannot_start": "{path} に新しい進捗ファイルを作れません: {reason}",
+        "store_cannot_open": "進捗ファイル {path} を開けません: {reason}",
+        "store_cannot_use": "進捗ファイル {path} を使えません: {reason}",
+        "store_newer": "進捗ファイル {path} は新しい autograd-tutor が書いたものです（スキーマのバージョン {version}。このバージョンが読めるのは {latest} まで）。autograd-tutor を更新するか、--data-dir で別の進捗フォルダーを使ってください。",
+        "store_damaged_stuck": "進捗ファイル {path} は壊れていて、別の場所へ移せませんでした（{reason}）。自分で移動するか、--data-dir を使ってください。",
+        "store_cannot_save": "進捗を {path} に保存できませんでした: {reason}",
+        "store_cannot_read": "進捗を {path} から読めませんでした: {reason}",
+        "export_cannot_write": "{path} に書き込めません: {reason}",
+        "import_not_json": "{path}: 正しい JSON ではありません（{line} 行 {column} 列）。`autograd-tutor progress --export` で作ったファイルを使ってください。",
+        "import_no_file": "{path}: そのファイルはありません",
+        "import_cannot_read": "{path}: 読めません（{reason}）",
+        "import_not_regular": "{path}: 通常のファイルではありません（フォルダー、デバイス、パイプ）。`autograd-tutor progress --export` が書いたファイルを指定してください",
+        "import_too_large": "{path}: ファイルが {size} MB あります。書き出したファイルは最大 {limit} MB です。ファイルは合っていますか？",
+        "import_larger_than": "{path}: ファイルが {limit} MB を超えています。ファイルは合っていますか？",
+        "import_not_utf8": "{path}: UTF-8 のテキストではありません（{byte} バイト目）。`autograd-tutor progress --export` が書いたファイルを指定してください",
+        "import_not_export": "{path}: autograd-tutor の進捗エクスポートではありません（\"format\": \"{format}\" を持つ JSON オブジェクトのはずです）",
+        "import_version": "{path}: エクスポートのバージョンは {version} です。この autograd-tutor が読めるのはバージョン {latest} です。読み込むには autograd-tutor を更新してください。",
     },
 }
 
@@ -864,6 +979,24 @@ def t(key: str, lang: str = "en", **params: object) -> str:
         key = f"{key}_one"
     template = STRINGS.get(lang, {}).get(key) or STRINGS["en"].get(key, key)
     return template.format(**params) if params else template
+
+
+class WordedError(Exception):
+    """An error worded by this catalogue: `key` and its `params`. `str()` is its English (logs, JSON), `said(lang)`
+    the learner's language; a key the catalogue lacks shows itself, so a plain English message still works."""
+
+    def __init__(self, key: str, **params: object) -> None:
+        super().__init__(t(key, "en", **params))
+        self.key, self.params = key, params
+
+    def said(self, lang: str) -> str:
+        return t(self.key, lang, **self.params)
+
+
+def error_said(error: BaseException, lang: str) -> str:
+    """An error's message in `lang`: a `WordedError`'s (or a snippet error's) own words, any other's `str()`."""
+    said = getattr(error, "said", None)
+    return said(lang) if callable(said) else str(error)
 
 
 def default_language(environ: dict[str, str] | None = None) -> str:

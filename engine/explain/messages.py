@@ -1,7 +1,10 @@
-"""Every sentence the explanation panels say, in English and Japanese (one catalogue).
+"""Every sentence the explanation panels say, and every reason the runner and the sandbox give for refusing, stopping
+or failing a snippet, in English and Japanese (one catalogue).
 
-The panels are rendered inside the sandbox child (`engine.sandbox.jobs.explain`), so the words
-live here, next to the renderers, rather than in the app's `tutor.i18n`. Terms follow the course's
+The panels are rendered inside the sandbox child (`engine.sandbox.jobs.explain`), and the runner's reasons are raised
+there, so the words live here, in the engine, rather than in the app's `tutor.i18n`. A reason is raised in English
+with its key and parameters (`engine.runner.errors.reason`), which cross the sandbox's pipe, so the app says it again
+in the learner's language (`SnippetError.said`). Terms follow the course's
 articles: 勾配 (gradient), ヤコビ行列 (Jacobian), ベクトル・ヤコビ行列積 (VJP), 連鎖律 (chain rule),
 葉テンソル (leaf tensor), 計算グラフ, 逆伝播. A test fails when a key lacks its Japanese entry.
 """
@@ -368,6 +371,113 @@ MESSAGES: dict[str, dict[str, str]] = {
                                 "it returns flow on instead of the ones computed (returning None changes nothing)",
                           "ja": "このノードでモジュールの逆伝播フック（register_full_backward_hook）が動きます。フックが"
                                 "勾配を返すと、計算された勾配の代わりにそれが先へ流れます（None を返せば何も変わりません）"},
+    # the runner's and the sandbox's reasons (engine.runner.errors.reason; shown by SnippetError.said)
+    "error_at_line": {"en": "line {line}: ", "ja": "{line} 行目: "},
+    "program_raised": {"en": "{error}", "ja": "プログラムが例外を出しました（Python・PyTorch のメッセージをそのまま示します）: {error}"},
+    "refused_for_safety": {"en": " (refused for safety)", "ja": "（安全のため実行しません）"},
+    "source_too_long": {"en": "the snippet has {length} characters; the limit is {limit}",
+                        "ja": "スニペットが {length} 文字あります。上限は {limit} 文字です"},
+    "file_too_large": {"en": "the file is larger than the limit of {limit} characters",
+                       "ja": "ファイルが上限の {limit} 文字を超えています"},
+    "nested_too_deep": {"en": "the code is nested too deeply to run", "ja": "コードの入れ子が深すぎて実行できません"},
+    "calls_too_deep": {"en": "the calls went too deep (endless recursion?)",
+                       "ja": "呼び出しが深くなりすぎました（終わらない再帰ではありませんか？）"},
+    "out_of_memory": {"en": "the snippet ran out of memory", "ja": "スニペットがメモリを使い果たしました"},
+    "too_many_steps": {"en": "the snippet ran more than {limit} steps (loop iterations and calls); is there an endless "
+                             "loop?",
+                       "ja": "スニペットが {limit} ステップ（ループの繰り返しと呼び出しの回数）を超えました。終わらない"
+                             "ループはありませんか？"},
+    "ran_too_long": {"en": "the snippet ran longer than {seconds} s", "ja": "スニペットの実行が {seconds} 秒を超えました"},
+    "too_much_memory": {"en": "the snippet used more than {mb} MB of memory",
+                        "ja": "スニペットが {mb} MB を超えるメモリを使いました"},
+    "tensors_too_much_memory": {"en": "the snippet's tensors take more than {mb} MB of memory together",
+                                "ja": "スニペットのテンソルが合わせて {mb} MB を超えるメモリを使っています"},
+    "too_deep": {"en": "functions called each other more than {limit} levels deep (endless recursion?)",
+                 "ja": "関数の呼び出しが {limit} 段を超えて深くなりました（終わらない再帰ではありませんか？）"},
+    "printed_too_much": {"en": "the snippet printed more than {limit} characters",
+                         "ja": "スニペットが {limit} 文字を超えて出力しました"},
+    "integer_too_long": {"en": "this integer would have about {digits} digits; the limit is {limit}",
+                         "ja": "この整数は約 {digits} 桁になります。上限は {limit} 桁です"},
+    "literal_too_long": {"en": "a literal of {length} characters is longer than the limit of {limit}",
+                         "ja": "{length} 文字のリテラルは上限の {limit} 文字を超えています"},
+    "syntax_not_supported": {"en": "{name} syntax is not supported in snippets",
+                             "ja": "{name} の構文はスニペットでは使えません"},
+    "try_star_not_supported": {"en": "try/except is not supported in snippets", "ja": "try/except* はスニペットでは使えません"},
+    "async_not_supported": {"en": "async code is not supported in snippets", "ja": "async のコードはスニペットでは使えません"},
+    "walrus_not_supported": {"en": "the := operator is not supported in snippets",
+                             "ja": ":= 演算子はスニペットでは使えません"},
+    "match_not_supported": {"en": "match statements are not supported in snippets",
+                            "ja": "match 文はスニペットでは使えません"},
+    "literal_not_supported": {"en": "this kind of literal is not supported in snippets",
+                              "ja": "この種類のリテラルはスニペットでは使えません"},
+    "import_only_torch": {"en": "only `import torch` and `import math` are available in snippets, not `import {name}`",
+                          "ja": "スニペットで使えるのは `import torch` と `import math` だけです（`import {name}` は使えません）"},
+    "import_from_only_torch": {"en": "only imports from torch are available in snippets, not from {name}",
+                               "ja": "スニペットでは torch からしか import できません（{name} からは使えません）"},
+    "math_name_unavailable": {"en": "`math.{name}` is not available in snippets",
+                              "ja": "`math.{name}` はスニペットでは使えません"},
+    "math_attribute_unavailable": {"en": "'math.{name}' is not available in snippets",
+                                   "ja": "'math.{name}' はスニペットでは使えません"},
+    "module_unavailable": {"en": "`{name}` is not available in snippets", "ja": "`{name}` はスニペットでは使えません"},
+    "not_in_tutor_torch": {"en": "`{name}` is not part of the torch API this tutor provides (what it provides: "
+                                 "docs/api.md)",
+                           "ja": "`{name}` はこの tutor の torch にはありません（使える API は docs/api.md にあります）"},
+    "attribute_not_in_tutor_torch": {"en": "'{name}' is not part of the torch API this tutor provides (what it provides: "
+                                           "docs/api.md)",
+                                     "ja": "'{name}' はこの tutor の torch にはありません（使える API は docs/api.md "
+                                           "にあります）"},
+    "dunder_internal": {"en": "'{name}': names starting with '__' are internals and not available in snippets",
+                        "ja": "'{name}': '__' で始まる名前は内部用で、スニペットでは使えません"},
+    "dunder_unavailable": {"en": "'{name}': names starting with '__' are not available in snippets",
+                           "ja": "'{name}': '__' で始まる名前はスニペットでは使えません"},
+    "private_internal": {"en": "'{name}': names starting with '_' are internals and not available in snippets",
+                         "ja": "'{name}': '_' で始まる名前は内部用で、スニペットでは使えません"},
+    "builtin_unavailable": {"en": "'{name}' is not available in snippets", "ja": "'{name}' はスニペットでは使えません"},
+    "call_not_allowed": {"en": "calling {what} is not allowed in snippets", "ja": "{what} の呼び出しはスニペットでは使えません"},
+    "attribute_of_unavailable": {"en": "'.{name}' of a {kind} is not available in snippets",
+                                 "ja": "{kind} の '.{name}' はスニペットでは使えません"},
+    "numpy_attribute_unavailable": {"en": "numpy's '.{name}' is not available in snippets",
+                                    "ja": "numpy の '.{name}' はスニペットでは使えません"},
+    "context_managers_only_torch": {"en": "only torch's context managers (such as `with torch.no_grad():`) are supported",
+                                    "ja": "使える with は torch のコンテキストマネージャー（`with torch.no_grad():` など）"
+                                          "だけです"},
+    "raise_refused": {"en": "raising {name} is refused for safety (the runner stops snippets with it)",
+                      "ja": "{name} を raise することは安全のためできません（ランナーがスニペットを止めるのに使います）"},
+    "worker_cannot_start": {"en": "the tutor's snippet worker could not start: {cause}",
+                            "ja": "tutor のスニペット実行プロセスを起動できませんでした: {cause}"},
+    "worker_not_runnable": {"en": "{program} cannot be run ({detail})", "ja": "{program} を実行できません（{detail}）"},
+    "worker_signal": {"en": "it was stopped by signal {signal}", "ja": "シグナル {signal} で止まりました"},
+    "worker_exit_status": {"en": "it exited with status {status} without saying why",
+                           "ja": "理由を告げずに終了コード {status} で終わりました"},
+    "worker_not_ready": {"en": "it did not get ready within {seconds} s", "ja": "{seconds} 秒以内に準備ができませんでした"},
+    "worker_stopped_answering": {"en": "the tutor's snippet worker stopped answering",
+                                 "ja": "tutor のスニペット実行プロセスが応答しなくなりました"},
+    "call_cancelled": {"en": "the call was cancelled", "ja": "呼び出しは取り消されました"},
+    "no_value_came_back": {"en": "no value came back", "ja": "値が返ってきませんでした"},
+    "snippet_past_time_limit": {"en": "the snippet ran past its time limit and was stopped",
+                                "ja": "スニペットが制限時間を超えたので止めました"},
+    "snippet_cpu_time": {"en": "the snippet used more processor time than allowed",
+                         "ja": "スニペットが許された CPU 時間を超えて使いました"},
+    "snippet_killed": {"en": "the snippet was stopped (out of time or memory)",
+                       "ja": "スニペットを止めました（時間かメモリが足りなくなりました）"},
+    "snippet_system_call": {"en": "the snippet made a system call the sandbox forbids",
+                            "ja": "スニペットがサンドボックスで禁止されたシステムコールを使いました"},
+    "snippet_process_died": {"en": "the snippet's process died (signal {signal})",
+                             "ja": "スニペットのプロセスが異常終了しました（シグナル {signal}）"},
+    "snippet_no_answer": {"en": "the snippet's process ended without an answer",
+                          "ja": "スニペットのプロセスが結果を返さずに終わりました"},
+    "answer_too_large": {"en": "the answer was larger than {mb} MB", "ja": "結果が {mb} MB を超えました"},
+    "explanation_stopped": {"en": "working out the explanation was stopped by the sandbox's limits ({seconds} s, "
+                                  "{mb} MB): {cause}",
+                            "ja": "解説の計算がサンドボックスの制限（{seconds} 秒、{mb} MB）で止まりました: {cause}"},
+    "explanation_own_fault": {"en": "the tutor could not work out this explanation (its own fault, not the "
+                                    "program's): {error}",
+                              "ja": "tutor がこの解説を計算できませんでした（プログラムではなく tutor の不具合です）: {error}"},
+    "explanation_unreadable": {"en": "the explanation could not be read back from the sandbox",
+                               "ja": "サンドボックスから解説を読み戻せませんでした"},
+    "tutor_closed": {"en": "the tutor closed", "ja": "tutor が終了しました"},
+    "no_longer_needed": {"en": "cancelled: the tutor no longer needs this answer",
+                         "ja": "取り消しました: tutor はもうこの結果を必要としていません"},
 }
 
 

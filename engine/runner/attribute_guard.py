@@ -10,7 +10,7 @@ import types
 from engine.autograd.function import FunctionCtx
 
 from .call_guard import _BUILTIN_METHOD_TYPES
-from .errors import SnippetRejected
+from .errors import SnippetRejected, reason
 from .surface import (
     attribute_refusal,
     dtype_refusal,
@@ -61,9 +61,9 @@ class AttributeGuard:
             raise SnippetRejected(f"only attributes of tensors, of a Function's ctx, of instances of the snippet's "
                                   f"classes and of its plain classes can be assigned in snippets (`x.{name} = ...`)")
         if plain_class and name.startswith("_"):
-            raise SnippetRejected(f"'{name}': names starting with '_' are internals and not available in snippets")
+            raise SnippetRejected(reason("private_internal", name=name))
         if name.startswith("_") and not own_private(obj, name):
-            raise SnippetRejected(f"'{name}': names starting with '_' are internals and not available in snippets")
+            raise SnippetRejected(reason("private_internal", name=name))
         # torch's own attributes stay torch's: the engine calls and reads them (`model.train()` calls `modules()`)
         if is_snippet_object(obj) and engine_member(type(obj), name) or type(obj) is FunctionCtx and name in _CTX_OWN:
             raise SnippetRejected(f"'{name}' is torch's own attribute of {type(obj).__name__}; assigning it is "

@@ -19,7 +19,7 @@ from engine.graph import AccumulateGrad, Node
 from engine.printing import set_printoptions
 
 from . import sizes
-from .errors import ResourceLimitExceeded, SnippetRejected
+from .errors import ResourceLimitExceeded, SnippetRejected, reason
 from .limits import shape_of
 from .surface import (
     BUILTIN_METHODS,
@@ -98,7 +98,7 @@ class CallGuard:
             return self._after(self._call_method(fn, args, kwargs))
         if not callable(fn):
             return fn(*args, **kwargs)  # Python's own "'X' object is not callable"
-        raise SnippetRejected(f"calling {_describe(fn)} is not allowed in snippets")
+        raise SnippetRejected(reason("call_not_allowed", what=_describe(fn)))
 
     def _snippet_function(self, fn: object) -> types.FunctionType | None:
         """The snippet's own function that `fn` is (`f`), or that it binds to one of the snippet's instances or
@@ -206,13 +206,13 @@ class CallGuard:
         owner, name = method.__self__, method.__name__
         if isinstance(owner, (np.ndarray, np.generic)):
             if name not in NDARRAY_ATTRS:
-                raise SnippetRejected(f"numpy's '.{name}' is not available in snippets")
+                raise SnippetRejected(reason("numpy_attribute_unavailable", name=name))
             _check_ndarray_arguments(name, args, kwargs)
             if name == "astype":
                 self._check_astype(owner, args, kwargs)
             return method(*args, **kwargs)
         if name not in BUILTIN_METHODS.get(type(owner), ()):
-            raise SnippetRejected(f"calling {_describe(method)} is not allowed in snippets")
+            raise SnippetRejected(reason("call_not_allowed", what=_describe(method)))
         if name in ("join", "extend", "update", "union", "intersection", "difference") and args:
             args = (self._bounded(args[0]), *args[1:])
         if type(owner) is str and name == "format":

@@ -27,7 +27,7 @@ from . import sizes
 from .attribute_guard import AttributeGuard
 from .call_guard import CallGuard, _check_dtypes
 from .class_guard import ClassGuard
-from .errors import ResourceLimitExceeded, SnippetRejected, stop_within
+from .errors import ResourceLimitExceeded, SnippetRejected, reason, stop_within
 from .limits import Budget, Limits, broadcast_elements, itemsize_of, shape_of
 from .policy import import_engine_module
 from .rewrite import guard_name
@@ -148,7 +148,7 @@ class Guards(AttributeGuard, CallGuard, ClassGuard, TextGuard):
         if not is_engine_object(manager):
             if not all(hasattr(type(manager), method) for method in ("__enter__", "__exit__")):
                 return manager  # `with torch.no_grad:` gets Python's own TypeError
-            raise SnippetRejected("only torch's context managers (such as `with torch.no_grad():`) are supported")
+            raise SnippetRejected(reason("context_managers_only_torch"))
         return manager
 
     def import_(self, dotted: str) -> types.ModuleType:
@@ -156,7 +156,7 @@ class Guards(AttributeGuard, CallGuard, ClassGuard, TextGuard):
             return math
         module = import_engine_module(dotted)
         if module is None:
-            raise SnippetRejected(f"`{dotted}` is not available in snippets")
+            raise SnippetRejected(reason("module_unavailable", name=dotted))
         return module
 
     # --- operators -------------------------------------------------------------------------------
@@ -221,7 +221,7 @@ class Guards(AttributeGuard, CallGuard, ClassGuard, TextGuard):
         kind = exc if isinstance(exc, type) else type(exc)
         if issubclass(kind, BaseException) and not issubclass(kind, Exception) or issubclass(
                 kind, (RecursionError, MemoryError)):
-            raise SnippetRejected(f"raising {kind.__name__} is refused for safety (the runner stops snippets with it)")
+            raise SnippetRejected(reason("raise_refused", name=kind.__name__))
         return exc  # anything else: Python's own checks (`raise 1` is a TypeError)
 
     # --- checks ----------------------------------------------------------------------------------
@@ -251,9 +251,7 @@ class Guards(AttributeGuard, CallGuard, ClassGuard, TextGuard):
         self.live_bytes += nbytes
         limit = self.budget.limits.max_memory
         if self.live_bytes > limit:
-            raise ResourceLimitExceeded(
-                f"the snippet's tensors take more than {limit // 2**20} MB of memory together"
-            )
+            raise ResourceLimitExceeded(reason("tensors_too_much_memory", mb=limit // 2**20))
 
     def _release(self, key: int) -> None:
         self.live_bytes -= self.live.pop(key, 0)

@@ -18,7 +18,7 @@ import numpy as np
 
 from engine.tensor import Tensor
 
-from .errors import ResourceLimitExceeded
+from .errors import ResourceLimitExceeded, reason
 
 
 @dataclass(frozen=True)
@@ -115,10 +115,7 @@ class Budget:
     def tick(self) -> None:
         self.steps += 1
         if self.steps > self.limits.max_steps:
-            raise ResourceLimitExceeded(
-                f"the snippet ran more than {self.limits.max_steps} steps (loop iterations and calls); "
-                "is there an endless loop?"
-            )
+            raise ResourceLimitExceeded(reason("too_many_steps", limit=self.limits.max_steps))
         self.clock()
 
     def clock(self) -> None:
@@ -128,21 +125,18 @@ class Budget:
         if self.checks % 256 == 0:
             self.memory()
         if time.monotonic() > self.deadline:
-            raise ResourceLimitExceeded(f"the snippet ran longer than {self.limits.max_seconds:g} s")
+            raise ResourceLimitExceeded(reason("ran_too_long", seconds=f"{self.limits.max_seconds:g}"))
 
     def memory(self) -> None:
         """The backstop for everything not counted one by one (lists of lists, graph internals)."""
         now = process_memory()
         if now is not None and self.baseline is not None and now - self.baseline > self.limits.max_growth:
-            raise ResourceLimitExceeded(f"the snippet used more than {self.limits.max_growth // 2**20} MB of memory")
+            raise ResourceLimitExceeded(reason("too_much_memory", mb=self.limits.max_growth // 2**20))
 
     def enter(self) -> None:
         self.depth += 1
         if self.depth > self.limits.max_depth:
-            raise ResourceLimitExceeded(
-                f"functions called each other more than {self.limits.max_depth} levels deep "
-                "(endless recursion?)"
-            )
+            raise ResourceLimitExceeded(reason("too_deep", limit=self.limits.max_depth))
 
     def leave(self) -> None:
         self.depth -= 1
@@ -181,10 +175,8 @@ class Budget:
 
     def int_bits(self, bits: int) -> None:
         if bits > self.limits.max_int_bits:
-            raise ResourceLimitExceeded(
-                f"this integer would have about {int(bits * 0.30103)} digits; "
-                f"the limit is {int(self.limits.max_int_bits * 0.30103)}"
-            )
+            raise ResourceLimitExceeded(reason("integer_too_long", digits=int(bits * 0.30103),
+                                               limit=int(self.limits.max_int_bits * 0.30103)))
 
     def nested_work(self, value: object, what: str, factor: int = 1) -> None:
         """Refuse one call that would visit more than `max_call_work` elements of nested containers
@@ -209,7 +201,7 @@ class Budget:
     def printed(self, count: int) -> None:
         self.output += count
         if self.output > self.limits.max_output:
-            raise ResourceLimitExceeded(f"the snippet printed more than {self.limits.max_output} characters")
+            raise ResourceLimitExceeded(reason("printed_too_much", limit=self.limits.max_output))
 
     # --- estimates made before an operation runs -------------------------------------------------
 

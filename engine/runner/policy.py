@@ -12,9 +12,9 @@ import builtins
 import types
 from collections.abc import Iterator
 
-from .errors import SnippetError, for_safety
+from .errors import SnippetError, for_safety, reason
 from .limits import Limits
-from .surface import API_REFERENCE, MATH_NAMES, SAFE_BUILTINS, engine_module, public_names
+from .surface import MATH_NAMES, SAFE_BUILTINS, engine_module, public_names
 
 _ALLOWED = {
     # statements
@@ -36,14 +36,14 @@ _ALLOWED = {
     ast.USub, ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Is, ast.IsNot, ast.In, ast.NotIn,
 }
 
-_REASONS = {
-    "TryStar": "try/except is not supported in snippets",
-    "Await": "async code is not supported in snippets",
-    "AsyncFunctionDef": "async code is not supported in snippets",
-    "AsyncFor": "async code is not supported in snippets",
-    "AsyncWith": "async code is not supported in snippets",
-    "NamedExpr": "the := operator is not supported in snippets",
-    "Match": "match statements are not supported in snippets",
+_REASONS = {  # catalogue keys (engine.explain.messages)
+    "TryStar": "try_star_not_supported",
+    "Await": "async_not_supported",
+    "AsyncFunctionDef": "async_not_supported",
+    "AsyncFor": "async_not_supported",
+    "AsyncWith": "async_not_supported",
+    "NamedExpr": "walrus_not_supported",
+    "Match": "match_not_supported",
 }
 
 _MAX_DEPTH = 100
@@ -60,8 +60,8 @@ def parse_checked(
     """Parse and check `source`; return the tree (None if unparsable) and every refusal found."""
     limits = limits or Limits()
     if len(source) > limits.max_source:
-        return None, [SnippetError("SnippetRejected",
-                                   f"the snippet has {len(source)} characters; the limit is {limits.max_source}", 1, 1)]
+        return None, [SnippetError.of("SnippetRejected", reason("source_too_long", length=len(source),
+                                                                limit=limits.max_source), 1, 1)]
     try:
         tree = ast.parse(source, filename=filename, mode=mode)
     except SyntaxError as exc:
@@ -109,12 +109,12 @@ class _Checker(ast.NodeVisitor):
     def refuse(self, node: ast.AST, reason: str) -> None:
         line = getattr(node, "lineno", None)
         col = getattr(node, "col_offset", None)
-        self.errors.append(SnippetError("SnippetRejected", for_safety(reason), line, None if col is None else col + 1))
+        self.errors.append(SnippetError.of("SnippetRejected", for_safety(reason), line, None if col is None else col + 1))
 
     def visit(self, node: ast.AST) -> None:
         if type(node) not in _ALLOWED:
             name = type(node).__name__
-            self.refuse(node, _REASONS.get(name, f"{name} syntax is not supported in snippets"))
+            self.refuse(node, reason(_REASONS[name]) if name in _REASONS else reason("syntax_not_supported", name=name))
             return
         self.depth += 1
         try:
@@ -139,9 +139,9 @@ class _Checker(ast.NodeVisitor):
         if node.id == "super":
             self.refuse(node, _SUPER)
         elif node.id.startswith("__") and not (node.id in READABLE_DUNDERS and isinstance(node.ctx, ast.Load)):
-            self.refuse(node, f"'{node.id}': names starting with '__' are internals and not available in snippets")
+            self.refuse(node, reason("dunder_internal", name=node.id))
         elif isinstance(node.ctx, ast.Load) and node.id in FORBIDDEN_BUILTINS and node.id not in self.bound:
-            self.refuse(node, f"'{node.id}' is not available in snippets")
+            self.refuse(node, reason("builtin_unavailable", name=node.id))
 
     def check_Attribute(self, node: ast.Attribute) -> None:
         if _calls_super(node.value) and id(node) not in self.approved:
@@ -149,14 +149,13 @@ class _Checker(ast.NodeVisitor):
         if node.attr.startswith("_") and id(node) not in self.approved and not (
                 node.attr in READABLE_DUNDERS | READABLE_PRIVATE and isinstance(node.ctx, ast.Load)) and not (
                 node.attr.startswith("_saved_") and isinstance(node.ctx, ast.Load)):  # graph nodes only (surface)
-            self.refuse(node, f"'.{node.attr}': names starting with '_' are internals and not available in snippets")
+            self.refuse(node, reason("private_internal", name=f".{node.attr}"))
 
     def check_Constant(self, node: ast.Constant) -> None:
         if not isinstance(node.value, _LITERAL_TYPES):
-            self.refuse(node, "this kind of literal is not supported in snippets")
+            self.refuse(node, reason("literal_not_supported"))
         elif isinstance(node.value, (str, bytes)) and len(node.value) > self.limits.max_literal:
-            self.refuse(node, f"a literal of {len(node.value)} characters is longer than the limit of "
-                              f"{self.limits.max_literal}")
+            self.refuse(node, reason("literal_too_long", length=len(node.value), limit=self.limits.max_literal))
 
     # --- imports: only torch (the engine) --------------------------------------------------------
 
@@ -182,30 +181,29 @@ class _Checker(ast.NodeVisitor):
                 continue
             if engine_submodule_exists(alias.name):  # `import torch.nn` binds torch, `... as nn` binds nn
                 continue
-            self.refuse(node, f"only `import torch` and `import math` are available in snippets, "
-                              f"not `import {alias.name}`")
+            self.refuse(node, reason("import_only_torch", name=alias.name))
 
     def check_ImportFrom(self, node: ast.ImportFrom) -> None:
         module = node.module or ""
         if module == "math" and not node.level:
             for alias in node.names:
                 if alias.name not in MATH_NAMES:
-                    self.refuse(node, f"`math.{alias.name}` is not available in snippets")
+                    self.refuse(node, reason("math_name_unavailable", name=alias.name))
             return
         if node.level or not (module == "torch" or engine_submodule_exists(module)):
-            self.refuse(node, f"only imports from torch are available in snippets, not from {'.' * node.level}{module}")
+            self.refuse(node, reason("import_from_only_torch", name=f"{'.' * node.level}{module}"))
             return
         available = public_names(import_engine_module(module))
         for alias in node.names:
             if alias.name not in available:
-                self.refuse(node, f"`{alias.name}` is not part of the torch API this tutor provides{API_REFERENCE}")
+                self.refuse(node, reason("not_in_tutor_torch", name=alias.name))
 
     # --- functions -------------------------------------------------------------------------------
 
     def check_FunctionDef(self, node: ast.FunctionDef) -> None:
         # decorators are applied through the call guard and annotations are guarded expressions (rewrite)
         if node.name.startswith("__") and id(node) not in self.approved:
-            self.refuse(node, f"'{node.name}': names starting with '__' are not available in snippets")
+            self.refuse(node, reason("dunder_unavailable", name=node.name))
 
     def check_Global(self, node: ast.Global | ast.Nonlocal) -> None:
         for name in node.names:
@@ -215,7 +213,7 @@ class _Checker(ast.NodeVisitor):
 
     def check_arg(self, node: ast.arg) -> None:
         if node.arg.startswith("__"):
-            self.refuse(node, f"'{node.arg}': names starting with '__' are not available in snippets")
+            self.refuse(node, reason("dunder_unavailable", name=node.arg))
 
     # --- classes: torch.autograd.Function and torch.nn.Module subclasses ---------------------------
 

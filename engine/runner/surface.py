@@ -22,6 +22,8 @@ from engine.autograd.function import Function
 from engine.nn import Module
 from engine.tensor import Tensor
 
+from .errors import reason
+
 # the builtins a snippet may use (`print` is the runner's own, writing to the captured output)
 SAFE_BUILTINS = (
     "abs", "all", "any", "bool", "dict", "enumerate", "float", "int", "isinstance", "len", "list",
@@ -177,13 +179,13 @@ def attribute_refusal(obj: object, name: str) -> str | None:
     if name.startswith("_saved_") and type(obj).__module__ == NODE_MODULE:  # PyTorch's y.grad_fn._saved_self
         return None
     if name.startswith("_"):
-        return f"'{name}': names starting with '_' are internals and not available in snippets"
+        return reason("private_internal", name=name)
     if obj is math:
-        return None if name in MATH_NAMES else f"'math.{name}' is not available in snippets"
+        return None if name in MATH_NAMES else reason("math_attribute_unavailable", name=name)
     if isinstance(obj, types.ModuleType):
         if is_engine_module_name(obj.__name__) and name in public_names(obj):
             return None
-        return f"'{name}' is not part of the torch API this tutor provides{API_REFERENCE}"
+        return reason("attribute_not_in_tutor_torch", name=name)
     if isinstance(obj, type):
         if obj.__module__ == NODE_MODULE:  # `type(y.grad_fn)`: a node's class shows the node API only
             return None if name in NODE_ATTRS else f"'.{name}' of a graph node's class is not available in snippets"
@@ -196,21 +198,20 @@ def attribute_refusal(obj: object, name: str) -> str | None:
     if is_engine_object(obj) or is_snippet_object(obj) or isinstance(obj, types.SimpleNamespace):
         return None  # a misspelt public name gets Python's own AttributeError, as in PyTorch
     if isinstance(obj, (np.ndarray, np.generic)):
-        return None if name in NDARRAY_ATTRS else f"numpy's '.{name}' is not available in snippets"
+        return None if name in NDARRAY_ATTRS else reason("numpy_attribute_unavailable", name=name)
     if isinstance(obj, np.dtype):
-        return None if name in NUMPY_DTYPE_ATTRS else f"numpy's '.{name}' is not available in snippets"
+        return None if name in NUMPY_DTYPE_ATTRS else reason("numpy_attribute_unavailable", name=name)
     if isinstance(obj, Exception) and name == "args":  # `except ValueError as e: e.args` (elements vetted)
         return None
     allowed = BUILTIN_METHODS.get(type(obj))
     if allowed is not None and name in allowed:
         return None
-    return f"'.{name}' of a {type(obj).__name__} is not available in snippets"
+    return reason("attribute_of_unavailable", name=name, kind=type(obj).__name__)
 
 
 # dtype kinds a snippet's arrays may have: bool, signed/unsigned int, float (never object, str, bytes,
 # void, datetime: object arrays hold arbitrary Python objects, text arrays make every element megabytes)
 NUMERIC_KINDS = frozenset("biuf")
-API_REFERENCE = " (what it provides: docs/api.md)"
 # numpy methods that take a dtype, and how many positional arguments they may get (`out` comes next)
 NDARRAY_POSITIONAL = {"sum": 2, "prod": 2, "cumsum": 2, "mean": 2, "std": 2, "var": 2, "all": 1, "any": 1,
                       "max": 1, "min": 1, "argmax": 1, "argmin": 1, "round": 1}

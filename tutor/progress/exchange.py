@@ -90,7 +90,7 @@ def write_document(path: Path, document: dict[str, Any]) -> None:
     try:
         write_atomically(path, json.dumps(document, ensure_ascii=False, indent=1))
     except OSError as error:
-        raise ProgressError(f"Cannot write {path}: {error.strerror or error}") from error
+        raise ProgressError("export_cannot_write", path=path, reason=error.strerror or error) from error
 
 
 def read_document(path: Path) -> Document:
@@ -98,10 +98,8 @@ def read_document(path: Path) -> Document:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:
-        raise ProgressError(
-            f"{path}: not valid JSON (line {error.lineno}, column {error.colno}: {error.msg}). "
-            "Use a file made by `autograd-tutor progress --export`."
-        ) from error
+        raise ProgressError("import_not_json", path=path, line=error.lineno, column=error.colno,
+                            reason=error.msg) from error
     except ValueError as error:  # an integer of more than 4300 digits
         raise ProgressError(f"{path}: a number in it is far too long ({error}); this is not an export") from error
     except RecursionError as error:
@@ -129,29 +127,26 @@ def _read_text(path: Path) -> str:
     try:
         descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except FileNotFoundError as error:
-        raise ProgressError(f"{path}: no such file") from error
+        raise ProgressError("import_no_file", path=path) from error
     except OSError as error:
-        raise ProgressError(f"{path}: cannot read it ({error.strerror or error})") from error
+        raise ProgressError("import_cannot_read", path=path, reason=error.strerror or error) from error
     with open(descriptor, "rb") as file:
         info = os.fstat(file.fileno())
         if not stat.S_ISREG(info.st_mode):
-            raise ProgressError(f"{path}: not a regular file (a folder, device or pipe); give the file "
-                                "`autograd-tutor progress --export` wrote")
+            raise ProgressError("import_not_regular", path=path)
         if info.st_size > MAX_IMPORT_BYTES:
-            raise ProgressError(f"{path}: the file is {info.st_size / 1e6:.0f} MB; an export is at most "
-                                f"{MAX_IMPORT_BYTES // 1_000_000} MB — is this the right file?")
+            raise ProgressError("import_too_large", path=path, size=f"{info.st_size / 1e6:.0f}",
+                                limit=MAX_IMPORT_BYTES // 1_000_000)
         try:
             data = file.read(MAX_IMPORT_BYTES + 1)
         except OSError as error:
-            raise ProgressError(f"{path}: cannot read it ({error.strerror or error})") from error
+            raise ProgressError("import_cannot_read", path=path, reason=error.strerror or error) from error
     if len(data) > MAX_IMPORT_BYTES:
-        raise ProgressError(f"{path}: the file is larger than {MAX_IMPORT_BYTES // 1_000_000} MB; "
-                            "is this the right file?")
+        raise ProgressError("import_larger_than", path=path, limit=MAX_IMPORT_BYTES // 1_000_000)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
-        raise ProgressError(f"{path}: not UTF-8 text (byte {error.start}); give the file "
-                            "`autograd-tutor progress --export` wrote") from error
+        raise ProgressError("import_not_utf8", path=path, byte=error.start) from error
 
 
 class _Reader:
@@ -165,15 +160,9 @@ class _Reader:
 
     def document(self, data: object) -> Document:
         if not isinstance(data, dict) or data.get("format") != FORMAT:
-            raise ProgressError(
-                f"{self.path}: not an autograd-tutor progress export "
-                f'(expected a JSON object with "format": "{FORMAT}")'
-            )
+            raise ProgressError("import_not_export", path=self.path, format=FORMAT)
         if data.get("version") != VERSION:
-            raise ProgressError(
-                f"{self.path}: export version {data.get('version')!r}; this autograd-tutor reads version {VERSION}. "
-                "Upgrade autograd-tutor to import it."
-            )
+            raise ProgressError("import_version", path=self.path, version=repr(data.get("version")), latest=VERSION)
         return Document(
             attempts=[self.attempt(f"attempts[{i}]", item) for i, item in enumerate(self.items(data, "attempts"))],
             positions=[self.position(f"positions[{i}]", item) for i, item in enumerate(self.items(data, "positions"))],

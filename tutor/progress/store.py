@@ -87,10 +87,7 @@ class ProgressStore:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as error:
-            raise ProgressError(
-                f"Cannot create the progress folder {self.path.parent}: {error.strerror}. "
-                "Point --data-dir (or $AUTOGRAD_TUTOR_DATA_DIR) at a writable folder."
-            ) from error
+            raise ProgressError("store_no_folder", folder=self.path.parent, reason=error.strerror) from error
         self._conn = self._open()
 
     # ----------------------------------------------------------------- opening
@@ -103,7 +100,7 @@ class ProgressStore:
             try:
                 conn = self._connect_and_migrate()
             except _Damaged as error:  # a fresh file cannot be damaged; the folder is the problem
-                raise ProgressError(f"Cannot start a fresh progress file at {self.path}: {error}") from error
+                raise ProgressError("store_cannot_start", path=self.path, reason=error) from error
             try:
                 self.salvaged = _salvage(self.recovered_from, conn)
             except BaseException:
@@ -115,7 +112,7 @@ class ProgressStore:
         try:
             conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
         except sqlite3.Error as error:
-            raise ProgressError(f"Cannot open the progress file {self.path}: {error}") from error
+            raise ProgressError("store_cannot_open", path=self.path, reason=error) from error
         try:
             conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             conn.execute("PRAGMA journal_mode = WAL")
@@ -128,7 +125,7 @@ class ProgressStore:
             conn.close()
             if _is_damage(error):
                 raise _Damaged(str(error)) from error
-            raise ProgressError(f"Cannot use the progress file {self.path}: {error}") from error
+            raise ProgressError("store_cannot_use", path=self.path, reason=error) from error
         except BaseException:
             conn.close()
             raise
@@ -138,11 +135,7 @@ class ProgressStore:
         with _immediate(conn):
             version = conn.execute("PRAGMA user_version").fetchone()[0]
             if version > LATEST_VERSION:
-                raise ProgressError(
-                    f"The progress file {self.path} was written by a newer autograd-tutor "
-                    f"(schema version {version}; this one knows up to {LATEST_VERSION}). "
-                    "Upgrade autograd-tutor, or use --data-dir to keep a separate progress folder."
-                )
+                raise ProgressError("store_newer", path=self.path, version=version, latest=LATEST_VERSION)
             if version == 0 and conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
                 raise _Damaged("an SQLite file that is not an autograd-tutor progress database")
             for step in range(version, LATEST_VERSION):
@@ -163,10 +156,7 @@ class ProgressStore:
                 if source.exists():
                     source.replace(f"{target}{suffix}")
         except OSError as error:
-            raise ProgressError(
-                f"The progress file {self.path} is damaged and could not be moved aside "
-                f"({error.strerror}). Move it away yourself, or use --data-dir."
-            ) from error
+            raise ProgressError("store_damaged_stuck", path=self.path, reason=error.strerror) from error
         return target
 
     def close(self) -> None:
@@ -184,13 +174,13 @@ class ProgressStore:
             with _immediate(self._conn):
                 yield self._conn
         except sqlite3.Error as error:
-            raise ProgressError(f"Could not save progress to {self.path}: {error}") from error
+            raise ProgressError("store_cannot_save", path=self.path, reason=error) from error
 
     def _read(self, sql: str, params: Iterable[object] = ()) -> list[tuple]:
         try:
             return self._conn.execute(sql, tuple(params)).fetchall()
         except sqlite3.Error as error:
-            raise ProgressError(f"Could not read progress from {self.path}: {error}") from error
+            raise ProgressError("store_cannot_read", path=self.path, reason=error) from error
 
     # ----------------------------------------------------------------- attempts
 

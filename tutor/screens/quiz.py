@@ -16,7 +16,7 @@ from textual.binding import Binding
 from textual.widgets import Static
 
 from lessons.glossary import concept_label
-from tutor.i18n import t
+from tutor.i18n import error_said, t
 from tutor.practice import Outcome, QuizPractice
 from tutor.screens.practice import PracticeScreen
 from tutor.widgets.step_progress import StepProgress
@@ -88,10 +88,11 @@ class QuizScreen(PracticeScreen):
         except QuizError as error:
             self._preparing.stop()
             if self.question is None:
-                self.app.notify(t("quiz_unavailable", self.app.lang, reason=error), severity="error", timeout=10)
+                self.app.notify(t("quiz_unavailable", self.app.lang, reason=error.said(self.app.lang)), severity="error",
+                                timeout=10)
                 self.dismiss()
             else:  # every template left failed: end early, answers so far are kept
-                self.notify(t("quiz_stopped", self.app.lang, reason=error), severity="error", timeout=10)
+                self.notify(t("quiz_stopped", self.app.lang, reason=error.said(self.app.lang)), severity="error", timeout=10)
                 self.app.show_quiz_summary(session)
             return
         self._preparing.stop()
@@ -147,7 +148,8 @@ class QuizScreen(PracticeScreen):
         self._ask_next()
 
     def _store_failed(self, error) -> None:
-        self.app.notify(t("progress_unavailable", self.app.lang, reason=error), severity="error", timeout=10)
+        self.app.notify(t("progress_unavailable", self.app.lang, reason=error_said(error, self.app.lang)),
+                        severity="error", timeout=10)
         self.dismiss()
 
     def on_step_view_record_failed(self, event: StepView.RecordFailed) -> None:
