@@ -141,19 +141,17 @@ class Budget:
     def leave(self) -> None:
         self.depth -= 1
 
-    def elements(self, count: int, what: str = "a tensor", itemsize: int | None = None) -> None:
+    def elements(self, count: int, what: str | None = None, itemsize: int | None = None) -> None:
         """One tensor's size: bytes against `max_tensor_bytes` (float32's 4 bytes per element when the dtype
         is not known yet; the result is checked again with its real dtype)."""
         nbytes = count * (itemsize or DEFAULT_ITEMSIZE)
+        what = what or reason("what_tensor")
         if nbytes > self.limits.max_tensor_bytes:
-            raise ResourceLimitExceeded(
-                f"{what} would have {count} elements ({_megabytes(nbytes)}); the limit is "
-                f"{_megabytes(self.limits.max_tensor_bytes)} per tensor"
-            )
+            raise ResourceLimitExceeded(reason("too_many_bytes", what=what, count=count, size=_megabytes(nbytes),
+                                               limit=_megabytes(self.limits.max_tensor_bytes)))
         if self.limits.max_elements is not None and count > self.limits.max_elements:
-            raise ResourceLimitExceeded(
-                f"{what} would have {count} elements; the limit is {self.limits.max_elements} per tensor"
-            )
+            raise ResourceLimitExceeded(reason("too_many_elements", what=what, count=count,
+                                               limit=self.limits.max_elements))
 
     def product(self, a: tuple[int, ...], b: tuple[int, ...], what: str) -> None:
         """A matrix product: its result's size, and the work of computing it in one uninterruptible call."""
@@ -163,15 +161,12 @@ class Budget:
 
     def product_work(self, work: int, what: str) -> None:
         if work > self.limits.max_product_work:
-            raise ResourceLimitExceeded(
-                f"{what} would take {work} multiply-adds; the limit is {self.limits.max_product_work}"
-            )
+            raise ResourceLimitExceeded(reason("too_much_product_work", what=what, work=work,
+                                               limit=self.limits.max_product_work))
 
     def items(self, count: int, what: str) -> None:
         if count > self.limits.max_items:
-            raise ResourceLimitExceeded(
-                f"{what} would have length {count}; the limit is {self.limits.max_items}"
-            )
+            raise ResourceLimitExceeded(reason("too_many_items", what=what, count=count, limit=self.limits.max_items))
 
     def int_bits(self, bits: int) -> None:
         if bits > self.limits.max_int_bits:
@@ -186,7 +181,7 @@ class Budget:
         limit = self.limits.max_call_work
         work = nested_cost(value, limit // max(factor, 1)) * factor
         if work > limit:
-            raise ResourceLimitExceeded(f"{what} would visit more than {limit} elements; refused for safety")
+            raise ResourceLimitExceeded(reason("too_much_call_work", what=what, limit=limit))
 
     def text(self, value: object, what: str, fields: int = 1) -> None:
         """Refuse building a string (str, repr, print, f-string, %-format) longer than `max_items`,
@@ -196,7 +191,7 @@ class Budget:
         limit = self.limits.max_items
         length = nested_cost(value, limit // max(fields, 1), text=True) * fields
         if length > limit:
-            raise ResourceLimitExceeded(f"{what} would be longer than {limit} characters; refused for safety")
+            raise ResourceLimitExceeded(reason("text_too_long", what=what, limit=limit))
 
     def printed(self, count: int) -> None:
         self.output += count
@@ -212,9 +207,9 @@ class Budget:
             lshape, rshape = operand_shape(left), operand_shape(right)
         if lshape is not None and rshape is not None:
             if op == "MatMult":
-                self.product(lshape, rshape, "the result of @")
+                self.product(lshape, rshape, reason("what_result_of", op="@"))
             else:
-                self.elements(broadcast_elements([lshape, rshape]) or 0, f"the result of {OP_SYMBOL[op]}",
+                self.elements(broadcast_elements([lshape, rshape]) or 0, reason("what_result_of", op=OP_SYMBOL[op]),
                               max(itemsize_of(left) or 0, itemsize_of(right) or 0) or None)
             return
         if lshape is not None or rshape is not None:
@@ -232,7 +227,7 @@ class Budget:
         if op == "Mult":
             for seq, times in ((left, right), (right, left)):
                 if isinstance(seq, (str, bytes, list, tuple)) and isinstance(times, int):
-                    self.items(len(seq) * max(times, 0), f"a repeated {type(seq).__name__}")
+                    self.items(len(seq) * max(times, 0), reason("what_repeated", kind=type(seq).__name__))
         if op == "Mod" and isinstance(left, str):
             self.format_spec_text(left, percent=True)
 
@@ -241,12 +236,11 @@ class Budget:
         specs = re.findall(r"%[^a-zA-Z%]*", text) if percent else [text]
         for spec in specs:
             if percent and "*" in spec:
-                raise ResourceLimitExceeded("'*' widths in %-formatting are not supported in snippets")
+                raise ResourceLimitExceeded(reason("star_width_not_supported"))
             for number in re.findall(r"\d+", spec):
                 if len(number) > 6 or int(number) > self.limits.max_literal:
-                    raise ResourceLimitExceeded(
-                        f"the width or precision {number} in a format is larger than {self.limits.max_literal}"
-                    )
+                    raise ResourceLimitExceeded(reason("format_width_too_large", number=number,
+                                                       limit=self.limits.max_literal))
 
     # --- checks made after an operation ----------------------------------------------------------
 
@@ -260,7 +254,7 @@ class Budget:
             if math.prod(shape) >= _BIG:
                 self.memory()
         elif isinstance(value, (str, bytes, list, tuple, dict, set, frozenset)):
-            self.items(len(value), f"a {type(value).__name__}")
+            self.items(len(value), reason("what_a", kind=type(value).__name__))
             if len(value) >= _BIG:
                 self.memory()
         elif isinstance(value, int) and not isinstance(value, bool):

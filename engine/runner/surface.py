@@ -188,12 +188,12 @@ def attribute_refusal(obj: object, name: str) -> str | None:
         return reason("attribute_not_in_tutor_torch", name=name)
     if isinstance(obj, type):
         if obj.__module__ == NODE_MODULE:  # `type(y.grad_fn)`: a node's class shows the node API only
-            return None if name in NODE_ATTRS else f"'.{name}' of a graph node's class is not available in snippets"
+            return None if name in NODE_ATTRS else reason("node_class_attribute_unavailable", name=name)
         if is_engine_type(obj) or is_snippet_class(obj):
-            return None if _class_member(obj, name) else f"'.{name}' of a class is not available in snippets"
-        return f"attributes of the type {obj.__name__!r} are not available in snippets"
+            return None if _class_member(obj, name) else reason("class_attribute_unavailable", name=name)
+        return reason("type_attributes_unavailable", kind=repr(obj.__name__))
     if type(obj).__module__ == NODE_MODULE:
-        return None if name in NODE_ATTRS else f"'.{name}' of a graph node is not available in snippets"
+        return None if name in NODE_ATTRS else reason("node_attribute_unavailable", name=name)
     # public attributes of engine objects (e.g. torch.autograd.functional) and of the snippet's own instances
     if is_engine_object(obj) or is_snippet_object(obj) or isinstance(obj, types.SimpleNamespace):
         return None  # a misspelt public name gets Python's own AttributeError, as in PyTorch
@@ -228,7 +228,7 @@ def dtype_refusal(value: object) -> str | None:
         return None
     if kind in NUMERIC_KINDS:
         return None
-    return f"arrays of dtype {value.dtype!s} (not numbers) are refused for safety in snippets"
+    return reason("array_dtype_refused", dtype=str(value.dtype))
 
 
 def requested_dtype_refusal(value: object) -> str | None:
@@ -242,7 +242,7 @@ def requested_dtype_refusal(value: object) -> str | None:
         kind = "?"
     if kind in NUMERIC_KINDS:
         return None
-    return f"dtype={value!r:.40} is not a numeric dtype; other dtypes are refused for safety in snippets"
+    return reason("dtype_refused", dtype=f"{value!r:.40}")
 
 
 def value_refusal(value: object) -> str | None:
@@ -250,14 +250,14 @@ def value_refusal(value: object) -> str | None:
     if isinstance(value, types.ModuleType):
         if is_engine_module_name(value.__name__) or value is math:
             return None
-        return f"the module {value.__name__!r} is not available"
+        return reason("module_value_unavailable", name=repr(value.__name__))
     if isinstance(value, types.FunctionType) and not is_engine_module_name(value.__module__):
-        return f"the function {value.__qualname__!r} is not part of the engine's API"
+        return reason("function_not_engine", name=repr(value.__qualname__))
     if isinstance(value, type) and not (is_engine_type(value) or is_snippet_class(value)
                                         or issubclass(value, (np.generic, int, float))):
-        return f"the type {value.__name__!r} is not available in snippets"
+        return reason("type_value_unavailable", name=repr(value.__name__))
     if isinstance(value, (types.CodeType, types.FrameType, types.TracebackType, types.GeneratorType)):
-        return "interpreter internals are not available in snippets"
+        return reason("interpreter_internals")
     return None
 
 

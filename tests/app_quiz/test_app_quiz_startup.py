@@ -173,15 +173,19 @@ async def test_a_question_that_comes_at_once_is_not_preceded_by_a_preparing_noti
     assert notices == []
 
 
-async def test_a_first_question_that_cannot_be_made_says_why_and_returns_to_the_course(make_app, monkeypatch):
+@pytest.mark.parametrize("lang, says", [("en", ("The quiz cannot start", "no quiz template")),
+                                         ("ja", ("クイズを開始できません", "どのクイズテンプレートからも問題を作れません"))])
+async def test_a_first_question_that_cannot_be_made_says_why_and_returns_to_the_course(make_app, monkeypatch, lang,
+                                                                                      says):
+    """Why, in the learner's language (the QuizError's own words too)."""
     from tutor.quiz import QuizError, QuizSession
     from tutor.screens.course import CourseScreen
 
     def broken(self, order):
-        raise QuizError("no quiz template can produce a question")
+        raise QuizError("quiz_no_template")
 
     monkeypatch.setattr(QuizSession, "draw", broken)
-    app = make_app(start="quiz", quiz_seed=1)
+    app = make_app(lang=lang, start="quiz", quiz_seed=1)
     messages = []
     app.notify = lambda message, **options: messages.append(str(message))
     async with app.run_test(size=(80, 24)) as pilot:
@@ -191,4 +195,4 @@ async def test_a_first_question_that_cannot_be_made_says_why_and_returns_to_the_
                 break
             await app.workers.wait_for_complete()
         assert isinstance(app.screen, CourseScreen)
-    assert any("The quiz cannot start" in message and "no quiz template" in message for message in messages)
+    assert any(all(part in message for part in says) for message in messages), messages

@@ -199,3 +199,21 @@ def test_quiz_errors_in_japanese():
     assert str(error) == "quiz template 'grad-of-mean' (seed 3) gave no usable question: x"
     assert error.said("ja") == "クイズテンプレート 'grad-of-mean'（シード 3）から使える問題を作れませんでした: x"
     assert english_sentences(QuizError("quiz_no_template").said("ja")) == []
+
+
+def test_every_refusal_and_limit_of_the_hostile_corpus_is_said_in_japanese():
+    """Each runner stop the hostile corpus provokes (a refusal, a limit: the runner's own words, not a program's
+    exception) carries its catalogue key and has no English sentence left in Japanese."""
+    from pathlib import Path
+
+    from engine.runner import Limits, run_snippet
+
+    corpus = sorted((Path(__file__).parents[1] / "runner" / "hostile").glob("*.py"))
+    stops = 0
+    for path in corpus:
+        error = run_snippet(path.read_text("utf-8"), limits=Limits(max_seconds=120.0)).error
+        if error.type in ("SnippetRejected", "ResourceLimitExceeded"):
+            stops += 1
+            assert error.key, (path.name, error)
+            assert english_sentences(error.said("ja")) == [], (path.name, error.said("ja"))
+    assert stops >= 50
