@@ -86,7 +86,7 @@ class CallGuard:
                 _check_printoptions(args, kwargs)
             if getattr(fn, "__name__", "") in sizes.CONCAT and args and isinstance(args[0], (list, tuple)):
                 # the backward of a join passes every input to every input's rule: n² work in one call
-                self.budget.nested_work(None, reason("what_joining", count=len(args[0])), factor=len(args[0]) ** 2)
+                self.budget.nested_work(None, ("what_joining", {"count": len(args[0])}), factor=len(args[0]) ** 2)
             args, kwargs = self._callable_arguments(fn, args, kwargs)
             # a builtin handed to the engine (`jacobian(str.format, x)`) is called through the call guard too
             args = tuple(self._through_guard(a) if _is_builtin_callable(a) else a for a in args)
@@ -174,7 +174,7 @@ class CallGuard:
             return type_text(args[0])
         if fn is range:
             result = range(*args, **kwargs)
-            self.budget.items(_length(result), reason("what_a", kind="range"))
+            self.budget.items(_length(result), ("what_a", {"kind": "range"}))
             return result
         if fn is round and (len(args) > 1 or "ndigits" in kwargs):
             ndigits = args[1] if len(args) > 1 else kwargs["ndigits"]
@@ -185,7 +185,7 @@ class CallGuard:
                 args = (args[0], ndigits) if len(args) > 1 else args
                 kwargs = {**kwargs, "ndigits": ndigits} if "ndigits" in kwargs else kwargs
         if fn in (str, repr) and args:
-            self.budget.text(args[0], reason("what_call_of_value", call=f"{fn.__name__}()"))
+            self.budget.text(args[0], ("what_call_of_value", {"call": f"{fn.__name__}()"}))
         if fn in _CONSUMERS:
             if fn is sum and (len(args) > 1 or "start" in kwargs):
                 start = args[1] if len(args) > 1 else kwargs["start"]
@@ -195,10 +195,10 @@ class CallGuard:
             args = tuple(self._bounded(a) if i < iterable_args else a for i, a in enumerate(args))
             values = args[0] if iterable_args and args else args
             if fn in (sum, min, max, sorted) and isinstance(values, (list, tuple)):
-                self._check_broadcast([s for s in map(shape_of, values) if s is not None], reason("what_result_of", op=f"{fn.__name__}()"))
+                self._check_broadcast([s for s in map(shape_of, values) if s is not None], ("what_result_of", {"op": f"{fn.__name__}()"}))
             if fn in (sorted, min, max, set, dict) and isinstance(values, (list, tuple)):
                 rounds = max(1, len(values).bit_length()) if fn is sorted else 1  # comparisons per element
-                self.budget.nested_work(values, reason("what_call_of_values", call=f"{fn.__name__}()"), factor=rounds)
+                self.budget.nested_work(values, ("what_call_of_values", {"call": f"{fn.__name__}()"}), factor=rounds)
         return fn(*args, **kwargs)
 
     def _call_method(self, method: types.BuiltinMethodType, args: tuple, kwargs: dict) -> object:
@@ -220,7 +220,7 @@ class CallGuard:
             key = self._callable_arguments(method, (), {"key": kwargs["key"]})[1]["key"]
             kwargs = {**kwargs, "key": self._through_guard(key)}
         if type(owner) is str:
-            self.budget.items(sizes.str_method_length(owner, name, args), reason("what_a", kind="str"))
+            self.budget.items(sizes.str_method_length(owner, name, args), ("what_a", {"kind": "str"}))
         elif name in ("count", "index", "remove", "sort") and type(owner) in (list, tuple):
             rounds = max(1, len(owner).bit_length()) if name == "sort" else 1
             self.budget.nested_work((owner, args), f"{type(owner).__name__}.{name}()", factor=rounds)
@@ -262,7 +262,7 @@ class CallGuard:
         dtype = np.dtype(args[0] if args else kwargs["dtype"])
         if dtype.kind not in NUMERIC_KINDS:  # the engine has no complex numbers either
             raise SnippetRejected(reason("astype_refused", dtype=repr(str(dtype))))
-        self.budget.elements(int(np.size(array)), reason("what_result_of", op="astype"), dtype.itemsize)
+        self.budget.elements(int(np.size(array)), ("what_result_of", {"op": "astype"}), dtype.itemsize)
 
     def _call_math(self, fn: object, args: tuple, kwargs: dict) -> object:
         """math's functions, with the big-integer ones sized before they run."""
@@ -283,7 +283,7 @@ class CallGuard:
                 values = [*args[0], *args[1:], *kwargs.values()]
                 self.budget.int_bits(sum(v.bit_length() for v in values if isinstance(v, int)))
                 shapes = [s for s in map(shape_of, values) if s is not None]
-                self._check_broadcast(shapes, reason("what_result_of", op="math.prod()"))
+                self._check_broadcast(shapes, ("what_result_of", {"op": "math.prod()"}))
                 work = sum(map(math.prod, shapes))  # one uninterruptible C loop of tensor products
                 if work > self.budget.limits.max_product_work:
                     raise ResourceLimitExceeded(reason("math_prod_work", work=work,

@@ -22,9 +22,15 @@ class Reason(str):
     params: dict[str, object] = {}  # noqa: RUF012 - never changed: each reason gets its own
 
 
+# A part of a reason given as (key, params) — what a bound is about ("the result of @") — worded only when the
+# reason is raised: the bounds are checked at every operation, and wording costs more than the check.
+Phrase = tuple[str, dict[str, object]]
+
+
 def reason(key: str, **params: object) -> Reason:
-    """The reason `key` of the catalogue, in English, with `params`: numbers, text, or another `Reason` (the cause of
-    this one), kept as data that goes through JSON."""
+    """The reason `key` of the catalogue, in English, with `params`: numbers, text, a `Phrase` or another `Reason`
+    (the cause of this one), kept as data that goes through JSON."""
+    params = {name: reason(value[0], **value[1]) if type(value) is tuple else value for name, value in params.items()}
     said = Reason(t(key, "en", **params))
     said.key, said.params = key, {name: _data(value) for name, value in params.items()}
     return said

@@ -18,7 +18,7 @@ import numpy as np
 
 from engine.tensor import Tensor
 
-from .errors import ResourceLimitExceeded, reason
+from .errors import Phrase, ResourceLimitExceeded, reason
 
 
 @dataclass(frozen=True)
@@ -141,11 +141,10 @@ class Budget:
     def leave(self) -> None:
         self.depth -= 1
 
-    def elements(self, count: int, what: str | None = None, itemsize: int | None = None) -> None:
+    def elements(self, count: int, what: Phrase = ("what_tensor", {}), itemsize: int | None = None) -> None:
         """One tensor's size: bytes against `max_tensor_bytes` (float32's 4 bytes per element when the dtype
         is not known yet; the result is checked again with its real dtype)."""
         nbytes = count * (itemsize or DEFAULT_ITEMSIZE)
-        what = what or reason("what_tensor")
         if nbytes > self.limits.max_tensor_bytes:
             raise ResourceLimitExceeded(reason("too_many_bytes", what=what, count=count, size=_megabytes(nbytes),
                                                limit=_megabytes(self.limits.max_tensor_bytes)))
@@ -153,18 +152,18 @@ class Budget:
             raise ResourceLimitExceeded(reason("too_many_elements", what=what, count=count,
                                                limit=self.limits.max_elements))
 
-    def product(self, a: tuple[int, ...], b: tuple[int, ...], what: str) -> None:
+    def product(self, a: tuple[int, ...], b: tuple[int, ...], what: Phrase) -> None:
         """A matrix product: its result's size, and the work of computing it in one uninterruptible call."""
         count = matmul_elements(a, b) or 0
         self.elements(count, what)
         self.product_work(count * (a[-1] if a else 0), what)
 
-    def product_work(self, work: int, what: str) -> None:
+    def product_work(self, work: int, what: Phrase) -> None:
         if work > self.limits.max_product_work:
             raise ResourceLimitExceeded(reason("too_much_product_work", what=what, work=work,
                                                limit=self.limits.max_product_work))
 
-    def items(self, count: int, what: str) -> None:
+    def items(self, count: int, what: Phrase) -> None:
         if count > self.limits.max_items:
             raise ResourceLimitExceeded(reason("too_many_items", what=what, count=count, limit=self.limits.max_items))
 
@@ -173,7 +172,7 @@ class Budget:
             raise ResourceLimitExceeded(reason("integer_too_long", digits=int(bits * 0.30103),
                                                limit=int(self.limits.max_int_bits * 0.30103)))
 
-    def nested_work(self, value: object, what: str, factor: int = 1) -> None:
+    def nested_work(self, value: object, what: Phrase, factor: int = 1) -> None:
         """Refuse one call that would visit more than `max_call_work` elements of nested containers
         (`a == b`, `x in a`, `sorted(a)`, `set(a)`, `a.count(x)` run in C: no step count stops them)."""
         from .sizes import nested_cost
@@ -183,7 +182,7 @@ class Budget:
         if work > limit:
             raise ResourceLimitExceeded(reason("too_much_call_work", what=what, limit=limit))
 
-    def text(self, value: object, what: str, fields: int = 1) -> None:
+    def text(self, value: object, what: Phrase, fields: int = 1) -> None:
         """Refuse building a string (str, repr, print, f-string, %-format) longer than `max_items`,
         judged from the value before the string exists."""
         from .sizes import nested_cost
@@ -207,9 +206,9 @@ class Budget:
             lshape, rshape = operand_shape(left), operand_shape(right)
         if lshape is not None and rshape is not None:
             if op == "MatMult":
-                self.product(lshape, rshape, reason("what_result_of", op="@"))
+                self.product(lshape, rshape, ("what_result_of", {"op": "@"}))
             else:
-                self.elements(broadcast_elements([lshape, rshape]) or 0, reason("what_result_of", op=OP_SYMBOL[op]),
+                self.elements(broadcast_elements([lshape, rshape]) or 0, ("what_result_of", {"op": OP_SYMBOL[op]}),
                               max(itemsize_of(left) or 0, itemsize_of(right) or 0) or None)
             return
         if lshape is not None or rshape is not None:
@@ -227,7 +226,7 @@ class Budget:
         if op == "Mult":
             for seq, times in ((left, right), (right, left)):
                 if isinstance(seq, (str, bytes, list, tuple)) and isinstance(times, int):
-                    self.items(len(seq) * max(times, 0), reason("what_repeated", kind=type(seq).__name__))
+                    self.items(len(seq) * max(times, 0), ("what_repeated", {"kind": type(seq).__name__}))
         if op == "Mod" and isinstance(left, str):
             self.format_spec_text(left, percent=True)
 
@@ -254,7 +253,7 @@ class Budget:
             if math.prod(shape) >= _BIG:
                 self.memory()
         elif isinstance(value, (str, bytes, list, tuple, dict, set, frozenset)):
-            self.items(len(value), reason("what_a", kind=type(value).__name__))
+            self.items(len(value), ("what_a", {"kind": type(value).__name__}))
             if len(value) >= _BIG:
                 self.memory()
         elif isinstance(value, int) and not isinstance(value, bool):

@@ -12,7 +12,7 @@ import builtins
 import types
 from collections.abc import Iterator
 
-from .errors import SnippetError, for_safety, reason
+from .errors import Phrase, SnippetError, for_safety, reason
 from .limits import Limits
 from .surface import MATH_NAMES, SAFE_BUILTINS, engine_module, public_names
 
@@ -162,13 +162,13 @@ class _Checker(ast.NodeVisitor):
     def check_alias(self, node: ast.alias) -> None:
         # `import torch as __builtins__` / `from torch import ones as __sg_tick` bind a name like any
         # assignment does, so they obey the same rule (the guards and `__builtins__` are `__` names)
-        self.check_bound_name(node, node.asname or node.name.split(".")[0], reason("what_import_alias"))
+        self.check_bound_name(node, node.asname or node.name.split(".")[0], ("what_import_alias", {}))
 
     def check_ExceptHandler(self, node: ast.AST) -> None:  # reached only if try/except is allowed
         if getattr(node, "name", None):
-            self.check_bound_name(node, node.name, reason("what_except_as"))
+            self.check_bound_name(node, node.name, ("what_except_as", {}))
 
-    def check_bound_name(self, node: ast.AST, name: str, what: str) -> None:
+    def check_bound_name(self, node: ast.AST, name: str, what: Phrase) -> None:
         """The one rule for every name a snippet binds (assignment, for, with, def, parameter,
         comprehension, import alias, except-as, del): no `__` names, which are the runner's own."""
         if name.startswith("__"):
@@ -206,7 +206,7 @@ class _Checker(ast.NodeVisitor):
 
     def check_Global(self, node: ast.Global | ast.Nonlocal) -> None:
         for name in node.names:
-            self.check_bound_name(node, name, reason("what_name_of", kind=type(node).__name__.lower()))
+            self.check_bound_name(node, name, ("what_name_of", {"kind": type(node).__name__.lower()}))
 
     check_Nonlocal = check_Global
 
@@ -220,7 +220,7 @@ class _Checker(ast.NodeVisitor):
         """`class Name(Base):` at the top level, one plainly named base (which the class guard checks is
         Function, Module or the snippet's own class), no keywords or decorators, and a body of methods,
         a docstring and literal constants: nothing else can run while the class is built."""
-        self.check_bound_name(node, node.name, reason("what_name_of", kind="class"))
+        self.check_bound_name(node, node.name, ("what_name_of", {"kind": "class"}))
         if id(node) not in self.top_level:
             self.refuse(node, reason("class_top_level_only"))
         if node.decorator_list:
@@ -267,10 +267,10 @@ class _Checker(ast.NodeVisitor):
     # --- shapes of targets and calls -------------------------------------------------------------
 
     def check_comprehension(self, node: ast.comprehension) -> None:
-        self._simple_target(node.target, reason("what_comprehension"))
+        self._simple_target(node.target, ("what_comprehension", {}))
 
     def check_For(self, node: ast.For) -> None:
-        self._simple_target(node.target, reason("what_for_loop"))
+        self._simple_target(node.target, ("what_for_loop", {}))
 
     def check_With(self, node: ast.With) -> None:
         for item in node.items:
@@ -282,7 +282,7 @@ class _Checker(ast.NodeVisitor):
             if not isinstance(target, (ast.Name, ast.Subscript, ast.Attribute)):
                 self.refuse(target, reason("del_forms"))
 
-    def _simple_target(self, target: ast.AST, where: str) -> None:
+    def _simple_target(self, target: ast.AST, where: Phrase) -> None:
         if isinstance(target, (ast.Tuple, ast.List)):
             for element in target.elts:
                 self._simple_target(element.value if isinstance(element, ast.Starred) else element, where)
