@@ -211,7 +211,7 @@ def test_every_refusal_and_limit_of_the_hostile_corpus_is_said_in_japanese():
     corpus = sorted((Path(__file__).parents[1] / "runner" / "hostile").glob("*.py"))
     stops = 0
     for path in corpus:
-        error = run_snippet(path.read_text("utf-8"), limits=Limits(max_seconds=120.0)).error
+        error = run_snippet(path.read_text("utf-8"), limits=Limits(max_seconds=300.0)).error  # a hang guard only
         if error.type in ("SnippetRejected", "ResourceLimitExceeded"):
             stops += 1
             assert error.key, (path.name, error)
