@@ -503,6 +503,20 @@ STRINGS: dict[str, dict[str, str]] = {
         "import_not_utf8": "{path}: not UTF-8 text (byte {byte}); give the file `autograd-tutor progress --export` wrote",
         "import_not_export": "{path}: not an autograd-tutor progress export (expected a JSON object with \"format\": \"{format}\")",
         "import_version": "{path}: export version {version}; this autograd-tutor reads version {latest}. Upgrade autograd-tutor to import it.",
+        "import_invalid": "{path}: {where}: {problem}",
+        "import_expected_list": "expected a list",
+        "import_expected_object": "expected an object",
+        "import_missing": "missing \"{name}\"",
+        "import_expected_kind": "expected {names}, got {value}",
+        "import_expected_count": "expected a count from 0 to 2**53, got {value}",
+        "import_text_too_long": "a text of {length} characters; at most {limit}",
+        "import_lone_surrogate": "not valid Unicode (a lone surrogate \\u{code} at character {index})",
+        "import_not_a_time": "not a timezone-aware ISO 8601 time: {value}",
+        "import_time_range": "the time {time} is not between 2000 and 2200",
+        "import_expected_strings": "expected a list of strings",
+        "import_expected_outcome": "expected one of {outcomes}, got {value}",
+        "import_not_a_card": "not a scheduler card ({error})",
+        "import_not_a_card_because": "not a scheduler card: {problem}",
     },
     "ja": {
         "course_title": "コース",
@@ -960,6 +974,20 @@ STRINGS: dict[str, dict[str, str]] = {
         "import_not_utf8": "{path}: UTF-8 のテキストではありません（{byte} バイト目）。`autograd-tutor progress --export` が書いたファイルを指定してください",
         "import_not_export": "{path}: autograd-tutor の進捗エクスポートではありません（\"format\": \"{format}\" を持つ JSON オブジェクトのはずです）",
         "import_version": "{path}: エクスポートのバージョンは {version} です。この autograd-tutor が読めるのはバージョン {latest} です。読み込むには autograd-tutor を更新してください。",
+        "import_invalid": "{path}: {where}: {problem}",
+        "import_expected_list": "リストのはずです",
+        "import_expected_object": "オブジェクトのはずです",
+        "import_missing": "\"{name}\" がありません",
+        "import_expected_kind": "{names} のはずですが、{value} です",
+        "import_expected_count": "0 から 2**53 までの数のはずですが、{value} です",
+        "import_text_too_long": "{length} 文字のテキストです。上限は {limit} 文字です",
+        "import_lone_surrogate": "正しい Unicode ではありません（{index} 文字目に対になっていないサロゲート \\u{code}）",
+        "import_not_a_time": "タイムゾーン付きの ISO 8601 の時刻ではありません: {value}",
+        "import_time_range": "時刻 {time} が 2000 年から 2200 年の間にありません",
+        "import_expected_strings": "文字列のリストのはずです",
+        "import_expected_outcome": "{outcomes} のいずれかのはずですが、{value} です",
+        "import_not_a_card": "スケジューラーのカードではありません（{error}）",
+        "import_not_a_card_because": "スケジューラーのカードではありません: {problem}",
     },
 }
 
@@ -986,11 +1014,14 @@ class WordedError(Exception):
     the learner's language; a key the catalogue lacks shows itself, so a plain English message still works."""
 
     def __init__(self, key: str, **params: object) -> None:
-        super().__init__(t(key, "en", **params))
+        super().__init__(self.said("en", key, params))
         self.key, self.params = key, params
 
-    def said(self, lang: str) -> str:
-        return t(self.key, lang, **self.params)
+    def said(self, lang: str, key: str | None = None, params: dict[str, object] | None = None) -> str:
+        """In `lang`; a parameter given as (key, params) — the problem inside a place, say — is said in `lang` too."""
+        key, params = key or self.key, self.params if params is None else params
+        return t(key, lang, **{name: t(value[0], lang, **value[1]) if type(value) is tuple else value
+                               for name, value in params.items()})
 
 
 def error_said(error: BaseException, lang: str) -> str:

@@ -217,3 +217,22 @@ def test_every_refusal_and_limit_of_the_hostile_corpus_is_said_in_japanese():
             assert error.key, (path.name, error)
             assert english_sentences(error.said("ja")) == [], (path.name, error.said("ja"))
     assert stops >= 50
+
+
+def test_a_malformed_progress_export_is_told_in_japanese(cli, tmp_path):
+    """Where in the export the problem is (as typed: `attempts[0].outcome`), and what it is, in Japanese."""
+    import json
+
+    export = tmp_path / "export.json"
+    cli("progress", "--export", export)
+    document = json.loads(export.read_text("utf-8"))
+    document["attempts"] = [{"uid": "u", "lesson_id": "l", "step_id": "s", "concepts": ["c"], "outcome": "maybe",
+                             "hints_used": 0, "at": "2026-01-01T00:00:00+00:00"}]
+    export.write_text(json.dumps(document), "utf-8")
+    said = in_japanese(cli("--lang", "ja", "progress", "--import", export), "attempts[0].outcome:",
+                       "のいずれかのはずですが、'maybe' です")
+    assert "expected one of" not in said
+    assert "attempts[0].outcome: expected one of" in cli("--lang", "en", "progress", "--import", export).output
+    document["attempts"][0] = {"uid": "u"}
+    export.write_text(json.dumps(document), "utf-8")
+    in_japanese(cli("--lang", "ja", "progress", "--import", export), 'attempts[0]: "concepts" がありません')
