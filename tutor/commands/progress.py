@@ -52,7 +52,7 @@ def command(ctx: click.Context, data_dir: str | None, export_path: str | None, i
             if store.skipped:
                 echo(t("progress_rows_skipped", lang, count=len(store.skipped)), err=True)
                 for note in store.skipped:
-                    echo(f"  {note}", err=True)
+                    echo(f"  {note.said(lang)}", err=True)
 
 
 def summary(store, lesson_dirs=(), data_dir=None, lang: str = "en") -> str:

@@ -83,7 +83,7 @@ class ProgressStore:
         self.now = now
         self.recovered_from: Path | None = None
         self.salvaged: dict[str, int] | None = None  # rows kept from the damaged file, by table
-        self.skipped: list[str] = []  # rows left out because a value in them is malformed
+        self.skipped: list[ProgressError] = []  # rows left out because a value in them is malformed (`said`)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as error:
@@ -230,7 +230,7 @@ class ProgressStore:
         """Attempts in the order they were made (all, or one lesson's)."""
         where, params = ("WHERE lesson_id = ?", (lesson_id,)) if lesson_id is not None else ("", ())
         rows = self._read(f"SELECT {_ATTEMPT_COLUMNS} FROM attempts {where} ORDER BY at, id", params)
-        return self._decoded(rows, _attempt, "an attempt")
+        return self._decoded(rows, _attempt, "store_what_attempt")
 
     def concept_counts(self) -> dict[str, dict[Outcome, int]]:
         """For each concept, how many attempts ended in each outcome."""
@@ -258,7 +258,7 @@ class ProgressStore:
     def last_position(self) -> Position | None:
         """The lesson and step the learner visited most recently, to resume the course."""
         rows = self._read("SELECT lesson_id, step_id, updated_at FROM positions ORDER BY updated_at DESC")
-        for position in self._decoded(rows, _position, "a lesson position"):  # the newest readable one
+        for position in self._decoded(rows, _position, "store_what_position"):  # the newest readable one
             return position
         return None
 
@@ -326,11 +326,11 @@ class ProgressStore:
         """The stored scheduler card (fsrs `Card.to_json()`) for a concept, if any (a malformed one counts
         as none: the concept starts again)."""
         rows = self._read("SELECT key, card, updated_at FROM cards WHERE key = ?", (key,))
-        return next((card for _, (card, _) in self._decoded(rows, _card, "a review card")), None)
+        return next((card for _, (card, _) in self._decoded(rows, _card, "store_what_card")), None)
 
     def cards(self) -> dict[str, str]:
         rows = self._read("SELECT key, card, updated_at FROM cards ORDER BY key")
-        return {key: card for key, (card, _) in self._decoded(rows, _card, "a review card")}
+        return {key: card for key, (card, _) in self._decoded(rows, _card, "store_what_card")}
 
     def put_card(self, key: str, card_json: str) -> None:
         with self._write() as conn:
@@ -341,9 +341,9 @@ class ProgressStore:
     def snapshot(self) -> Snapshot:
         """Everything in the store, as plain records (`tutor.progress.exchange` writes it to a file)."""
         positions = self._decoded(self._read("SELECT lesson_id, step_id, updated_at FROM positions ORDER BY 1"),
-                                  _position, "a lesson position")
+                                  _position, "store_what_position")
         cards = dict(self._decoded(self._read("SELECT key, card, updated_at FROM cards ORDER BY key"),
-                                   _card, "a review card"))
+                                   _card, "store_what_card"))
         return Snapshot(self.attempts(), positions, cards)
 
     def _decoded(self, rows: list[tuple], decode: Callable[[tuple], object], what: str) -> list:
@@ -353,10 +353,10 @@ class ProgressStore:
             try:
                 found.append(decode(row))
             except _ROW_ERRORS as error:
-                note = f"{self.path}: {what} with a malformed value was skipped ({error})"
-                if note not in self.skipped:
+                note = ProgressError("store_row_skipped", path=self.path, what=(what, {}), error=error)
+                if str(note) not in map(str, self.skipped):
                     self.skipped.append(note)
-                    _log.warning(note)
+                    _log.warning(str(note))
         return found
 
     def merge(self, snapshot: Snapshot) -> dict[str, int]:
