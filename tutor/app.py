@@ -23,7 +23,7 @@ from textual.binding import Binding
 from textual.reactive import reactive
 from textual.screen import Screen
 
-from tutor.i18n import default_language, t
+from tutor.i18n import default_language, error_said, t
 from tutor.paths import cache_dir, lessons_dir
 from tutor.untrusted import TerminalWall, plain
 
@@ -333,7 +333,7 @@ class TutorApp(App[None]):
         try:
             self.store = ProgressStore(data_dir=self.data_dir)
         except ProgressError as error:
-            self.notify(t("progress_unavailable", self.lang, reason=error), severity="error", timeout=10)
+            self.notify(t("progress_unavailable", self.lang, reason=error_said(error, self.lang)), severity="error", timeout=10)
             return
         if self.store.recovered_from is not None:
             self.notify(t("progress_salvaged", self.lang, count=self.store.salvaged["attempts"],
@@ -386,7 +386,7 @@ class TutorApp(App[None]):
         try:  # the screen makes the first question once the worker answers (see tutor.worker_start)
             screen = QuizScreen(QuizSession(scheduler, templates, count=count, seed=seed), self.learner_seed)
         except (QuizError, ValueError) as error:
-            self.notify(t("quiz_unavailable", self.lang, reason=error), severity="error", timeout=10)
+            self.notify(t("quiz_unavailable", self.lang, reason=error_said(error, self.lang)), severity="error", timeout=10)
             return
         self.push_screen(screen)
 
@@ -545,7 +545,7 @@ class TutorApp(App[None]):
         try:
             return read(self.store)
         except ProgressError as error:
-            self.notify(t("progress_unavailable", self.lang, reason=error), severity="error", timeout=10)
+            self.notify(t("progress_unavailable", self.lang, reason=error_said(error, self.lang)), severity="error", timeout=10)
             return default
         finally:
             if len(self.store.skipped) > self._skipped_told:  # rows with a malformed value: told once each

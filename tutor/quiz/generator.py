@@ -30,6 +30,7 @@ from lessons.model import (
     Tolerance,
 )
 from lessons.outline import QuizLesson
+from tutor.i18n import WordedError
 from tutor.quiz.builtin import TEMPLATES, BuiltinTemplate
 from tutor.quiz.program import Program
 
@@ -63,8 +64,8 @@ ERROR_CHOICES = (
 )
 
 
-class QuizError(Exception):
-    """A template cannot produce a usable question (names the template and the problem)."""
+class QuizError(WordedError):
+    """A template cannot produce a usable question (names the template and the problem; `said` in a language)."""
 
 
 @dataclass(frozen=True)
@@ -134,7 +135,7 @@ def _from_lesson(template: Template, seed: int) -> Question:
         try:
             variant = instantiate(source, seed + index * 1_000_003)
         except (KeyError, IndexError, ValueError) as error:  # a placeholder without a parameter, say
-            raise QuizError(f"quiz template {template.id!r} cannot be filled in: {error!r}") from error
+            raise QuizError("quiz_cannot_fill", id=template.id, error=repr(error)) from error
         step = PredictStep(id=f"{source.id}-{seed}", text=variant.text, snippet=variant.snippet,
                            expression=variant.expression, tolerance=source.tolerance, hints=source.hints,
                            explanation=source.explanation)
@@ -159,7 +160,7 @@ def _first_usable(template: Template, seed: int, draw) -> Question:
         problem = _degenerate(answer)
         if problem is None:
             return Question(f"{template.id}#{seed}", template.id, seed, template.concepts, step, lesson, answer, program)
-    raise QuizError(f"quiz template {template.id!r} (seed {seed}) gave no usable question: {problem}")
+    raise QuizError("quiz_no_usable", id=template.id, seed=seed, problem=problem)
 
 
 def _lesson_for(template: Template, step: PredictStep | ErrorStep) -> Lesson:
