@@ -101,7 +101,7 @@ def _print(console, explanation, lang: str, step_info: dict | None) -> None:
     if explanation.fault:  # the explanation could not be made: say so, never "the program failed"
         console.print(text(Text.assemble((t("explanation_failed", lang) + " ", "red"), explanation.error.said(lang, introduced=True))))
         return
-    if not explanation.calls:
+    if not explanation.calls and explanation.error is None:  # a backward that raised is a call: its error says why
         console.print(text(t("no_backward", lang)))
     for renderable in explanation.report:
         console.print(renderable)
