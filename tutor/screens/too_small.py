@@ -19,6 +19,20 @@ def too_small(width: int, height: int) -> bool:
 class TooSmallScreen(Screen[None]):
     """The app pushes this on a resize below the minimum and pops it when the window grows."""
 
+    # Its own styles, parsed the first time it is shown (not with the app's at every start-up).
+    DEFAULT_CSS = """
+    TooSmallScreen {
+        align: center middle;
+    }
+    TooSmallScreen #too-small-message {
+        width: 100%;
+        content-align: center middle;
+        text-align: center;
+        text-style: bold;
+        color: $warning;
+    }
+    """
+
     def compose(self) -> ComposeResult:
         yield Static(id="too-small-message")
 
