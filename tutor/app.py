@@ -632,10 +632,16 @@ class TutorApp(App[None]):
         self._check_size(event.size.width, event.size.height)
 
     def _check_size(self, width: int, height: int) -> None:
-        from tutor.screens.too_small import TooSmallScreen, too_small
+        """Cover the screens with the too-small notice while the terminal is below the minimum size. The notice's
+        module is imported when a terminal is first too small, not at every start-up (the first size is checked
+        before the first paint); until then no notice can be showing."""
+        from tutor.min_size import too_small
 
-        showing = isinstance(self.screen, TooSmallScreen)
+        notice = sys.modules.get("tutor.screens.too_small")
+        showing = notice is not None and isinstance(self.screen, notice.TooSmallScreen)
         if too_small(width, height) and not showing:
+            from tutor.screens.too_small import TooSmallScreen
+
             self.push_screen(TooSmallScreen())
         elif too_small(width, height):
             self.screen.show_size(width, height)

@@ -7,13 +7,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from tutor.i18n import t
-
-MIN_WIDTH = 60
-MIN_HEIGHT = 16
-
-
-def too_small(width: int, height: int) -> bool:
-    return width < MIN_WIDTH or height < MIN_HEIGHT
+from tutor.min_size import MIN_HEIGHT, MIN_WIDTH
 
 
 class TooSmallScreen(Screen[None]):
