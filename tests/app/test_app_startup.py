@@ -158,3 +158,17 @@ async def test_start_up_leaves_the_dialogs_and_the_too_small_notice_for_when_the
         await pilot.resize_terminal(100, 30)
         await pilot.pause(0.1)
         assert type(app.screen).__name__ == "CourseScreen"
+
+
+@pytest.mark.parametrize("theme", ["dark", "light"])
+def test_the_theme_colours_are_generated_once_for_the_learners_theme(make_app, monkeypatch, theme):
+    """Textual's App.__init__ asks for the CSS variables of its default theme, which the tutor never shows: only the
+    learner's theme's colours are generated, and the stylesheet holds them."""
+    from textual.design import ColorSystem
+
+    generated = []
+    generate = ColorSystem.generate
+    monkeypatch.setattr(ColorSystem, "generate", lambda self: generated.append(self) or generate(self))
+    app = make_app(theme=theme)
+    assert len(generated) == 1
+    assert Color.parse(app.stylesheet._variables["background"]) == Color.parse(THEMES[theme].background)
