@@ -1,14 +1,18 @@
 """The app's own words in English and Japanese.
 
 Lesson text carries its own translations (`LocalText.get(lang)`); this table holds only the
-interface: labels, key descriptions, messages. A key missing in Japanese falls back to English,
-and an unknown key shows itself, so a missing string is visible rather than a crash.
+interface: labels, key descriptions, messages. It is part of the one catalogue (`wording`), whose `t`
+is this module's `t`: a new interface string goes in both language blocks below, under a key no other
+table holds (registering refuses a duplicate). The lookup rules (English fallback, `_one` forms, an
+unknown key showing itself) are `wording`'s.
 """
 from __future__ import annotations
 
 import os
 
-LANGUAGES = ("en", "ja")
+from wording import LANGUAGES, by_key, register, t
+
+__all__ = ["LANGUAGES", "STRINGS", "WordedError", "default_language", "error_said", "t"]
 
 STRINGS: dict[str, dict[str, str]] = {
     "en": {
@@ -133,7 +137,7 @@ STRINGS: dict[str, dict[str, str]] = {
         # lesson
         "step_of": "Step {index} of {total}",
         "question_of": "Question {index} of {total}",
-        "output": "Output",
+        "output_label": "Output",
         "no_output": "(prints nothing)",
         "snippet_error": "Raises {error}",
         "predict_prompt": "Your prediction of `{expression}`:",
@@ -186,7 +190,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "tab_backprop": "Backprop",
         "symbolic_running": "Working out the symbolic form…",
         "symbolic_unavailable": "No symbolic form: {reason}",
-        "no_backward": "This step makes no backward call, so there is no Jacobian to show.",
+        "no_backward_jacobian": "This step makes no backward call, so there is no Jacobian to show.",
         "sandbox_unconfined": "Snippets cannot be sandboxed on this system ({reason}), so only the bundled "
                               "course is shown. Start with --trust-lessons to use lessons you trust.",
         "explain_unavailable": "The explanation could not be computed: {reason}",
@@ -639,7 +643,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "cmd_quit_help": "チューターを終了する",
         "step_of": "ステップ {index} / {total}",
         "question_of": "問題 {index} / {total}",
-        "output": "出力",
+        "output_label": "出力",
         "no_output": "（出力なし）",
         "snippet_error": "{error} が発生します",
         "predict_prompt": "`{expression}` の値を予想してください:",
@@ -687,7 +691,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "tab_backprop": "逆伝播",
         "symbolic_running": "記号計算をしています…",
         "symbolic_unavailable": "記号形式はありません: {reason}",
-        "no_backward": "このステップでは backward を呼ばないので、表示するヤコビ行列はありません。",
+        "no_backward_jacobian": "このステップでは backward を呼ばないので、表示するヤコビ行列はありません。",
         "sandbox_unconfined": "このシステムではスニペットをサンドボックスで隔離できません（{reason}）。"
                               "そのため同梱のコースだけを表示します。信頼できるレッスンを使うには "
                               "--trust-lessons を付けて起動してください。",
@@ -1002,21 +1006,9 @@ STRINGS: dict[str, dict[str, str]] = {
 }
 
 
-# The parameter that chooses between a string's singular (`<key>_one`) and plural form.
-_COUNTED_BY = {"due_days": "n", "stats_streak": "current", "stats_overall": "attempts", "progress_attempts": "days"}
-
-
-def t(key: str, lang: str = "en", **params: object) -> str:
-    """The string `key` in `lang` (English when untranslated), with `params` filled in.
-
-    A key may have a `<key>_one` form, used when its count (`count`, or the parameter named in
-    `_COUNTED_BY`) is 1; Japanese needs none (its counters do not change), so `_one` forms are
-    looked up only in the language's own table.
-    """
-    if params.get(_COUNTED_BY.get(key, "count")) == 1 and f"{key}_one" in STRINGS.get(lang, {}):
-        key = f"{key}_one"
-    template = STRINGS.get(lang, {}).get(key) or STRINGS["en"].get(key, key)
-    return template.format(**params) if params else template
+# The parameter that chooses between a string's singular (`<key>_one`) and plural form, when it is not `count`.
+register(__name__, by_key(STRINGS),
+         counted_by={"due_days": "n", "stats_streak": "current", "stats_overall": "attempts", "progress_attempts": "days"})
 
 
 class WordedError(Exception):

@@ -7,10 +7,15 @@ with its key and parameters (`engine.runner.errors.reason`), which cross the san
 in the learner's language (`SnippetError.said`). Terms follow the course's
 articles: 勾配 (gradient), ヤコビ行列 (Jacobian), ベクトル・ヤコビ行列積 (VJP), 連鎖律 (chain rule),
 葉テンソル (leaf tensor), 計算グラフ, 逆伝播. A test fails when a key lacks its Japanese entry.
+
+This table is part of the one catalogue (`wording`): a new sentence of the engine goes here, under a key no other
+table holds (registering refuses a duplicate), and is looked up with `t`, the catalogue's one lookup.
 """
 from __future__ import annotations
 
-LANGUAGES = ("en", "ja")
+from wording import LANGUAGES, register, t
+
+__all__ = ["LANGUAGES", "MESSAGES", "t"]
 
 MESSAGES: dict[str, dict[str, str]] = {
     # summary
@@ -493,7 +498,7 @@ MESSAGES: dict[str, dict[str, str]] = {
                              "ja": "スニペットのプロセスが異常終了しました（シグナル {signal}）"},
     "snippet_no_answer": {"en": "the snippet's process ended without an answer",
                           "ja": "スニペットのプロセスが結果を返さずに終わりました"},
-    "answer_too_large": {"en": "the answer was larger than {mb} MB", "ja": "結果が {mb} MB を超えました"},
+    "result_too_large": {"en": "the answer was larger than {mb} MB", "ja": "結果が {mb} MB を超えました"},
     "explanation_stopped": {"en": "working out the explanation was stopped by the sandbox's limits ({seconds} s, "
                                   "{mb} MB): {cause}",
                             "ja": "解説の計算がサンドボックスの制限（{seconds} 秒、{mb} MB）で止まりました: {cause}"},
@@ -657,9 +662,4 @@ MESSAGES: dict[str, dict[str, str]] = {
         "ja": "for ループ"},
 }
 
-
-def t(key: str, lang: str = "en", **params: object) -> str:
-    """The message `key` in `lang` (English for an unknown language), with `params` filled in."""
-    entry = MESSAGES[key]
-    template = entry.get(lang) or entry["en"]
-    return template.format(**params) if params else template
+register(__name__, MESSAGES)

@@ -367,7 +367,7 @@ def serve(profile: str = "full", confined: bool = True, served: dict | None = No
             _close(selector, job.fd)
             job.fd = None
             if chunk:
-                job.kill(reason("answer_too_large", mb=MAX_RESULT // 2**20))
+                job.kill(reason("result_too_large", mb=MAX_RESULT // 2**20))
         now = time.monotonic()
         for job in list(jobs):
             if job.polled and job.fd is None:

@@ -157,7 +157,7 @@ class RevealScreen(Screen[None]):
                 error = explanation.error
                 problem = t("explain_unavailable", lang, reason=error.said(lang, introduced=True))
             elif not explanation.panels:
-                problem = t("no_backward", lang)
+                problem = t("no_backward_jacobian", lang)
         if problem is not None:
             explanation = None
         if get_current_worker().is_cancelled:
