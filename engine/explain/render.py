@@ -88,8 +88,9 @@ def render_summary(call, *, lang: str = "en", width: int = WIDTH) -> RenderableT
     elif call.api in _CHECKS:
         lines.add_row("v", t("v_checks", lang, api=api))
     elif call.gradient is None:  # "backward()" only when the program called it
-        lines.add_row("v", t("v_implicit", lang, y=y) if call.api == "Tensor.backward"
-                      else t("v_implicit_api", lang, y=y, api=api))
+        one = t("one_scalar" if call.output_shape == () else "one_element", lang)
+        lines.add_row("v", t("v_implicit", lang, y=y, one=one) if call.api == "Tensor.backward"
+                      else t("v_implicit_api", lang, y=y, api=api, one=one))
     else:
         lines.add_row("v", t("v_given", lang, y=operand(y)) if call.api == "Tensor.backward"
                       else t("v_given_api", lang, api=api))
