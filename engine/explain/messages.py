@@ -147,8 +147,10 @@ MESSAGES: dict[str, dict[str, str]] = {
                             "or mean)",
                       "ja": "この値ではすべての成分が等しい: ここでは入力のどの要素も同じだけ効きます（sum や mean のように）"},
     "kind_rows_equal": {"en": "every row equal at these values", "ja": "この値ではすべての行が等しい"},
-    "kind_row": {"en": "one row (a one-element output): the row is the gradient itself",
-                 "ja": "1 行（出力の要素が 1 個）: この行がそのまま勾配です"},
+    "kind_row": {"en": "one row (a scalar output): the row is the gradient itself",
+                 "ja": "1 行（出力がスカラー）: この行がそのまま勾配です"},
+    "kind_row_one": {"en": "one row (a one-element output): the row is the gradient itself",
+                     "ja": "1 行（出力の要素が 1 個）: この行がそのまま勾配です"},
     "kind_block": {"en": "block-diagonal with {bm}x{bn} blocks: at these values, each group of outputs moves only "
                          "with its own group of inputs",
                    "ja": "{bm}x{bn} のブロック対角行列: この値では、出力の各グループは対応する入力のグループだけに応じて変わります"},

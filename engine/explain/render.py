@@ -161,7 +161,8 @@ def render_jacobian(call, symbolic=None, *, lang: str = "en", width: int = WIDTH
             parts += [Text(head, style="bold"),
                       Text(t("jacobian_too_large", lang, m=m, n=n, entries=m * n), style="yellow")]
             continue
-        parts.append(Text(head + sep + _kind_words(s, lang, call.output_name, leaf.name), style="bold"))
+        parts.append(Text(head + sep + _kind_words(s, lang, call.output_name, leaf.name, call.output_shape),
+                          style="bold"))
         sym = _leaf_symbolic(symbolic, leaf.name)
         if sym is not None and sym.verified:
             parts.append(Text(t("symbolic_intro", lang)))
@@ -179,8 +180,10 @@ def render_jacobian(call, symbolic=None, *, lang: str = "en", width: int = WIDTH
     return Group(*parts)
 
 
-def _kind_words(s, lang: str, y: str, x: str) -> str:
+def _kind_words(s, lang: str, y: str, x: str, y_shape: tuple) -> str:
     kind = s["kind"]
+    if kind == "row" and y_shape != ():   # one element but not 0-dim, e.g. shape (1,): not a scalar
+        return t("kind_row_one", lang)
     if kind == "block-diagonal":
         bm, bn = s["blocks"]
         return t("kind_block", lang, bm=bm, bn=bn)
