@@ -20,10 +20,13 @@ MESSAGES: dict[str, dict[str, str]] = {
     "call_title_noline_forward": {"en": "forward-mode call {index}", "ja": "順モードの呼び出し {index}"},
     "output": {"en": "output", "ja": "出力"},
     "v": {"en": "v", "ja": "v"},
-    "v_implicit": {"en": "{y} is a scalar, so backward() starts from the implicit gradient v = 1",
-                   "ja": "{y} はスカラーなので、backward() は暗黙の勾配 v = 1 から始まります"},
-    "v_implicit_api": {"en": "{y} is a scalar, so {api} starts its backward sweep from the implicit gradient v = 1",
-                       "ja": "{y} はスカラーなので、{api} の逆伝播は暗黙の勾配 v = 1 から始まります"},
+    "v_implicit": {"en": "{y} is {one}, so backward() starts from the implicit gradient v = 1",
+                   "ja": "{y} は{one}なので、backward() は暗黙の勾配 v = 1 から始まります"},
+    "v_implicit_api": {"en": "{y} is {one}, so {api} starts its backward sweep from the implicit gradient v = 1",
+                       "ja": "{y} は{one}なので、{api} の逆伝播は暗黙の勾配 v = 1 から始まります"},
+    # what lets v = 1 be implicit: one element, 0-dim or not (torch checks numel() == 1, not the shape)
+    "one_scalar": {"en": "a scalar", "ja": "スカラー"},
+    "one_element": {"en": "a one-element tensor", "ja": "要素 1 個のテンソル"},
     "v_given": {"en": "v is the gradient argument passed to {y}.backward(…)",
                 "ja": "v は {y}.backward(…) に渡した gradient 引数です"},
     "v_given_api": {"en": "v is the gradient given to {api}(…)", "ja": "v は {api}(…) に渡した勾配です"},
@@ -31,7 +34,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "v_batched": {"en": "{api} pushes back every one-hot row v = eᵢ, one vᵀJ per output element: what it returns is "
                         "the Jacobian itself",
                   "ja": "{api} は one-hot の行 v = eᵢ をすべて逆伝播し、出力の要素ごとに vᵀJ を 1 つ求めます。"
-                        "返り値はヤコビ行列そのものです"},
+                        "戻り値はヤコビ行列そのものです"},
     "call_api": {"en": "call", "ja": "呼び出し"},
     "api_accumulates": {"en": "{api}: adds each gradient into .grad", "ja": "{api}: 勾配を .grad に足し込みます"},
     "api_returns": {"en": "{api}: returns the gradient; .grad is not changed",
@@ -54,7 +57,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "api_forward_swept": {"en": "{api} is forward mode (J·t); this engine computes it with backward sweeps (the "
                                 "double-vjp trick), each explained as it ran",
                           "ja": "{api} は順モード（J·t）です。このエンジンは逆伝播（double-vjp の方法）で計算するので、"
-                                "実行した逆伝播をひとつずつ説明します"},
+                                "実行した逆伝播を 1 つずつ説明します"},
     "t_given": {"en": "t is the tangent given to {api}(…): the direction the input moves in",
                 "ja": "t は {api}(…) に渡した接ベクトルで、入力を動かす向きです"},
     "tangent_of": {"en": "{name}: its tangent is given; {name}.grad is not changed",
@@ -74,13 +77,13 @@ MESSAGES: dict[str, dict[str, str]] = {
                             "J·t multiplies it by the tangent, so the chain rule is the same product of local "
                             "derivatives, applied from the input side",
                       "ja": "順モード: ∂{y}/∂{x} はヤコビ行列タブにあります（記号形式があればそれも）。J·t はそれに接ベクトルを"
-                            "掛けたものなので、連鎖律は同じ局所微分の積を入力の側から適用したものです"},
+                            "掛けたものなので、連鎖律は同じ局所的な微分の積を入力の側から適用したものです"},
     "trace_forward": {"en": "forward mode has no backward to follow node by node: J·t is carried from the inputs "
                             "towards the output",
                       "ja": "順モードには、ノードごとにたどる逆伝播がありません。J·t は入力から出力へ運ばれます"},
     "trace_several": {"en": "backward pushed every output's v through the graph in one sweep; the node-by-node view "
                             "follows a single output, so it is not shown for several at once",
-                      "ja": "backward はすべての出力の v を 1 回の逆伝播でまとめてグラフに流しました。ノードごとの表示は"
+                      "ja": "backward はすべての出力の v を 1 回の逆伝播でまとめてグラフに流しました。ノードごとの表示は "
                             "1 つの出力をたどるものなので、複数の出力をまとめた呼び出しには示しません"},
     "fd_forward_title": {"en": "finite-difference check of J·t", "ja": "J·t の有限差分による確認"},
     "fd_forward_at": {"en": "the function replayed at x + h·t and x − h·t (float64), no derivative rule involved",
@@ -95,9 +98,9 @@ MESSAGES: dict[str, dict[str, str]] = {
                               "ベクトルとして読み、v も同じように並べます。J はそれぞれのヤコビ行列を縦に積んだもので、"
                               "vᵀJ = v₁ᵀJ₁ + v₂ᵀJ₂ + … が backward の計算する和です"},
     "returned": {"en": "{name}: the gradient is returned ({name}.grad is not changed)",
-                 "ja": "{name}: 勾配は返り値になります（{name}.grad は変わりません）"},
+                 "ja": "{name}: 勾配は戻り値になります（{name}.grad は変わりません）"},
     "returned_jacobian": {"en": "{name}: its Jacobian is returned ({name}.grad is not changed)",
-                          "ja": "{name}: ヤコビ行列は返り値になります（{name}.grad は変わりません）"},
+                          "ja": "{name}: ヤコビ行列は戻り値になります（{name}.grad は変わりません）"},
     "leaf": {"en": "leaf {name}", "ja": "葉テンソル {name}"},
     "grad_held": {"en": "{name}.grad already held a gradient; this call adds to it",
                   "ja": "{name}.grad にはすでに勾配があり、この呼び出しはそこに足し込みます"},
@@ -149,6 +152,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     "kind_rows_equal": {"en": "every row equal at these values", "ja": "この値ではすべての行が等しい"},
     "kind_row": {"en": "one row (a scalar output): the row is the gradient itself",
                  "ja": "1 行（出力がスカラー）: この行がそのまま勾配です"},
+    "kind_row_one": {"en": "one row (a one-element output): the row is the gradient itself",
+                     "ja": "1 行（出力の要素が 1 個）: この行がそのまま勾配です"},
     "kind_block": {"en": "block-diagonal with {bm}x{bn} blocks: at these values, each group of outputs moves only "
                          "with its own group of inputs",
                    "ja": "{bm}x{bn} のブロック対角行列: この値では、出力の各グループは対応する入力のグループだけに応じて変わります"},
@@ -306,7 +311,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "fd_agrees": {"en": "largest difference {diff} — agrees", "ja": "最大の差 {diff} — 一致"},
     "fd_disagrees": {"en": "largest difference {diff} — disagrees (a kink such as relu or abs at 0, a custom backward "
                            "that is not the derivative on purpose, like a straight-through estimator, or a bug)",
-                     "ja": "最大の差 {diff} — 不一致（relu や abs が 0 で折れ曲がる点のような所か、ストレート・スルー推定量の"
+                     "ja": "最大の差 {diff} — 不一致（relu や abs が 0 で折れ曲がる点のようなところか、ストレート・スルー推定量の"
                            "ようにわざと導関数と違う自作の backward か、バグ）"},
     "fd_hooked": {"en": "largest difference {diff} — differs: hooks changed the gradient during backward, and finite "
                         "differences see only the function",
@@ -358,7 +363,7 @@ MESSAGES: dict[str, dict[str, str]] = {
                            "ja": "{mark} J·t は unpack_dual({y}) で読み出した接ベクトルと一致しません"},
     "dual_unknown": {"en": "{y}'s tangent did not come only from ops that carry tangents forward (a custom Function's "
                            "jvp, or fill_ or zero_, wrote part of it), so its steps cannot be followed: not explained",
-                     "ja": "{y} の接ベクトルは、接ベクトルを前へ運ぶ演算だけから来たものではありません（カスタム Function の "
+                     "ja": "{y} の接ベクトルは、接ベクトルを前へ運ぶ演算だけから来たものではありません（自作の Function の "
                            "jvp や fill_、zero_ が一部を書きました）。そのため手順をたどれず、説明しません"},
     "dual_too_large": {"en": "the Jacobian of {y} would have {entries} entries, too many to build: not explained",
                        "ja": "{y} のヤコビ行列は成分が {entries} 個になり、作るには多すぎるため説明しません"},
@@ -385,7 +390,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "tangent_fd_bad": {"en": "{mark} differs from the finite difference along t at this op (largest difference {diff}: "
                              "a kink such as relu or abs at 0, or a bug)",
                        "ja": "{mark} この演算での t 方向の有限差分と一致しません（最大の差 {diff}。relu や abs が 0 で"
-                             "折れ曲がる点のような所か、バグ）"},
+                             "折れ曲がる点のようなところか、バグ）"},
     "tangent_step": {"en": "op {index}: {op}", "ja": "演算 {index}: {op}"},
     # a module's full backward hooks (register_full_backward_hook, register_full_backward_pre_hook)
     "module_hooked": {"en": "a module's backward hook ran inside this backward: J and vᵀJ here are what backward "

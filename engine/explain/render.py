@@ -88,8 +88,9 @@ def render_summary(call, *, lang: str = "en", width: int = WIDTH) -> RenderableT
     elif call.api in _CHECKS:
         lines.add_row("v", t("v_checks", lang, api=api))
     elif call.gradient is None:  # "backward()" only when the program called it
-        lines.add_row("v", t("v_implicit", lang, y=y) if call.api == "Tensor.backward"
-                      else t("v_implicit_api", lang, y=y, api=api))
+        one = t("one_scalar" if call.output_shape == () else "one_element", lang)
+        lines.add_row("v", t("v_implicit", lang, y=y, one=one) if call.api == "Tensor.backward"
+                      else t("v_implicit_api", lang, y=y, api=api, one=one))
     else:
         lines.add_row("v", t("v_given", lang, y=operand(y)) if call.api == "Tensor.backward"
                       else t("v_given_api", lang, api=api))
@@ -160,7 +161,8 @@ def render_jacobian(call, symbolic=None, *, lang: str = "en", width: int = WIDTH
             parts += [Text(head, style="bold"),
                       Text(t("jacobian_too_large", lang, m=m, n=n, entries=m * n), style="yellow")]
             continue
-        parts.append(Text(head + sep + _kind_words(s, lang, call.output_name, leaf.name), style="bold"))
+        parts.append(Text(head + sep + _kind_words(s, lang, call.output_name, leaf.name, call.output_shape),
+                          style="bold"))
         sym = _leaf_symbolic(symbolic, leaf.name)
         if sym is not None and sym.verified:
             parts.append(Text(t("symbolic_intro", lang)))
@@ -178,8 +180,10 @@ def render_jacobian(call, symbolic=None, *, lang: str = "en", width: int = WIDTH
     return Group(*parts)
 
 
-def _kind_words(s, lang: str, y: str, x: str) -> str:
+def _kind_words(s, lang: str, y: str, x: str, y_shape: tuple) -> str:
     kind = s["kind"]
+    if kind == "row" and y_shape != ():   # one element but not 0-dim, e.g. shape (1,): not a scalar
+        return t("kind_row_one", lang)
     if kind == "block-diagonal":
         bm, bn = s["blocks"]
         return t("kind_block", lang, bm=bm, bn=bn)
