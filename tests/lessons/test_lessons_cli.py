@@ -162,3 +162,19 @@ def test_check_speaks_the_authors_language(tmp_path):
     assert shown.getvalue().splitlines() == [
         "答えを PyTorch 2.13.0 と比べました（プログラムはサンドボックスで実行しました）",
         "2 個のレッスンを確認、問題 0 件、警告 2 件（--strict で一覧を表示します）"]
+
+
+
+def test_a_matrix_in_a_problem_stays_on_the_problem_s_one_line(cli, tmp_path):
+    """Each problem is one `file:line: …` line (editors and grep read them so): a matrix's rows too."""
+    lesson = tmp_path / "matrix.toml"
+    lesson.write_text((MALFORMED / "expect_disagrees.toml").read_text(encoding="utf-8")
+                      .replace("torch.tensor([4., 3.])", "torch.ones(3, 2)")
+                      .replace('expression = "inp.grad"', 'expression = "inp.grad.expand(3, 2)"'),
+                      encoding="utf-8")
+    for lang in ("en", "ja"):
+        result = cli("--lang", lang, "check", lesson)
+        problems = result.output.splitlines()[:-1]
+        assert len(problems) == 1 and problems[0].startswith(f"{lesson}:18: steps[0].expect"), result.output
+        assert "tensor [[4., 2.], [4., 2.], [4., 2.]] (shape [3, 2])" in problems[0]
+        assert "tensor [[1., 1.], [1., 1.], [1., 1.]] (shape [3, 2])" in problems[0]
