@@ -271,6 +271,12 @@ STRINGS: dict[str, dict[str, str]] = {
         "class_minutes_ago": "{n} min ago",
         "class_hours_ago": "{n} h ago",
         "class_unreadable": "cannot be read: {reason}",
+        "class_fix_damaged": "{name}: {file} cannot be read ({reason}). Their tutor repairs it when they next join: what "
+                             "can still be read is kept in a fresh file, the damaged one is set aside.",
+        "class_fix_newer": "{name}: {file} was written by a newer autograd-tutor ({reason}): update autograd-tutor "
+                           "on this computer to read it.",
+        "class_fix_record": "{name}: {file} cannot be read, so this student's name is unknown and their answers are left "
+                            "out. It is written again when they next join under their name.",
         "class_empty": "No students yet. Start `autograd-tutor serve --class-dir {path}` and share the address.",
         "class_no_steps": "No answers yet.",
         "class_summary": "{students} students, {attempts} answers, {accuracy} right",
@@ -688,6 +694,12 @@ STRINGS: dict[str, dict[str, str]] = {
         "class_minutes_ago": "{n} 分前",
         "class_hours_ago": "{n} 時間前",
         "class_unreadable": "読み込めません: {reason}",
+        "class_fix_damaged": "{name}: {file} を読み込めません（{reason}）。次に参加したとき、その生徒のチューターが修復します。"
+                             "読める記録は新しいファイルに移し、壊れたファイルは別名で残します。",
+        "class_fix_newer": "{name}: {file} は新しい版の autograd-tutor が書いたものです（{reason}）。読むには、このコンピューターの "
+                           "autograd-tutor を更新してください。",
+        "class_fix_record": "{name}: {file} を読み込めないため、この生徒の名前がわかりません。解答は集計から外しています。"
+                            "その生徒が同じ名前で次に参加すると書き直されます。",
         "class_empty": "まだ生徒がいません。`autograd-tutor serve --class-dir {path}` を起動して、アドレスを共有してください。",
         "class_no_steps": "まだ解答がありません。",
         "class_summary": "生徒 {students} 人、解答 {attempts} 件、正答率 {accuracy}",
