@@ -179,6 +179,10 @@ MESSAGES: dict[str, tuple[str, str]] = {
                 "このステップにはコードがありません。`snippet` か `continues = true` を書いてください"),
     "expression_fails": ("`{expression}` fails after the program: {error}", "プログラムのあとで `{expression}` が失敗します: {error}"),
     "program_fails": ("the program fails: {error}", "プログラムが失敗します: {error}"),
+    "program_lacks_name": ("the program fails: {error}; if PyTorch has that name, the tutor's engine does not: "
+                           "write the step with what it provides (docs/api.md lists it)",
+                           "プログラムが失敗します: {error}。PyTorch にその名前があるなら、チューターのエンジンにはありません。"
+                           "エンジンが対応しているもの（docs/api.md に一覧があります）でステップを書いてください"),
     "program_refused": ("the snippet runner refuses the program: {error}", "スニペットの実行系がプログラムを拒否しました: {error}"),
     "no_matching_choice": ("no choice matches what the program does ({outcome}); add that outcome as a choice",
                            "プログラムの結果（{outcome}）に一致する選択肢がありません。この結果を選択肢に加えてください"),
