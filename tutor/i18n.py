@@ -253,6 +253,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "serve_folder": "Each student's progress is kept in {path} (at most {max} students at once).",
         "serve_report": "Report: autograd-tutor class report --class-dir {path}",
         "serve_stop": "Press Ctrl+C to stop.",
+        "serve_port_in_use": "cannot listen on {host} port {port}: it is in use: stop what uses it (another "
+                             "`autograd-tutor serve`?) or choose another port with --port",
+        "serve_cannot_listen": "cannot listen on {host} port {port} ({reason}): give --host an address of this "
+                               "computer (0.0.0.0: all of them) and --port a free port (below 1024 needs root)",
         "class_title": "Class",
         "cmd_class_help": "The class's progress: students, the hardest steps, accuracy per lesson",
         "refresh": "Refresh",
@@ -676,6 +680,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "serve_folder": "生徒ごとの進捗は {path} に保存されます（同時接続は最大 {max} 人）。",
         "serve_report": "レポート: autograd-tutor class report --class-dir {path}",
         "serve_stop": "Ctrl+C で停止します。",
+        "serve_port_in_use": "{host} のポート {port} は使用中のため待ち受けられません。使っているもの（別の "
+                             "`autograd-tutor serve`？）を止めるか、--port で別のポートを指定してください",
+        "serve_cannot_listen": "{host} のポート {port} で待ち受けられません（{reason}）。--host にはこのコンピューターの"
+                               "アドレス（0.0.0.0 ならすべて）を、--port には空いているポート（1024 未満は root が必要）を指定してください",
         "class_title": "クラス",
         "cmd_class_help": "クラスの進捗: 生徒、難しかったステップ、レッスンごとの正答率",
         "refresh": "更新",
