@@ -432,7 +432,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "new_written": "Wrote {path} (lesson id '{id}'). Edit it, then run: autograd-tutor check {path}",
         "pack_no_pack_file": "{folder} has no {file}; a pack is a folder of lessons with a pack.toml (docs/authoring.md, section 9)",
         "pack_not_packed": "not packed: fix the problems above, then run `autograd-tutor pack {folder}` again",
-        "pack_cannot_write": "cannot write the archive into {target}: {reason}",
+        "pack_cannot_write": "cannot write the archive into {target}: {reason}; give -o a folder you can write to "
+                             "(or the archive's path in one)",
         "pack_written": "Wrote {path} ({name} {version}, {count} lessons). Share it; others run: autograd-tutor install {file}",
         "pack_written_one": "Wrote {path} ({name} {version}, 1 lesson). Share it; others run: autograd-tutor install {file}",
         "install_refused": "not installed: {reason}",
@@ -846,7 +847,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "new_written": "{path} を書き出しました（レッスン id '{id}'）。編集したら次を実行してください: autograd-tutor check {path}",
         "pack_no_pack_file": "{folder} に {file} がありません。パックは pack.toml のあるレッスンのフォルダーです（docs/authoring.md の 9 節）",
         "pack_not_packed": "パックを作っていません。上の問題を直してから、もう一度 `autograd-tutor pack {folder}` を実行してください",
-        "pack_cannot_write": "{target} にアーカイブを書き込めません: {reason}",
+        "pack_cannot_write": "{target} にアーカイブを書き込めません: {reason}。-o には書き込めるフォルダー（またはその中の"
+                             "アーカイブのパス）を指定してください",
         "pack_written": "{path} を書き出しました（{name} {version}、レッスン {count} 件）。共有すれば、相手は次のコマンドで入れられます: autograd-tutor install {file}",
         "install_refused": "インストールしていません: {reason}",
         "install_cannot_write": "{folder} に書き込めません: {reason}",
