@@ -290,6 +290,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "serve_folder": "Each student's progress is kept in {path} (at most {max} students at once).",
         "serve_report": "Report: autograd-tutor class report --class-dir {path}",
         "serve_stop": "Press Ctrl+C to stop.",
+        "serve_port_in_use": "cannot listen on {host} port {port}: it is in use: stop what uses it (another "
+                             "`autograd-tutor serve`?) or choose another port with --port",
+        "serve_cannot_listen": "cannot listen on {host} port {port} ({reason}): give --host an address of this "
+                               "computer (0.0.0.0: all of them) and --port a free port (below 1024 needs root)",
         "class_title": "Class",
         "cmd_class_help": "The class's progress: students, the hardest steps, accuracy per lesson",
         "refresh": "Refresh",
@@ -308,6 +312,12 @@ STRINGS: dict[str, dict[str, str]] = {
         "class_minutes_ago": "{n} min ago",
         "class_hours_ago": "{n} h ago",
         "class_unreadable": "cannot be read: {reason}",
+        "class_fix_damaged": "{name}: {file} cannot be read ({reason}). Their tutor repairs it when they next join: what "
+                             "can still be read is kept in a fresh file, the damaged one is set aside.",
+        "class_fix_newer": "{name}: {file} was written by a newer autograd-tutor ({reason}): update autograd-tutor "
+                           "on this computer to read it.",
+        "class_fix_record": "{name}: {file} cannot be read, so this student's name is unknown and their answers are left "
+                            "out. It is written again when they next join under their name.",
         "class_empty": "No students yet. Start `autograd-tutor serve --class-dir {path}` and share the address.",
         "class_no_steps": "No answers yet.",
         "class_summary": "{students} students, {attempts} answers, {accuracy} right",
@@ -459,7 +469,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "new_written": "Wrote {path} (lesson id '{id}'). Edit it, then run: autograd-tutor check {path}",
         "pack_no_pack_file": "{folder} has no {file}; a pack is a folder of lessons with a pack.toml (docs/authoring.md, section 9)",
         "pack_not_packed": "not packed: fix the problems above, then run `autograd-tutor pack {folder}` again",
-        "pack_cannot_write": "cannot write the archive into {target}: {reason}",
+        "pack_cannot_write": "cannot write the archive into {target}: {reason}; give -o a folder you can write to "
+                             "(or the archive's path in one)",
         "pack_written": "Wrote {path} ({name} {version}, {count} lessons). Share it; others run: autograd-tutor install {file}",
         "pack_written_one": "Wrote {path} ({name} {version}, 1 lesson). Share it; others run: autograd-tutor install {file}",
         "install_refused": "not installed: {reason}",
@@ -784,6 +795,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "serve_folder": "生徒ごとの進捗は {path} に保存されます（同時接続は最大 {max} 人）。",
         "serve_report": "レポート: autograd-tutor class report --class-dir {path}",
         "serve_stop": "Ctrl+C で停止します。",
+        "serve_port_in_use": "{host} のポート {port} は使用中のため待ち受けられません。使っているもの（別の "
+                             "`autograd-tutor serve`？）を止めるか、--port で別のポートを指定してください",
+        "serve_cannot_listen": "{host} のポート {port} で待ち受けられません（{reason}）。--host にはこのコンピューターの"
+                               "アドレス（0.0.0.0 ならすべて）を、--port には空いているポート（1024 未満は root が必要）を指定してください",
         "class_title": "クラス",
         "cmd_class_help": "クラスの進捗: 生徒、難しかったステップ、レッスンごとの正答率",
         "refresh": "更新",
@@ -802,6 +817,12 @@ STRINGS: dict[str, dict[str, str]] = {
         "class_minutes_ago": "{n} 分前",
         "class_hours_ago": "{n} 時間前",
         "class_unreadable": "読み込めません: {reason}",
+        "class_fix_damaged": "{name}: {file} を読み込めません（{reason}）。次に参加したとき、その生徒のチューターが修復します。"
+                             "読める記録は新しいファイルに移し、壊れたファイルは別名で残します。",
+        "class_fix_newer": "{name}: {file} は新しい版の autograd-tutor が書いたものです（{reason}）。読むには、このコンピューターの "
+                           "autograd-tutor を更新してください。",
+        "class_fix_record": "{name}: {file} を読み込めないため、この生徒の名前がわかりません。解答は集計から外しています。"
+                            "その生徒が同じ名前で次に参加すると書き直されます。",
         "class_empty": "まだ生徒がいません。`autograd-tutor serve --class-dir {path}` を起動して、アドレスを共有してください。",
         "class_no_steps": "まだ解答がありません。",
         "class_summary": "生徒 {students} 人、解答 {attempts} 件、正答率 {accuracy}",
@@ -940,7 +961,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "new_written": "{path} を書き出しました（レッスン id '{id}'）。編集したら次を実行してください: autograd-tutor check {path}",
         "pack_no_pack_file": "{folder} に {file} がありません。パックは pack.toml のあるレッスンのフォルダーです（docs/authoring.md の 9 節）",
         "pack_not_packed": "パックは作成しませんでした。上の問題を直してから、もう一度 `autograd-tutor pack {folder}` を実行してください",
-        "pack_cannot_write": "{target} にアーカイブを書き込めません: {reason}",
+        "pack_cannot_write": "{target} にアーカイブを書き込めません: {reason}。-o には書き込めるフォルダー（またはその中の"
+                             "アーカイブのパス）を指定してください",
         "pack_written": "{path} を書き出しました（{name} {version}、レッスン {count} 件）。共有すれば、相手は次のコマンドでインストールできます: autograd-tutor install {file}",
         "install_refused": "インストールしていません: {reason}",
         "install_cannot_write": "{folder} に書き込めません: {reason}",
