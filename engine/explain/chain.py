@@ -214,10 +214,12 @@ class Symbols:
 
     def seed(self, call, used: set) -> tuple[Value, str]:
         """The cotangent backward started from, as a notation value, and how the formula calls it: the name
-        the program passed (`v` in `s.backward(v)`), else v (when that name is free)."""
+        the program passed (`v` in `s.backward(v)`), else v (when that name is free). A one-entry seed is its
+        number (the implicit 1 is not written); a weight of several entries is always v, even all ones:
+        `x.T @ torch.ones(2, 2)` is vᵀ·∂y/∂W, not ∂y/∂W (the Jacobian itself)."""
         seed = np.asarray(call.sweep_seed, dtype=np.float64)
         shape = seed.shape
-        if seed.size and np.all(seed == seed.reshape(-1)[0]):
+        if seed.size == 1:
             from engine.explain.symbolic import number
 
             value = number(seed.reshape(-1)[0])

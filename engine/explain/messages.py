@@ -209,15 +209,23 @@ MESSAGES: dict[str, dict[str, str]] = {
                            "d²{y}/d{x}² = ∂{dy}/∂{x} です:"},
     "chain_timeout": {"en": "∂{y}/∂{x}: the chain rule took too long; numbers only",
                       "ja": "∂{y}/∂{x}: 連鎖律の計算に時間がかかりすぎました。数値のみ表示します"},
-    "chain_weighted": {"en": "backward was given the weight {v}, so the formula is {v}ᵀ·∂{y}/∂{x}; · multiplies "
-                             "element by element",
-                       "ja": "backward に重み {v} を渡したので、式は {v}ᵀ·∂{y}/∂{x} です。· は要素ごとの積です"},
+    "chain_weighted": {"en": "backward was given the weight {v}, so the formula is {v}ᵀ·∂{y}/∂{x}: its entry j is "
+                             "Σᵢ {v}ᵢ·∂{y}ᵢ/∂{x}ⱼ, a sum over the outputs (a vector-Jacobian product)",
+                       "ja": "backward に重み {v} を渡したので、式は {v}ᵀ·∂{y}/∂{x} です。その第 j 成分は "
+                             "Σᵢ {v}ᵢ·∂{y}ᵢ/∂{x}ⱼ で、出力についての和です（ベクトル・ヤコビ積）"},
+    "chain_weighted_diagonal": {"en": "backward was given the weight {v}, so the formula is {v}ᵀ·∂{y}/∂{x}; "
+                                      "∂{y}/∂{x} is diagonal here, so {v}ᵀ·∂{y}/∂{x} is {v} times its diagonal, "
+                                      "element by element (·)",
+                                "ja": "backward に重み {v} を渡したので、式は {v}ᵀ·∂{y}/∂{x} です。ここでは ∂{y}/∂{x} "
+                                      "が対角なので、{v}ᵀ·∂{y}/∂{x} は {v} とその対角成分の要素ごとの積（·）です"},
     "chain_elementwise": {"en": "each factor is element-wise, so the chain rule is a product, element by element",
                           "ja": "どの因子も要素ごとなので、連鎖律は要素ごとの積になります"},
     "chain_tensor": {"en": "not every node is element-wise; the gradient composed in tensor notation:",
                      "ja": "要素ごとでないノードがあるので、テンソルの記法で合成した勾配:"},
     "chain_steps": {"en": "what arrives at each node (∂{y}/∂ that node's result), from the output down:",
                     "ja": "各ノードに流れてくる勾配（∂{y}/∂ そのノードの結果）、出力から順に:"},
+    "chain_steps_weighted": {"en": "what arrives at each node ({v}ᵀ·∂{y}/∂ that node's result), from the output down:",
+                             "ja": "各ノードに流れてくる勾配（{v}ᵀ·∂{y}/∂ そのノードの結果）、出力から順に:"},
     "chain_per_element": {"en": "no tensor formula fits; element by element:",
                           "ja": "テンソルの式が当てはまらないので、要素ごとに:"},
     "chain_constant": {"en": "where {name} is a constant of the program (no name of its own):",
@@ -258,6 +266,9 @@ MESSAGES: dict[str, dict[str, str]] = {
                      "ja": "このテンソルのフック（register_hook）が勾配を変えました。以下はフックが返した値です"},
     "trace_incoming": {"en": "gradient arriving (∂ output / ∂ this node's result):",
                        "ja": "流れてくる勾配（∂ 出力 / ∂ このノードの結果）:"},
+    "trace_incoming_weighted": {"en": "gradient arriving (vᵀ · ∂ output / ∂ this node's result, v the gradient "
+                                      "argument):",
+                                "ja": "流れてくる勾配（vᵀ · ∂ 出力 / ∂ このノードの結果。v は backward に渡した勾配）:"},
     "trace_rule": {"en": "rule for {input}: {formula}  →  sends to {target}:",
                    "ja": "{input} の規則: {formula}  →  {target} へ送る:"},
     "trace_grad_empty": {"en": ".grad was empty: it becomes this gradient", "ja": ".grad は空でした: この勾配がそのまま入ります"},

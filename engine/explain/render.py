@@ -281,7 +281,8 @@ def render_chain(call, symbolic=None, *, lang: str = "en", width: int = WIDTH) -
         if chain.named:
             parts.append(Text(t("chain_named", lang, names=", ".join(chain.named)), style="dim"))
         if chain.weight and all(part.isidentifier() for part in chain.weight.split(".")):
-            parts.append(Text(t("chain_weighted", lang, v=chain.weight, y=y, x=x), style="dim"))
+            key = "chain_weighted_diagonal" if chain.paths else "chain_weighted"   # paths: every factor element-wise
+            parts.append(Text(t(key, lang, v=chain.weight, y=y, x=x), style="dim"))
         if chain.paths:
             parts.append(Text(t("chain_elementwise", lang), style="dim"))
             if len(chain.paths) > 1:
@@ -302,7 +303,8 @@ def render_chain(call, symbolic=None, *, lang: str = "en", width: int = WIDTH) -
                 parts.append(table)
         elif chain.steps:
             parts.append(Text(t("chain_tensor", lang), style="dim"))
-            parts.append(Text(t("chain_steps", lang, y=y)))
+            parts.append(Text(t("chain_steps_weighted", lang, v=chain.weight, y=y) if chain.weight
+                              else t("chain_steps", lang, y=y)))
             for step in chain.steps:
                 parts.append(Text(f"  {step.label}: {one_line(step.formula)}"))
         elif chain.elements and chain.more_elements:
@@ -381,7 +383,8 @@ def render_trace_step(call, i: int, *, lang: str = "en", width: int = WIDTH, cal
         parts.append(Text(t("trace_hooked", lang), style="magenta"))
     if step.module_hook:
         parts.append(Text(t("trace_module_hook", lang), style="magenta"))
-    parts += [Text(t("trace_incoming", lang)), fitted(step.incoming, width - 4, lang)]
+    incoming = "trace_incoming" if call.gradient is None else "trace_incoming_weighted"   # backward(v): vᵀ·∂out/∂…
+    parts += [Text(t(incoming, lang)), fitted(step.incoming, width - 4, lang)]
     for flow in step.flows:
         parts += [Text(t("trace_rule", lang, input=flow.input, formula=flow.formula, target=flow.target_label)),
                   fitted(flow.cotangent, width - 4, lang)]

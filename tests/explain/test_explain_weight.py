@@ -1,0 +1,60 @@
+"""backward(v) with a weight of several entries: every text says vᵀ·∂y/∂x, never ∂y/∂x (the Jacobian itself),
+and says what · is: an element-wise product only where the Jacobian is diagonal."""
+import io
+
+import pytest
+from rich.console import Console
+
+from engine.explain import explain_program, explain_symbolic
+from engine.explain.render import render_chain, render_trace_step
+
+torch = pytest.importorskip("torch")
+
+MATMUL = ("import torch\nx = torch.tensor([[1., 2., 3.], [4., 5., 6.]])\n"
+          "W = torch.tensor([[1., 0.], [2., 1.], [0., 3.]], requires_grad=True)\ny = x @ W\n{end}\n")
+SQUARE = "import torch\ninp = torch.tensor([1., 2.], requires_grad=True)\nout = inp**2\nout.backward(torch.tensor([0.5, 3.]))\n"
+
+
+def _text(renderable, lang="en") -> str:
+    console = Console(width=100, record=True, file=io.StringIO())
+    console.print(renderable)
+    return console.export_text()
+
+
+def test_a_literal_ones_weight_is_v_in_the_formula():
+    """060 w-grad-ones: `x.T @ torch.ones(2, 2)` was headed ∂y/∂W, which is the 4x6 Jacobian."""
+    exp = explain_program(MATMUL.format(end="y.backward(torch.ones(2, 2))"))
+    chain = explain_symbolic(exp, 0).chains[0]
+    assert chain.weight == "v" and chain.text() == "vᵀ·∂y/∂W = x.T @ v"
+    namespace = {"x": torch.tensor([[1., 2., 3.], [4., 5., 6.]]), "v": torch.ones(2, 2)}
+    torch.testing.assert_close(eval(chain.total, {}, namespace),   # noqa: S307 - the shown formula, run by PyTorch
+                               torch.tensor(exp.calls[0].leaves[0].contribution), check_dtype=False)
+
+
+def test_the_implicit_one_of_a_scalar_output_is_not_written():
+    chain = explain_symbolic(explain_program(MATMUL.format(end="y.sum().backward()")), 0).chains[0]
+    assert chain.weight == "" and chain.text().startswith("∂(y.sum())/∂W = ")
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_the_weight_note_says_what_the_product_is(lang):
+    """· is element by element only where ∂y/∂x is diagonal; for a matmul it is a sum over the outputs."""
+    exp = explain_program(MATMUL.format(end="y.backward(torch.ones(2, 2))"))
+    matmul = _text(render_chain(exp.calls[0], explain_symbolic(exp, 0), lang=lang))
+    exp = explain_program(SQUARE)
+    square = _text(render_chain(exp.calls[0], explain_symbolic(exp, 0), lang=lang))
+    elementwise, summed, diagonal, arrives = {"en": ("element by element", "Σᵢ vᵢ·∂yᵢ/∂Wⱼ", "diagonal", "(vᵀ·∂y/∂ "),
+                                              "ja": ("要素ごとの積", "Σᵢ vᵢ·∂yᵢ/∂Wⱼ", "対角", "（vᵀ·∂y/∂ ")}[lang]
+    assert summed in matmul and elementwise not in matmul
+    assert arrives in matmul   # the steps: what arrives at each node is vᵀ·∂y/∂(its result)
+    assert diagonal in square and elementwise in square
+
+
+@pytest.mark.parametrize("lang, weighted, plain", [("en", "vᵀ · ∂ output", "(∂ output"),
+                                                   ("ja", "vᵀ · ∂ 出力", "（∂ 出力")])
+def test_the_backprop_tab_says_what_arrives_when_backward_got_a_weight(lang, weighted, plain):
+    """out.backward(torch.tensor([0.5, 3.])) hands [0.5, 3] to PowBackward0: that is vᵀ·∂out/∂out, not ∂out/∂out."""
+    call = explain_program(SQUARE).calls[0]
+    assert weighted in _text(render_trace_step(call, 0, lang=lang))
+    call = explain_program(SQUARE.replace("out.backward(torch.tensor([0.5, 3.]))", "out.sum().backward()")).calls[0]
+    assert plain in _text(render_trace_step(call, 0, lang=lang))
