@@ -408,7 +408,7 @@ class Names:
 
     def __init__(self, *namespaces: dict | None) -> None:
         self._tensor: dict[int, str] = {}
-        self._array: dict[int, str] = {}     # the storage of tensors that need no grad: constants
+        self._array: dict[int, str] = {}     # the storage of constants: tensors that need no grad (or did not)
         self._views: list = []               # (array, name) of those constants, for their `.T` views
         self._storage: dict[int, str] = {}   # the storage of every bound tensor: a transform's copy of x
         self._leaves: dict[str, int] = {}    # leaf name -> id of the leaf tensor it names
@@ -417,6 +417,7 @@ class Names:
         self._keep: list = []  # keep named objects alive so their ids stay theirs
         self._origin: dict = {}
         given: set[str] = set()
+        later: list = []   # leaves that need grad now: constants at an earlier call (requires_grad_() after it)
         for namespace in namespaces:
             namespace = namespace or {}
             self._used |= {k for k in namespace if not k.startswith("_")}
@@ -427,11 +428,20 @@ class Names:
                 self._keep.append(value)
                 self._tensor[id(value)] = name
                 self._storage.setdefault(id(value._data), name)
-                if not value.requires_grad and id(value._data) not in self._array:
-                    self._array[id(value._data)] = name
-                    self._views.append((value._data, name))
+                if not value.requires_grad:
+                    self._constant(value._data, name)
+                elif value._grad_fn is None:
+                    later.append((value._data, name))
                 if value._grad_fn is not None:   # the tensor's own node (a Function's output k: its edge)
                     self._node.setdefault(id(value._grad_fn), name)
+        for data, name in later:   # `tensor2.requires_grad_()` after a call that used tensor2 as a constant
+            self._constant(data, name)
+
+    def _constant(self, data, name: str) -> None:
+        """The storage a constant of some call may hold answers to its tensor's name (the first name wins)."""
+        if id(data) not in self._array:
+            self._array[id(data)] = name
+            self._views.append((data, name))
 
     def add_origin(self, origin: dict) -> None:
         """Frozen copies answer to the names of the nodes and arrays they were copied from."""

@@ -219,3 +219,15 @@ def test_backward_graph_constants_are_numbers_not_vectors():
     call = exp.calls[-1]
     chain = explain_symbolic(call).chains[0]
     assert chain.verified and "[" not in chain.text(), chain.text()
+
+
+def test_a_constant_that_needs_grad_later_keeps_its_name():
+    """Lesson 010: tensor2 is a constant at the first backward and gets requires_grad_() after it (the same
+    object): the first call's explanation still calls it tensor2, not "a constant with no name of its own"."""
+    exp = explain_program("import torch\ntensor1 = torch.tensor([[1., 2.], [3., 4.]], requires_grad=True)\n"
+                          "tensor2 = torch.tensor([[5., 6.], [7., 8.]])\n"
+                          "out = (tensor1 * tensor2).mean()\nout.backward()\ntensor2.requires_grad_()\n"
+                          "out = (tensor1 * tensor2).mean()\nout.backward()\n")
+    chain = explain_symbolic(exp, 0).chains[0]
+    assert chain.text() == "∂out/∂tensor1 = tensor2/4" and not chain.constants
+    assert "other = tensor2 (2x2, no grad)" in text_of(render_graph(exp.calls[0]))
