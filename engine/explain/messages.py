@@ -269,6 +269,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     "trace_incoming_weighted": {"en": "gradient arriving (vᵀ · ∂ output / ∂ this node's result, v the gradient "
                                       "argument):",
                                 "ja": "流れてくる勾配（vᵀ · ∂ 出力 / ∂ このノードの結果。v は backward に渡した勾配）:"},
+    "trace_summed_to": {"en": "  the rule gives {rule}; {input} was broadcast, so the engine then sums it over the "
+                              "broadcast dimensions to {input}'s shape ({shape}):",
+                        "ja": "  規則の結果は {rule} です。{input} はブロードキャストされたので、エンジンがその後、"
+                              "ブロードキャストした次元で和を取って {input} の形（{shape}）にします:"},
     "trace_rule": {"en": "rule for {input}: {formula}  →  sends to {target}:",
                    "ja": "{input} の規則: {formula}  →  {target} へ送る:"},
     "trace_grad_empty": {"en": ".grad was empty: it becomes this gradient", "ja": ".grad は空でした: この勾配がそのまま入ります"},

@@ -386,8 +386,11 @@ def render_trace_step(call, i: int, *, lang: str = "en", width: int = WIDTH, cal
     incoming = "trace_incoming" if call.gradient is None else "trace_incoming_weighted"   # backward(v): vᵀ·∂out/∂…
     parts += [Text(t(incoming, lang)), fitted(step.incoming, width - 4, lang)]
     for flow in step.flows:
-        parts += [Text(t("trace_rule", lang, input=flow.input, formula=flow.formula, target=flow.target_label)),
-                  fitted(flow.cotangent, width - 4, lang)]
+        parts.append(Text(t("trace_rule", lang, input=flow.input, formula=flow.formula, target=flow.target_label)))
+        if flow.rule_shape is not None:
+            parts.append(Text(t("trace_summed_to", lang, rule=shape_text(flow.rule_shape, lang), input=flow.input,
+                                shape=shape_text(flow.cotangent.shape, lang)), style="dim"))
+        parts.append(fitted(flow.cotangent, width - 4, lang))
     if step.name == "AccumulateGrad":
         if step.grad_before is None:
             parts.append(Text(t("trace_grad_empty", lang)))

@@ -15,8 +15,8 @@ MATMUL = ("import torch\nx = torch.tensor([[1., 2., 3.], [4., 5., 6.]])\n"
 SQUARE = "import torch\ninp = torch.tensor([1., 2.], requires_grad=True)\nout = inp**2\nout.backward(torch.tensor([0.5, 3.]))\n"
 
 
-def _text(renderable, lang="en") -> str:
-    console = Console(width=100, record=True, file=io.StringIO())
+def _text(renderable, width: int = 100) -> str:
+    console = Console(width=width, record=True, file=io.StringIO())
     console.print(renderable)
     return console.export_text()
 
@@ -58,3 +58,19 @@ def test_the_backprop_tab_says_what_arrives_when_backward_got_a_weight(lang, wei
     assert weighted in _text(render_trace_step(call, 0, lang=lang))
     call = explain_program(SQUARE.replace("out.backward(torch.tensor([0.5, 3.]))", "out.sum().backward()")).calls[0]
     assert plain in _text(render_trace_step(call, 0, lang=lang))
+
+
+@pytest.mark.parametrize("lang, said", [("en", "sums it over the broadcast dimensions to self's shape (length 3)"),
+                                        ("ja", "self の形（長さ 3）にします")])
+def test_the_backprop_tab_shows_the_sum_that_broadcasting_needs(lang, said):
+    """Lesson 040: add's rule for self is `grad` (2x3); what reaches x (3,) is that summed over dim 0, done by
+    the engine after the rule, as in PyTorch: the tab says so between the rule and the numbers."""
+    program = ("import torch\nx = torch.tensor([1., 2., 3.], requires_grad=True)\nm = torch.ones(2, 3)\n"
+               "y = x + m\ny.sum().backward()\n")
+    call = explain_program(program).calls[0]
+    step = next(k for k, s in enumerate(call.trace) if s.name == "AddBackward0")
+    flows = {flow.input: flow.rule_shape for flow in call.trace[step].flows}
+    assert flows == {"self": (2, 3)}
+    assert said in _text(render_trace_step(call, step, lang=lang, width=200), width=200)
+    same = explain_program(program.replace("m = torch.ones(2, 3)", "m = torch.ones(3)")).calls[0]
+    assert all(flow.rule_shape is None for s in same.trace for flow in s.flows)
