@@ -108,8 +108,10 @@ MESSAGES: dict[str, dict[str, str]] = {
                                   "or abs at 0, or a tie in max), not at values nearby",
                             "ja": "記号形式は表示しません: ちょうどこの値でしか成り立たず（relu や abs が 0 で折れ曲がる点、"
                                   "max の同点など）、近くの値では成り立ちません"},
-    "kind_zero": {"en": "all zero here: changing {x} slightly does not change {y} at these values",
-                  "ja": "すべて 0: この値では {x} を少し変えても {y} は変わりません"},
+    "kind_zero": {"en": "all zero here: at these values a small change of {x} does not change {y} to first order "
+                        "(the slope is 0; {y} may still change to second order, as at a minimum)",
+                  "ja": "すべて 0: この値では {x} を少し変えたときの {y} の 1 次の変化がありません（傾きが 0。"
+                        "最小値のところのように、2 次では変わることがあります）"},
     "kind_undefined": {"en": "some entries are nan or infinite: backward gives no finite number here (the derivative "
                              "may be undefined, or a branch not taken may have poisoned it: see the finite differences)",
                        "ja": "nan や無限大の成分があります: backward はここで有限の値を出しません（微分が定義されないか、"
@@ -130,6 +132,8 @@ MESSAGES: dict[str, dict[str, str]] = {
                    "ja": "{bm}x{bn} のブロック対角行列: この値では、出力の各グループは対応する入力のグループだけに応じて変わります"},
     "kind_dense": {"en": "dense ({nonzero} of {total} entries non-zero)",
                    "ja": "密（{total} 成分中 {nonzero} 個が 0 以外）"},
+    "kind_unstructured": {"en": "no diagonal or block structure in this order ({nonzero} of {total} entries non-zero)",
+                          "ja": "この並びでは対角やブロックの構造がありません（{total} 成分中 {nonzero} 個が 0 以外）"},
     "diagonal_laid_out": {"en": "only the diagonal is non-zero; here it is in the input's shape (entry i is ∂yᵢ/∂xᵢ):",
                           "ja": "0 でないのは対角成分だけです。入力の形状に並べると（i 番目が ∂yᵢ/∂xᵢ）:"},
     "block_title": {"en": "block {k} of {total}", "ja": "ブロック {k} / {total}"},

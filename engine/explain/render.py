@@ -162,8 +162,9 @@ def _kind_words(s, lang: str, y: str, x: str) -> str:
     if kind == "block-diagonal":
         bm, bn = s["blocks"]
         return t("kind_block", lang, bm=bm, bn=bn)
-    if kind == "dense":
-        return t("kind_dense", lang, nonzero=s["nonzero"], total=s["shape"][0] * s["shape"][1])
+    if kind == "dense":   # the fallback kind: dense only when no entry is zero
+        total = s["shape"][0] * s["shape"][1]
+        return t("kind_dense" if s["nonzero"] == total else "kind_unstructured", lang, nonzero=s["nonzero"], total=total)
     return t("kind_" + kind.replace("-", "_"), lang, x=x, y=y)
 
 

@@ -6,7 +6,7 @@ import pytest
 from rich.console import Console
 
 from engine.explain import explain_program, explain_symbolic
-from engine.explain.render import render_chain, render_trace_step
+from engine.explain.render import render_chain, render_jacobian, render_trace_step
 
 torch = pytest.importorskip("torch")
 
@@ -74,3 +74,28 @@ def test_the_backprop_tab_shows_the_sum_that_broadcasting_needs(lang, said):
     assert said in _text(render_trace_step(call, step, lang=lang, width=200), width=200)
     same = explain_program(program.replace("m = torch.ones(2, 3)", "m = torch.ones(3)")).calls[0]
     assert all(flow.rule_shape is None for s in same.trace for flow in s.flows)
+
+
+def _jacobian_text(program: str, lang: str) -> str:
+    return " ".join(_text(render_jacobian(explain_program(program).calls[0], lang=lang), width=200).split())
+
+
+@pytest.mark.parametrize("lang, said, not_said", [("en", "no diagonal or block structure in this order (6 of 18", "dense"),
+                                                  ("ja", "対角やブロックの構造がありません（18 成分中 6 個", "密")])
+def test_a_mostly_zero_jacobian_is_not_called_dense(lang, said, not_said):
+    """050 column-means: J of x.mean(0) for a 2x3 x has 6 non-zeros of 18 (each 0.5): not dense."""
+    text = _jacobian_text("import torch\nx = torch.ones(2, 3, requires_grad=True)\nm = x.mean(0)\n"
+                          "m.backward(torch.ones(3))\n", lang)
+    assert said in text and not_said not in text
+    full = _jacobian_text("import torch\nx = torch.tensor([1., 2.], requires_grad=True)\n"
+                          "y = torch.stack([x[0] * x[1], x[0] + x[1]])\ny.backward(torch.ones(2))\n", lang)
+    assert {"en": "dense (4 of 4", "ja": "密（4 成分中 4 個"}[lang] in full
+
+
+@pytest.mark.parametrize("lang, said", [("en", "does not change loss to first order (the slope is 0"),
+                                        ("ja", "1 次の変化がありません（傾きが 0")])
+def test_a_zero_gradient_is_a_zero_slope_not_no_change(lang, said):
+    """090 bias-grad: the bias sits at the minimum of a parabola; loss changes to second order (± 0.1 → + 0.01)."""
+    text = _jacobian_text("import torch\nb = torch.tensor([2.], requires_grad=True)\nloss = ((b - 2.)**2).sum()\n"
+                          "loss.backward()\n", lang)
+    assert said in text
