@@ -404,7 +404,8 @@ def one_line(text: str) -> str:
     text = re.sub(r"\*\*(\d+)", lambda m: m.group(1).translate(_SUPERSCRIPT), text)
     text = re.sub(r"\*\*\((-?\d+)\)", lambda m: m.group(1).translate(_SUPERSCRIPT), text)
     text = text.replace("**", "^")
-    text = re.sub(r"(?<![\w.₀-₉⁰-⁹])(\d+)\*(?=(?!torch\.)[^\W\d]|\()", r"\1", text)  # 2x, 2·torch.ones(3)
+    # 2x and 2(x + 1), but 2·torch.ones(3), 2·layer.bias₁, 2·x.sum(): a dotted name after a number would read as one
+    text = re.sub(r"(?<![\w.₀-₉⁰-⁹])(\d+)\*(?=[^\W\d]\w*+(?!\.)|\()", r"\1", text)
     return text.replace("*", "·")
 
 
