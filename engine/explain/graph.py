@@ -44,10 +44,19 @@ def shape_text(shape) -> str:
     return f"length {shape[0]}" if len(shape) == 1 else "x".join(map(str, shape))
 
 
+def _constant_name(value, names) -> str | None:
+    """The program's name for a constant array, or `W.T` for a view of a named W read transposed (nn.Linear's
+    frozen weight, saved as `weight.t()`): the chain rule's formulas name it so too."""
+    name = names.array(value)
+    if name is None and (base := names.transposed(value)) is not None:
+        return f"{base}.T"
+    return name
+
+
 def constant_info(value, names) -> dict:
     """A constant input as data, for the panels to word in their language."""
     if isinstance(value, np.ndarray):
-        name = names.array(value)
+        name = _constant_name(value, names)
         if value.size == 1 and name is None:
             return {"value": f"{value.item():g}"}
         return {"name": name, "shape": list(value.shape)}
@@ -56,7 +65,7 @@ def constant_info(value, names) -> dict:
 
 def describe_constant(value, names) -> str:
     if isinstance(value, np.ndarray):
-        name = names.array(value)
+        name = _constant_name(value, names)
         if value.size == 1 and name is None:
             return f"constant {value.item():g}"
         return f"{name or 'constant'} ({shape_text(value.shape)}, no grad)"

@@ -231,3 +231,14 @@ def test_a_constant_that_needs_grad_later_keeps_its_name():
     chain = explain_symbolic(exp, 0).chains[0]
     assert chain.text() == "∂out/∂tensor1 = tensor2/4" and not chain.constants
     assert "other = tensor2 (2x2, no grad)" in text_of(render_graph(exp.calls[0]))
+
+
+@pytest.mark.parametrize("size", [1, 2])
+def test_a_frozen_linear_weight_is_named_in_the_graph(size):
+    """Lesson 100: nn.Linear saves a frozen weight as `weight.t()` (the same memory): the Graph tab names it
+    l2.weight.T as the chain rule does, not "constant 3" (1x1) or "constant (2x1, no grad)"."""
+    exp = explain_program("import torch\nimport torch.nn as nn\ntorch.manual_seed(0)\n"
+                          f"l1 = nn.Linear(2, {size})\nl2 = nn.Linear({size}, 1)\nl2.weight.requires_grad_(False)\n"
+                          "x = torch.tensor([[1., 2.]])\ny = l2(l1(x))\ny.sum().backward()\n")
+    text = text_of(render_graph(exp.calls[0]))
+    assert f"mat2 = l2.weight.T ({size}x1, no grad)" in text and "constant" not in text
