@@ -190,10 +190,11 @@ class Symbols:
         """The program's name for this very array, else its value: a number when it has one entry (or, used
         element by element, when its entries are all equal: the 1/3 of a mean in a backward graph), a short
         list, or c₁ defined beside the formula."""
-        name = self.names.array(array)
+        leaves = {str(s) for s in self.edges.values()}
+        name = self.names.array(array, leaves)
         if name is not None:
             return sympy.Symbol(name, real=True)
-        name = self.names.transposed(array)
+        name = self.names.transposed(array, leaves)
         if name is not None:  # a frozen weight's W.T in nn.Linear
             return notation.mT(sympy.Symbol(name, real=True))
         flat = np.asarray(array, dtype=np.float64)

@@ -488,21 +488,25 @@ class Names:
     def tensor(self, tensor) -> str | None:
         return self._tensor.get(id(tensor))
 
-    def array(self, array) -> str | None:
-        """The name of the tensor (needing no grad) whose very array a node used as a constant, if any."""
+    def array(self, array, leaves=()) -> str | None:
+        """The name of the tensor (needing no grad) whose very array a node used as a constant, if any; never
+        one of the call's `leaves`: `x.detach()` holds x's very storage, yet is a constant where x is not."""
         original = self._origin.get(id(array), array)
-        return self._array.get(id(original))
+        name = self._array.get(id(original))
+        return None if name in leaves else name
 
-    def transposed(self, array) -> str | None:
+    def transposed(self, array, leaves=()) -> str | None:
         """The name of a constant whose `.T` this array is (nn.Linear's frozen `weight.t()`): the same
-        memory, read with the axes swapped — a view of that very tensor, not equal numbers."""
+        memory, read with the axes swapped — a view of that very tensor, not equal numbers (never one of the
+        call's `leaves`, as in `array`)."""
         original = self._origin.get(id(array), array)
         if not isinstance(original, np.ndarray) or original.ndim != 2 or original.base is None:
             return None
         address = original.__array_interface__["data"][0]
         for data, name in self._views:
             if (data.ndim == 2 and data.__array_interface__["data"][0] == address and data.dtype == original.dtype
-                    and original.shape == data.shape[::-1] and original.strides == data.strides[::-1]):
+                    and original.shape == data.shape[::-1] and original.strides == data.strides[::-1]
+                    and name not in leaves):
                 return name
         return None
 

@@ -242,3 +242,12 @@ def test_a_frozen_linear_weight_is_named_in_the_graph(size):
                           "x = torch.tensor([[1., 2.]])\ny = l2(l1(x))\ny.sum().backward()\n")
     text = text_of(render_graph(exp.calls[0]))
     assert f"mat2 = l2.weight.T ({size}x1, no grad)" in text and "constant" not in text
+
+
+def test_a_detached_view_of_a_leaf_is_not_named_as_the_leaf():
+    """x.detach() holds x's very storage: a constant of the call, never called x (the leaf being differentiated),
+    even now that leaves needing grad name their storage for calls before their requires_grad_()."""
+    _, _, chain = chain_of(X + "y = (x * x.detach()).sum()\ny.backward()\n")
+    assert chain.total == "torch.tensor([1., 2., 3.])"
+    exp = explain_program(X + "y = (x * x.detach()).sum()\ny.backward()\n")
+    assert "other = x " not in text_of(render_graph(exp.calls[0]))
