@@ -110,6 +110,10 @@ def describe_graph(nodes: list, names) -> list[GraphNode]:
                 entry.saved_items.append(("result", None, list(np.shape(node.out))))
             elif saved in labels:
                 label, shape = labels[saved]
+                if label.startswith("#"):  # an unnamed result: the edge `self:` below it in the tree names it
+                    entry.saved.append(f"{saved} ({shape_text(shape)})")
+                    entry.saved_items.append((saved, None, list(shape)))
+                    continue
                 entry.saved.append(f"{saved} = {label.split(' (')[0]} ({shape_text(shape)})")
                 entry.saved_items.append((saved, label.split(' (')[0], list(shape)))
             else:

@@ -251,3 +251,15 @@ def test_a_detached_view_of_a_leaf_is_not_named_as_the_leaf():
     assert chain.total == "torch.tensor([1., 2., 3.])"
     exp = explain_program(X + "y = (x * x.detach()).sum()\ny.backward()\n")
     assert "other = x " not in text_of(render_graph(exp.calls[0]))
+
+
+def test_a_saved_unnamed_result_is_named_by_its_edge_not_an_index():
+    """020 stack-vjp-not-jv: "saved: other = #4 SelectBackward0" used an index the Graph tab never shows; the
+    saved input is the edge of that name drawn right below the node (`other: SelectBackward0`)."""
+    exp = explain_program("import torch\nx = torch.tensor([1., 2.], requires_grad=True)\n"
+                          "y = torch.stack([x[0] * x[1], x[0] ** 2])\ny.backward(torch.tensor([1., 10.]))\n")
+    for lang in ("en", "ja"):
+        text = text_of(render_graph(exp.calls[0], lang=lang))
+        assert "#" not in text and "SelectBackward0" in text
+    mul = next(node for node in exp.calls[0].graph if node.name == "MulBackward0")
+    assert {item[:2] for item in mul.saved_items} == {("self", None), ("other", None)}
