@@ -111,7 +111,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "kind_zero": {"en": "all zero here: at these values a small change of {x} does not change {y} to first order "
                         "(the slope is 0; {y} may still change to second order, as at a minimum)",
                   "ja": "すべて 0: この値では {x} を少し変えたときの {y} の 1 次の変化がありません（傾きが 0。"
-                        "最小値のところのように、2 次では変わることがあります）"},
+                        "最小値のところのように、2 次では {y} が変わることがあります）"},
     "kind_undefined": {"en": "some entries are nan or infinite: backward gives no finite number here (the derivative "
                              "may be undefined, or a branch not taken may have poisoned it: see the finite differences)",
                        "ja": "nan や無限大の成分があります: backward はここで有限の値を出しません（微分が定義されないか、"
