@@ -277,6 +277,35 @@ MESSAGES: dict[str, dict[str, str]] = {
                               "broadcast dimensions to {input}'s shape ({shape}):",
                         "ja": "  規則の結果は {rule} です。{input} はブロードキャストされたので、エンジンがその後、"
                               "ブロードキャストした次元で和を取って {input} の形（{shape}）にします:"},
+    # the prose inside the op table's rule formulas (engine/ops), as the Japanese panels word it: `rule_text`
+    "rule_note_mean": {"en": " (/ N for 'mean')", "ja": "（'mean' なら N で割る）"},
+    "rule_note_pow_zero": {"en": ', 0 where exponent == 0', "ja": '（exponent == 0 のところは 0）'},
+    "rule_note_pow_log": {"en": ', 0 where self == 0 and exponent >= 0', "ja": '（self == 0 かつ exponent >= 0 のところは 0）'},
+    "rule_note_threshold": {"en": ': 0 where result <= 0', "ja": ': result <= 0 のところは 0'},
+    "rule_note_leaky": {"en": ': grad where self > 0, else grad * negative_slope', "ja": ': self > 0 なら grad、それ以外は grad * negative_slope'},
+    "rule_note_elu": {"en": ': grad where self > 0, else grad * alpha * exp(self)', "ja": ': self > 0 なら grad、それ以外は grad * alpha * exp(self)'},
+    "rule_note_index_add": {"en": ': zeros with grad added at index', "ja": ': 0 の配列の index の位置に grad を加えたもの'},
+    "rule_note_padding": {"en": ', 0 at padding_idx', "ja": '（padding_idx の位置は 0）'},
+    "rule_note_embedding": {"en": ': rows of grad added at indices', "ja": ': indices の位置の行に grad の行を加えたもの'},
+    "rule_note_offset_diagonal": {"en": 'grad placed on the offset diagonal of zeros shaped like self', "ja": 'self と同じ形の 0 の配列の、ずらした対角に grad を置いたもの'},
+    "rule_note_diagonal": {"en": 'grad on the diagonal of zeros shaped like self', "ja": 'self と同じ形の 0 の配列の対角に grad を置いたもの'},
+    "rule_note_max_tie": {"en": ', halved where self == other, 0 where self < other', "ja": '（self == other のところは半分、self < other のところは 0）'},
+    "rule_note_min_tie": {"en": ', halved where self == other, 0 where self > other', "ja": '（self == other のところは半分、self > other のところは 0）'},
+    "rule_note_infinite": {"en": ' and 0 where infinite', "ja": '（無限大のところは 0）'},
+    "rule_note_unsqueezed": {"en": ' (result and grad unsqueezed over dim)', "ja": '（result と grad は dim で unsqueeze）'},
+    "rule_note_product_dim": {"en": '(product of the other elements along dim)', "ja": '（dim 方向の他の要素の積）'},
+    "rule_note_product": {"en": '(product of the other elements)', "ja": '（他の要素の積）'},
+    "rule_note_var_zero": {"en": ' (0 where result is 0)', "ja": '（result が 0 のところは 0）'},
+    "rule_note_norm_p0": {"en": ' (none for p = 0)', "ja": '（p = 0 では勾配なし）'},
+    "rule_note_cat": {"en": 'grads of the pieces, concatenated along dim', "ja": '各部分の勾配を dim 方向に連結したもの'},
+    "rule_note_nll_reduced": {"en": '-(grad at each target), reduced as the loss', "ja": '-(各ターゲットの位置の grad)、損失と同じように縮約'},
+    "rule_note_nll": {"en": '-grad at each target', "ja": '各ターゲットの位置に -grad'},
+    "rule_note_copy_slices": {"en": 'grad with zeros where src was written', "ja": 'src を書き込んだ位置を 0 にした grad'},
+    "rule_note_written": {"en": 'grad at the written elements', "ja": '書き込んだ位置の grad'},
+    "rule_note_as_strided": {"en": ': grad added at the viewed elements', "ja": ': ビューの要素の位置に grad を加えたもの'},
+    "rule_note_viewed": {"en": 'grad at the viewed elements', "ja": 'ビューの要素の位置の grad'},
+    "rule_note_copies": {"en": 'grad summed over the copies', "ja": 'コピー全体で和を取った grad'},
+    "rule_note_reduced": {"en": ' reduced', "ja": '（損失と同じように縮約）'},   # after nll_reduced, which holds it
     "trace_rule": {"en": "rule for {input}: {formula}  →  sends to {target}:",
                    "ja": "{input} の規則: {formula}  →  {target} へ送る:"},
     "trace_grad_empty": {"en": ".grad was empty: it becomes this gradient", "ja": ".grad は空でした: この勾配がそのまま入ります"},
@@ -383,6 +412,15 @@ MESSAGES: dict[str, dict[str, str]] = {
                           "ja": "このノードでモジュールの逆伝播フック（register_full_backward_hook）が動きます。フックが"
                                 "勾配を返すと、計算された勾配の代わりにそれが先へ流れます（None を返せば何も変わりません）"},
 }
+
+
+def rule_text(formula: str, lang: str = "en") -> str:
+    """An op's rule formula (engine/ops) in `lang`: the code stays as it is, its prose notes (`(/ N for 'mean')`,
+    `0 where exponent == 0`) are the catalogue's `rule_note_*` in that language."""
+    for key, entry in MESSAGES.items():
+        if key.startswith("rule_note_") and lang in entry:
+            formula = formula.replace(entry["en"], entry[lang])
+    return formula
 
 
 def t(key: str, lang: str = "en", **params: object) -> str:

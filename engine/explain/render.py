@@ -29,7 +29,7 @@ from engine.explain.matrices import (
     sum_rows,
     whole_jacobian,
 )
-from engine.explain.messages import t
+from engine.explain.messages import rule_text, t
 from engine.explain.notation import one_line
 
 WIDTH = 100  # the width a panel is laid out for when the caller does not say
@@ -387,7 +387,8 @@ def render_trace_step(call, i: int, *, lang: str = "en", width: int = WIDTH, cal
     incoming = "trace_incoming" if call.gradient is None else "trace_incoming_weighted"   # backward(v): vᵀ·∂out/∂…
     parts += [Text(t(incoming, lang)), fitted(step.incoming, width - 4, lang)]
     for flow in step.flows:
-        parts.append(Text(t("trace_rule", lang, input=flow.input, formula=flow.formula, target=flow.target_label)))
+        parts.append(Text(t("trace_rule", lang, input=flow.input, formula=rule_text(flow.formula, lang),
+                            target=flow.target_label)))
         if flow.rule_shape is not None:
             parts.append(Text(t("trace_summed_to", lang, rule=shape_text(flow.rule_shape, lang), input=flow.input,
                                 shape=shape_text(flow.cotangent.shape, lang)), style="dim"))
@@ -431,7 +432,7 @@ def render_tangent_step(call, i: int, *, lang: str = "en", width: int = WIDTH, c
             parts.append(Text(t("tangent_constant", lang, input=edge.input, label=label), style="dim"))
             continue
         parts += [Text(t("tangent_in", lang, input=edge.input, label=label)), fitted(tangent, width - 4, lang),
-                  Text(t("tangent_rule", lang, input=edge.input, formula=node.formula[node.inputs.index(edge)]))]
+                  Text(t("tangent_rule", lang, input=edge.input, formula=rule_text(node.formula[node.inputs.index(edge)], lang)))]
     parts += [Text(t("tangent_out", lang), style="bold"), fitted(step.tangent, width - 4, lang)]
     if step.finite_difference is not None:
         diff = float(np.nan_to_num(np.abs(step.finite_difference - step.tangent), nan=0.0).max(initial=0.0))
