@@ -97,6 +97,9 @@ MESSAGES: dict[str, dict[str, str]] = {
     # Jacobian
     "jacobian_head": {"en": "J = ∂vec({y}) / ∂vec({x}): {m}x{n} ({y_shape} output, {x_shape} input)",
                       "ja": "J = ∂vec({y}) / ∂vec({x}): {m}x{n}（出力 {y_shape}、入力 {x_shape}）"},
+    # matrix calculus' vec stacks columns; here (and in PyTorch's .flatten()) a matrix is read row by row
+    "jacobian_vec_rows": {"en": " (vec: flattened row by row, as .flatten())",
+                          "ja": "（vec は行ごとに平坦化、.flatten() と同じ）"},
     "symbolic_intro": {"en": "symbolic (each input element a symbol):",
                        "ja": "記号で（入力の各要素を記号として）:"},
     # every symbol takes its value at the call: the leaf's, and those of the named constants in the formula

@@ -134,6 +134,8 @@ def render_jacobian(call, symbolic=None, *, lang: str = "en", width: int = WIDTH
         m, n = s["shape"]
         head = t("jacobian_head", lang, y=call.output_name, x=leaf.name, m=m, n=n,
                  y_shape=shape_text(call.output_shape, lang), x_shape=shape_text(leaf.shape, lang))
+        if max(len(call.output_shape), len(leaf.shape)) > 1:  # a matrix: vec's order decides J's rows or columns
+            head += t("jacobian_vec_rows", lang)
         sep = "、" if lang == "ja" else ", "
         if leaf.jacobian is None:  # sized before it was built; the reason follows
             parts += [Text(head, style="bold"),

@@ -99,3 +99,14 @@ def test_a_zero_gradient_is_a_zero_slope_not_no_change(lang, said):
     text = _jacobian_text("import torch\nb = torch.tensor([2.], requires_grad=True)\nloss = ((b - 2.)**2).sum()\n"
                           "loss.backward()\n", lang)
     assert said in text
+
+
+@pytest.mark.parametrize("lang, said", [("en", "(vec: flattened row by row, as .flatten())"),
+                                        ("ja", "（vec は行ごとに平坦化、.flatten() と同じ）")])
+def test_the_jacobian_head_says_vec_reads_a_matrix_row_by_row(lang, said):
+    """J's columns for a 3x2 W are W₁₁, W₁₂, W₂₁, … (PyTorch's flatten), not matrix calculus' column-stacking vec;
+    for vectors the order is the same either way and the head stays short."""
+    matrix = _jacobian_text(MATMUL.format(end="y.backward(torch.ones(2, 2))"), lang)
+    assert said in matrix
+    vector = _jacobian_text(SQUARE, lang)
+    assert "vec" in vector and said not in vector
