@@ -23,7 +23,7 @@ from textual.binding import Binding
 from textual.reactive import reactive
 from textual.screen import Screen
 
-from tutor.i18n import default_language, t
+from tutor.i18n import default_language, error_said, t
 from tutor.paths import cache_dir, lessons_dir
 from tutor.untrusted import TerminalWall, plain
 
@@ -115,11 +115,20 @@ class TutorApp(App[None]):
         self._wall = TerminalWall()
         self._no_dim = NoDim()
 
+    def get_css_variables(self) -> dict[str, str]:
+        """The theme's colours as CSS variables, once the first theme is chosen (`_start_with_theme`). Textual's
+        `App.__init__` asks first, for its own default theme, which the tutor never shows: the variables it would
+        generate from that theme (about 0.6% of start-up) are skipped, and nothing is parsed with them."""
+        return super().get_css_variables() if self._theme_chosen else {}
+
+    _theme_chosen = False
+
     def _start_with_theme(self, name: str) -> None:
         """Set the first theme as Textual's theme watcher would, but without the full re-parse of every
         stylesheet it queues (about 4 ms of start-up, CPU): nothing is styled or parsed yet, so the stylesheet
         takes the theme's variables now and is parsed once, with them. The mode classes and the ANSI colours
         follow the theme as the watcher sets them. A theme not registered goes through the watcher (and its error)."""
+        self._theme_chosen = True
         if self.get_theme(name) is None:
             self.theme = name
             return
@@ -133,15 +142,18 @@ class TutorApp(App[None]):
 
     def get_driver_class(self):
         """Textual's driver for this terminal; on Linux and macOS one that keeps a paste whole when it carries escape
-        sequences (`tutor.paste_guard`)."""
+        sequences (`tutor.paste_guard`), unless this Textual has moved the private parser the guard is built on:
+        then the plain driver (pastes with escape sequences arrive in pieces, as without the guard; the app starts)."""
         driver = super().get_driver_class()
         from textual.drivers.linux_driver import LinuxDriver
 
-        if driver is LinuxDriver:
+        if driver is not LinuxDriver:
+            return driver
+        try:
             from tutor.paste_guard import PasteCleaningDriver
-
-            return PasteCleaningDriver
-        return driver
+        except ImportError:
+            return driver
+        return PasteCleaningDriver
 
     def run_and_exit(self, **options) -> None:
         """`run` until the learner quits, then end the process at once (the commands that open the app call
@@ -333,7 +345,7 @@ class TutorApp(App[None]):
         try:
             self.store = ProgressStore(data_dir=self.data_dir)
         except ProgressError as error:
-            self.notify(t("progress_unavailable", self.lang, reason=error), severity="error", timeout=10)
+            self.notify(t("progress_unavailable", self.lang, reason=error_said(error, self.lang)), severity="error", timeout=10)
             return
         if self.store.recovered_from is not None:
             self.notify(t("progress_salvaged", self.lang, count=self.store.salvaged["attempts"],
@@ -386,7 +398,7 @@ class TutorApp(App[None]):
         try:  # the screen makes the first question once the worker answers (see tutor.worker_start)
             screen = QuizScreen(QuizSession(scheduler, templates, count=count, seed=seed), self.learner_seed)
         except (QuizError, ValueError) as error:
-            self.notify(t("quiz_unavailable", self.lang, reason=error), severity="error", timeout=10)
+            self.notify(t("quiz_unavailable", self.lang, reason=error_said(error, self.lang)), severity="error", timeout=10)
             return
         self.push_screen(screen)
 
@@ -545,7 +557,7 @@ class TutorApp(App[None]):
         try:
             return read(self.store)
         except ProgressError as error:
-            self.notify(t("progress_unavailable", self.lang, reason=error), severity="error", timeout=10)
+            self.notify(t("progress_unavailable", self.lang, reason=error_said(error, self.lang)), severity="error", timeout=10)
             return default
         finally:
             if len(self.store.skipped) > self._skipped_told:  # rows with a malformed value: told once each
@@ -644,10 +656,16 @@ class TutorApp(App[None]):
         self._check_size(event.size.width, event.size.height)
 
     def _check_size(self, width: int, height: int) -> None:
-        from tutor.screens.too_small import TooSmallScreen, too_small
+        """Cover the screens with the too-small notice while the terminal is below the minimum size. The notice's
+        module is imported when a terminal is first too small, not at every start-up (the first size is checked
+        before the first paint); until then no notice can be showing."""
+        from tutor.min_size import too_small
 
-        showing = isinstance(self.screen, TooSmallScreen)
+        notice = sys.modules.get("tutor.screens.too_small")
+        showing = notice is not None and isinstance(self.screen, notice.TooSmallScreen)
         if too_small(width, height) and not showing:
+            from tutor.screens.too_small import TooSmallScreen
+
             self.push_screen(TooSmallScreen())
         elif too_small(width, height):
             self.screen.show_size(width, height)

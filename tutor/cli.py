@@ -38,6 +38,15 @@ class LazyGroup(click.Group):
             return None
         return importlib.import_module(f"tutor.commands.{module}").command
 
+    def main(self, args=None, *rest, **options):
+        """Click's own words (usage, errors) in the language the command line asks for (`tutor.commands.click_words`)."""
+        import sys
+
+        from tutor.commands.click_words import asked_language, click_speaks
+
+        with click_speaks(asked_language(sys.argv[1:] if args is None else list(args))):
+            return super().main(args, *rest, **options)
+
 
 @click.group(cls=LazyGroup, invoke_without_command=True)
 @click.option("--lang", type=click.Choice(["en", "ja"]), default=None,

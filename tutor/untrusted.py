@@ -28,20 +28,23 @@ _VISIBLE[0x7F] = "␡"
 _VISIBLE.update(dict.fromkeys(range(0x80, 0xA0), "\N{REPLACEMENT CHARACTER}"))
 # Bidirectional overrides and isolates reorder what the reader sees (a name or formula that reads as another).
 _VISIBLE.update(dict.fromkeys([*range(0x202A, 0x202F), *range(0x2066, 0x206A)], "\N{REPLACEMENT CHARACTER}"))
-_MARKUP = re.compile(r"(\\*)(?:(\[[a-z#/@][^[]*?\])|(\[)|$)")  # Rich's tags (rich.markup.RE_TAGS), a lone [, the end
+# Only the wall's pattern (_UNSENDABLE) is compiled at import: every rendered line needs it from the first frame on.
+# The others are pattern sources, compiled by `re` when first used (and kept in its cache): with their character
+# classes they took about 0.6% of the tutor's start-up to compile, for an answer, a markup string or JSON not yet there.
+_MARKUP = r"(\\*)(?:(\[[a-z#/@][^[]*?\])|(\[)|$)"  # Rich's tags (rich.markup.RE_TAGS), a lone [, the end
 _CSV_FORMULA = ("=", "+", "-", "@", "\t", "\r")
 # What `plain` replaces, plus tab and newline: nothing of it may be inside one rendered line of the app.
 _UNSENDABLE = re.compile("[" + re.escape("".join(map(chr, _VISIBLE))) + "\t\n]")
 # What JSON (even with ensure_ascii=False) leaves raw in a string and a terminal could obey or be reordered by.
-_JSON_RAW = re.compile("[\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_JSON_RAW = "[\x7f-\x9f\u202a-\u202e\u2066-\u2069]"
 
 
 # Terminal escape sequences, whole: CSI (colours `ESC[32m`, bracketed paste's markers `ESC[200~` `ESC[201~`), OSC
 # (titles, hyperlinks; ended by BEL or ST), DCS/SOS/PM/APC strings, two-character escapes, and the 8-bit CSI.
-_ESCAPE_SEQUENCE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[PX^_][^\x1b]*(?:\x1b\\)?"
-                              r"|\x1b[ -~]?|\x9b[0-?]*[ -/]*[@-~]")
+_ESCAPE_SEQUENCE = (r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[PX^_][^\x1b]*(?:\x1b\\)?"
+                    r"|\x1b[ -~]?|\x9b[0-?]*[ -/]*[@-~]")
 # What is left of the controls once the sequences are gone (a carriage return becomes a line end, a tab stays).
-_TYPED_CONTROL = re.compile("[" + re.escape("".join(chr(code) for code in _VISIBLE if code not in (0x0D,))) + "]")
+_TYPED_CONTROL = "[" + re.escape("".join(chr(code) for code in _VISIBLE if code not in (0x0D,))) + "]"
 
 
 def typed(text: str) -> str:
@@ -49,7 +52,7 @@ def typed(text: str) -> str:
     its colour codes along, a terminal without bracketed paste passes its markers on, Windows ends lines with
     CR LF. Escape sequences are removed whole (`ESC[32mtensor(...)ESC[0m` is the printout), other controls are
     dropped, a carriage return is a line end. The incoming side of the boundary: `plain` is the outgoing one."""
-    return _TYPED_CONTROL.sub("", _ESCAPE_SEQUENCE.sub("", text).replace("\r\n", "\n").replace("\r", "\n"))
+    return re.sub(_TYPED_CONTROL, "", re.sub(_ESCAPE_SEQUENCE, "", text).replace("\r\n", "\n").replace("\r", "\n"))
 
 
 def plain(text: object) -> str:
@@ -62,7 +65,7 @@ def markup(text: object) -> str:
     """`text` safe to embed in a Rich console markup string: `plain`, with markup (`[b]`, `[@click=…]`,
     `[link=…]`) escaped so it reads literally, backslashes included. Textual parses markup by other rules:
     hand a widget `text(…)` instead, never a markup string with untrusted parts."""
-    return _MARKUP.sub(_escape_one, plain(text))
+    return re.sub(_MARKUP, _escape_one, plain(text))
 
 
 def _escape_one(found: re.Match) -> str:
@@ -99,7 +102,7 @@ def json_dumps(value: object, **options) -> str:
     """`json.dumps` for a terminal: DEL, C1 controls and bidi overrides, which JSON leaves raw inside strings
     (with `ensure_ascii=False`), written as `\\uXXXX` escapes — the same JSON value, nothing a terminal obeys."""
     encoded = json.dumps(value, ensure_ascii=False, **options)
-    return _JSON_RAW.sub(lambda found: f"\\u{ord(found.group()):04x}", encoded)
+    return re.sub(_JSON_RAW, lambda found: f"\\u{ord(found.group()):04x}", encoded)
 
 
 def echo(message: object = "", *, err: bool = False, nl: bool = True, **style) -> None:

@@ -39,17 +39,22 @@ def _numerical(func, inputs, i, out_index, eps):
 
 
 def _analytical(func, inputs, i, out_index):
+    """One row of the Jacobian per output element, as PyTorch builds it: a backward sweep of the whole output
+    with a one-hot grad_output (so a custom backward sees (1, 0, 0), (0, 1, 0), …, and an explanation of the
+    sweep names the output and its v as they are)."""
     out = _as_tuple(func(*inputs))[out_index]
     x = inputs[i]
     rows = []
-    flat = out.reshape(-1)
-    for k in range(flat.numel()):
+    for k in range(out.numel()):
         if not out.requires_grad:
             rows.append(np.zeros(x._data.size))
             continue
-        (g,) = gradients(flat[k], x, retain_graph=True, allow_unused=True, api="autograd.gradcheck")
+        one_hot = np.zeros(out._data.size, dtype=out._data.dtype)
+        one_hot[k] = 1
+        (g,) = gradients(out, x, Tensor._make(one_hot.reshape(out._data.shape)), retain_graph=True,
+                         allow_unused=True, api="autograd.gradcheck")
         rows.append(np.zeros(x._data.size) if g is None else g._data.astype(np.float64).reshape(-1))
-    return np.array(rows).T.reshape(x._data.size, flat.numel())
+    return np.array(rows).T.reshape(x._data.size, out.numel())
 
 
 def _forward_mode(func, inputs, i, out_index):

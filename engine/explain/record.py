@@ -292,7 +292,8 @@ def transform_output(program: Program, line: int, name: str) -> str | None:
             continue
         texts = [program.text(a) for a in [node.args[0], *primals]]
         if None not in texts:
-            return f"{texts[0]}({', '.join(texts[1:])})"
+            function = f"({texts[0]})" if isinstance(node.args[0], ast.Lambda) else texts[0]  # not "lambda x: …(x)"
+            return f"{function}({', '.join(texts[1:])})"
     return None
 
 

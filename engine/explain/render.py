@@ -9,6 +9,8 @@ verified symbolic forms are shown (`SymbolicLeaf.verified`, `Chain.verified`).
 """
 from __future__ import annotations
 
+import ast
+
 import numpy as np
 from rich import box
 from rich.console import Group, RenderableType
@@ -73,7 +75,9 @@ def render_summary(call, *, lang: str = "en", width: int = WIDTH) -> RenderableT
         lines.add_row(t("call_api", lang), t("api_dual", lang, y=y))
     elif call.api != "Tensor.backward":
         key = ("api_forward" if call.forward else "api_forward_swept" if call.api in _FORWARD
-               else "api_returns" if call.returns or call.batched else "api_accumulates")
+               else "api_checks" if call.api in _CHECKS
+               else "api_returns_jacobian" if call.batched else "api_returns" if call.returns
+               else "api_accumulates")
         lines.add_row(t("call_api", lang), t(key, lang, api=api))
     if call.api == DUAL:
         lines.add_row("t", t("t_dual", lang))
@@ -81,13 +85,19 @@ def render_summary(call, *, lang: str = "en", width: int = WIDTH) -> RenderableT
         lines.add_row("t", t("t_given", lang, api=api))
     elif call.batched:
         lines.add_row("v", t("v_batched", lang, api=api))
-    elif call.gradient is None:
-        lines.add_row("v", t("v_implicit", lang, y=y))
+    elif call.api in _CHECKS:
+        lines.add_row("v", t("v_checks", lang, api=api))
+    elif call.gradient is None:  # "backward()" only when the program called it
+        one = t("one_scalar" if call.output_shape == () else "one_element", lang)
+        lines.add_row("v", t("v_implicit", lang, y=y, one=one) if call.api == "Tensor.backward"
+                      else t("v_implicit_api", lang, y=y, api=api, one=one))
     else:
-        lines.add_row("v", t("v_given", lang, y=y) if call.api == "Tensor.backward" else t("v_given_api", lang, api=api))
+        lines.add_row("v", t("v_given", lang, y=operand(y)) if call.api == "Tensor.backward"
+                      else t("v_given_api", lang, api=api))
     for leaf in call.leaves:
         state = (t("tangent_of", lang, name=leaf.name) if call.forward else
-                 t("returned", lang, name=leaf.name) if call.returns or call.batched else
+                 t("returned_jacobian", lang, name=leaf.name) if call.batched else
+                 t("returned", lang, name=leaf.name) if call.returns else
                  t("grad_held", lang, name=leaf.name) if leaf.accumulated else t("grad_empty", lang, name=leaf.name))
         lines.add_row(t("dual_input" if call.api == DUAL else "leaf", lang, name=leaf.name),
                       f"{shape_text(leaf.shape, lang)} — {state}")
@@ -109,12 +119,24 @@ def render_summary(call, *, lang: str = "en", width: int = WIDTH) -> RenderableT
 
 
 _FORWARD = {"func.jvp", "func.jacfwd", "autograd.functional.jvp"}
+_CHECKS = {"autograd.gradcheck", "autograd.gradgradcheck"}   # their sweeps, one per output element, return a bool
 DUAL = "autograd.forward_ad"   # dual numbers: engine.explain.dual
 
 
 def _refusal(call, lang: str) -> Text:
     """Why a call is not explained (`CallExplanation.refused`), in plain words."""
     return Text(t(call.refused, lang, y=call.output_name, entries=call.too_large), style="yellow")
+
+
+def operand(expression: str) -> str:
+    """`expression` ready to take `.backward(…)` or `∂…/∂x` after it: `x * x` becomes `(x * x)`, or
+    "x * x.backward(…)" would read as x times x.backward()."""
+    try:
+        node = ast.parse(expression, mode="eval").body
+    except SyntaxError:
+        return expression
+    atom = isinstance(node, (ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.Constant, ast.Tuple))
+    return expression if atom else f"({expression})"
 
 
 def api_name(call) -> str:
@@ -141,7 +163,8 @@ def render_jacobian(call, symbolic=None, *, lang: str = "en", width: int = WIDTH
             parts += [Text(head, style="bold"),
                       Text(t("jacobian_too_large", lang, m=m, n=n, entries=m * n), style="yellow")]
             continue
-        parts.append(Text(head + sep + _kind_words(s, lang, call.output_name, leaf.name), style="bold"))
+        parts.append(Text(head + sep + _kind_words(s, lang, call.output_name, leaf.name, call.output_shape),
+                          style="bold"))
         sym = _leaf_symbolic(symbolic, leaf.name)
         if sym is not None and sym.verified:
             parts.append(Text(t("symbolic_intro", lang)))
@@ -159,8 +182,10 @@ def render_jacobian(call, symbolic=None, *, lang: str = "en", width: int = WIDTH
     return Group(*parts)
 
 
-def _kind_words(s, lang: str, y: str, x: str) -> str:
+def _kind_words(s, lang: str, y: str, x: str, y_shape: tuple) -> str:
     kind = s["kind"]
+    if kind == "row" and y_shape != ():   # one element but not 0-dim, e.g. shape (1,): not a scalar
+        return t("kind_row_one", lang)
     if kind == "block-diagonal":
         bm, bn = s["blocks"]
         return t("kind_block", lang, bm=bm, bn=bn)
@@ -285,7 +310,7 @@ def render_chain(call, symbolic=None, *, lang: str = "en", width: int = WIDTH) -
             parts.append(Text(t("chain_named", lang, names=", ".join(chain.named)), style="dim"))
         if chain.weight and all(part.isidentifier() for part in chain.weight.split(".")):
             key = "chain_weighted_diagonal" if chain.paths else "chain_weighted"   # paths: every factor element-wise
-            parts.append(Text(t(key, lang, v=chain.weight, y=y, x=x), style="dim"))
+            parts.append(Text(t(key, lang, v=chain.weight, y=operand(y), x=x), style="dim"))
         if chain.paths:
             parts.append(Text(t("chain_elementwise", lang), style="dim"))
             if len(chain.paths) > 1:
@@ -315,8 +340,9 @@ def render_chain(call, symbolic=None, *, lang: str = "en", width: int = WIDTH) -
         if chain.hook_changed:
             parts.append(Text(t("chain_verified_hooked", lang, x=x), style="green"))
             parts.append(Text(t("hooks_changed", lang, x=x), style="magenta"))
-        else:
-            parts.append(Text(t("chain_verified", lang, x=x), style="green"))
+        else:  # ".grad from backward" only where .grad is this call's gradient and nothing else
+            key = "chain_verified_call" if call.returns or leaf.accumulated else "chain_verified"
+            parts.append(Text(t(key, lang, x=x), style="green"))
     return Group(*parts)
 
 
@@ -476,8 +502,9 @@ def render_fd_check(call, *, lang: str = "en", width: int = WIDTH) -> Renderable
         return _fd_forward(call, lang, width)
     parts = []
     for leaf in call.leaves:
-        if leaf.finite_differences is None:
-            parts.append(Text(t("fd_too_large", lang, x=leaf.name)))
+        if leaf.finite_differences is None:  # a batched call is never replayed (build.py), whatever its size
+            key = "fd_batched" if call.batched else "fd_too_large"
+            parts.append(Text(t(key, lang, x=leaf.name, api=api_name(call))))
             continue
         parts.append(Text(t("fd_title", lang, x=leaf.name) + f" — {_call_title(call, lang)}", style="bold"))
         parts.append(Text(t("fd_at_values", lang, x=leaf.name), style="dim"))

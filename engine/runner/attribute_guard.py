@@ -10,7 +10,7 @@ import types
 from engine.autograd.function import FunctionCtx
 
 from .call_guard import _BUILTIN_METHOD_TYPES
-from .errors import SnippetRejected
+from .errors import SnippetRejected, reason
 from .surface import (
     attribute_refusal,
     dtype_refusal,
@@ -58,16 +58,14 @@ class AttributeGuard:
         # torch's; a Function's or Module's class attributes are read by the engine, and stay as the class made them
         plain_class = is_snippet_class(obj) and not any(is_engine_type(k) for k in obj.__mro__)
         if not (is_tensor(obj) or is_snippet_object(obj) or type(obj) is FunctionCtx or plain_class):
-            raise SnippetRejected(f"only attributes of tensors, of a Function's ctx, of instances of the snippet's "
-                                  f"classes and of its plain classes can be assigned in snippets (`x.{name} = ...`)")
+            raise SnippetRejected(reason("assign_attribute_refused", name=name))
         if plain_class and name.startswith("_"):
-            raise SnippetRejected(f"'{name}': names starting with '_' are internals and not available in snippets")
+            raise SnippetRejected(reason("private_internal", name=name))
         if name.startswith("_") and not own_private(obj, name):
-            raise SnippetRejected(f"'{name}': names starting with '_' are internals and not available in snippets")
+            raise SnippetRejected(reason("private_internal", name=name))
         # torch's own attributes stay torch's: the engine calls and reads them (`model.train()` calls `modules()`)
         if is_snippet_object(obj) and engine_member(type(obj), name) or type(obj) is FunctionCtx and name in _CTX_OWN:
-            raise SnippetRejected(f"'{name}' is torch's own attribute of {type(obj).__name__}; assigning it is "
-                                  "refused for safety (choose another name)")
+            raise SnippetRejected(reason("assign_torch_attribute", name=name, kind=type(obj).__name__))
         return obj
 
     def _hasattr(self, obj: object, name: object) -> bool:

@@ -19,7 +19,7 @@ from engine.graph import AccumulateGrad, Node
 from engine.printing import set_printoptions
 
 from . import sizes
-from .errors import ResourceLimitExceeded, SnippetRejected
+from .errors import ResourceLimitExceeded, SnippetRejected, reason
 from .limits import shape_of
 from .surface import (
     BUILTIN_METHODS,
@@ -81,12 +81,12 @@ class CallGuard:
             raise TypeError(f"cannot create '{fn.__name__}' instances")
         if _is_engine_callable(fn):
             if fn is EngineDtype:  # torch.dtype('x', 'U1000000') would make huge elements
-                raise SnippetRejected("new dtypes cannot be made in snippets; use torch.float32, torch.float64, ...")
+                raise SnippetRejected(reason("new_dtype_refused"))
             if fn is set_printoptions:
                 _check_printoptions(args, kwargs)
             if getattr(fn, "__name__", "") in sizes.CONCAT and args and isinstance(args[0], (list, tuple)):
                 # the backward of a join passes every input to every input's rule: n² work in one call
-                self.budget.nested_work(None, f"joining {len(args[0])} tensors", factor=len(args[0]) ** 2)
+                self.budget.nested_work(None, ("what_joining", {"count": len(args[0])}), factor=len(args[0]) ** 2)
             args, kwargs = self._callable_arguments(fn, args, kwargs)
             # a builtin handed to the engine (`jacobian(str.format, x)`) is called through the call guard too
             args = tuple(self._through_guard(a) if _is_builtin_callable(a) else a for a in args)
@@ -98,7 +98,7 @@ class CallGuard:
             return self._after(self._call_method(fn, args, kwargs))
         if not callable(fn):
             return fn(*args, **kwargs)  # Python's own "'X' object is not callable"
-        raise SnippetRejected(f"calling {_describe(fn)} is not allowed in snippets")
+        raise SnippetRejected(reason("call_not_allowed", what=_describe(fn)))
 
     def _snippet_function(self, fn: object) -> types.FunctionType | None:
         """The snippet's own function that `fn` is (`f`), or that it binds to one of the snippet's instances or
@@ -122,7 +122,7 @@ class CallGuard:
                 for name, value in found.items()):
             self._trusted_builtins[id(found)] = found  # held for this run, so the id stays its own
             return
-        raise SnippetRejected("this function's builtins are not the runner's; running it is refused for safety")
+        raise SnippetRejected(reason("foreign_builtins"))
 
     def _callable_arguments(self, fn: object, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
         """Vet the arguments of an engine call or a builtin: no object/str arrays; a function handed over
@@ -143,8 +143,7 @@ class CallGuard:
                 return value
             if id(value) in self._builtin_ids or _is_builtin_callable(value):
                 return _Guarded(value, self)  # str, map, "a".center…: each call checked by the call guard
-            raise SnippetRejected(f"passing {_describe(value)} to {_describe(fn)} as a function to call is refused "
-                                  "for safety in snippets (pass your own function or a lambda)")
+            raise SnippetRejected(reason("callback_refused", what=_describe(value), to=_describe(fn)))
         return tuple(map(vet, args)), {name: vet(value) for name, value in kwargs.items()}
 
     def _callback(self, function: Callable[..., object]) -> Callable[..., object]:
@@ -157,7 +156,7 @@ class CallGuard:
     def _call_builtin(self, fn: object, args: tuple, kwargs: dict) -> object:
         if fn is type:
             if len(args) != 1 or kwargs:
-                raise SnippetRejected("type() with three arguments makes a new class; it is refused for safety")
+                raise SnippetRejected(reason("type_three_arguments"))
             return self._type(args[0])
         if fn is hasattr and len(args) == 2 and not kwargs:
             return self._hasattr(*args)
@@ -175,44 +174,44 @@ class CallGuard:
             return type_text(args[0])
         if fn is range:
             result = range(*args, **kwargs)
-            self.budget.items(_length(result), "a range")
+            self.budget.items(_length(result), ("what_a", {"kind": "range"}))
             return result
         if fn is round and (len(args) > 1 or "ndigits" in kwargs):
             ndigits = args[1] if len(args) > 1 else kwargs["ndigits"]
             if ndigits is not None:  # round() itself takes any __index__ (a tensor too): judge that value
                 ndigits = operator.index(ndigits)
                 if abs(ndigits) > self.budget.limits.max_literal:
-                    raise ResourceLimitExceeded(f"round() to {ndigits} digits is beyond the limit")
+                    raise ResourceLimitExceeded(reason("round_digits", digits=ndigits))
                 args = (args[0], ndigits) if len(args) > 1 else args
                 kwargs = {**kwargs, "ndigits": ndigits} if "ndigits" in kwargs else kwargs
         if fn in (str, repr) and args:
-            self.budget.text(args[0], f"{fn.__name__}() of this value")
+            self.budget.text(args[0], ("what_call_of_value", {"call": f"{fn.__name__}()"}))
         if fn in _CONSUMERS:
             if fn is sum and (len(args) > 1 or "start" in kwargs):
                 start = args[1] if len(args) > 1 else kwargs["start"]
                 if not isinstance(start, (int, float, complex)) and shape_of(start) is None:
-                    raise SnippetRejected("sum() with a start value that is not a number is not supported")
+                    raise SnippetRejected(reason("sum_start_not_number"))
             iterable_args = 1 if (fn not in (min, max) or len(args) == 1) else 0
             args = tuple(self._bounded(a) if i < iterable_args else a for i, a in enumerate(args))
             values = args[0] if iterable_args and args else args
             if fn in (sum, min, max, sorted) and isinstance(values, (list, tuple)):
-                self._check_broadcast([s for s in map(shape_of, values) if s is not None], f"the result of {fn.__name__}()")
+                self._check_broadcast([s for s in map(shape_of, values) if s is not None], ("what_result_of", {"op": f"{fn.__name__}()"}))
             if fn in (sorted, min, max, set, dict) and isinstance(values, (list, tuple)):
                 rounds = max(1, len(values).bit_length()) if fn is sorted else 1  # comparisons per element
-                self.budget.nested_work(values, f"{fn.__name__}() of these values", factor=rounds)
+                self.budget.nested_work(values, ("what_call_of_values", {"call": f"{fn.__name__}()"}), factor=rounds)
         return fn(*args, **kwargs)
 
     def _call_method(self, method: types.BuiltinMethodType, args: tuple, kwargs: dict) -> object:
         owner, name = method.__self__, method.__name__
         if isinstance(owner, (np.ndarray, np.generic)):
             if name not in NDARRAY_ATTRS:
-                raise SnippetRejected(f"numpy's '.{name}' is not available in snippets")
+                raise SnippetRejected(reason("numpy_attribute_unavailable", name=name))
             _check_ndarray_arguments(name, args, kwargs)
             if name == "astype":
                 self._check_astype(owner, args, kwargs)
             return method(*args, **kwargs)
         if name not in BUILTIN_METHODS.get(type(owner), ()):
-            raise SnippetRejected(f"calling {_describe(method)} is not allowed in snippets")
+            raise SnippetRejected(reason("call_not_allowed", what=_describe(method)))
         if name in ("join", "extend", "update", "union", "intersection", "difference") and args:
             args = (self._bounded(args[0]), *args[1:])
         if type(owner) is str and name == "format":
@@ -221,7 +220,7 @@ class CallGuard:
             key = self._callable_arguments(method, (), {"key": kwargs["key"]})[1]["key"]
             kwargs = {**kwargs, "key": self._through_guard(key)}
         if type(owner) is str:
-            self.budget.items(sizes.str_method_length(owner, name, args), "a str")
+            self.budget.items(sizes.str_method_length(owner, name, args), ("what_a", {"kind": "str"}))
         elif name in ("count", "index", "remove", "sort") and type(owner) in (list, tuple):
             rounds = max(1, len(owner).bit_length()) if name == "sort" else 1
             self.budget.nested_work((owner, args), f"{type(owner).__name__}.{name}()", factor=rounds)
@@ -253,7 +252,7 @@ class CallGuard:
         if isinstance(value, (Node, AccumulateGrad)):  # `type(y.grad_fn)`: MulBackward0, as PyTorch's
             return kind
         if is_engine_type(kind) and kind not in public_engine_types():
-            raise SnippetRejected(f"type() of a {kind.__name__} object is an engine internal and refused for safety")
+            raise SnippetRejected(reason("type_of_internal", kind=kind.__name__))
         return kind  # also a snippet class (`type(model).__name__`): it is reachable by its name anyway
 
     def _check_astype(self, array: object, args: tuple, kwargs: dict) -> None:
@@ -262,9 +261,8 @@ class CallGuard:
             return  # numpy's own TypeError
         dtype = np.dtype(args[0] if args else kwargs["dtype"])
         if dtype.kind not in NUMERIC_KINDS:  # the engine has no complex numbers either
-            raise SnippetRejected(f"astype to the numpy dtype {str(dtype)!r} is refused for safety "
-                                  "(only numeric and bool dtypes)")
-        self.budget.elements(int(np.size(array)), "the result of astype", dtype.itemsize)
+            raise SnippetRejected(reason("astype_refused", dtype=repr(str(dtype))))
+        self.budget.elements(int(np.size(array)), ("what_result_of", {"op": "astype"}), dtype.itemsize)
 
     def _call_math(self, fn: object, args: tuple, kwargs: dict) -> object:
         """math's functions, with the big-integer ones sized before they run."""
@@ -285,11 +283,11 @@ class CallGuard:
                 values = [*args[0], *args[1:], *kwargs.values()]
                 self.budget.int_bits(sum(v.bit_length() for v in values if isinstance(v, int)))
                 shapes = [s for s in map(shape_of, values) if s is not None]
-                self._check_broadcast(shapes, "the result of math.prod()")
+                self._check_broadcast(shapes, ("what_result_of", {"op": "math.prod()"}))
                 work = sum(map(math.prod, shapes))  # one uninterruptible C loop of tensor products
                 if work > self.budget.limits.max_product_work:
-                    raise ResourceLimitExceeded(f"math.prod() of these tensors would take {work} multiplications; "
-                                                f"the limit is {self.budget.limits.max_product_work}")
+                    raise ResourceLimitExceeded(reason("math_prod_work", work=work,
+                                                       limit=self.budget.limits.max_product_work))
         elif name == "lcm":
             self.budget.int_bits(sum(a.bit_length() for a in args if isinstance(a, int)))
         return fn(*args, **kwargs)
@@ -353,25 +351,22 @@ def _check_printoptions(args: tuple, kwargs: dict) -> None:
     for name, cap in _PRINTOPTION_CAPS.items():
         value = kwargs.get(name)
         if cap is not None and isinstance(value, (int, float)) and value > cap:
-            raise SnippetRejected(f"set_printoptions({name}={value!r:.20}) is above {cap}; larger values are "
-                                  "refused for safety in snippets")
+            raise SnippetRejected(reason("printoption_too_large", option=f"{name}={value!r:.20}", cap=cap))
 
 
 def _check_ndarray_arguments(name: str, args: tuple, kwargs: dict) -> None:
     """numpy methods get axes, numeric dtypes and flags; never `out=` (writes anywhere) or other dtypes."""
     positional = NDARRAY_POSITIONAL.get(name)
     if positional is not None and len(args) > positional:
-        raise SnippetRejected(f"more than {positional} positional arguments to numpy's '.{name}' (its `out`) "
-                              "are refused for safety in snippets")
+        raise SnippetRejected(reason("numpy_out_refused", count=positional, name=name))
     extra = set(kwargs) - NDARRAY_KEYWORDS
     if extra:
-        raise SnippetRejected(f"the argument {sorted(extra)[0]}= of numpy's '.{name}' is refused for safety "
-                              "in snippets")
+        raise SnippetRejected(reason("numpy_argument_refused", argument=sorted(extra)[0], name=name))
     requested = kwargs.get("dtype", args[1] if positional == 2 and len(args) > 1 else None)
-    reason = requested_dtype_refusal(requested) or next(
+    refusal = requested_dtype_refusal(requested) or next(
         filter(None, map(dtype_refusal, (*args, *kwargs.values()))), None)
-    if reason is not None:
-        raise SnippetRejected(reason)
+    if refusal is not None:
+        raise SnippetRejected(refusal)
 
 
 _SHORT = 64  # tuples/lists up to this length have their elements' dtypes checked

@@ -8,7 +8,7 @@ import builtins
 from collections.abc import Callable
 
 from .call_guard import _describe
-from .errors import SnippetRejected
+from .errors import SnippetRejected, reason
 from .surface import (
     CLASS_BASES,
     OVERRIDABLE,
@@ -42,12 +42,10 @@ class ClassGuard:
         not replace torch's own ones except the documented extension points, and literal constants."""
         self.budget.tick()
         if keywords or len(bases) > 1 or not self._is_own(body):
-            raise SnippetRejected("this class statement is outside what snippets support")
+            raise SnippetRejected(reason("class_statement_unsupported"))
         base = bases[0] if bases else object  # `class Config:` holds settings; object's hooks are all no-ops
         if not (base is object or any(base is allowed for allowed in CLASS_BASES) or is_snippet_class(base)):
-            raise SnippetRejected(f"a class in a snippet derives from torch.autograd.Function, torch.nn.Module or a "
-                                  f"class the snippet defined earlier (or nothing), not from "
-                                  f"{type_text(base) or _describe(base)}")
+            raise SnippetRejected(reason("class_base_refused", base=type_text(base) or _describe(base)))
         cls = builtins.__build_class__(body, name, base)
         for member, value in vars(cls).items():
             if member in ("__module__", "__qualname__", "__doc__", "__annotations__", "__dict__", "__weakref__"):
@@ -59,25 +57,24 @@ class ClassGuard:
             elif self._decorated.get(id(value)) is value and not member.startswith("_"):
                 pass  # `@torch.no_grad()`, `@classmethod`, `@property` on a method: made through the call guard
             elif member.startswith("_") or any(hasattr(type(value), hook) for hook in _CLASS_HOOKS):
-                raise SnippetRejected(f"'{name}.{member}' is a value that Python would call from the class (a "
-                                      "descriptor); a class attribute in a snippet is a method or a plain value")
+                raise SnippetRejected(reason("class_descriptor_refused", member=f"{name}.{member}"))
             if member not in OVERRIDABLE and engine_member(base, member):
-                raise SnippetRejected(f"'{name}.{member}' would replace torch's own '{member}' of "
-                                      f"{CLASS_BASES.get(base, base.__name__)}; a class in a snippet may define "
-                                      f"{', '.join(sorted(OVERRIDABLE))} and methods of its own")
+                raise SnippetRejected(reason("class_override_refused", member=f"{name}.{member}", own=member,
+                                             base=CLASS_BASES.get(base, base.__name__),
+                                             allowed=", ".join(sorted(OVERRIDABLE))))
         register_snippet_class(cls)
         return cls
 
     def static(self, function: object) -> staticmethod:
         """`@staticmethod` on a method (Function's forward and backward): for the snippet's own functions only."""
         if not self._is_own(function):
-            raise SnippetRejected("@staticmethod applies to the snippet's own methods only")
+            raise SnippetRejected(reason("staticmethod_own_only"))
         return staticmethod(function)
 
     def super_(self, cls: object, instance: object, name: str) -> object:
         """`super().name` in a method, with the method's class and first parameter (see `rewrite`)."""
         if not is_snippet_class(cls):
-            raise SnippetRejected("super() is supported in the methods of the snippet's classes only")
+            raise SnippetRejected(reason("super_own_only"))
         if not isinstance(instance, cls):
             raise TypeError("super(type, obj): obj must be an instance or subtype of type")
         return self._fetched(getattr(super(cls, instance), name))

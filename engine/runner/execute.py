@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .errors import ResourceLimitExceeded, SnippetError, SnippetFailure, _Stop, stop_within
+from .errors import ResourceLimitExceeded, SnippetError, SnippetFailure, _Stop, reason, stop_within
 from .guards import Guards
 from .limits import Limits
 from .policy import parse_checked
@@ -90,7 +90,7 @@ class _Sandbox:
         except SyntaxError as exc:  # e.g. `return` outside a function
             return None, SnippetError("SyntaxError", exc.msg, exc.lineno, exc.offset)
         except (RecursionError, MemoryError, ValueError):
-            return None, SnippetError("SnippetRejected", "the code is nested too deeply to run")
+            return None, SnippetError.of("SnippetRejected", reason("nested_too_deep"))
         self.codes.update(_code_objects(code))
         guards = Guards(limits, self.codes, output)
         self.globals.update(guards.names())
@@ -102,19 +102,22 @@ class _Sandbox:
             # a stop is reported as itself, also when another error raised on its way out carries it
             exc = stop_within(raised) or raised
             if isinstance(exc, _Stop):
-                return None, self._error(exc.kind, str(exc), exc)
+                return None, self._error(exc.kind, str(exc), exc, exc.key, exc.params)
             if isinstance(exc, RecursionError):
-                return None, self._error(ResourceLimitExceeded.kind, "the calls went too deep (endless recursion?)",
-                                         exc)
+                said = reason("calls_too_deep")
+                return None, self._error(ResourceLimitExceeded.kind, said, exc, said.key, said.params)
             if isinstance(exc, MemoryError):
-                return None, self._error(ResourceLimitExceeded.kind, "the snippet ran out of memory", exc)
+                said = reason("out_of_memory")
+                return None, self._error(ResourceLimitExceeded.kind, said, exc, said.key, said.params)
             if not isinstance(exc, Exception):
                 raise exc
             # the snippet's (or the engine's) error, reported as PyTorch would
             return None, self._error(type(exc).__name__, _message(exc), exc)
 
-    def _error(self, kind: str, message: str, exc: BaseException) -> SnippetError:
-        """The error with the line and column of the innermost frame that belongs to the snippet."""
+    def _error(self, kind: str, message: str, exc: BaseException, key: str = "",
+               params: dict | None = None) -> SnippetError:
+        """The error with the line and column of the innermost frame that belongs to the snippet (and a runner
+        reason's catalogue key and parameters)."""
         line = column = None
         tb = exc.__traceback__
         while tb is not None:
@@ -125,7 +128,7 @@ class _Sandbox:
             tb = tb.tb_next
         if len(message) > _MAX_MESSAGE:  # an error may quote a huge value back
             message = message[:_MAX_MESSAGE] + " …"
-        return SnippetError(kind, message, line, column)
+        return SnippetError(kind, str(message), line, column, key, params or {})
 
 
 _MAX_MESSAGE = 1000

@@ -27,7 +27,7 @@ from . import sizes
 from .attribute_guard import AttributeGuard
 from .call_guard import CallGuard, _check_dtypes
 from .class_guard import ClassGuard
-from .errors import ResourceLimitExceeded, SnippetRejected, stop_within
+from .errors import Phrase, ResourceLimitExceeded, SnippetRejected, reason, stop_within
 from .limits import Budget, Limits, broadcast_elements, itemsize_of, shape_of
 from .policy import import_engine_module
 from .rewrite import guard_name
@@ -85,7 +85,7 @@ class Guards(AttributeGuard, CallGuard, ClassGuard, TextGuard):
         exists (a factory's)."""
         self.budget.elements(math.prod(shape), itemsize=itemsize)
         if work:
-            self.budget.product_work(work, "the matrix product")
+            self.budget.product_work(work, ("what_matrix_product", {}))
         self.budget.clock()
 
     def names(self) -> dict[str, object]:
@@ -127,7 +127,7 @@ class Guards(AttributeGuard, CallGuard, ClassGuard, TextGuard):
             self.key(index)
         shape = shape_of(obj)
         if shape is not None:
-            self.budget.elements(sizes.indexed_elements(shape, index), "the result of indexing", itemsize_of(obj))
+            self.budget.elements(sizes.indexed_elements(shape, index), ("what_result_of_indexing", {}), itemsize_of(obj))
         return self._after(obj[index])
 
     def store(self, obj: object) -> object:
@@ -138,7 +138,7 @@ class Guards(AttributeGuard, CallGuard, ClassGuard, TextGuard):
     def key(self, value: object) -> object:
         """A set element or dict key about to be hashed (hashing a tuple visits all of it, in C)."""
         if isinstance(value, tuple):
-            self.budget.nested_work(value, "hashing this tuple")
+            self.budget.nested_work(value, ("what_hashing", {}))
         return value
 
     def slice(self, lower: object, upper: object, step: object) -> slice:
@@ -148,7 +148,7 @@ class Guards(AttributeGuard, CallGuard, ClassGuard, TextGuard):
         if not is_engine_object(manager):
             if not all(hasattr(type(manager), method) for method in ("__enter__", "__exit__")):
                 return manager  # `with torch.no_grad:` gets Python's own TypeError
-            raise SnippetRejected("only torch's context managers (such as `with torch.no_grad():`) are supported")
+            raise SnippetRejected(reason("context_managers_only_torch"))
         return manager
 
     def import_(self, dotted: str) -> types.ModuleType:
@@ -156,7 +156,7 @@ class Guards(AttributeGuard, CallGuard, ClassGuard, TextGuard):
             return math
         module = import_engine_module(dotted)
         if module is None:
-            raise SnippetRejected(f"`{dotted}` is not available in snippets")
+            raise SnippetRejected(reason("module_unavailable", name=dotted))
         return module
 
     # --- operators -------------------------------------------------------------------------------
@@ -165,7 +165,7 @@ class Guards(AttributeGuard, CallGuard, ClassGuard, TextGuard):
         self.budget.before_binop(op, left, right)
         if op == "Mod" and isinstance(left, str):
             fields = left.count("%") if isinstance(right, dict) else 1  # %(name)s may repeat one value
-            self.budget.text(right, "this %-format", fields=max(fields, 1))
+            self.budget.text(right, ("what_this", {"thing": "%-format"}), fields=max(fields, 1))
         return self._after(_BINOPS[op](left, right))
 
     def iop(self, op: str, left: object, right: object) -> object:
@@ -175,10 +175,10 @@ class Guards(AttributeGuard, CallGuard, ClassGuard, TextGuard):
     def cmp(self, op: str, left: object, right: object) -> object:
         if op not in ("Is", "IsNot"):
             for shapes in sizes.compared_shapes(op, left, right):
-                self._check_broadcast(shapes, "the result of a comparison")
+                self._check_broadcast(shapes, ("what_result_of_comparison", {}))
             if isinstance(right, _NESTED) and (isinstance(left, _NESTED) or op in ("In", "NotIn")):
                 hashed = op in ("In", "NotIn") and isinstance(right, (set, frozenset, dict))
-                self.budget.nested_work(left if hashed else (left, right), "this comparison")
+                self.budget.nested_work(left if hashed else (left, right), ("what_comparison", {}))
         return self._after(_COMPARE[op](left, right))
 
     def chain(self, ops: tuple[str, ...], left: object, *rights: Callable[[], object]) -> object:
@@ -201,7 +201,7 @@ class Guards(AttributeGuard, CallGuard, ClassGuard, TextGuard):
                 where = "Value" if _callee is None else f"{_function_str(_callee, self.print)} argument"
                 raise TypeError(f"{where} after * must be an iterable, not {type(part).__name__}")
         bounded = [self._bounded(part) for part in parts]
-        self.budget.items(sum(map(len, bounded)), f"the unpacked {kind}")
+        self.budget.items(sum(map(len, bounded)), ("what_unpacked", {"kind": kind}))
         return {"list": list, "tuple": tuple, "set": set}[kind](itertools.chain.from_iterable(bounded))
 
     def call_unpacked(self, fn: object, /, *parts: object, **kwargs: object) -> object:
@@ -221,12 +221,12 @@ class Guards(AttributeGuard, CallGuard, ClassGuard, TextGuard):
         kind = exc if isinstance(exc, type) else type(exc)
         if issubclass(kind, BaseException) and not issubclass(kind, Exception) or issubclass(
                 kind, (RecursionError, MemoryError)):
-            raise SnippetRejected(f"raising {kind.__name__} is refused for safety (the runner stops snippets with it)")
+            raise SnippetRejected(reason("raise_refused", name=kind.__name__))
         return exc  # anything else: Python's own checks (`raise 1` is a TypeError)
 
     # --- checks ----------------------------------------------------------------------------------
 
-    def _check_broadcast(self, shapes: list[tuple[int, ...]], what: str) -> None:
+    def _check_broadcast(self, shapes: list[tuple[int, ...]], what: Phrase) -> None:
         if len(shapes) > 1:
             self.budget.elements(broadcast_elements(shapes) or 0, what)
 
@@ -251,9 +251,7 @@ class Guards(AttributeGuard, CallGuard, ClassGuard, TextGuard):
         self.live_bytes += nbytes
         limit = self.budget.limits.max_memory
         if self.live_bytes > limit:
-            raise ResourceLimitExceeded(
-                f"the snippet's tensors take more than {limit // 2**20} MB of memory together"
-            )
+            raise ResourceLimitExceeded(reason("tensors_too_much_memory", mb=limit // 2**20))
 
     def _release(self, key: int) -> None:
         self.live_bytes -= self.live.pop(key, 0)
@@ -271,7 +269,7 @@ class _ListStore:
         if isinstance(index, slice):
             value = self._guards._bounded(value)
             removed = len(range(*index.indices(len(self._target))))
-            self._guards.budget.items(len(self._target) - removed + len(value), "a list")
+            self._guards.budget.items(len(self._target) - removed + len(value), ("what_a", {"kind": "list"}))
         self._target[index] = value
 
 
@@ -284,11 +282,11 @@ class _ArrayStore:
         self._target = target
 
     def __setitem__(self, index: object, value: object) -> None:
-        reason = dtype_refusal(self._target) or dtype_refusal(value)
-        if reason is None and not isinstance(value, (int, float, bool, np.number, np.bool_, np.ndarray, Tensor)):
-            reason = f"assigning a {type(value).__name__} into a numpy array is refused for safety in snippets"
-        if reason is not None:
-            raise SnippetRejected(reason)
+        refused = dtype_refusal(self._target) or dtype_refusal(value)
+        if refused is None and not isinstance(value, (int, float, bool, np.number, np.bool_, np.ndarray, Tensor)):
+            refused = reason("assign_into_array", kind=type(value).__name__)
+        if refused is not None:
+            raise SnippetRejected(refused)
         self._target[index] = value
 
 

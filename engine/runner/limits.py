@@ -18,7 +18,7 @@ import numpy as np
 
 from engine.tensor import Tensor
 
-from .errors import ResourceLimitExceeded
+from .errors import Phrase, ResourceLimitExceeded, reason
 
 
 @dataclass(frozen=True)
@@ -115,10 +115,7 @@ class Budget:
     def tick(self) -> None:
         self.steps += 1
         if self.steps > self.limits.max_steps:
-            raise ResourceLimitExceeded(
-                f"the snippet ran more than {self.limits.max_steps} steps (loop iterations and calls); "
-                "is there an endless loop?"
-            )
+            raise ResourceLimitExceeded(reason("too_many_steps", limit=self.limits.max_steps))
         self.clock()
 
     def clock(self) -> None:
@@ -128,65 +125,54 @@ class Budget:
         if self.checks % 256 == 0:
             self.memory()
         if time.monotonic() > self.deadline:
-            raise ResourceLimitExceeded(f"the snippet ran longer than {self.limits.max_seconds:g} s")
+            raise ResourceLimitExceeded(reason("ran_too_long", seconds=f"{self.limits.max_seconds:g}"))
 
     def memory(self) -> None:
         """The backstop for everything not counted one by one (lists of lists, graph internals)."""
         now = process_memory()
         if now is not None and self.baseline is not None and now - self.baseline > self.limits.max_growth:
-            raise ResourceLimitExceeded(f"the snippet used more than {self.limits.max_growth // 2**20} MB of memory")
+            raise ResourceLimitExceeded(reason("too_much_memory", mb=self.limits.max_growth // 2**20))
 
     def enter(self) -> None:
         self.depth += 1
         if self.depth > self.limits.max_depth:
-            raise ResourceLimitExceeded(
-                f"functions called each other more than {self.limits.max_depth} levels deep "
-                "(endless recursion?)"
-            )
+            raise ResourceLimitExceeded(reason("too_deep", limit=self.limits.max_depth))
 
     def leave(self) -> None:
         self.depth -= 1
 
-    def elements(self, count: int, what: str = "a tensor", itemsize: int | None = None) -> None:
+    def elements(self, count: int, what: Phrase = ("what_tensor", {}), itemsize: int | None = None) -> None:
         """One tensor's size: bytes against `max_tensor_bytes` (float32's 4 bytes per element when the dtype
         is not known yet; the result is checked again with its real dtype)."""
         nbytes = count * (itemsize or DEFAULT_ITEMSIZE)
         if nbytes > self.limits.max_tensor_bytes:
-            raise ResourceLimitExceeded(
-                f"{what} would have {count} elements ({_megabytes(nbytes)}); the limit is "
-                f"{_megabytes(self.limits.max_tensor_bytes)} per tensor"
-            )
+            raise ResourceLimitExceeded(reason("too_many_bytes", what=what, count=count, size=_megabytes(nbytes),
+                                               limit=_megabytes(self.limits.max_tensor_bytes)))
         if self.limits.max_elements is not None and count > self.limits.max_elements:
-            raise ResourceLimitExceeded(
-                f"{what} would have {count} elements; the limit is {self.limits.max_elements} per tensor"
-            )
+            raise ResourceLimitExceeded(reason("too_many_elements", what=what, count=count,
+                                               limit=self.limits.max_elements))
 
-    def product(self, a: tuple[int, ...], b: tuple[int, ...], what: str) -> None:
+    def product(self, a: tuple[int, ...], b: tuple[int, ...], what: Phrase) -> None:
         """A matrix product: its result's size, and the work of computing it in one uninterruptible call."""
         count = matmul_elements(a, b) or 0
         self.elements(count, what)
         self.product_work(count * (a[-1] if a else 0), what)
 
-    def product_work(self, work: int, what: str) -> None:
+    def product_work(self, work: int, what: Phrase) -> None:
         if work > self.limits.max_product_work:
-            raise ResourceLimitExceeded(
-                f"{what} would take {work} multiply-adds; the limit is {self.limits.max_product_work}"
-            )
+            raise ResourceLimitExceeded(reason("too_much_product_work", what=what, work=work,
+                                               limit=self.limits.max_product_work))
 
-    def items(self, count: int, what: str) -> None:
+    def items(self, count: int, what: Phrase) -> None:
         if count > self.limits.max_items:
-            raise ResourceLimitExceeded(
-                f"{what} would have length {count}; the limit is {self.limits.max_items}"
-            )
+            raise ResourceLimitExceeded(reason("too_many_items", what=what, count=count, limit=self.limits.max_items))
 
     def int_bits(self, bits: int) -> None:
         if bits > self.limits.max_int_bits:
-            raise ResourceLimitExceeded(
-                f"this integer would have about {int(bits * 0.30103)} digits; "
-                f"the limit is {int(self.limits.max_int_bits * 0.30103)}"
-            )
+            raise ResourceLimitExceeded(reason("integer_too_long", digits=int(bits * 0.30103),
+                                               limit=int(self.limits.max_int_bits * 0.30103)))
 
-    def nested_work(self, value: object, what: str, factor: int = 1) -> None:
+    def nested_work(self, value: object, what: Phrase, factor: int = 1) -> None:
         """Refuse one call that would visit more than `max_call_work` elements of nested containers
         (`a == b`, `x in a`, `sorted(a)`, `set(a)`, `a.count(x)` run in C: no step count stops them)."""
         from .sizes import nested_cost
@@ -194,9 +180,9 @@ class Budget:
         limit = self.limits.max_call_work
         work = nested_cost(value, limit // max(factor, 1)) * factor
         if work > limit:
-            raise ResourceLimitExceeded(f"{what} would visit more than {limit} elements; refused for safety")
+            raise ResourceLimitExceeded(reason("too_much_call_work", what=what, limit=limit))
 
-    def text(self, value: object, what: str, fields: int = 1) -> None:
+    def text(self, value: object, what: Phrase, fields: int = 1) -> None:
         """Refuse building a string (str, repr, print, f-string, %-format) longer than `max_items`,
         judged from the value before the string exists."""
         from .sizes import nested_cost
@@ -204,12 +190,12 @@ class Budget:
         limit = self.limits.max_items
         length = nested_cost(value, limit // max(fields, 1), text=True) * fields
         if length > limit:
-            raise ResourceLimitExceeded(f"{what} would be longer than {limit} characters; refused for safety")
+            raise ResourceLimitExceeded(reason("text_too_long", what=what, limit=limit))
 
     def printed(self, count: int) -> None:
         self.output += count
         if self.output > self.limits.max_output:
-            raise ResourceLimitExceeded(f"the snippet printed more than {self.limits.max_output} characters")
+            raise ResourceLimitExceeded(reason("printed_too_much", limit=self.limits.max_output))
 
     # --- estimates made before an operation runs -------------------------------------------------
 
@@ -220,9 +206,9 @@ class Budget:
             lshape, rshape = operand_shape(left), operand_shape(right)
         if lshape is not None and rshape is not None:
             if op == "MatMult":
-                self.product(lshape, rshape, "the result of @")
+                self.product(lshape, rshape, ("what_result_of", {"op": "@"}))
             else:
-                self.elements(broadcast_elements([lshape, rshape]) or 0, f"the result of {OP_SYMBOL[op]}",
+                self.elements(broadcast_elements([lshape, rshape]) or 0, ("what_result_of", {"op": OP_SYMBOL[op]}),
                               max(itemsize_of(left) or 0, itemsize_of(right) or 0) or None)
             return
         if lshape is not None or rshape is not None:
@@ -240,7 +226,7 @@ class Budget:
         if op == "Mult":
             for seq, times in ((left, right), (right, left)):
                 if isinstance(seq, (str, bytes, list, tuple)) and isinstance(times, int):
-                    self.items(len(seq) * max(times, 0), f"a repeated {type(seq).__name__}")
+                    self.items(len(seq) * max(times, 0), ("what_repeated", {"kind": type(seq).__name__}))
         if op == "Mod" and isinstance(left, str):
             self.format_spec_text(left, percent=True)
 
@@ -249,12 +235,11 @@ class Budget:
         specs = re.findall(r"%[^a-zA-Z%]*", text) if percent else [text]
         for spec in specs:
             if percent and "*" in spec:
-                raise ResourceLimitExceeded("'*' widths in %-formatting are not supported in snippets")
+                raise ResourceLimitExceeded(reason("star_width_not_supported"))
             for number in re.findall(r"\d+", spec):
                 if len(number) > 6 or int(number) > self.limits.max_literal:
-                    raise ResourceLimitExceeded(
-                        f"the width or precision {number} in a format is larger than {self.limits.max_literal}"
-                    )
+                    raise ResourceLimitExceeded(reason("format_width_too_large", number=number,
+                                                       limit=self.limits.max_literal))
 
     # --- checks made after an operation ----------------------------------------------------------
 
@@ -268,7 +253,7 @@ class Budget:
             if math.prod(shape) >= _BIG:
                 self.memory()
         elif isinstance(value, (str, bytes, list, tuple, dict, set, frozenset)):
-            self.items(len(value), f"a {type(value).__name__}")
+            self.items(len(value), ("what_a", {"kind": type(value).__name__}))
             if len(value) >= _BIG:
                 self.memory()
         elif isinstance(value, int) and not isinstance(value, bool):

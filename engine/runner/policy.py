@@ -12,9 +12,9 @@ import builtins
 import types
 from collections.abc import Iterator
 
-from .errors import SnippetError, for_safety
+from .errors import Phrase, SnippetError, for_safety, reason
 from .limits import Limits
-from .surface import API_REFERENCE, MATH_NAMES, SAFE_BUILTINS, engine_module, public_names
+from .surface import MATH_NAMES, SAFE_BUILTINS, engine_module, public_names
 
 _ALLOWED = {
     # statements
@@ -36,14 +36,14 @@ _ALLOWED = {
     ast.USub, ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Is, ast.IsNot, ast.In, ast.NotIn,
 }
 
-_REASONS = {
-    "TryStar": "try/except is not supported in snippets",
-    "Await": "async code is not supported in snippets",
-    "AsyncFunctionDef": "async code is not supported in snippets",
-    "AsyncFor": "async code is not supported in snippets",
-    "AsyncWith": "async code is not supported in snippets",
-    "NamedExpr": "the := operator is not supported in snippets",
-    "Match": "match statements are not supported in snippets",
+_REASONS = {  # catalogue keys (engine.explain.messages)
+    "TryStar": "try_star_not_supported",
+    "Await": "async_not_supported",
+    "AsyncFunctionDef": "async_not_supported",
+    "AsyncFor": "async_not_supported",
+    "AsyncWith": "async_not_supported",
+    "NamedExpr": "walrus_not_supported",
+    "Match": "match_not_supported",
 }
 
 _MAX_DEPTH = 100
@@ -60,16 +60,16 @@ def parse_checked(
     """Parse and check `source`; return the tree (None if unparsable) and every refusal found."""
     limits = limits or Limits()
     if len(source) > limits.max_source:
-        return None, [SnippetError("SnippetRejected",
-                                   f"the snippet has {len(source)} characters; the limit is {limits.max_source}", 1, 1)]
+        return None, [SnippetError.of("SnippetRejected", reason("source_too_long", length=len(source),
+                                                                limit=limits.max_source), 1, 1)]
     try:
         tree = ast.parse(source, filename=filename, mode=mode)
     except SyntaxError as exc:
         return None, [SnippetError("SyntaxError", exc.msg, exc.lineno, exc.offset)]
     except ValueError as exc:  # e.g. a NUL byte
-        return None, [SnippetError("SyntaxError", f"the snippet cannot be read: {exc}", None, None)]
+        return None, [SnippetError.of("SyntaxError", reason("cannot_be_read", error=exc))]
     except (RecursionError, MemoryError):
-        return None, [SnippetError("SnippetRejected", "the code is nested too deeply to be read", None, None)]
+        return None, [SnippetError.of("SnippetRejected", reason("nested_too_deep_to_read"))]
     checker = _Checker(limits, bound | _bound_names(tree))
     checker.visit(tree)
     return tree, sorted(checker.errors, key=lambda e: (e.line or 0, e.column or 0))
@@ -109,17 +109,17 @@ class _Checker(ast.NodeVisitor):
     def refuse(self, node: ast.AST, reason: str) -> None:
         line = getattr(node, "lineno", None)
         col = getattr(node, "col_offset", None)
-        self.errors.append(SnippetError("SnippetRejected", for_safety(reason), line, None if col is None else col + 1))
+        self.errors.append(SnippetError.of("SnippetRejected", for_safety(reason), line, None if col is None else col + 1))
 
     def visit(self, node: ast.AST) -> None:
         if type(node) not in _ALLOWED:
             name = type(node).__name__
-            self.refuse(node, _REASONS.get(name, f"{name} syntax is not supported in snippets"))
+            self.refuse(node, reason(_REASONS[name]) if name in _REASONS else reason("syntax_not_supported", name=name))
             return
         self.depth += 1
         try:
             if self.depth > _MAX_DEPTH:
-                self.refuse(node, f"the code is nested more than {_MAX_DEPTH} levels deep")
+                self.refuse(node, reason("nested_levels", limit=_MAX_DEPTH))
                 return
             check = getattr(self, "check_" + type(node).__name__, None)
             if check is not None:
@@ -137,11 +137,11 @@ class _Checker(ast.NodeVisitor):
         if id(node) in self.approved:  # `super` of `super().name` in a method, `staticmethod` decorating one
             return
         if node.id == "super":
-            self.refuse(node, _SUPER)
+            self.refuse(node, reason("super_forms"))
         elif node.id.startswith("__") and not (node.id in READABLE_DUNDERS and isinstance(node.ctx, ast.Load)):
-            self.refuse(node, f"'{node.id}': names starting with '__' are internals and not available in snippets")
+            self.refuse(node, reason("dunder_internal", name=node.id))
         elif isinstance(node.ctx, ast.Load) and node.id in FORBIDDEN_BUILTINS and node.id not in self.bound:
-            self.refuse(node, f"'{node.id}' is not available in snippets")
+            self.refuse(node, reason("builtin_unavailable", name=node.id))
 
     def check_Attribute(self, node: ast.Attribute) -> None:
         if _calls_super(node.value) and id(node) not in self.approved:
@@ -149,32 +149,30 @@ class _Checker(ast.NodeVisitor):
         if node.attr.startswith("_") and id(node) not in self.approved and not (
                 node.attr in READABLE_DUNDERS | READABLE_PRIVATE and isinstance(node.ctx, ast.Load)) and not (
                 node.attr.startswith("_saved_") and isinstance(node.ctx, ast.Load)):  # graph nodes only (surface)
-            self.refuse(node, f"'.{node.attr}': names starting with '_' are internals and not available in snippets")
+            self.refuse(node, reason("private_internal", name=f".{node.attr}"))
 
     def check_Constant(self, node: ast.Constant) -> None:
         if not isinstance(node.value, _LITERAL_TYPES):
-            self.refuse(node, "this kind of literal is not supported in snippets")
+            self.refuse(node, reason("literal_not_supported"))
         elif isinstance(node.value, (str, bytes)) and len(node.value) > self.limits.max_literal:
-            self.refuse(node, f"a literal of {len(node.value)} characters is longer than the limit of "
-                              f"{self.limits.max_literal}")
+            self.refuse(node, reason("literal_too_long", length=len(node.value), limit=self.limits.max_literal))
 
     # --- imports: only torch (the engine) --------------------------------------------------------
 
     def check_alias(self, node: ast.alias) -> None:
         # `import torch as __builtins__` / `from torch import ones as __sg_tick` bind a name like any
         # assignment does, so they obey the same rule (the guards and `__builtins__` are `__` names)
-        self.check_bound_name(node, node.asname or node.name.split(".")[0], "an import alias")
+        self.check_bound_name(node, node.asname or node.name.split(".")[0], ("what_import_alias", {}))
 
     def check_ExceptHandler(self, node: ast.AST) -> None:  # reached only if try/except is allowed
         if getattr(node, "name", None):
-            self.check_bound_name(node, node.name, "`except ... as`")
+            self.check_bound_name(node, node.name, ("what_except_as", {}))
 
-    def check_bound_name(self, node: ast.AST, name: str, what: str) -> None:
+    def check_bound_name(self, node: ast.AST, name: str, what: Phrase) -> None:
         """The one rule for every name a snippet binds (assignment, for, with, def, parameter,
         comprehension, import alias, except-as, del): no `__` names, which are the runner's own."""
         if name.startswith("__"):
-            self.refuse(node, f"'{name}' as {what}: names starting with '__' are internals of the runner "
-                              "and refused for safety")
+            self.refuse(node, reason("dunder_binding", name=name, what=what))
 
     def check_Import(self, node: ast.Import) -> None:
         for alias in node.names:
@@ -182,40 +180,39 @@ class _Checker(ast.NodeVisitor):
                 continue
             if engine_submodule_exists(alias.name):  # `import torch.nn` binds torch, `... as nn` binds nn
                 continue
-            self.refuse(node, f"only `import torch` and `import math` are available in snippets, "
-                              f"not `import {alias.name}`")
+            self.refuse(node, reason("import_only_torch", name=alias.name))
 
     def check_ImportFrom(self, node: ast.ImportFrom) -> None:
         module = node.module or ""
         if module == "math" and not node.level:
             for alias in node.names:
                 if alias.name not in MATH_NAMES:
-                    self.refuse(node, f"`math.{alias.name}` is not available in snippets")
+                    self.refuse(node, reason("math_name_unavailable", name=alias.name))
             return
         if node.level or not (module == "torch" or engine_submodule_exists(module)):
-            self.refuse(node, f"only imports from torch are available in snippets, not from {'.' * node.level}{module}")
+            self.refuse(node, reason("import_from_only_torch", name=f"{'.' * node.level}{module}"))
             return
         available = public_names(import_engine_module(module))
         for alias in node.names:
             if alias.name not in available:
-                self.refuse(node, f"`{alias.name}` is not part of the torch API this tutor provides{API_REFERENCE}")
+                self.refuse(node, reason("not_in_tutor_torch", name=alias.name))
 
     # --- functions -------------------------------------------------------------------------------
 
     def check_FunctionDef(self, node: ast.FunctionDef) -> None:
         # decorators are applied through the call guard and annotations are guarded expressions (rewrite)
         if node.name.startswith("__") and id(node) not in self.approved:
-            self.refuse(node, f"'{node.name}': names starting with '__' are not available in snippets")
+            self.refuse(node, reason("dunder_unavailable", name=node.name))
 
     def check_Global(self, node: ast.Global | ast.Nonlocal) -> None:
         for name in node.names:
-            self.check_bound_name(node, name, f"a {type(node).__name__.lower()} name")
+            self.check_bound_name(node, name, ("what_name_of", {"kind": type(node).__name__.lower()}))
 
     check_Nonlocal = check_Global
 
     def check_arg(self, node: ast.arg) -> None:
         if node.arg.startswith("__"):
-            self.refuse(node, f"'{node.arg}': names starting with '__' are not available in snippets")
+            self.refuse(node, reason("dunder_unavailable", name=node.arg))
 
     # --- classes: torch.autograd.Function and torch.nn.Module subclasses ---------------------------
 
@@ -223,16 +220,15 @@ class _Checker(ast.NodeVisitor):
         """`class Name(Base):` at the top level, one plainly named base (which the class guard checks is
         Function, Module or the snippet's own class), no keywords or decorators, and a body of methods,
         a docstring and literal constants: nothing else can run while the class is built."""
-        self.check_bound_name(node, node.name, "a class name")
+        self.check_bound_name(node, node.name, ("what_name_of", {"kind": "class"}))
         if id(node) not in self.top_level:
-            self.refuse(node, "classes can be defined only at the top level of a snippet (not inside a function, "
-                              "a block or another class)")
+            self.refuse(node, reason("class_top_level_only"))
         if node.decorator_list:
-            self.refuse(node.decorator_list[0], "decorators on a class are not supported in snippets")
+            self.refuse(node.decorator_list[0], reason("class_decorators_unsupported"))
         if node.keywords:
-            self.refuse(node.keywords[0], "class keywords such as metaclass= are not supported in snippets")
+            self.refuse(node.keywords[0], reason("class_keywords_unsupported"))
         if len(node.bases) > 1 or node.bases and not _is_dotted_name(node.bases[0]):
-            self.refuse(node.bases[1] if len(node.bases) > 1 else node.bases[0], CLASS_BASES_RULE)
+            self.refuse(node.bases[1] if len(node.bases) > 1 else node.bases[0], reason("class_bases_rule"))
         elif node.bases and isinstance(node.bases[0], ast.Name) and node.bases[0].id == "object":
             self.approved.add(id(node.bases[0]))  # `class Config(object):`, a plain class like `class Config:`
         for statement in node.body:
@@ -241,21 +237,18 @@ class _Checker(ast.NodeVisitor):
             elif isinstance(statement, (ast.Assign, ast.AnnAssign)):  # `lr = 0.1`, `name: str = "tiny"`
                 for target in statement.targets if isinstance(statement, ast.Assign) else [statement.target]:
                     if not isinstance(target, ast.Name):
-                        self.refuse(target, "a class attribute in a snippet is set as `name = value`")
+                        self.refuse(target, reason("class_attribute_form"))
                     elif target.id.startswith("_"):
-                        self.refuse(statement, f"'{target.id}': class attributes starting with '_' are not "
-                                               "available in snippets")
+                        self.refuse(statement, reason("class_attribute_private", name=target.id))
             elif not (isinstance(statement, ast.Pass) or isinstance(statement, ast.Expr) and isinstance(
                     statement.value, ast.Constant) and isinstance(statement.value.value, str)):
-                self.refuse(statement, "a class body in a snippet holds only methods (def), a docstring and "
-                                       "attributes such as `hidden = 4`")
+                self.refuse(statement, reason("class_body_rule"))
 
     def _check_method(self, method: ast.FunctionDef) -> None:
         if method.name == "__init__":
             self.approved.add(id(method))
         elif method.name.startswith("_"):
-            self.refuse(method, f"'{method.name}': of Python's special methods a class in a snippet may define only "
-                                "__init__, and no method name starts with '_'")
+            self.refuse(method, reason("class_method_name", name=method.name))
         for decorator in method.decorator_list:  # `@staticmethod` is the runner's; others apply through the call guard
             if isinstance(decorator, ast.Name) and decorator.id == "staticmethod":
                 self.approved.add(id(decorator))
@@ -274,33 +267,29 @@ class _Checker(ast.NodeVisitor):
     # --- shapes of targets and calls -------------------------------------------------------------
 
     def check_comprehension(self, node: ast.comprehension) -> None:
-        self._simple_target(node.target, "a comprehension")
+        self._simple_target(node.target, ("what_comprehension", {}))
 
     def check_For(self, node: ast.For) -> None:
-        self._simple_target(node.target, "a for loop")
+        self._simple_target(node.target, ("what_for_loop", {}))
 
     def check_With(self, node: ast.With) -> None:
         for item in node.items:
             if item.optional_vars is not None and not isinstance(item.optional_vars, ast.Name):
-                self.refuse(item.optional_vars, "`with ... as` must name a single variable")
+                self.refuse(item.optional_vars, reason("with_as_single"))
 
     def check_Delete(self, node: ast.Delete) -> None:
         for target in node.targets:
             if not isinstance(target, (ast.Name, ast.Subscript, ast.Attribute)):
-                self.refuse(target, "only `del name`, `del x[i]` and `del x.attr` are supported in snippets")
+                self.refuse(target, reason("del_forms"))
 
-    def _simple_target(self, target: ast.AST, where: str) -> None:
+    def _simple_target(self, target: ast.AST, where: Phrase) -> None:
         if isinstance(target, (ast.Tuple, ast.List)):
             for element in target.elts:
                 self._simple_target(element.value if isinstance(element, ast.Starred) else element, where)
         elif not isinstance(target, ast.Name):
-            self.refuse(target, f"the variable of {where} must be a plain name (or a tuple of names)")
+            self.refuse(target, reason("plain_target", where=where))
 
 
-CLASS_BASES_RULE = ("a class in a snippet has at most one base, torch.autograd.Function, torch.nn.Module or a class "
-                    "defined earlier in the snippet, named plainly (`class Net(nn.Module):`, `class Config:`)")
-_SUPER = ("super() is supported as `super().__init__(...)`, `super().method(...)` or `super(Net, self).method(...)` "
-          "directly in a method of a class (not in a nested function)")
 # the dunder names a snippet may read: a module's, class's or function's `__name__` (`if __name__ == "__main__":`,
 # `type(y.grad_fn).__name__`); never bound, and as an attribute answered by the attribute guard
 READABLE_DUNDERS = frozenset({"__name__"})

@@ -22,6 +22,8 @@ from engine.autograd.function import Function
 from engine.nn import Module
 from engine.tensor import Tensor
 
+from .errors import reason
+
 # the builtins a snippet may use (`print` is the runner's own, writing to the captured output)
 SAFE_BUILTINS = (
     "abs", "all", "any", "bool", "dict", "enumerate", "float", "int", "isinstance", "len", "list",
@@ -177,40 +179,39 @@ def attribute_refusal(obj: object, name: str) -> str | None:
     if name.startswith("_saved_") and type(obj).__module__ == NODE_MODULE:  # PyTorch's y.grad_fn._saved_self
         return None
     if name.startswith("_"):
-        return f"'{name}': names starting with '_' are internals and not available in snippets"
+        return reason("private_internal", name=name)
     if obj is math:
-        return None if name in MATH_NAMES else f"'math.{name}' is not available in snippets"
+        return None if name in MATH_NAMES else reason("math_attribute_unavailable", name=name)
     if isinstance(obj, types.ModuleType):
         if is_engine_module_name(obj.__name__) and name in public_names(obj):
             return None
-        return f"'{name}' is not part of the torch API this tutor provides{API_REFERENCE}"
+        return reason("attribute_not_in_tutor_torch", name=name)
     if isinstance(obj, type):
         if obj.__module__ == NODE_MODULE:  # `type(y.grad_fn)`: a node's class shows the node API only
-            return None if name in NODE_ATTRS else f"'.{name}' of a graph node's class is not available in snippets"
+            return None if name in NODE_ATTRS else reason("node_class_attribute_unavailable", name=name)
         if is_engine_type(obj) or is_snippet_class(obj):
-            return None if _class_member(obj, name) else f"'.{name}' of a class is not available in snippets"
-        return f"attributes of the type {obj.__name__!r} are not available in snippets"
+            return None if _class_member(obj, name) else reason("class_attribute_unavailable", name=name)
+        return reason("type_attributes_unavailable", kind=repr(obj.__name__))
     if type(obj).__module__ == NODE_MODULE:
-        return None if name in NODE_ATTRS else f"'.{name}' of a graph node is not available in snippets"
+        return None if name in NODE_ATTRS else reason("node_attribute_unavailable", name=name)
     # public attributes of engine objects (e.g. torch.autograd.functional) and of the snippet's own instances
     if is_engine_object(obj) or is_snippet_object(obj) or isinstance(obj, types.SimpleNamespace):
         return None  # a misspelt public name gets Python's own AttributeError, as in PyTorch
     if isinstance(obj, (np.ndarray, np.generic)):
-        return None if name in NDARRAY_ATTRS else f"numpy's '.{name}' is not available in snippets"
+        return None if name in NDARRAY_ATTRS else reason("numpy_attribute_unavailable", name=name)
     if isinstance(obj, np.dtype):
-        return None if name in NUMPY_DTYPE_ATTRS else f"numpy's '.{name}' is not available in snippets"
+        return None if name in NUMPY_DTYPE_ATTRS else reason("numpy_attribute_unavailable", name=name)
     if isinstance(obj, Exception) and name == "args":  # `except ValueError as e: e.args` (elements vetted)
         return None
     allowed = BUILTIN_METHODS.get(type(obj))
     if allowed is not None and name in allowed:
         return None
-    return f"'.{name}' of a {type(obj).__name__} is not available in snippets"
+    return reason("attribute_of_unavailable", name=name, kind=type(obj).__name__)
 
 
 # dtype kinds a snippet's arrays may have: bool, signed/unsigned int, float (never object, str, bytes,
 # void, datetime: object arrays hold arbitrary Python objects, text arrays make every element megabytes)
 NUMERIC_KINDS = frozenset("biuf")
-API_REFERENCE = " (what it provides: docs/api.md)"
 # numpy methods that take a dtype, and how many positional arguments they may get (`out` comes next)
 NDARRAY_POSITIONAL = {"sum": 2, "prod": 2, "cumsum": 2, "mean": 2, "std": 2, "var": 2, "all": 1, "any": 1,
                       "max": 1, "min": 1, "argmax": 1, "argmin": 1, "round": 1}
@@ -227,7 +228,7 @@ def dtype_refusal(value: object) -> str | None:
         return None
     if kind in NUMERIC_KINDS:
         return None
-    return f"arrays of dtype {value.dtype!s} (not numbers) are refused for safety in snippets"
+    return reason("array_dtype_refused", dtype=str(value.dtype))
 
 
 def requested_dtype_refusal(value: object) -> str | None:
@@ -241,7 +242,7 @@ def requested_dtype_refusal(value: object) -> str | None:
         kind = "?"
     if kind in NUMERIC_KINDS:
         return None
-    return f"dtype={value!r:.40} is not a numeric dtype; other dtypes are refused for safety in snippets"
+    return reason("dtype_refused", dtype=f"{value!r:.40}")
 
 
 def value_refusal(value: object) -> str | None:
@@ -249,14 +250,14 @@ def value_refusal(value: object) -> str | None:
     if isinstance(value, types.ModuleType):
         if is_engine_module_name(value.__name__) or value is math:
             return None
-        return f"the module {value.__name__!r} is not available"
+        return reason("module_value_unavailable", name=repr(value.__name__))
     if isinstance(value, types.FunctionType) and not is_engine_module_name(value.__module__):
-        return f"the function {value.__qualname__!r} is not part of the engine's API"
+        return reason("function_not_engine", name=repr(value.__qualname__))
     if isinstance(value, type) and not (is_engine_type(value) or is_snippet_class(value)
                                         or issubclass(value, (np.generic, int, float))):
-        return f"the type {value.__name__!r} is not available in snippets"
+        return reason("type_value_unavailable", name=repr(value.__name__))
     if isinstance(value, (types.CodeType, types.FrameType, types.TracebackType, types.GeneratorType)):
-        return "interpreter internals are not available in snippets"
+        return reason("interpreter_internals")
     return None
 
 

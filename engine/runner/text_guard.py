@@ -6,7 +6,7 @@ from __future__ import annotations
 import string
 from typing import TYPE_CHECKING
 
-from .errors import SnippetRejected
+from .errors import SnippetRejected, reason
 from .surface import type_text
 
 if TYPE_CHECKING:
@@ -19,7 +19,7 @@ class TextGuard:
     def fmt(self, value: object, conversion: int, spec: str) -> str:
         if type_text(value) is not None:  # str, repr and ascii of a class are the same text
             value, conversion = type_text(value), -1
-        self.budget.text(value, "this f-string field")
+        self.budget.text(value, ("what_this", {"thing": "f-string field"}))
         if conversion != -1:
             value = {ord("s"): str, ord("r"): repr, ord("a"): ascii}[conversion](value)
         self.budget.format_spec_text(spec)
@@ -29,10 +29,10 @@ class TextGuard:
     def print(self, *values: object, sep: str | None = " ", end: str | None = "\n", file: object = None,
               flush: bool = False) -> None:
         if file is not None:
-            raise SnippetRejected("print(file=...) is not available in snippets")
+            raise SnippetRejected(reason("print_file_unavailable"))
         if not isinstance(sep, (str, type(None))) or not isinstance(end, (str, type(None))):
             raise TypeError("sep and end must be None or a string")
-        self.budget.text(values, "this print()")
+        self.budget.text(values, ("what_this", {"thing": "print()"}))
         text = (" " if sep is None else sep).join(str(_shown(v)) for v in values) + ("\n" if end is None else end)
         self.budget.printed(len(text))
         self.output.append(text)
@@ -50,8 +50,7 @@ class _SnippetFormatter(string.Formatter):
 
     def get_field(self, field_name: str, args: object, kwargs: object) -> tuple[object, object]:
         if "." in field_name or "[" in field_name:
-            raise SnippetRejected(f"the field {{{field_name}}} in str.format looks up an attribute or an item; "
-                                  "such lookups are refused for safety (pass the value itself)")
+            raise SnippetRejected(reason("format_lookup_refused", field=f"{{{field_name}}}"))
         key: int | str = int(field_name) if field_name.isdigit() else field_name
         return self.get_value(key, args, kwargs), key
 
@@ -65,15 +64,15 @@ class _SnippetFormatter(string.Formatter):
         if text is not None:
             return text
         if conversion is not None:  # `{!r}` builds the text before format_field sees it: judged first
-            self.guards.budget.text(value, "this str.format field")
+            self.guards.budget.text(value, ("what_this", {"thing": "str.format field"}))
         return super().convert_field(value, conversion)
 
     def format_field(self, value: object, format_spec: str) -> str:
         self.guards.budget.format_spec_text(format_spec)
-        self.guards.budget.text(value, "this str.format field")  # judged before format() builds it
+        self.guards.budget.text(value, ("what_this", {"thing": "str.format field"}))  # judged before format() builds it
         text = format(_shown(value), format_spec)
         self.length += len(text)
-        self.guards.budget.items(self.length, "the result of str.format")
+        self.guards.budget.items(self.length, ("what_result_of", {"op": "str.format"}))
         return text
 
     def vformat(self, format_string: str, args: object, kwargs: object) -> str:

@@ -18,7 +18,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.runner.errors import SnippetError, SnippetFailure
+from engine.runner.errors import SnippetError, SnippetFailure, failure, reason
 
 STARTUP_SECONDS = 120.0   # importing numpy, sympy and the engine and warming up, on a slow machine
 DRAIN_SECONDS = 2.0       # how long a worker that failed to start may take to finish saying why on stderr
@@ -64,10 +64,10 @@ def _cause(said: collections.deque, process: subprocess.Popen) -> str:
     if lines:
         return lines[-1][:300]
     if process.returncode is not None and process.returncode < 0:
-        return f"it was stopped by signal {-process.returncode}"
+        return reason("worker_signal", signal=-process.returncode)
     if process.returncode:
-        return f"it exited with status {process.returncode} without saying why"
-    return f"it did not get ready within {STARTUP_SECONDS:.0f} s"
+        return reason("worker_exit_status", status=process.returncode)
+    return reason("worker_not_ready", seconds=f"{STARTUP_SECONDS:.0f}")
 
 
 @dataclass
@@ -108,7 +108,7 @@ class Cancel:
             self._running.pop(request_id, None)
 
 
-CANCELLED = {"failure": {"type": "Cancelled", "message": "the call was cancelled"}}
+CANCELLED = {"failure": failure("Cancelled", reason("call_cancelled"))}
 
 
 class Worker:
@@ -142,8 +142,8 @@ class Worker:
                                              stderr=subprocess.PIPE, env=worker_environment(),
                                              cwd=os.path.abspath(os.sep), start_new_session=True)
         except OSError as error:
-            raise SandboxError(f"the tutor's snippet worker could not start: {sys.executable} cannot be run "
-                               f"({error.strerror or error})") from None
+            raise SandboxError(reason("worker_cannot_start", cause=reason(
+                "worker_not_runnable", program=sys.executable, detail=error.strerror or error))) from None
         ready_event, box, said = threading.Event(), [], collections.deque(maxlen=20)
         threading.Thread(target=self._read, args=(self._process, ready_event, box), daemon=True).start()
         drain = threading.Thread(target=_drain, args=(self._process.stderr, said), daemon=True)
@@ -152,7 +152,7 @@ class Worker:
             self._process.kill()
             self._process.wait()
             drain.join(DRAIN_SECONDS)  # its last words may still be in the pipe (a loaded machine reads them late)
-            raise SandboxError(f"the tutor's snippet worker could not start: {_cause(said, self._process)}")
+            raise SandboxError(reason("worker_cannot_start", cause=_cause(said, self._process)))
         self._ready = box[0]
         return self._ready
 
@@ -241,7 +241,7 @@ class Worker:
                 self._ready = None  # the zygote died or hung: start a new one
                 if self._process is not None:
                     self._process.kill()
-        raise SandboxError("the tutor's snippet worker stopped answering")
+        raise SandboxError(reason("worker_stopped_answering"))
 
     def spare_ready(self, timeout: float) -> bool:
         """Start the zygote if it is not running and wait up to `timeout` seconds until it has a warm spare
@@ -306,8 +306,8 @@ class SandboxRun:
         run = run_program(self.source, expressions=[expression])
         if run.error is not None and not self.error:  # the program itself failed this time
             raise SnippetFailure(run.error)
-        outcome = run.values[0] if run.values else {"error": _failure_error({"type": "SandboxError",
-                                                                              "message": "no value came back"})}
+        outcome = run.values[0] if run.values else {
+            "error": _failure_error(failure("SandboxError", reason("no_value_came_back")))}
         if "error" in outcome:
             raise SnippetFailure(outcome["error"])
         return outcome["value"]
@@ -350,17 +350,19 @@ def call(target: Worker, job: str, seconds: float, **args: Any) -> dict:
     try:
         return target.call(job, seconds, **args)
     except (SandboxError, OSError) as error:
-        return {"failure": {"type": WORKER_UNAVAILABLE, "message": str(error)}}
+        return {"failure": failure(WORKER_UNAVAILABLE, error.args[0] if error.args else str(error))}
 
 
 def _snippet_error(data: dict | None) -> SnippetError | None:
     if data is None:
         return None
-    return SnippetError(str(data["type"]), str(data["message"]), data.get("line"), data.get("column"))
+    return SnippetError(str(data["type"]), str(data["message"]), data.get("line"), data.get("column"),
+                        str(data.get("key") or ""), dict(data.get("params") or {}))
 
 
-def _failure_error(failure: dict) -> SnippetError:
-    return SnippetError(str(failure.get("type", "SandboxError")), str(failure.get("message", "")))
+def _failure_error(data: dict) -> SnippetError:
+    return SnippetError(str(data.get("type", "SandboxError")), str(data.get("message", "")),
+                        key=str(data.get("key") or ""), params=dict(data.get("params") or {}))
 
 
 # --- values -----------------------------------------------------------------------------------

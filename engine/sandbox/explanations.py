@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.explain.messages import t
-from engine.runner.errors import SnippetError
+from engine.runner.errors import SnippetError, failure, reason, restored
 from engine.sandbox.client import RUN_SECONDS, Cancel, _failure_error, _snippet_error, call, worker
 from engine.sandbox.renderables import Deferred, from_data
 
@@ -73,21 +73,20 @@ def explain_in_worker(source: str, *, symbolic: bool = False, timeout: float = 2
     answer = call(worker(), "explain", seconds, memory_bytes=MEMORY, cancel=cancel, source=source, symbolic=symbolic,
                   timeout=timeout, want=list(want), lang=lang, width=int(width), expressions=list(expressions))
     if "failure" in answer:
-        failure = answer["failure"]
-        if failure.get("type") == "ResourceLimitExceeded":  # the child was stopped: say what was stopped
-            failure = {**failure, "message": f"working out the explanation was stopped by the sandbox's limits "
-                                             f"({seconds:.0f} s, {MEMORY // 2**20} MB): {failure.get('message')}"}
-        elif failure.get("type") not in SANDBOX_FAILURES:  # an exception in the explanation code: ours
-            failure = {"type": "ExplanationFailed",
-                       "message": f"the tutor could not work out this explanation (its own fault, not the "
-                                  f"program's): {failure.get('type')}: {failure.get('message')}"}
-        error = _failure_error(failure)
+        failed = answer["failure"]
+        if failed.get("type") == "ResourceLimitExceeded":  # the child was stopped: say what was stopped
+            failed = failure("ResourceLimitExceeded", reason("explanation_stopped", seconds=f"{seconds:.0f}",
+                                                             mb=MEMORY // 2**20, cause=restored(failed)))
+        elif failed.get("type") not in SANDBOX_FAILURES:  # an exception in the explanation code: ours
+            failed = failure("ExplanationFailed", reason("explanation_own_fault",
+                                                         error=f"{failed.get('type')}: {failed.get('message')}"))
+        error = _failure_error(failed)
         return WorkerExplanation(False, error, "", json={"ok": False, "error": error.to_json(), "stdout": "",
                                                          "calls": []}, fault=True)
     try:
         return _rebuild(answer, clean, lang)
     except (ValueError, KeyError, TypeError, IndexError):  # the child sent something that is no explanation
-        error = SnippetError("SandboxError", "the explanation could not be read back from the sandbox")
+        error = SnippetError.of("SandboxError", reason("explanation_unreadable"))
         return WorkerExplanation(False, error, "", fault=True)
 
 

@@ -124,7 +124,8 @@ def _child(function, args: dict, seconds: float, memory: int, write_fd: int, con
         try:
             answer = {"result": function(**args)}
         except MemoryError:
-            answer = {"failure": {"type": "ResourceLimitExceeded", "message": "the snippet ran out of memory"}}
+            answer = {"failure": {"type": "ResourceLimitExceeded", "message": "the snippet ran out of memory",
+                                  "key": "out_of_memory"}}  # (no import here: a confined child cannot)
         except Exception as error:  # an engine fault: reported, never a traceback
             answer = {"failure": {"type": type(error).__name__, "message": str(error)[:1000]}}
         data = json.dumps(answer, allow_nan=False).encode()  # ASCII: a lone surrogate stays escaped
@@ -264,6 +265,7 @@ def _pidfd(pid: int) -> int | None:
 def serve(profile: str = "full", confined: bool = True, served: dict | None = None) -> None:
     """Answer jobs until stdin closes; `served`: the jobs of an already preloaded process (a classroom's
     warm worker forked this one: `tutor.classroom.sandbox`)."""
+    from engine.runner.errors import reason  # the reasons' words (English, with their keys)
     from engine.sandbox.confine import available
 
     confined = confined and available()
@@ -315,7 +317,7 @@ def serve(profile: str = "full", confined: bool = True, served: dict | None = No
                 chunk = os.read(stdin.fileno(), 1 << 20)
                 if not chunk:  # the tutor has gone: no answer will be read, so no job may outlive it
                     for job in jobs:
-                        job.kill("the tutor closed")
+                        job.kill(reason("tutor_closed"))
                     if spare is not None:
                         spare.drop()
                     return
@@ -365,13 +367,13 @@ def serve(profile: str = "full", confined: bool = True, served: dict | None = No
             _close(selector, job.fd)
             job.fd = None
             if chunk:
-                job.kill(f"the answer was larger than {MAX_RESULT // 2**20} MB")
+                job.kill(reason("answer_too_large", mb=MAX_RESULT // 2**20))
         now = time.monotonic()
         for job in list(jobs):
             if job.polled and job.fd is None:
                 job.reap()
             if not job.done and job.deadline <= now:
-                job.kill("the snippet ran past its time limit and was stopped")
+                job.kill(reason("snippet_past_time_limit"))
             if job.done or job.killed:
                 for fd in (job.fd, job.exit_fd):
                     if fd is not None:
@@ -397,6 +399,8 @@ def _close(selector, fd: int) -> None:
 def _cancel(line: bytes, jobs: list) -> bool:
     """A `{"cancel": id}` line: the tutor no longer wants that job's answer, so its child is killed now
     rather than at its deadline (the learner left the screen that asked). True if the line was one."""
+    from engine.runner.errors import reason  # the reasons' words (English, with their keys)
+
     try:
         request = json.loads(line)
     except ValueError:
@@ -405,7 +409,7 @@ def _cancel(line: bytes, jobs: list) -> bool:
         return False
     for job in jobs:
         if job.id == request["cancel"]:
-            job.kill("cancelled: the tutor no longer needs this answer")
+            job.kill(reason("no_longer_needed"))
     return True
 
 
@@ -445,23 +449,23 @@ def _start(line: bytes, confined: bool, served: dict, send, spare: _Spare | None
 
 def _answer(job: _Job) -> dict:
     """What the (reaped) child did."""
+    from engine.runner.errors import failure, reason  # the reasons' words (English, with their keys)
+
     if job.killed:
-        return {"id": job.id, "failure": {"type": "ResourceLimitExceeded", "message": job.killed}}
+        return {"id": job.id, "failure": failure("ResourceLimitExceeded", job.killed)}
     status = job.status
     if os.WIFSIGNALED(status):
         signum = os.WTERMSIG(status)
-        reason = {signal.SIGXCPU: "the snippet used more processor time than allowed",
-                  signal.SIGKILL: "the snippet was stopped (out of time or memory)",
-                  signal.SIGSYS: "the snippet made a system call the sandbox forbids"}.get(
-            signum, f"the snippet's process died (signal {signum})")
-        return {"id": job.id, "failure": {"type": "ResourceLimitExceeded", "message": reason}}
+        said = {signal.SIGXCPU: "snippet_cpu_time", signal.SIGKILL: "snippet_killed",
+                signal.SIGSYS: "snippet_system_call"}.get(signum)
+        said = reason(said) if said else reason("snippet_process_died", signal=signum)
+        return {"id": job.id, "failure": failure("ResourceLimitExceeded", said)}
     try:
         answer = json.loads(b"".join(job.chunks))
         if not isinstance(answer, dict) or not ({"result", "failure"} & answer.keys()):
             raise ValueError
     except (ValueError, RecursionError):
-        return {"id": job.id, "failure": {"type": "SandboxError",
-                                          "message": "the snippet's process ended without an answer"}}
+        return {"id": job.id, "failure": failure("SandboxError", reason("snippet_no_answer"))}
     answer["id"] = job.id
     return answer
 

@@ -124,3 +124,51 @@ async def test_the_course_view_is_styled_once_as_it_first_appears(make_app, monk
         app.screen.post_message(events.ScreenResume())
         await pilot.pause()
         assert restyled == [app.screen]
+
+
+async def test_start_up_leaves_the_dialogs_and_the_too_small_notice_for_when_they_are_shown(make_app, monkeypatch):
+    """The help and confirm dialogs' styles and the too-small notice's are parsed, and the notice's module imported,
+    when first shown, not with the course view's at every start-up; shown, they are styled and the notice works."""
+    import sys
+
+    from tutor.screens.confirm import ConfirmScreen
+    from tutor.screens.help import HelpScreen
+
+    monkeypatch.delitem(sys.modules, "tutor.screens.too_small", raising=False)  # (put back afterwards: tests hold its class)
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+
+        def parsed(name):
+            return any(name in source.content for source in app.stylesheet.source.values())
+
+        assert not any(parsed(name) for name in ("ConfirmScreen", "HelpScreen", "TooSmallScreen"))
+        assert "tutor.screens.too_small" not in sys.modules
+        await pilot.press("f1")
+        assert isinstance(app.screen, HelpScreen) and parsed("HelpScreen")
+        assert app.screen.query_one("#dialog").styles.border_top[0] == "thick"
+        await pilot.press("escape", "r")
+        assert isinstance(app.screen, ConfirmScreen)
+        assert app.screen.query_one("#yes").styles.background == Color.parse(app.get_css_variables()["danger-background"])
+        await pilot.press("n")
+        await pilot.resize_terminal(50, 12)
+        await pilot.pause(0.1)
+        assert type(app.screen).__name__ == "TooSmallScreen"
+        assert app.screen.query_one("#too-small-message").styles.text_align == "center"
+        await pilot.resize_terminal(100, 30)
+        await pilot.pause(0.1)
+        assert type(app.screen).__name__ == "CourseScreen"
+
+
+@pytest.mark.parametrize("theme", ["dark", "light"])
+def test_the_theme_colours_are_generated_once_for_the_learners_theme(make_app, monkeypatch, theme):
+    """Textual's App.__init__ asks for the CSS variables of its default theme, which the tutor never shows: only the
+    learner's theme's colours are generated, and the stylesheet holds them."""
+    from textual.design import ColorSystem
+
+    generated = []
+    generate = ColorSystem.generate
+    monkeypatch.setattr(ColorSystem, "generate", lambda self: generated.append(self) or generate(self))
+    app = make_app(theme=theme)
+    assert len(generated) == 1
+    assert Color.parse(app.stylesheet._variables["background"]) == Color.parse(THEMES[theme].background)

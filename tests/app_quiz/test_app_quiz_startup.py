@@ -41,7 +41,7 @@ async def test_without_a_readable_quiz_part_the_lessons_load(data_dir):
 
 
 async def preparing_said(pilot) -> None:
-    """Until the quiz screen says it prepares its first question (its notice comes on a timer)."""
+    """Until the quiz screen says it prepares a question (its notice comes on a timer)."""
     for _ in range(100):
         await pilot.pause(0.01)
         if pilot.app.screen.query("#preparing"):
@@ -102,9 +102,10 @@ async def test_while_the_worker_is_busy_the_quiz_says_it_prepares_and_answers_ke
         assert isinstance(app.screen, CourseScreen)
 
 
-async def test_a_later_question_made_while_the_worker_is_busy_keeps_the_screen_answering(make_app, slow_worker):
-    """`n` while the worker is busy: the answered question stays, keys still work (F2), a second `n` asks for no
-    second question, and the next one comes when the worker answers."""
+async def test_a_later_question_made_while_the_worker_is_busy_takes_the_first_one_s_path(make_app, slow_worker):
+    """`n` while the worker is busy: as for the first question, the screen says it prepares the next one (in place of
+    the answered one, whose keys go with it; F2 switches the notice too), a second `n` asks for no second question,
+    and the next one comes when the worker answers."""
     app = make_app(start="quiz", quiz_seed=1, quiz_count=3)
     async with app.run_test(size=(80, 24)) as pilot:
         slow_worker.set()
@@ -113,14 +114,19 @@ async def test_a_later_question_made_while_the_worker_is_busy_keeps_the_screen_a
         first = screen.question
         slow_worker.clear()
         await pilot.press("escape", "s", "n")
-        await pilot.pause()
+        await preparing_said(pilot)
         assert screen.drawing and screen.question is first
-        await pilot.press("n", "f2")
+        assert "Preparing the next question" in str(screen.query_one("#preparing").render())
+        assert not screen.query("#snippet") and not screen.query("#feedback")  # the answered question went
+        assert [screen.check_action(key, ()) for key in ("next", "show_answer", "explain", "hint")] == [False] * 4
+        await pilot.press("n", "s", "h", "e", "f2")
         await pilot.pause()
         assert app.lang == "ja" and screen.question is first and len(slow_worker.made) == 1
+        assert "次の問題を準備しています" in str(screen.query_one("#preparing").render())
         slow_worker.set()
         await question_shown(pilot)
         assert screen.question is not first and screen.question is slow_worker.made[1] and len(slow_worker.made) == 2
+        assert not screen.query("#preparing") and screen.query("#snippet")
         assert "問題 2 / 3" in str(screen.query_one("#progress").render())
 
 
@@ -167,15 +173,19 @@ async def test_a_question_that_comes_at_once_is_not_preceded_by_a_preparing_noti
     assert notices == []
 
 
-async def test_a_first_question_that_cannot_be_made_says_why_and_returns_to_the_course(make_app, monkeypatch):
+@pytest.mark.parametrize("lang, says", [("en", ("The quiz cannot start", "no quiz template")),
+                                         ("ja", ("クイズを開始できません", "どのクイズテンプレートからも問題を作れません"))])
+async def test_a_first_question_that_cannot_be_made_says_why_and_returns_to_the_course(make_app, monkeypatch, lang,
+                                                                                      says):
+    """Why, in the learner's language (the QuizError's own words too)."""
     from tutor.quiz import QuizError, QuizSession
     from tutor.screens.course import CourseScreen
 
     def broken(self, order):
-        raise QuizError("no quiz template can produce a question")
+        raise QuizError("quiz_no_template")
 
     monkeypatch.setattr(QuizSession, "draw", broken)
-    app = make_app(start="quiz", quiz_seed=1)
+    app = make_app(lang=lang, start="quiz", quiz_seed=1)
     messages = []
     app.notify = lambda message, **options: messages.append(str(message))
     async with app.run_test(size=(80, 24)) as pilot:
@@ -185,4 +195,4 @@ async def test_a_first_question_that_cannot_be_made_says_why_and_returns_to_the_
                 break
             await app.workers.wait_for_complete()
         assert isinstance(app.screen, CourseScreen)
-    assert any("The quiz cannot start" in message and "no quiz template" in message for message in messages)
+    assert any(all(part in message for part in says) for message in messages), messages

@@ -98,3 +98,21 @@ def test_the_wall_drops_controls_and_hyperlinks_and_keeps_the_rest():
     assert walled[0] is segments[0]  # nothing to do: the same segment
     assert walled[2].style.bold and walled[2].style.link is None
     assert "\x1b]8" not in _rendered(walled) and "\x1b]0" not in _rendered(walled)
+
+
+def test_importing_the_boundary_compiles_only_the_walls_pattern():
+    """The wall's pattern is compiled at import (every rendered line needs it); those of `typed`, `markup` and
+    `json_dumps` when first used (about 0.6% of the app's start-up to compile, for nothing on its first screen)."""
+    import subprocess
+    import sys
+
+    probe = """
+import re
+import tutor.untrusted as u
+compiled = lambda source: any(key[1] == getattr(source, "pattern", source) for key in re._cache)
+print(compiled(u._UNSENDABLE.pattern), *(compiled(s) for s in (u._MARKUP, u._JSON_RAW, u._ESCAPE_SEQUENCE, u._TYPED_CONTROL)))
+u.typed("a\\x1b[1mb"), u.markup("[b]"), u.json_dumps("\\x7f")
+print(*(compiled(s) for s in (u._MARKUP, u._JSON_RAW, u._ESCAPE_SEQUENCE, u._TYPED_CONTROL)))
+"""
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60)
+    assert result.stdout.split("\n")[:2] == ["True False False False False", "True True True True"]

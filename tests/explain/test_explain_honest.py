@@ -315,3 +315,121 @@ def test_a_paths_share_is_not_written_as_the_whole_derivative():
     chain = explain_symbolic(explain_program("import torch\nx = torch.tensor([1., 2.], requires_grad=True)\n"
                                              "y = (x * x).sum()\ny.backward()\n"), 0).chains[0]
     assert chain.verified and chain.text().splitlines() == ["① = x", "② = x", "∂y/∂x = ① + ② = 2*x"]  # (the panel prints 2x)
+
+
+def _plain(renderable) -> str:
+    console = Console(width=200, record=True, file=open("/dev/null", "w"))
+    console.print(renderable)
+    return " ".join(console.export_text().split())
+
+
+def test_an_all_zero_jacobian_does_not_claim_y_ignores_x_at_a_kink():
+    """torch: relu'(0) = 0, yet relu(0 + δ) = δ: a zero J at a kink is PyTorch's pick, not "x does not move y"."""
+    call = explain_program("import torch\nx = torch.tensor([0., 0.], requires_grad=True)\n"
+                           "torch.relu(x).sum().backward()\n").calls[0]
+    assert call.leaves[0].structure["kind"] == "zero"
+    for lang, words in (("en", "unless x sits at a kink"), ("ja", "折れ曲がる点")):
+        assert words in _plain(render_jacobian(call, lang=lang))
+
+
+def test_the_formula_is_not_said_to_equal_a_grad_that_holds_something_else():
+    """After torch.autograd.grad x.grad is None, and after a second backward x.grad holds both calls' sums:
+    in neither case does the verified formula equal x.grad, so the panel names the call's own gradient."""
+    returned = explain_program("import torch\nx = torch.tensor(2., requires_grad=True)\n"
+                               "(dx,) = torch.autograd.grad(x ** 3, x)\n")
+    twice = explain_program("import torch\nx = torch.tensor([1., 2.], requires_grad=True)\n"
+                            "(x * x).sum().backward()\n(x * x).sum().backward()\n")
+    for exp, index in ((returned, 0), (twice, 1)):
+        for lang, words in (("en", "the gradient this call computed for x"), ("ja", "この呼び出しが x について計算した勾配")):
+            text = _plain(render_chain(exp.calls[index], explain_symbolic(exp, index), lang=lang))
+            assert words in text and "x.grad from backward" not in text, text
+    first = _plain(render_chain(twice.calls[0], explain_symbolic(twice, 0)))
+    assert "the formula equals x.grad from backward" in first
+    summary = _plain(render_summary(returned.calls[0]))   # the program never called backward()
+    assert "torch.autograd.grad starts its backward sweep from the implicit gradient v = 1" in summary, summary
+    assert "backward() starts" in _plain(render_summary(twice.calls[0]))
+
+
+def test_a_returned_jacobian_is_not_said_to_be_too_large_or_pushed_back_at_once():
+    """torch.autograd.functional.jacobian of a length-2 softmax: the panel said "x: too many elements for a
+    finite-difference check" (2 elements; batched calls are simply not replayed) and that every one-hot row went
+    back "at once", while torch runs one autograd.grad per output element unless vectorize=True."""
+    call = explain_program("import torch\nx = torch.tensor([1., 2.])\n"
+                           "J = torch.autograd.functional.jacobian(lambda x: x.softmax(0), x)\n").calls[0]
+    assert call.batched
+    for lang, words in (("en", "returned a whole Jacobian"), ("ja", "ヤコビ行列全体を返したので")):
+        fd = _plain(render_fd_check(call, lang=lang))
+        assert words in fd and "too many" not in fd and "多すぎる" not in fd, fd
+    summary = _plain(render_summary(call))
+    assert "one vᵀJ per output element" in summary and "at once" not in summary, summary
+    assert "returns the whole Jacobian" in summary and "returns the gradient" not in summary, summary
+    assert "x: its Jacobian is returned" in summary and "ヤコビ行列全体を返します" in _plain(render_summary(call, lang="ja"))
+
+
+def test_a_straight_through_backward_is_not_put_down_to_a_kink_or_a_bug():
+    """Lesson 160's SignSTE passes the gradient through sign() on purpose: finite differences give 0, torch's x.grad
+    is w, and the panel named only "a kink … or a bug" as the reason."""
+    call = explain_program("import torch\n"
+                           "class SignSTE(torch.autograd.Function):\n"
+                           "    @staticmethod\n    def forward(ctx, input):\n        return input.sign()\n"
+                           "    @staticmethod\n    def backward(ctx, grad_output):\n        return grad_output\n"
+                           "x = torch.tensor([-2., 0.5, 3.], requires_grad=True)\n"
+                           "(SignSTE.apply(x) * torch.tensor([4., 5., 6.])).sum().backward()\n").calls[0]
+    assert not call.leaves[0].fd_agrees
+    for lang, words in (("en", "straight-through estimator"), ("ja", "ストレート・スルー推定量")):
+        assert words in _plain(render_fd_check(call, lang=lang))
+
+
+GRADCHECK = """import torch
+class Cube(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, input):
+        ctx.save_for_backward(input)
+        return input ** 3
+    @staticmethod
+    def backward(ctx, grad_output):
+        (input,) = ctx.saved_tensors
+        return grad_output * 3 * input ** 2
+x = torch.tensor([1., 2., 3.], dtype=torch.float64, requires_grad=True)
+ok = torch.autograd.gradcheck(Cube.apply, (x,))
+"""
+
+
+def test_gradchecks_sweeps_are_explained_as_what_they_are():
+    """torch.autograd.gradcheck returns True or False, and builds the Jacobian by pushing back the whole output
+    with one-hot grad_outputs (torch 2.13 `_compute_analytical_jacobian_rows`). The panel said "returns the
+    gradient" and called the length-3 output a scalar (the engine swept one selected element at a time)."""
+    calls = explain_program(GRADCHECK).calls
+    assert len(calls) == 3
+    for k, call in enumerate(calls):
+        assert call.output_shape == (3,) and np.array_equal(np.asarray(call.seed), np.eye(3)[k])
+        summary = _plain(render_summary(call))
+        assert "returns True or False" in summary and "one-hot" in summary, summary
+        assert "is a scalar" not in summary and "returns the gradient" not in summary, summary
+    assert "True か False" in _plain(render_summary(calls[0], lang="ja"))
+
+
+def test_an_operator_expression_keeps_its_parentheses_before_backward():
+    """`(x * x).backward(v)` was shown as "x * x.backward(…)" and "vᵀ·∂x * x/∂x": x times x.backward()."""
+    exp = explain_program("import torch\nx = torch.tensor([1., 2.], requires_grad=True)\n"
+                          "(x * x).backward(torch.tensor([1., 3.]))\n")
+    summary = _plain(render_summary(exp.calls[0]))
+    assert "(x * x).backward(…)" in summary and "x * x.backward" not in summary, summary
+    chain = _plain(render_chain(exp.calls[0], explain_symbolic(exp, 0)))
+    assert "∂(x * x)/∂x" in chain and "∂x * x/∂x" not in chain, chain
+    jacobian = explain_program("import torch\nx = torch.tensor([1., 2.])\n"
+                               "J = torch.autograd.functional.jacobian(lambda x: x.softmax(0), x)\n")
+    assert jacobian.calls[0].output_name == "(lambda x: x.softmax(0))(x)"   # was "lambda x: x.softmax(0)(x)"
+
+
+def test_a_one_element_output_that_is_not_0_dim_is_not_called_a_scalar():
+    """torch lets backward() start from v = 1 for any output with numel() == 1 (run: a (1,)-shaped y works), so
+    the summary, the JSON and the Jacobian's kind say "one element", and "scalar" stays for a 0-dim output."""
+    source = "import torch\nx = torch.tensor([2., 3.], requires_grad=True)\ny = (x * x).sum({})\ny.backward()\n"
+    one, scalar = (explain_program(source.format(args)).calls[0] for args in ("0, keepdim=True", ""))
+    for lang, words, wrong in (("en", "y is a one-element tensor, so", "scalar"), ("ja", "要素 1 個のテンソル", "スカラー")):
+        text = _plain(render_summary(one, lang=lang)) + _plain(render_jacobian(one, lang=lang))
+        assert words in text and wrong not in text, text
+    assert one.v_words.startswith("y is a one-element tensor")
+    assert "y is a scalar, so backward() starts" in _plain(render_summary(scalar))
+    assert scalar.v_words.startswith("y is a scalar")

@@ -92,8 +92,8 @@ def test_a_mostly_zero_jacobian_is_not_called_dense(lang, said, not_said):
     assert {"en": "dense (4 of 4", "ja": "密（4 成分中 4 個"}[lang] in full
 
 
-@pytest.mark.parametrize("lang, said", [("en", "does not change loss to first order (the slope is 0"),
-                                        ("ja", "1 次の変化がありません（傾きが 0")])
+@pytest.mark.parametrize("lang, said", [("en", "does not move loss to first order"),
+                                        ("ja", "loss は 1 次の近似では変わりません")])
 def test_a_zero_gradient_is_a_zero_slope_not_no_change(lang, said):
     """090 bias-grad: the bias sits at the minimum of a parabola; loss changes to second order (± 0.1 → + 0.01)."""
     text = _jacobian_text("import torch\nb = torch.tensor([2.], requires_grad=True)\nloss = ((b - 2.)**2).sum()\n"

@@ -14,12 +14,11 @@ import io
 from pathlib import Path
 
 import pytest
+from work_bounds import GENEROUS
 
-from engine.runner import Limits, run_snippet
+from engine.runner import run_snippet
 
 ORDINARY = sorted((Path(__file__).parent / "ordinary").glob("*.py"))
-# the language layer is under test, never the machine's load (`-n 8` on 2 cores)
-_GENEROUS_CLOCK = Limits(max_seconds=60.0)
 
 
 def _pytorch_output(source: str, name: str) -> str:
@@ -35,7 +34,7 @@ def _pytorch_output(source: str, name: str) -> str:
 def test_an_ordinary_program_prints_what_pytorch_prints(path: Path) -> None:
     source = path.read_text(encoding="utf-8")
     expected = _pytorch_output(source, path.name)
-    result = run_snippet(source, filename=path.name, limits=_GENEROUS_CLOCK)
+    result = run_snippet(source, filename=path.name, limits=GENEROUS)
     assert result.error is None, result.error
     assert result.stdout == expected
 
@@ -49,7 +48,7 @@ def test_an_ordinary_program_runs_in_the_confined_worker(path: Path) -> None:
     source = path.read_text(encoding="utf-8")
     run = run_program(source, filename=path.name)
     assert run.ok, run.error
-    assert run.stdout == run_snippet(source, filename=path.name, limits=_GENEROUS_CLOCK).stdout
+    assert run.stdout == run_snippet(source, filename=path.name, limits=GENEROUS).stdout
 
 
 def test_the_corpus_covers_the_issue_list_and_more() -> None:

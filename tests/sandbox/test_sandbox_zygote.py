@@ -53,7 +53,8 @@ def test_a_child_that_closes_its_pipe_is_stopped_at_its_deadline_while_others_ar
     by_id = {answer["id"]: answer for answer in answers}
     assert by_id[2] == {"id": 2, "result": {"answer": 42}}
     assert by_id[1]["failure"] == {"type": "ResourceLimitExceeded",
-                                   "message": "the snippet ran past its time limit and was stopped"}
+                                   "message": "the snippet ran past its time limit and was stopped",
+                                   "key": "snippet_past_time_limit", "params": {}}  # (said again in Japanese)
 
 
 def _zygote_running_a_long_job() -> subprocess.Popen:
@@ -98,7 +99,8 @@ def test_a_cancelled_job_is_killed_at_once_and_answered_as_cancelled():
         answers = {a["id"]: a for a in (json.loads(process.stdout.readline()) for _ in range(2))}
         assert time.monotonic() - started < 30
         assert answers[1]["failure"] == {"type": "ResourceLimitExceeded",
-                                         "message": "cancelled: the tutor no longer needs this answer"}
+                                         "message": "cancelled: the tutor no longer needs this answer",
+                                         "key": "no_longer_needed", "params": {}}
         assert answers[2] == {"id": 2, "result": {"answer": 42}}   # an unknown id to cancel changes nothing
         process.stdin.close()
         assert process.wait(timeout=60) == 0

@@ -99,18 +99,14 @@ def _print(console, explanation, lang: str, step_info: dict | None) -> None:
         console.rule(text(t("printed", lang)))
         console.out(plain(explanation.stdout), end="" if explanation.stdout.endswith("\n") else "\n")
     if explanation.fault:  # the explanation could not be made: say so, never "the program failed"
-        console.print(text(Text.assemble((t("explanation_failed", lang) + " ", "red"), str(explanation.error))))
+        console.print(text(Text.assemble((t("explanation_failed", lang) + " ", "red"), explanation.error.said(lang, introduced=True))))
         return
     if not explanation.calls and explanation.error is None:  # a backward that raised is a call: its error says why
         console.print(text(t("no_backward", lang)))
     for renderable in explanation.report:
         console.print(renderable)
     if explanation.error is not None:
-        error = explanation.error
-        said = f"{error.type}: {error.message}"
-        if error.line is not None:  # the place in the reader's language, as the panels' 「（9 行目）」
-            said = i18n.t("error_at_line", lang, line=error.line, error=said)
-        console.print(text(Text.assemble((t("program_failed", lang) + " ", "red"), said)))
+        console.print(text(Text.assemble((t("program_failed", lang) + " ", "red"), explanation.error.said(lang, introduced=True))))
 
 
 
@@ -148,7 +144,7 @@ def _quiz(file: Path | None, template_id: str, seed: int, lang: str) -> tuple[st
     try:
         question = generate(matches[0], seed)
     except QuizError as error:
-        _usage(str(error))
+        _usage(error.said(lang))
     program = ProgramBuilder(question.lesson).program(question.lesson.step_index(question.step))
     info = {"quiz": matches[0].id, "seed": seed, "id": question.id,
             "expression": getattr(question.step, "expression", None), "answer": _answer_data(question.answer)}

@@ -33,7 +33,7 @@ def command(ctx: click.Context, data_dir: str | None, export_path: str | None, i
     try:
         store = ProgressStore(data_dir=top_level.given(ctx, "data_dir", data_dir))
     except ProgressError as error:
-        raise click.ClickException(plain(error)) from None
+        raise click.ClickException(plain(error.said(lang))) from None
     with store:
         if store.recovered_from is not None:
             echo(t("progress_salvaged", lang, count=store.salvaged["attempts"], path=store.recovered_from), err=True)
@@ -47,12 +47,12 @@ def command(ctx: click.Context, data_dir: str | None, export_path: str | None, i
             else:
                 echo(summary(store, top_level.lesson_dirs(ctx), top_level.given(ctx, "data_dir", data_dir), lang))
         except ProgressError as error:
-            raise click.ClickException(plain(error)) from None
+            raise click.ClickException(plain(error.said(lang))) from None
         finally:
             if store.skipped:
                 echo(t("progress_rows_skipped", lang, count=len(store.skipped)), err=True)
                 for note in store.skipped:
-                    echo(f"  {note}", err=True)
+                    echo(f"  {note.said(lang)}", err=True)
 
 
 def summary(store, lesson_dirs=(), data_dir=None, lang: str = "en") -> str:

@@ -26,6 +26,7 @@ from tutor.untrusted import echo, json_dumps
 def command(ctx: click.Context, file: Path, as_json: bool, trust_lessons: bool) -> None:
     """Run a PyTorch-style snippet FILE safely on the tutor's engine."""
     from engine.runner import Limits, SnippetError
+    from engine.runner.errors import reason
     from engine.sandbox import run_program
 
     lang = top_level.language(ctx)
@@ -33,7 +34,7 @@ def command(ctx: click.Context, file: Path, as_json: bool, trust_lessons: bool) 
     max_chars = Limits().max_source
     source = read_snippet(file, max_chars, "run", lang)
     if source is None:  # (the JSON report's message stays English, like every field of it)
-        error = SnippetError("SnippetRejected", t("run_too_large", "en" if as_json else lang, limit=max_chars), 1, 1)
+        error = SnippetError.of("SnippetRejected", reason("file_too_large", limit=max_chars), 1, 1)
         ok, stdout, stderr, tensors = False, "", "", {}
     else:
         result = run_program(source, filename=str(file), report=True, profile="run")
@@ -49,7 +50,7 @@ def command(ctx: click.Context, file: Path, as_json: bool, trust_lessons: bool) 
         echo(stderr, err=True, nl=False)  # the warnings, where PyTorch writes them
         _print_tensors(tensors, lang)
         if error is not None:
-            echo(error, err=True)
+            echo(error.said(lang), err=True)
     sys.exit(0 if ok else 1)
 
 

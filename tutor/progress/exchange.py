@@ -90,7 +90,7 @@ def write_document(path: Path, document: dict[str, Any]) -> None:
     try:
         write_atomically(path, json.dumps(document, ensure_ascii=False, indent=1))
     except OSError as error:
-        raise ProgressError(f"Cannot write {path}: {error.strerror or error}") from error
+        raise ProgressError("export_cannot_write", path=path, reason=error.strerror or error) from error
 
 
 def read_document(path: Path) -> Document:
@@ -98,10 +98,8 @@ def read_document(path: Path) -> Document:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:
-        raise ProgressError(
-            f"{path}: not valid JSON (line {error.lineno}, column {error.colno}: {error.msg}). "
-            "Use a file made by `autograd-tutor progress --export`."
-        ) from error
+        raise ProgressError("import_not_json", path=path, line=error.lineno, column=error.colno,
+                            reason=error.msg) from error
     except ValueError as error:  # an integer of more than 4300 digits
         raise ProgressError(f"{path}: a number in it is far too long ({error}); this is not an export") from error
     except RecursionError as error:
@@ -129,29 +127,26 @@ def _read_text(path: Path) -> str:
     try:
         descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except FileNotFoundError as error:
-        raise ProgressError(f"{path}: no such file") from error
+        raise ProgressError("import_no_file", path=path) from error
     except OSError as error:
-        raise ProgressError(f"{path}: cannot read it ({error.strerror or error})") from error
+        raise ProgressError("import_cannot_read", path=path, reason=error.strerror or error) from error
     with open(descriptor, "rb") as file:
         info = os.fstat(file.fileno())
         if not stat.S_ISREG(info.st_mode):
-            raise ProgressError(f"{path}: not a regular file (a folder, device or pipe); give the file "
-                                "`autograd-tutor progress --export` wrote")
+            raise ProgressError("import_not_regular", path=path)
         if info.st_size > MAX_IMPORT_BYTES:
-            raise ProgressError(f"{path}: the file is {info.st_size / 1e6:.0f} MB; an export is at most "
-                                f"{MAX_IMPORT_BYTES // 1_000_000} MB — is this the right file?")
+            raise ProgressError("import_too_large", path=path, size=f"{info.st_size / 1e6:.0f}",
+                                limit=MAX_IMPORT_BYTES // 1_000_000)
         try:
             data = file.read(MAX_IMPORT_BYTES + 1)
         except OSError as error:
-            raise ProgressError(f"{path}: cannot read it ({error.strerror or error})") from error
+            raise ProgressError("import_cannot_read", path=path, reason=error.strerror or error) from error
     if len(data) > MAX_IMPORT_BYTES:
-        raise ProgressError(f"{path}: the file is larger than {MAX_IMPORT_BYTES // 1_000_000} MB; "
-                            "is this the right file?")
+        raise ProgressError("import_larger_than", path=path, limit=MAX_IMPORT_BYTES // 1_000_000)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
-        raise ProgressError(f"{path}: not UTF-8 text (byte {error.start}); give the file "
-                            "`autograd-tutor progress --export` wrote") from error
+        raise ProgressError("import_not_utf8", path=path, byte=error.start) from error
 
 
 class _Reader:
@@ -160,20 +155,15 @@ class _Reader:
     def __init__(self, path: Path) -> None:
         self.path = path
 
-    def fail(self, where: str, message: str) -> ProgressError:
-        return ProgressError(f"{self.path}: {where}: {message}")
+    def fail(self, where: str, said: str, **params: object) -> ProgressError:
+        """The file, the place in it and the problem there (`said`: a catalogue key, in the learner's language)."""
+        return ProgressError("import_invalid", path=self.path, where=where, problem=(said, params))
 
     def document(self, data: object) -> Document:
         if not isinstance(data, dict) or data.get("format") != FORMAT:
-            raise ProgressError(
-                f"{self.path}: not an autograd-tutor progress export "
-                f'(expected a JSON object with "format": "{FORMAT}")'
-            )
+            raise ProgressError("import_not_export", path=self.path, format=FORMAT)
         if data.get("version") != VERSION:
-            raise ProgressError(
-                f"{self.path}: export version {data.get('version')!r}; this autograd-tutor reads version {VERSION}. "
-                "Upgrade autograd-tutor to import it."
-            )
+            raise ProgressError("import_version", path=self.path, version=repr(data.get("version")), latest=VERSION)
         return Document(
             attempts=[self.attempt(f"attempts[{i}]", item) for i, item in enumerate(self.items(data, "attempts"))],
             positions=[self.position(f"positions[{i}]", item) for i, item in enumerate(self.items(data, "positions"))],
@@ -183,61 +173,62 @@ class _Reader:
     def items(self, data: dict, key: str) -> list[dict]:
         items = data.get(key, [])
         if not isinstance(items, list):
-            raise self.fail(key, "expected a list")
+            raise self.fail(key, "import_expected_list")
         for i, item in enumerate(items):
             if not isinstance(item, dict):
-                raise self.fail(f"{key}[{i}]", "expected an object")
+                raise self.fail(f"{key}[{i}]", "import_expected_object")
         return items
 
     def field(self, where: str, item: dict, key: str, kind: type | tuple[type, ...], optional: bool = False) -> Any:
         if key not in item:
             if optional:
                 return None
-            raise self.fail(where, f'missing "{key}"')
+            raise self.fail(where, "import_missing", name=key)
         value = item[key]
         if value is None and optional:
             return None
         if not isinstance(value, kind) or (isinstance(value, bool) and kind is int):
             names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
-            raise self.fail(f"{where}.{key}", f"expected {names}, got {_shown(value)}")
+            raise self.fail(f"{where}.{key}", "import_expected_kind", names=names, value=_shown(value))
         if isinstance(value, int) and not 0 <= value <= MAX_INTEGER:
-            raise self.fail(f"{where}.{key}", f"expected a count from 0 to 2**53, got {_shown(value)}")
+            raise self.fail(f"{where}.{key}", "import_expected_count", value=_shown(value))
         if isinstance(value, str):
             self.check_text(f"{where}.{key}", value)
         return value
 
     def check_text(self, where: str, value: str) -> None:
         if len(value) > MAX_TEXT:
-            raise self.fail(where, f"a text of {len(value)} characters; at most {MAX_TEXT}")
+            raise self.fail(where, "import_text_too_long", length=len(value), limit=MAX_TEXT)
         try:
             value.encode("utf-8")
         except UnicodeEncodeError as error:
-            raise self.fail(where, f"not valid Unicode (a lone surrogate \\u{ord(value[error.start]):04x} at "
-                                   f"character {error.start})") from error
+            raise self.fail(where, "import_lone_surrogate", code=f"{ord(value[error.start]):04x}",
+                            index=error.start) from error
 
     def moment(self, where: str, item: dict, key: str) -> datetime:
         text = self.field(where, item, key, str)
         try:
             moment = from_iso(text)
         except (ValueError, OverflowError) as error:
-            raise self.fail(f"{where}.{key}", f"not a timezone-aware ISO 8601 time: {_shown(text)}") from error
+            raise self.fail(f"{where}.{key}", "import_not_a_time", value=_shown(text)) from error
         return self.in_range(f"{where}.{key}", moment)
 
     def in_range(self, where: str, moment: datetime) -> datetime:
         if not _EARLIEST <= moment < _LATEST:
-            raise self.fail(where, f"the time {moment.isoformat()} is not between 2000 and 2200")
+            raise self.fail(where, "import_time_range", time=moment.isoformat())
         return moment
 
     def attempt(self, where: str, item: dict) -> Attempt:
         concepts = self.field(where, item, "concepts", list)
         if not all(isinstance(c, str) for c in concepts):
-            raise self.fail(f"{where}.concepts", "expected a list of strings")
+            raise self.fail(f"{where}.concepts", "import_expected_strings")
         for i, concept in enumerate(concepts):
             self.check_text(f"{where}.concepts[{i}]", concept)
         outcome = self.field(where, item, "outcome", str)
         outcome = _RENAMED_OUTCOMES.get(outcome, outcome)
         if outcome not in {o.value for o in Outcome}:
-            raise self.fail(f"{where}.outcome", f"expected one of {', '.join(o.value for o in Outcome)}, got {outcome!r}")
+            raise self.fail(f"{where}.outcome", "import_expected_outcome", outcomes=", ".join(o.value for o in Outcome),
+                            value=repr(outcome))
         return Attempt(
             uid=self.field(where, item, "uid", str),
             lesson_id=self.field(where, item, "lesson_id", str),
@@ -267,9 +258,9 @@ class _Reader:
             problem = _card_problem(parsed)
             card_json = parsed.to_json()
         except (KeyError, TypeError, ValueError, OverflowError, RecursionError) as error:
-            raise self.fail(f"{where}.card", f"not a scheduler card ({_shown(error)})") from error
+            raise self.fail(f"{where}.card", "import_not_a_card", error=_shown(error)) from error
         if problem is not None:
-            raise self.fail(f"{where}.card", f"not a scheduler card: {problem}")
+            raise self.fail(f"{where}.card", "import_not_a_card_because", problem=problem)
         for moment in (parsed.due, parsed.last_review):
             if moment is not None:
                 self.in_range(f"{where}.card", moment)

@@ -10,11 +10,14 @@ from datetime import datetime, timezone
 from enum import StrEnum
 from typing import NamedTuple
 
+from tutor.i18n import WordedError
+
 QUIZ_LESSON = "quiz"  # the lesson id under which quiz attempts are recorded
 
 
-class ProgressError(Exception):
-    """The progress store cannot do what was asked; the message says why and what to do."""
+class ProgressError(WordedError):
+    """The progress store cannot do what was asked; the message (in the learner's language: `said`) says why and
+    what to do."""
 
 
 class Outcome(StrEnum):

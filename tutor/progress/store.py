@@ -83,14 +83,11 @@ class ProgressStore:
         self.now = now
         self.recovered_from: Path | None = None
         self.salvaged: dict[str, int] | None = None  # rows kept from the damaged file, by table
-        self.skipped: list[str] = []  # rows left out because a value in them is malformed
+        self.skipped: list[ProgressError] = []  # rows left out because a value in them is malformed (`said`)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as error:
-            raise ProgressError(
-                f"Cannot create the progress folder {self.path.parent}: {error.strerror}. "
-                "Point --data-dir (or $AUTOGRAD_TUTOR_DATA_DIR) at a writable folder."
-            ) from error
+            raise ProgressError("store_no_folder", folder=self.path.parent, reason=error.strerror) from error
         self._conn = self._open()
 
     # ----------------------------------------------------------------- opening
@@ -103,7 +100,7 @@ class ProgressStore:
             try:
                 conn = self._connect_and_migrate()
             except _Damaged as error:  # a fresh file cannot be damaged; the folder is the problem
-                raise ProgressError(f"Cannot start a fresh progress file at {self.path}: {error}") from error
+                raise ProgressError("store_cannot_start", path=self.path, reason=error) from error
             try:
                 self.salvaged = _salvage(self.recovered_from, conn)
             except BaseException:
@@ -115,7 +112,7 @@ class ProgressStore:
         try:
             conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
         except sqlite3.Error as error:
-            raise ProgressError(f"Cannot open the progress file {self.path}: {error}") from error
+            raise ProgressError("store_cannot_open", path=self.path, reason=error) from error
         try:
             conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             conn.execute("PRAGMA journal_mode = WAL")
@@ -128,7 +125,7 @@ class ProgressStore:
             conn.close()
             if _is_damage(error):
                 raise _Damaged(str(error)) from error
-            raise ProgressError(f"Cannot use the progress file {self.path}: {error}") from error
+            raise ProgressError("store_cannot_use", path=self.path, reason=error) from error
         except BaseException:
             conn.close()
             raise
@@ -138,11 +135,7 @@ class ProgressStore:
         with _immediate(conn):
             version = conn.execute("PRAGMA user_version").fetchone()[0]
             if version > LATEST_VERSION:
-                raise ProgressError(
-                    f"The progress file {self.path} was written by a newer autograd-tutor "
-                    f"(schema version {version}; this one knows up to {LATEST_VERSION}). "
-                    "Upgrade autograd-tutor, or use --data-dir to keep a separate progress folder."
-                )
+                raise ProgressError("store_newer", path=self.path, version=version, latest=LATEST_VERSION)
             if version == 0 and conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
                 raise _Damaged("an SQLite file that is not an autograd-tutor progress database")
             for step in range(version, LATEST_VERSION):
@@ -163,10 +156,7 @@ class ProgressStore:
                 if source.exists():
                     source.replace(f"{target}{suffix}")
         except OSError as error:
-            raise ProgressError(
-                f"The progress file {self.path} is damaged and could not be moved aside "
-                f"({error.strerror}). Move it away yourself, or use --data-dir."
-            ) from error
+            raise ProgressError("store_damaged_stuck", path=self.path, reason=error.strerror) from error
         return target
 
     def close(self) -> None:
@@ -184,13 +174,13 @@ class ProgressStore:
             with _immediate(self._conn):
                 yield self._conn
         except sqlite3.Error as error:
-            raise ProgressError(f"Could not save progress to {self.path}: {error}") from error
+            raise ProgressError("store_cannot_save", path=self.path, reason=error) from error
 
     def _read(self, sql: str, params: Iterable[object] = ()) -> list[tuple]:
         try:
             return self._conn.execute(sql, tuple(params)).fetchall()
         except sqlite3.Error as error:
-            raise ProgressError(f"Could not read progress from {self.path}: {error}") from error
+            raise ProgressError("store_cannot_read", path=self.path, reason=error) from error
 
     # ----------------------------------------------------------------- attempts
 
@@ -240,7 +230,7 @@ class ProgressStore:
         """Attempts in the order they were made (all, or one lesson's)."""
         where, params = ("WHERE lesson_id = ?", (lesson_id,)) if lesson_id is not None else ("", ())
         rows = self._read(f"SELECT {_ATTEMPT_COLUMNS} FROM attempts {where} ORDER BY at, id", params)
-        return self._decoded(rows, _attempt, "an attempt")
+        return self._decoded(rows, _attempt, "store_what_attempt")
 
     def concept_counts(self) -> dict[str, dict[Outcome, int]]:
         """For each concept, how many attempts ended in each outcome."""
@@ -268,7 +258,7 @@ class ProgressStore:
     def last_position(self) -> Position | None:
         """The lesson and step the learner visited most recently, to resume the course."""
         rows = self._read("SELECT lesson_id, step_id, updated_at FROM positions ORDER BY updated_at DESC")
-        for position in self._decoded(rows, _position, "a lesson position"):  # the newest readable one
+        for position in self._decoded(rows, _position, "store_what_position"):  # the newest readable one
             return position
         return None
 
@@ -336,11 +326,11 @@ class ProgressStore:
         """The stored scheduler card (fsrs `Card.to_json()`) for a concept, if any (a malformed one counts
         as none: the concept starts again)."""
         rows = self._read("SELECT key, card, updated_at FROM cards WHERE key = ?", (key,))
-        return next((card for _, (card, _) in self._decoded(rows, _card, "a review card")), None)
+        return next((card for _, (card, _) in self._decoded(rows, _card, "store_what_card")), None)
 
     def cards(self) -> dict[str, str]:
         rows = self._read("SELECT key, card, updated_at FROM cards ORDER BY key")
-        return {key: card for key, (card, _) in self._decoded(rows, _card, "a review card")}
+        return {key: card for key, (card, _) in self._decoded(rows, _card, "store_what_card")}
 
     def put_card(self, key: str, card_json: str) -> None:
         with self._write() as conn:
@@ -351,9 +341,9 @@ class ProgressStore:
     def snapshot(self) -> Snapshot:
         """Everything in the store, as plain records (`tutor.progress.exchange` writes it to a file)."""
         positions = self._decoded(self._read("SELECT lesson_id, step_id, updated_at FROM positions ORDER BY 1"),
-                                  _position, "a lesson position")
+                                  _position, "store_what_position")
         cards = dict(self._decoded(self._read("SELECT key, card, updated_at FROM cards ORDER BY key"),
-                                   _card, "a review card"))
+                                   _card, "store_what_card"))
         return Snapshot(self.attempts(), positions, cards)
 
     def _decoded(self, rows: list[tuple], decode: Callable[[tuple], object], what: str) -> list:
@@ -363,10 +353,10 @@ class ProgressStore:
             try:
                 found.append(decode(row))
             except _ROW_ERRORS as error:
-                note = f"{self.path}: {what} with a malformed value was skipped ({error})"
-                if note not in self.skipped:
+                note = ProgressError("store_row_skipped", path=self.path, what=(what, {}), error=error)
+                if str(note) not in map(str, self.skipped):
                     self.skipped.append(note)
-                    _log.warning(note)
+                    _log.warning(str(note))
         return found
 
     def merge(self, snapshot: Snapshot) -> dict[str, int]:

@@ -30,6 +30,7 @@ from lessons.model import (
     Tolerance,
 )
 from lessons.outline import QuizLesson
+from tutor.i18n import WordedError
 from tutor.quiz.builtin import TEMPLATES, BuiltinTemplate
 from tutor.quiz.program import Program
 
@@ -41,7 +42,9 @@ ERROR_CHOICES = (
     ErrorChoice(
         "RuntimeError: grad can be implicitly created only for scalar outputs",
         LocalText("`backward()` without an argument only works for a single number; a tensor output needs "
-                  "`backward(v)`.", "引数なしの `backward()` はスカラー出力専用です。テンソル出力には `backward(v)` が必要です。"),
+                  "`backward(v)`.",
+                  "引数なしの `backward()` が使えるのは、出力が 1 つの数（要素 1 個）のときだけです。"
+                  "テンソル出力には `backward(v)` が必要です。"),
     ),
     ErrorChoice(
         "RuntimeError: Trying to backward through the graph a second time",
@@ -61,8 +64,8 @@ ERROR_CHOICES = (
 )
 
 
-class QuizError(Exception):
-    """A template cannot produce a usable question (names the template and the problem)."""
+class QuizError(WordedError):
+    """A template cannot produce a usable question (names the template and the problem; `said` in a language)."""
 
 
 @dataclass(frozen=True)
@@ -132,7 +135,7 @@ def _from_lesson(template: Template, seed: int) -> Question:
         try:
             variant = instantiate(source, seed + index * 1_000_003)
         except (KeyError, IndexError, ValueError) as error:  # a placeholder without a parameter, say
-            raise QuizError(f"quiz template {template.id!r} cannot be filled in: {error!r}") from error
+            raise QuizError("quiz_cannot_fill", id=template.id, error=repr(error)) from error
         step = PredictStep(id=f"{source.id}-{seed}", text=variant.text, snippet=variant.snippet,
                            expression=variant.expression, tolerance=source.tolerance, hints=source.hints,
                            explanation=source.explanation)
@@ -157,7 +160,7 @@ def _first_usable(template: Template, seed: int, draw) -> Question:
         problem = _degenerate(answer)
         if problem is None:
             return Question(f"{template.id}#{seed}", template.id, seed, template.concepts, step, lesson, answer, program)
-    raise QuizError(f"quiz template {template.id!r} (seed {seed}) gave no usable question: {problem}")
+    raise QuizError("quiz_no_usable", id=template.id, seed=seed, problem=problem)
 
 
 def _lesson_for(template: Template, step: PredictStep | ErrorStep) -> Lesson:

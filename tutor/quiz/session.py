@@ -123,7 +123,7 @@ class QuizSession:
                 return Drawn(generate(template, seed), concept)
             except QuizError:
                 self._templates.remove(template)  # a broken lesson template must not end the quiz
-        raise QuizError("no quiz template can produce a question")
+        raise QuizError("quiz_no_template")
 
     def ask(self, drawn: Drawn) -> Question:
         """`drawn` becomes the question waiting for an answer."""

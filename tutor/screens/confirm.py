@@ -14,6 +14,33 @@ from tutor.untrusted import text
 class ConfirmScreen(ModalScreen[bool]):
     """Dismisses with True for yes; Escape or n means no."""
 
+    # Its own styles, parsed the first time it is shown (not with the app's at every start-up).
+    DEFAULT_CSS = """
+    ConfirmScreen {
+        align: center middle;
+        background: $background 60%;
+    }
+    ConfirmScreen #dialog {
+        width: 60;
+        max-width: 90%;
+        height: auto;
+        padding: 1 2;
+        border: thick $error;
+        background: $surface;
+    }
+    ConfirmScreen #buttons {
+        height: auto;
+        align-horizontal: right;
+        margin-top: 1;
+    }
+    ConfirmScreen Button {
+        margin-left: 2;
+    }
+    ConfirmScreen #yes {  /* by id: Button's own `.-style-default.-error` (hover, active) outranks a class here */
+        background: $danger-background;
+    }
+    """
+
     BINDINGS = [
         Binding("y", "answer(True)", "yes"),
         Binding("n,escape", "answer(False)", "no"),

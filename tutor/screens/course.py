@@ -15,7 +15,7 @@ from tutor.themes import MUTED
 from tutor.untrusted import plain, text
 from tutor.widgets.footer import TutorFooter
 from tutor.widgets.inline_text import inline_markdown
-from tutor.widgets.lesson_list import LessonList
+from tutor.widgets.lesson_list import LessonList, LessonPrompt
 
 _STATUS = {"done": ("✓", "green"), "in progress": ("◐", "yellow"), "new": ("○", MUTED)}
 BROKEN = "!broken:"  # option ids of broken files (no lesson id can start with "!")
@@ -109,7 +109,7 @@ class CourseScreen(Screen[None]):
         if ids:
             listing.highlighted = listing.get_option_index(highlighted if highlighted in ids else ids[0])
 
-    def _lesson_prompt(self, lesson, lang: str) -> Text:
+    def _lesson_prompt(self, lesson, lang: str) -> LessonPrompt:
         progress = self.app.lesson_progress(lesson)
         status = str(progress.status) if progress else "new"
         mark, style = _STATUS.get(status, ("○", MUTED))
@@ -123,7 +123,7 @@ class CourseScreen(Screen[None]):
         if lesson.concepts:
             prompt.append("\n")
             prompt.append_text(inline_markdown(_tags(lesson, lang), "cyan"))
-        return prompt
+        return LessonPrompt.from_rich_text(prompt)  # as the list would convert it, but with a cheaper height
 
     def on_input_changed(self, event: Input.Changed) -> None:
         self.refresh_lessons()

@@ -16,6 +16,30 @@ from tutor.widgets.footer import declared_bindings
 class HelpScreen(ModalScreen[None]):
     """Lists each binding of `screen` (and the app's) that has a description."""
 
+    # Its own styles, parsed the first time it is shown (not with the app's at every start-up).
+    DEFAULT_CSS = """
+    HelpScreen {
+        align: center middle;
+        background: $background 60%;
+    }
+    HelpScreen #dialog {
+        width: 64;
+        max-width: 95%;
+        height: auto;
+        max-height: 90%;
+        padding: 1 2;
+        border: thick $accent;
+        background: $surface;
+    }
+    HelpScreen #help-title, HelpScreen #help-intro {
+        margin-bottom: 1;
+    }
+    HelpScreen #help-intro {
+        margin-top: 1;
+        color: $text-muted;
+    }
+    """
+
     BINDINGS = [Binding("escape,q,question_mark,f1", "dismiss", "close")]
 
     def __init__(self, screen) -> None:

@@ -5,8 +5,9 @@ already computed. `tutor.practice.QuizPractice` submits the first verdict of eac
 `QuizSession` (which records the attempt and reviews the concepts' FSRS cards at once); the learner
 may still retry until right, or show the answer, without changing that record. After the last
 question the app shows the summary. The screen is drawn at once; each question is made off the event loop (it waits
-for the snippet worker, which may be starting or busy), so keys work meanwhile. When the first question has not come
-within PREPARING_DELAY the screen says it prepares it: a question that comes at once never flashes that notice first.
+for the snippet worker, which may be starting or busy), so keys work meanwhile. Every question takes the same path:
+when it has not come within PREPARING_DELAY, the screen says it prepares it (in place of the question answered before
+it, whose keys go with it); a question that comes at once never flashes that notice first.
 This screen imports no other page screen.
 """
 from __future__ import annotations
@@ -15,13 +16,13 @@ from textual.binding import Binding
 from textual.widgets import Static
 
 from lessons.glossary import concept_label
-from tutor.i18n import t
+from tutor.i18n import error_said, t
 from tutor.practice import Outcome, QuizPractice
 from tutor.screens.practice import PracticeScreen
 from tutor.widgets.step_progress import StepProgress
 from tutor.widgets.step_view import StepView
 
-PREPARING_DELAY = 0.25  # seconds: a first question sooner than this needs no "Preparing…" (it would only flash)
+PREPARING_DELAY = 0.25  # seconds: a question sooner than this needs no "Preparing…" (it would only flash)
 
 
 class QuizScreen(PracticeScreen):
@@ -50,18 +51,26 @@ class QuizScreen(PracticeScreen):
     def on_mount(self) -> None:
         self.sub_title = t("quiz_title", self.app.lang)
         self._show_progress()
-        self._preparing = self.set_timer(PREPARING_DELAY, self._say_preparing)
         self._ask_next()
 
+    def _preparing_text(self) -> str:
+        return t("quiz_preparing" if self.question is None else "quiz_preparing_next", self.app.lang)
+
     def _say_preparing(self) -> None:
-        """The first question has not come at once (the worker is starting, or busy): say it is on its way."""
-        if self.question is None:
-            self.view.mount(Static(t("quiz_preparing", self.app.lang), id="preparing"))
+        """The question has not come at once (the worker is starting, or busy): say it is on its way, in place of the
+        question answered before it (its keys go with it: `steps_shown` is False while the notice is up)."""
+        if self.drawing:
+            self.view.remove_children()
+            self.view.mount(Static(self._preparing_text(), id="preparing"))
+            self.sub_title = t("quiz_title", self.app.lang)  # the answered question's concepts went with it
+            self.refresh_bindings()
 
     def _ask_next(self) -> None:
-        """Make the next question in a Textual worker; until it is shown, `n` waits."""
+        """Make the next question in a Textual worker; until it is shown, `n` waits, and after PREPARING_DELAY the
+        screen says it prepares it."""
         self.drawing = True
         self.refresh_bindings()
+        self._preparing = self.set_timer(PREPARING_DELAY, self._say_preparing)
         self.run_worker(self._next_question(), name="next-question", exclusive=True)
 
     async def _next_question(self) -> None:
@@ -79,10 +88,11 @@ class QuizScreen(PracticeScreen):
         except QuizError as error:
             self._preparing.stop()
             if self.question is None:
-                self.app.notify(t("quiz_unavailable", self.app.lang, reason=error), severity="error", timeout=10)
+                self.app.notify(t("quiz_unavailable", self.app.lang, reason=error.said(self.app.lang)), severity="error",
+                                timeout=10)
                 self.dismiss()
             else:  # every template left failed: end early, answers so far are kept
-                self.notify(t("quiz_stopped", self.app.lang, reason=error), severity="error", timeout=10)
+                self.notify(t("quiz_stopped", self.app.lang, reason=error.said(self.app.lang)), severity="error", timeout=10)
                 self.app.show_quiz_summary(session)
             return
         self._preparing.stop()
@@ -105,7 +115,7 @@ class QuizScreen(PracticeScreen):
         self.refresh_bindings()
 
     def steps_shown(self) -> bool:
-        return self.question is not None and super().steps_shown()
+        return self.question is not None and not self.query("#preparing") and super().steps_shown()
 
     def _show_progress(self) -> None:
         marks = self.outcomes + [None] * (self.session.count - len(self.outcomes))
@@ -138,7 +148,8 @@ class QuizScreen(PracticeScreen):
         self._ask_next()
 
     def _store_failed(self, error) -> None:
-        self.app.notify(t("progress_unavailable", self.app.lang, reason=error), severity="error", timeout=10)
+        self.app.notify(t("progress_unavailable", self.app.lang, reason=error_said(error, self.app.lang)),
+                        severity="error", timeout=10)
         self.dismiss()
 
     def on_step_view_record_failed(self, event: StepView.RecordFailed) -> None:
@@ -146,7 +157,7 @@ class QuizScreen(PracticeScreen):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Show the answer only before it is over; next only once the question is answered; while the first question
-        is prepared, only leaving; while a later one is, not next."""
+        is prepared, only leaving; while a later one is, not next (once the notice says so, only leaving)."""
         if not self.steps_shown():
             return action not in ("primary", "hint", "show_answer", "explain", "retry", "next")
         if action == "show_answer":
@@ -172,11 +183,11 @@ class QuizScreen(PracticeScreen):
         self.leave_after_asking(t("leave_quiz", self.app.lang, count=self.session.count - self.session.answered))
 
     def apply_language(self) -> None:
-        if self.question is None:  # still preparing the first question
+        if self.question is None or self.query("#preparing"):  # still preparing the first question, or a later one
             self.sub_title = t("quiz_title", self.app.lang)
             self._show_progress()
             for preparing in self.query("#preparing").results(Static):
-                preparing.update(t("quiz_preparing", self.app.lang))
+                preparing.update(self._preparing_text())
             return
         self.call_later(self.show_step, 0)
 

@@ -155,7 +155,7 @@ class RevealScreen(Screen[None]):
         else:
             if not explanation.ok:
                 error = explanation.error
-                problem = t("explain_unavailable", lang, reason=f"{error.type}: {error.message}")
+                problem = t("explain_unavailable", lang, reason=error.said(lang, introduced=True))
             elif not explanation.panels:
                 problem = t("no_backward", lang)
         if problem is not None:

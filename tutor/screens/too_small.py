@@ -7,17 +7,25 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from tutor.i18n import t
-
-MIN_WIDTH = 60
-MIN_HEIGHT = 16
-
-
-def too_small(width: int, height: int) -> bool:
-    return width < MIN_WIDTH or height < MIN_HEIGHT
+from tutor.min_size import MIN_HEIGHT, MIN_WIDTH
 
 
 class TooSmallScreen(Screen[None]):
     """The app pushes this on a resize below the minimum and pops it when the window grows."""
+
+    # Its own styles, parsed the first time it is shown (not with the app's at every start-up).
+    DEFAULT_CSS = """
+    TooSmallScreen {
+        align: center middle;
+    }
+    TooSmallScreen #too-small-message {
+        width: 100%;
+        content-align: center middle;
+        text-align: center;
+        text-style: bold;
+        color: $warning;
+    }
+    """
 
     def compose(self) -> ComposeResult:
         yield Static(id="too-small-message")

@@ -165,7 +165,7 @@ class StepView(VerticalScroll, can_focus=True):
         output = self.practice.output(self.index)
         error = None
         if output.raised is not None:
-            error = t("snippet_error", lang, error=f"{output.raised.type}: {output.raised.message}")
+            error = t("snippet_error", lang, error=output.raised.what(lang))
         return SnippetCell(step.snippet, output.own, error, labels, earlier=output.earlier, warnings=output.warnings,
                            id="snippet")
 
