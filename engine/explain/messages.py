@@ -120,6 +120,9 @@ MESSAGES: dict[str, dict[str, str]] = {
     # Jacobian
     "jacobian_head": {"en": "J = ∂vec({y}) / ∂vec({x}): {m}x{n} ({y_shape} output, {x_shape} input)",
                       "ja": "J = ∂vec({y}) / ∂vec({x}): {m}x{n}（出力 {y_shape}、入力 {x_shape}）"},
+    # matrix calculus' vec stacks columns; here (and in PyTorch's .flatten()) a matrix is read row by row
+    "jacobian_vec_rows": {"en": " (vec: flattened row by row, as .flatten())",
+                          "ja": "（vec は行ごとに平坦化、.flatten() と同じ）"},
     "symbolic_intro": {"en": "symbolic (each input element a symbol):",
                        "ja": "記号で（入力の各要素を記号として）:"},
     # every symbol takes its value at the call: the leaf's, and those of the named constants in the formula
@@ -159,6 +162,8 @@ MESSAGES: dict[str, dict[str, str]] = {
                    "ja": "{bm}x{bn} のブロック対角行列: この値では、出力の各グループは対応する入力のグループだけに応じて変わります"},
     "kind_dense": {"en": "dense ({nonzero} of {total} entries non-zero)",
                    "ja": "密（{total} 成分中 {nonzero} 個が 0 以外）"},
+    "kind_unstructured": {"en": "no diagonal or block structure in this order ({nonzero} of {total} entries non-zero)",
+                          "ja": "この並びでは対角やブロックの構造がありません（{total} 成分中 {nonzero} 個が 0 以外）"},
     "diagonal_laid_out": {"en": "only the diagonal is non-zero; here it is in the input's shape (entry i is ∂yᵢ/∂xᵢ):",
                           "ja": "0 でないのは対角成分だけです。入力の形状に並べると（i 番目が ∂yᵢ/∂xᵢ）:"},
     "block_title": {"en": "block {k} of {total}", "ja": "ブロック {k} / {total}"},
@@ -238,15 +243,23 @@ MESSAGES: dict[str, dict[str, str]] = {
                            "d²{y}/d{x}² = ∂{dy}/∂{x} です:"},
     "chain_timeout": {"en": "∂{y}/∂{x}: the chain rule took too long; numbers only",
                       "ja": "∂{y}/∂{x}: 連鎖律の計算に時間がかかりすぎました。数値のみ表示します"},
-    "chain_weighted": {"en": "backward was given the weight {v}, so the formula is {v}ᵀ·∂{y}/∂{x}; · multiplies "
-                             "element by element",
-                       "ja": "backward に重み {v} を渡したので、式は {v}ᵀ·∂{y}/∂{x} です。· は要素ごとの積です"},
+    "chain_weighted": {"en": "backward was given the weight {v}, so the formula is {v}ᵀ·∂{y}/∂{x}: its entry j is "
+                             "Σᵢ {v}ᵢ·∂{y}ᵢ/∂{x}ⱼ, a sum over the outputs (a vector-Jacobian product)",
+                       "ja": "backward に重み {v} を渡したので、式は {v}ᵀ·∂{y}/∂{x} です。その第 j 成分は "
+                             "Σᵢ {v}ᵢ·∂{y}ᵢ/∂{x}ⱼ で、出力についての和です（ベクトル・ヤコビ積）"},
+    "chain_weighted_diagonal": {"en": "backward was given the weight {v}, so the formula is {v}ᵀ·∂{y}/∂{x}; "
+                                      "∂{y}/∂{x} is diagonal here, so {v}ᵀ·∂{y}/∂{x} is {v} times its diagonal, "
+                                      "element by element (·)",
+                                "ja": "backward に重み {v} を渡したので、式は {v}ᵀ·∂{y}/∂{x} です。ここでは ∂{y}/∂{x} "
+                                      "が対角なので、{v}ᵀ·∂{y}/∂{x} は {v} とその対角成分の要素ごとの積（·）です"},
     "chain_elementwise": {"en": "each factor is element-wise, so the chain rule is a product, element by element",
                           "ja": "どの因子も要素ごとなので、連鎖律は要素ごとの積になります"},
     "chain_tensor": {"en": "not every node is element-wise; the gradient composed in tensor notation:",
                      "ja": "要素ごとでないノードがあるので、テンソルの記法で合成した勾配:"},
     "chain_steps": {"en": "what arrives at each node (∂{y}/∂ that node's result), from the output down:",
                     "ja": "各ノードに流れてくる勾配（∂{y}/∂ そのノードの結果）、出力から順に:"},
+    "chain_steps_weighted": {"en": "what arrives at each node ({v}ᵀ·∂{y}/∂ that node's result), from the output down:",
+                             "ja": "各ノードに流れてくる勾配（{v}ᵀ·∂{y}/∂ そのノードの結果）、出力から順に:"},
     "chain_per_element": {"en": "no tensor formula fits; element by element:",
                           "ja": "テンソルの式が当てはまらないので、要素ごとに:"},
     "chain_constant": {"en": "where {name} is a constant of the program (no name of its own):",
@@ -292,6 +305,42 @@ MESSAGES: dict[str, dict[str, str]] = {
                      "ja": "このテンソルのフック（register_hook）が勾配を変えました。以下はフックが返した値です"},
     "trace_incoming": {"en": "gradient arriving (∂ output / ∂ this node's result):",
                        "ja": "流れてくる勾配（∂ 出力 / ∂ このノードの結果）:"},
+    "trace_incoming_weighted": {"en": "gradient arriving (vᵀ · ∂ output / ∂ this node's result, v the gradient "
+                                      "argument):",
+                                "ja": "流れてくる勾配（vᵀ · ∂ 出力 / ∂ このノードの結果。v は backward に渡した勾配）:"},
+    "trace_summed_to": {"en": "  the rule gives {rule}; {input} was broadcast, so the engine then sums it over the "
+                              "broadcast dimensions to {input}'s shape ({shape}):",
+                        "ja": "  規則の結果は {rule} です。{input} はブロードキャストされたので、エンジンがその後、"
+                              "ブロードキャストした次元で和を取って {input} の形（{shape}）にします:"},
+    # the prose inside the op table's rule formulas (engine/ops), as the Japanese panels word it: `rule_text`
+    "rule_note_mean": {"en": " (/ N for 'mean')", "ja": "（'mean' なら N で割る）"},
+    "rule_note_pow_zero": {"en": ', 0 where exponent == 0', "ja": '（exponent == 0 のところは 0）'},
+    "rule_note_pow_log": {"en": ', 0 where self == 0 and exponent >= 0', "ja": '（self == 0 かつ exponent >= 0 のところは 0）'},
+    "rule_note_threshold": {"en": ': 0 where result <= 0', "ja": ': result <= 0 のところは 0'},
+    "rule_note_leaky": {"en": ': grad where self > 0, else grad * negative_slope', "ja": ': self > 0 なら grad、それ以外は grad * negative_slope'},
+    "rule_note_elu": {"en": ': grad where self > 0, else grad * alpha * exp(self)', "ja": ': self > 0 なら grad、それ以外は grad * alpha * exp(self)'},
+    "rule_note_index_add": {"en": ': zeros with grad added at index', "ja": ': 0 の配列の index の位置に grad を加えたもの'},
+    "rule_note_padding": {"en": ', 0 at padding_idx', "ja": '（padding_idx の位置は 0）'},
+    "rule_note_embedding": {"en": ': rows of grad added at indices', "ja": ': indices の位置の行に grad の行を加えたもの'},
+    "rule_note_offset_diagonal": {"en": 'grad placed on the offset diagonal of zeros shaped like self', "ja": 'self と同じ形の 0 の配列の、ずらした対角に grad を置いたもの'},
+    "rule_note_diagonal": {"en": 'grad on the diagonal of zeros shaped like self', "ja": 'self と同じ形の 0 の配列の対角に grad を置いたもの'},
+    "rule_note_max_tie": {"en": ', halved where self == other, 0 where self < other', "ja": '（self == other のところは半分、self < other のところは 0）'},
+    "rule_note_min_tie": {"en": ', halved where self == other, 0 where self > other', "ja": '（self == other のところは半分、self > other のところは 0）'},
+    "rule_note_infinite": {"en": ' and 0 where infinite', "ja": '（無限大のところは 0）'},
+    "rule_note_unsqueezed": {"en": ' (result and grad unsqueezed over dim)', "ja": '（result と grad は dim で unsqueeze）'},
+    "rule_note_product_dim": {"en": '(product of the other elements along dim)', "ja": '（dim 方向の他の要素の積）'},
+    "rule_note_product": {"en": '(product of the other elements)', "ja": '（他の要素の積）'},
+    "rule_note_var_zero": {"en": ' (0 where result is 0)', "ja": '（result が 0 のところは 0）'},
+    "rule_note_norm_p0": {"en": ' (none for p = 0)', "ja": '（p = 0 では勾配なし）'},
+    "rule_note_cat": {"en": 'grads of the pieces, concatenated along dim', "ja": '各部分の勾配を dim 方向に連結したもの'},
+    "rule_note_nll_reduced": {"en": '-(grad at each target), reduced as the loss', "ja": '-(各ターゲットの位置の grad)、損失と同じように縮約'},
+    "rule_note_nll": {"en": '-grad at each target', "ja": '各ターゲットの位置に -grad'},
+    "rule_note_copy_slices": {"en": 'grad with zeros where src was written', "ja": 'src を書き込んだ位置を 0 にした grad'},
+    "rule_note_written": {"en": 'grad at the written elements', "ja": '書き込んだ位置の grad'},
+    "rule_note_as_strided": {"en": ': grad added at the viewed elements', "ja": ': ビューの要素の位置に grad を加えたもの'},
+    "rule_note_viewed": {"en": 'grad at the viewed elements', "ja": 'ビューの要素の位置の grad'},
+    "rule_note_copies": {"en": 'grad summed over the copies', "ja": 'コピー全体で和を取った grad'},
+    "rule_note_reduced": {"en": ' reduced', "ja": '（損失と同じように縮約）'},   # after nll_reduced, which holds it
     "trace_rule": {"en": "rule for {input}: {formula}  →  sends to {target}:",
                    "ja": "{input} の規則: {formula}  →  {target} へ送る:"},
     "trace_grad_empty": {"en": ".grad was empty: it becomes this gradient", "ja": ".grad は空でした: この勾配がそのまま入ります"},
@@ -661,6 +710,15 @@ MESSAGES: dict[str, dict[str, str]] = {
     "what_for_loop": {"en": "a for loop",
         "ja": "for ループ"},
 }
+
+
+def rule_text(formula: str, lang: str = "en") -> str:
+    """An op's rule formula (engine/ops) in `lang`: the code stays as it is, its prose notes (`(/ N for 'mean')`,
+    `0 where exponent == 0`) are the catalogue's `rule_note_*` in that language."""
+    for key, entry in MESSAGES.items():
+        if key.startswith("rule_note_") and lang in entry:
+            formula = formula.replace(entry["en"], entry[lang])
+    return formula
 
 
 def t(key: str, lang: str = "en", **params: object) -> str:
