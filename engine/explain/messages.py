@@ -246,7 +246,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "chain_weighted": {"en": "backward was given the weight {v}, so the formula is {v}ᵀ·∂{y}/∂{x}: its entry j is "
                              "Σᵢ {v}ᵢ·∂{y}ᵢ/∂{x}ⱼ, a sum over the outputs (a vector-Jacobian product)",
                        "ja": "backward に重み {v} を渡したので、式は {v}ᵀ·∂{y}/∂{x} です。その第 j 成分は "
-                             "Σᵢ {v}ᵢ·∂{y}ᵢ/∂{x}ⱼ で、出力についての和です（ベクトル・ヤコビ積）"},
+                             "Σᵢ {v}ᵢ·∂{y}ᵢ/∂{x}ⱼ で、出力についての和です（ベクトル・ヤコビ行列積）"},
     "chain_weighted_diagonal": {"en": "backward was given the weight {v}, so the formula is {v}ᵀ·∂{y}/∂{x}; "
                                       "∂{y}/∂{x} is diagonal here, so {v}ᵀ·∂{y}/∂{x} is {v} times its diagonal, "
                                       "element by element (·)",
@@ -311,7 +311,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "trace_summed_to": {"en": "  the rule gives {rule}; {input} was broadcast, so the engine then sums it over the "
                               "broadcast dimensions to {input}'s shape ({shape}):",
                         "ja": "  規則の結果は {rule} です。{input} はブロードキャストされたので、エンジンがその後、"
-                              "ブロードキャストした次元で和を取って {input} の形（{shape}）にします:"},
+                              "ブロードキャストした次元で和を取って {input} の形状（{shape}）にします:"},
     # the prose inside the op table's rule formulas (engine/ops), as the Japanese panels word it: `rule_text`
     "rule_note_mean": {"en": " (/ N for 'mean')", "ja": "（'mean' なら N で割る）"},
     "rule_note_pow_zero": {"en": ', 0 where exponent == 0', "ja": '（exponent == 0 のところは 0）'},
@@ -322,8 +322,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     "rule_note_index_add": {"en": ': zeros with grad added at index', "ja": ': 0 の配列の index の位置に grad を加えたもの'},
     "rule_note_padding": {"en": ', 0 at padding_idx', "ja": '（padding_idx の位置は 0）'},
     "rule_note_embedding": {"en": ': rows of grad added at indices', "ja": ': indices の位置の行に grad の行を加えたもの'},
-    "rule_note_offset_diagonal": {"en": 'grad placed on the offset diagonal of zeros shaped like self', "ja": 'self と同じ形の 0 の配列の、ずらした対角に grad を置いたもの'},
-    "rule_note_diagonal": {"en": 'grad on the diagonal of zeros shaped like self', "ja": 'self と同じ形の 0 の配列の対角に grad を置いたもの'},
+    "rule_note_offset_diagonal": {"en": 'grad placed on the offset diagonal of zeros shaped like self', "ja": 'self と同じ形状の 0 の配列の、ずらした対角に grad を置いたもの'},
+    "rule_note_diagonal": {"en": 'grad on the diagonal of zeros shaped like self', "ja": 'self と同じ形状の 0 の配列の対角に grad を置いたもの'},
     "rule_note_max_tie": {"en": ', halved where self == other, 0 where self < other', "ja": '（self == other のところは半分、self < other のところは 0）'},
     "rule_note_min_tie": {"en": ', halved where self == other, 0 where self > other', "ja": '（self == other のところは半分、self > other のところは 0）'},
     "rule_note_infinite": {"en": ' and 0 where infinite', "ja": '（無限大のところは 0）'},
@@ -333,14 +333,14 @@ MESSAGES: dict[str, dict[str, str]] = {
     "rule_note_var_zero": {"en": ' (0 where result is 0)', "ja": '（result が 0 のところは 0）'},
     "rule_note_norm_p0": {"en": ' (none for p = 0)', "ja": '（p = 0 では勾配なし）'},
     "rule_note_cat": {"en": 'grads of the pieces, concatenated along dim', "ja": '各部分の勾配を dim 方向に連結したもの'},
-    "rule_note_nll_reduced": {"en": '-(grad at each target), reduced as the loss', "ja": '-(各ターゲットの位置の grad)、損失と同じように縮約'},
+    "rule_note_nll_reduced": {"en": '-(grad at each target), reduced as the loss', "ja": '-(各ターゲットの位置の grad)、損失と同じように集約'},
     "rule_note_nll": {"en": '-grad at each target', "ja": '各ターゲットの位置に -grad'},
     "rule_note_copy_slices": {"en": 'grad with zeros where src was written', "ja": 'src を書き込んだ位置を 0 にした grad'},
     "rule_note_written": {"en": 'grad at the written elements', "ja": '書き込んだ位置の grad'},
     "rule_note_as_strided": {"en": ': grad added at the viewed elements', "ja": ': ビューの要素の位置に grad を加えたもの'},
     "rule_note_viewed": {"en": 'grad at the viewed elements', "ja": 'ビューの要素の位置の grad'},
     "rule_note_copies": {"en": 'grad summed over the copies', "ja": 'コピー全体で和を取った grad'},
-    "rule_note_reduced": {"en": ' reduced', "ja": '（損失と同じように縮約）'},   # after nll_reduced, which holds it
+    "rule_note_reduced": {"en": ' reduced', "ja": '（損失と同じように集約）'},   # after nll_reduced, which holds it
     "trace_rule": {"en": "rule for {input}: {formula}  →  sends to {target}:",
                    "ja": "{input} の規則: {formula}  →  {target} へ送る:"},
     "trace_grad_empty": {"en": ".grad was empty: it becomes this gradient", "ja": ".grad は空でした: この勾配がそのまま入ります"},

@@ -61,7 +61,7 @@ def test_the_backprop_tab_says_what_arrives_when_backward_got_a_weight(lang, wei
 
 
 @pytest.mark.parametrize("lang, said", [("en", "sums it over the broadcast dimensions to self's shape (length 3)"),
-                                        ("ja", "self の形（長さ 3）にします")])
+                                        ("ja", "self の形状（長さ 3）にします")])
 def test_the_backprop_tab_shows_the_sum_that_broadcasting_needs(lang, said):
     """Lesson 040: add's rule for self is `grad` (2x3); what reaches x (3,) is that summed over dim 0, done by
     the engine after the rule, as in PyTorch: the tab says so between the rule and the numbers."""
