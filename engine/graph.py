@@ -268,7 +268,7 @@ def _sweep(order, grads, nbatch, retain_graph, on_node, capture, tensors) -> dic
             continue
         hooks = None if hooked is None else hooked.get(node)
         if hooks is not None:
-            g = hooks.run_pre(g)
+            g = hooks.run_pre(node, g)
             before = {parent: grads.get(parent) for parent in node.parents if parent is not None}
         if capture is not None and node in capture:
             leaves[node] = g

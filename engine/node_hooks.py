@@ -9,6 +9,15 @@ from engine import xp
 from engine.hook_handle import RemovableHandle
 
 hooked: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # node -> its NodeHooks
+# a custom Function's node with several outputs -> how its one gradient array splits into one per output and
+# back (`engine.autograd.function._Layout`): its hooks get one gradient per output, as PyTorch's
+layouts: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _grad_outputs(node, g, as_tensor) -> tuple:
+    layout = layouts.get(node)
+    parts = (g,) if layout is None else layout.split(g)
+    return tuple(None if part is None else as_tensor(part) for part in parts)
 
 
 class NodeHooks:
@@ -18,15 +27,17 @@ class NodeHooks:
         self.pre: dict = {}
         self.post: dict = {}
 
-    def run_pre(self, g):
-        """The grad_output after every pre-hook (one returning None leaves it as it is)."""
+    def run_pre(self, node, g):
+        """The grad_outputs after every pre-hook (one returning None leaves them as they are)."""
         wrap = not xp.is_tensor(g)
-        outputs = (xp.tensors.constant(g) if wrap else g,)
+        outputs = _grad_outputs(node, g, xp.tensors.constant if wrap else (lambda v: v))
         for hook in list(self.pre.values()):
             result = hook(outputs)
             if result is not None:
                 outputs = _checked(result, outputs, hook)
-        return outputs[0]._data if wrap else outputs[0]
+        values = tuple(o._data if wrap and o is not None else o for o in outputs)
+        layout = layouts.get(node)
+        return values[0] if layout is None else layout.join(values, g)
 
     def run_post(self, node, g, contributions, grads, before) -> None:
         """Call the hooks with (grad_inputs, grad_outputs); where one returns new grad_inputs, `grads` (which the
@@ -36,7 +47,7 @@ class NodeHooks:
         inputs = [None] * len(node.parents)
         for i, _, gi in contributions:
             inputs[i] = as_tensor(gi)
-        inputs, outputs = tuple(inputs), (as_tensor(g),)
+        inputs, outputs = tuple(inputs), _grad_outputs(node, g, as_tensor)
         replaced = False
         for hook in list(self.post.values()):
             result = hook(inputs, outputs)

@@ -8,6 +8,7 @@ keeps that run, whose `evaluate` reads learner formulas in the program's final s
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -143,14 +144,20 @@ def run_program(program: Program | None, index: int | None, run, expressions: tu
     return result
 
 
+# an AttributeError for a torch name: PyTorch's own for a typo, or a name PyTorch has and this engine lacks
+MISSING_TORCH_NAME = re.compile(r"^(module 'torch[\w.]*'|'Tensor' object) has no attribute")
+
+
 def _failure(program: Program, error, index: int | None) -> AnswerError:
     if _worker_unavailable(error):
         return WorkerUnavailable(index, error.message)
     part, file_line = program.locate(error.line)
     where = part.step_index if part is not None else index
     refused = error.type in REFUSALS and error.type != "ResourceLimitExceeded"
-    return AnswerError(where, "snippet", say("program_refused" if refused else "program_fails",
-                                             error=f"{error.type}: {error.message}"), file_line)
+    key = "program_refused" if refused else "program_fails"
+    if error.type == "AttributeError" and MISSING_TORCH_NAME.search(error.message):
+        key = "program_lacks_name"  # an author who wrote `x.median()` learns where to look
+    return AnswerError(where, "snippet", say(key, error=f"{error.type}: {error.message}"), file_line)
 
 
 def _worker_unavailable(error) -> bool:

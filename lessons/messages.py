@@ -184,6 +184,10 @@ MESSAGES: dict[str, tuple[str, str]] = {
                 "このステップにはコードがありません。`snippet` か `continues = true` を書いてください"),
     "expression_fails": ("`{expression}` fails after the program: {error}", "プログラムのあとで `{expression}` が失敗します: {error}"),
     "program_fails": ("the program fails: {error}", "プログラムが失敗します: {error}"),
+    "program_lacks_name": ("the program fails: {error}; if PyTorch has that name, the tutor's engine does not: "
+                           "write the step with what it provides (docs/api.md lists it)",
+                           "プログラムが失敗します: {error}。PyTorch にその名前があるなら、チューターのエンジンにはありません。"
+                           "エンジンが対応しているもの（docs/api.md に一覧があります）でステップを書いてください"),
     "program_refused": ("the snippet runner refuses the program: {error}", "スニペットの実行系がプログラムを拒否しました: {error}"),
     "no_matching_choice": ("no choice matches what the program does ({outcome}); add that outcome as a choice",
                            "プログラムの結果（{outcome}）に一致する選択肢がありません。この結果を選択肢に加えてください"),
@@ -295,7 +299,10 @@ MESSAGES: dict[str, tuple[str, str]] = {
                          "アーカイブのメンバー数は {count} です。パックは {limit} 個までです"),
     "archive_bad_name_encoding": ("the archive is damaged (a member's name is not the UTF-8 it is marked as)",
                                   "アーカイブが壊れています（メンバー名が、示されたとおりの UTF-8 になっていません）"),
-    "archive_damaged": ("the archive is damaged ({error})", "アーカイブが壊れています（{error}）"),
+    "archive_damaged": ("the archive is damaged: copy or download it again, or ask its author for a new one ({error})",
+                        "アーカイブが壊れています。もう一度コピーかダウンロードをするか、作者に作り直してもらってください（{error}）"),
+    "archive_cut_off": ("the archive is cut off (it starts as a zip, its end is missing): copy or download it again",
+                        "アーカイブが途中で切れています（zip として始まり、終わりの部分がありません）。もう一度コピーかダウンロードをしてください"),
     "archive_member_large": ("member {name} is larger than {limit} MB; lesson files are small",
                              "メンバー {name} は {limit} MB を超えています。レッスンファイルは小さいものです"),
     "archive_no_pack_file": ("no {name}/{file}: this is not a lesson pack",

@@ -258,7 +258,7 @@ def read_archive(path: Path) -> Archive:
     if size > MAX_ARCHIVE_BYTES:
         raise ArchiveError(path, say("archive_too_big", size=f"{size / 1e6:.1f}", limit=MAX_ARCHIVE_BYTES // 1_000_000))
     if declared is None:
-        raise ArchiveError(path, say("archive_not_zip"))
+        raise ArchiveError(path, say("archive_cut_off" if _starts_as_zip(path) else "archive_not_zip"))
     if declared > MAX_MEMBERS:  # checked before zipfile reads the whole directory into memory
         count = LocalText("more than 65534", "65534 超") if declared == 0xFFFF else declared
         raise ArchiveError(path, say("archive_too_many", count=count, limit=MAX_MEMBERS))
@@ -291,6 +291,13 @@ def _declared_members(path: Path) -> int | None:
     if at < 0 or len(tail) - at < 22:
         return None
     return int.from_bytes(tail[at + 10:at + 12], "little")
+
+
+def _starts_as_zip(path: Path) -> bool:
+    """Whether the file begins with a zip's first member header: one without an end record is then a zip cut
+    off (a download or copy that stopped), not some other file."""
+    with open(path, "rb") as file:
+        return file.read(4) == b"PK\x03\x04"
 
 
 def _member_bytes(path: Path, archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from lessons.answers import AnswerError, compute_answer, predict_answer, quiz_program, run_program
+from lessons.answers import MISSING_TORCH_NAME, AnswerError, compute_answer, predict_answer, quiz_program, run_program
 from lessons.errors import LessonError
 from lessons.messages import say
 from lessons.model import MAX_ANSWER_CELLS, ErrorStep, Lesson, PredictStep, ReadStep
@@ -119,7 +119,6 @@ def _check_answer_size(lesson: Lesson, owner: str, step, answer, problems: list[
 
 
 _ENGINE_GAP = re.compile(r"not supported by this engine")
-_MISSING_NAME = re.compile(r"^(module 'torch[\w.]*'|'Tensor' object) has no attribute")
 
 
 def _check_engine_gap(lesson: Lesson, index: int, step: ErrorStep, answer, problems: list[LessonError],
@@ -132,7 +131,7 @@ def _check_engine_gap(lesson: Lesson, index: int, step: ErrorStep, answer, probl
     if raised.type == "NotImplementedError" and _ENGINE_GAP.search(raised.message):
         problems.append(LessonError(lesson.path, key_path, lesson.line_of(key_path), say(
             "engine_gap", error=f"{raised.type}: {raised.message}")))
-    elif raised.type == "AttributeError" and _MISSING_NAME.search(raised.message) and warnings is not None:
+    elif raised.type == "AttributeError" and MISSING_TORCH_NAME.search(raised.message) and warnings is not None:
         warnings.append(LessonError(lesson.path, key_path, lesson.line_of(key_path), say(
             "torch_name_missing", error=raised.message)))
 

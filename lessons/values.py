@@ -93,11 +93,12 @@ def same(answer: Plain, other: Plain, rtol: float, atol: float) -> tuple[bool, n
 
 
 def describe(plain: Plain) -> str:
-    """A short human form of a plain value, for messages."""
+    """A short human form of a plain value, for messages: on one line, as each of `check`'s problems is
+    (`file:line: …`, for editors and grep), a matrix's rows too."""
     if plain.kind == "tensor":
         body = np.array2string(np.asarray(plain.value, dtype=np.float64), precision=4, separator=", ",
-                               suppress_small=True, threshold=40)
-        return f"tensor {body} (shape {list(plain.shape)})"
+                               suppress_small=True, threshold=40, max_line_width=10**6)
+        return f"tensor {' '.join(body.split())} (shape {list(plain.shape)})"
     if plain.kind == "text":
         return repr(plain.value)
     return "None" if plain.kind == "none" else repr(plain.value)

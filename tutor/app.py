@@ -142,15 +142,18 @@ class TutorApp(App[None]):
 
     def get_driver_class(self):
         """Textual's driver for this terminal; on Linux and macOS one that keeps a paste whole when it carries escape
-        sequences (`tutor.paste_guard`)."""
+        sequences (`tutor.paste_guard`), unless this Textual has moved the private parser the guard is built on:
+        then the plain driver (pastes with escape sequences arrive in pieces, as without the guard; the app starts)."""
         driver = super().get_driver_class()
         from textual.drivers.linux_driver import LinuxDriver
 
-        if driver is LinuxDriver:
+        if driver is not LinuxDriver:
+            return driver
+        try:
             from tutor.paste_guard import PasteCleaningDriver
-
-            return PasteCleaningDriver
-        return driver
+        except ImportError:
+            return driver
+        return PasteCleaningDriver
 
     def run_and_exit(self, **options) -> None:
         """`run` until the learner quits, then end the process at once (the commands that open the app call

@@ -5,13 +5,21 @@ after it leave the paste and arrive as key presses, ESC as "^" and a line end as
 into the answer field in a real terminal was graded half-pasted ("Use ** for powers"; the pilot's `Paste` event
 never goes through the parser). Here the paste's content is cleaned as every typed answer is
 (`tutor.untrusted.typed`: sequences removed whole) before the parser reads it; its two markers stay.
+
+The guard is built on Textual's private parser (`textual._xterm_parser.XTermParser`, the name `linux_driver`'s
+input thread looks up). A Textual that moves it makes importing this module raise ImportError, and the app falls
+back to the plain driver (`tutor.app.TutorApp.get_driver_class`): a coloured paste arrives in pieces again, but the
+tutor starts. `tests/boundary/test_paste_guard.py` simulates both moves.
 """
 from __future__ import annotations
 
-from textual._xterm_parser import XTermParser
+from textual._xterm_parser import XTermParser  # (ImportError when moved: the app falls back)
 from textual.drivers import linux_driver
 
 from tutor.untrusted import typed
+
+if getattr(linux_driver, "XTermParser", None) is not XTermParser:  # its input thread would never read with ours
+    raise ImportError("paste guard: textual.drivers.linux_driver no longer reads its input with XTermParser")
 
 START, END = "\x1b[200~", "\x1b[201~"  # bracketed paste's markers
 

@@ -10,7 +10,7 @@ import contextlib
 
 import numpy as np
 
-from engine import state, xp
+from engine import node_hooks, state, xp
 from engine.grad_mode import no_grad
 from engine.graph import OUTPUT_NR, SECOND_BACKWARD, Node, node_class
 from engine.methods.shape import cat
@@ -151,6 +151,26 @@ class _Layout:
     def pack(self, arrays) -> np.ndarray:
         return np.concatenate([np.asarray(arrays[k], dtype=self.dtype).reshape(-1) for k in self.places])
 
+    def split(self, g) -> tuple:
+        """The node's gradient (an array, or a Tensor under create_graph) as one per output, None where an output
+        is not differentiable: what its hooks see (grad_outputs), as PyTorch's node hands them."""
+        parts = []
+        for k, output in enumerate(self.outputs):
+            offset, size = self.places.get(k, (0, 0))
+            parts.append(g[offset:offset + size].reshape(output._data.shape) if k in self.places else None)
+        return tuple(parts)
+
+    def join(self, parts: tuple, like):
+        """`split`'s inverse, after a pre-hook may have replaced some (a None is zeros), in `like`'s kind and dtype."""
+        flat = []
+        for k, (_, size) in self.places.items():
+            part = parts[k]
+            if isinstance(like, Tensor):
+                flat.append(Tensor._make(np.zeros(size, dtype=like._data.dtype)) if part is None else part.reshape(-1))
+            else:
+                flat.append(np.zeros(size, dtype=like.dtype) if part is None else np.asarray(part, like.dtype).reshape(-1))
+        return cat(flat, dim=0) if isinstance(like, Tensor) else np.concatenate(flat)
+
     def unpack(self, g: Tensor) -> tuple:
         """One gradient per output from the packed gradient `g` (a Tensor; recording when create_graph is on):
         zeros for a tensor output that is not differentiable, None for anything else, as PyTorch passes them."""
@@ -207,6 +227,7 @@ def _record(cls, ctx, args: tuple, kwargs: dict, outputs: tuple, differentiable:
             outputs[k]._grad_fn = node_class(Node, select)(select, (node.out,), {OUTPUT_NR: k}, outputs[k]._data,
                                                            (node,))
             outputs[k]._requires_grad = True
+        node_hooks.layouts[node] = layout
     ctx._node = node
 
 

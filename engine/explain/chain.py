@@ -190,10 +190,11 @@ class Symbols:
         """The program's name for this very array, else its value: a number when it has one entry (or, used
         element by element, when its entries are all equal: the 1/3 of a mean in a backward graph), a short
         list, or c₁ defined beside the formula."""
-        name = self.names.array(array)
+        leaves = {str(s) for s in self.edges.values()}
+        name = self.names.array(array, leaves)
         if name is not None:
             return sympy.Symbol(name, real=True)
-        name = self.names.transposed(array)
+        name = self.names.transposed(array, leaves)
         if name is not None:  # a frozen weight's W.T in nn.Linear
             return notation.mT(sympy.Symbol(name, real=True))
         flat = np.asarray(array, dtype=np.float64)
@@ -214,10 +215,12 @@ class Symbols:
 
     def seed(self, call, used: set) -> tuple[Value, str]:
         """The cotangent backward started from, as a notation value, and how the formula calls it: the name
-        the program passed (`v` in `s.backward(v)`), else v (when that name is free)."""
+        the program passed (`v` in `s.backward(v)`), else v (when that name is free). A one-entry seed is its
+        number (the implicit 1 is not written); a weight of several entries is always v, even all ones:
+        `x.T @ torch.ones(2, 2)` is vᵀ·∂y/∂W, not ∂y/∂W (the Jacobian itself)."""
         seed = np.asarray(call.sweep_seed, dtype=np.float64)
         shape = seed.shape
-        if seed.size and np.all(seed == seed.reshape(-1)[0]):
+        if seed.size == 1:
             from engine.explain.symbolic import number
 
             value = number(seed.reshape(-1)[0])
@@ -248,10 +251,12 @@ class Where:
             found.append(here)
         return found
 
-    def agrees(self, formula, env: dict, expected: list, cut: dict | None = None, grads: dict | None = None) -> bool:
-        """True when the formula gives `expected[k]` at point k, for every point (and there are points).
+    def agrees(self, formula, env: dict, expected: list, cut: dict | None = None, grads: dict | None = None,
+               exact: bool = True) -> bool:
+        """True when the formula gives `expected[k]` at point k, for every point (and there are points): of its
+        shape too unless not `exact` (a local factor, multiplied element by element).
         `grads`: {node: Symbol} standing for the gradient arriving at node, at each point's value."""
-        return bool(self.points) and all(notation.agrees(formula, here, want)
+        return bool(self.points) and all(notation.agrees(formula, here, want, exact)
                                          for here, want in zip(self.envs(env, cut, grads), expected, strict=True))
 
 
@@ -304,8 +309,9 @@ def _itself(call, edge, leaf, points) -> Chain:
     chain = Chain(leaf.name, call.output_name, True)
     symbols = Symbols(call, call.names, call.leaf_values)
     seed, chain.weight = symbols.seed(call, set(call.names.used()))
-    if Where(points, symbols.edges).agrees(seed.expr, symbols.values, [p.grad(edge) for p in points]):
-        chain.total, chain.verified = notation._PRINTER.doprint(seed.expr), True
+    total = notation.shaped(seed.expr, symbols.values, np.shape(leaf.contribution))
+    if Where(points, symbols.edges).agrees(total, symbols.values, [p.grad(edge) for p in points]):
+        chain.total, chain.verified = notation._PRINTER.doprint(total), True
     else:
         chain.ok, chain.note = False, "no_formula"
     return chain
@@ -336,7 +342,8 @@ def _derive(chain: Chain, call, edge, paths, points, check) -> None:
     grads = [p.grad(edge) for p in points]
     full = Sweep(nodes, symbols.edges, symbols.values, symbols.constant)
     arrived = full.backward(root, seed, check=check)
-    total = notation.drop_matmul_reshapes(notation.tidy(arrived[edge].expr), full.env)
+    shape = np.shape(call.leaf_values[edge])
+    total = notation.shaped(notation.drop_matmul_reshapes(notation.tidy(arrived[edge].expr), full.env), full.env, shape)
     if len(np.shape(grads[0]) if grads else ()) == 1:
         total_1d = notation.softmax_form(total)
         if where.agrees(total_1d, full.env, grads):
@@ -349,7 +356,8 @@ def _derive(chain: Chain, call, edge, paths, points, check) -> None:
     if named_cut and expanded > LINE // 2:  # long in the leaves: try the program's own names
         named = Sweep(nodes, symbols.edges, symbols.values, symbols.constant, cut=named_cut)
         named_arrived = named.backward(root, seed, check=check)
-        short = notation.drop_matmul_reshapes(notation.tidy(named_arrived[edge].expr), named.env)
+        short = notation.shaped(notation.drop_matmul_reshapes(notation.tidy(named_arrived[edge].expr), named.env),
+                                named.env, shape)
         shorter = len(notation.text(short)) < (expanded if expanded > LINE else 0.8 * expanded)
         if shorter and where.agrees(short, named.env, grads, named_cut):
             total, sweep, arrived, cut = short, named, named_arrived, named_cut
@@ -391,12 +399,13 @@ def _segments(call, edge, paths, sweep: Sweep, seed, where: Where, cut: dict, ch
         target = node if node in stop else edge if node is edge else None
         if target is None or node not in arrived:
             continue
-        expr = notation.drop_matmul_reshapes(notation.tidy(arrived[node].expr), sweep.env)
+        shape = np.shape(where.points[0].leaves[edge] if node is edge else where.points[0].out(node))
+        expr = notation.shaped(notation.drop_matmul_reshapes(notation.tidy(arrived[node].expr), sweep.env),
+                               sweep.env, shape)
         used = {n: g for n, g in stop.items() if g in expr.free_symbols}
         if node is edge:
             expected = [p.grad(edge) for p in where.points]
         else:
-            shape = np.shape(where.points[0].out(node))
             expected = [np.broadcast_to(np.asarray(p.arrived[node], dtype=np.float64), shape) for p in where.points]
         if not where.agrees(expr, sweep.env, expected, cut, used):
             return []
@@ -417,8 +426,9 @@ def _steps(call, edge, paths, sweep: Sweep, arrived: dict, where: Where, cut: di
         if node not in on_path or node not in arrived:
             continue
         k = index[node]
-        expr = notation.drop_matmul_reshapes(notation.tidy(arrived[node].expr), sweep.env)
-        shape = np.shape(where.points[0].out(node))
+        shape = np.shape(where.points[0].leaves[edge] if node is edge else where.points[0].out(node))
+        expr = notation.shaped(notation.drop_matmul_reshapes(notation.tidy(arrived[node].expr), sweep.env),
+                               sweep.env, shape)
         if any(node not in p.arrived for p in where.points):
             return []
         expected = [np.broadcast_to(np.asarray(p.arrived[node], dtype=np.float64), shape) for p in where.points]
@@ -469,7 +479,7 @@ def _multiplicative_paths(call, edge, paths, symbols, seed, full: Sweep, where: 
                 return []
             factor = notation.tidy(factor)
             local = [_local(p, node, i) for p in where.points]
-            if not where.agrees(factor, named.env, local, cut):
+            if not where.agrees(factor, named.env, local, cut, exact=False):
                 return []
             factors.append((node, factor, local))
         segments, current, product, numbers = [], Segment(call.output_name, ""), sympy.Integer(1), None
@@ -483,7 +493,7 @@ def _multiplicative_paths(call, edge, paths, symbols, seed, full: Sweep, where: 
             name = leaf_name if below is edge else (str(cut[below]) if below in cut else None)
             if name is not None:
                 product = notation.tidy(product)
-                if not where.agrees(product, named.env, numbers, cut):
+                if not where.agrees(product, named.env, numbers, cut, exact=False):
                     return []
                 current.bottom, current.factor = name, notation._PRINTER.doprint(product)
                 segments.append(current)
@@ -494,11 +504,11 @@ def _multiplicative_paths(call, edge, paths, symbols, seed, full: Sweep, where: 
             path_total *= factor
         for _ in range(len(back) + 1):
             path_total = path_total.xreplace(back)
-        path_total = notation.tidy(path_total)
+        shape = tuple(np.shape(where.points[0].leaves[edge]))
+        path_total = notation.shaped(notation.tidy(path_total), full.env, shape)
         share = [v for v in seed_values]
         for _, _, local in factors:
             share = [a * b for a, b in zip(share, local)]
-        shape = tuple(np.shape(where.points[0].leaves[edge]))
         if not where.agrees(path_total, full.env, [np.broadcast_to(a, shape) for a in share]):
             return []
         totals.append(path_total)

@@ -44,19 +44,28 @@ def shape_text(shape) -> str:
     return f"length {shape[0]}" if len(shape) == 1 else "x".join(map(str, shape))
 
 
-def constant_info(value, names) -> dict:
+def _constant_name(value, names, leaves) -> str | None:
+    """The program's name for a constant array, or `W.T` for a view of a named W read transposed (nn.Linear's
+    frozen weight, saved as `weight.t()`): the chain rule's formulas name it so too."""
+    name = names.array(value, leaves)
+    if name is None and (base := names.transposed(value, leaves)) is not None:
+        return f"{base}.T"
+    return name
+
+
+def constant_info(value, names, leaves=()) -> dict:
     """A constant input as data, for the panels to word in their language."""
     if isinstance(value, np.ndarray):
-        name = names.array(value)
+        name = _constant_name(value, names, leaves)
         if value.size == 1 and name is None:
             return {"value": f"{value.item():g}"}
         return {"name": name, "shape": list(value.shape)}
     return {"value": f"{value:g}" if isinstance(value, (int, float)) else repr(value)}
 
 
-def describe_constant(value, names) -> str:
+def describe_constant(value, names, leaves=()) -> str:
     if isinstance(value, np.ndarray):
-        name = names.array(value)
+        name = _constant_name(value, names, leaves)
         if value.size == 1 and name is None:
             return f"constant {value.item():g}"
         return f"{name or 'constant'} ({shape_text(value.shape)}, no grad)"
@@ -65,6 +74,7 @@ def describe_constant(value, names) -> str:
 
 def describe_graph(nodes: list, names) -> list[GraphNode]:
     index = {node: k for k, node in enumerate(nodes)}
+    leaves = {names.leaf(node) for node in nodes if type(node) is AccumulateGrad}
     described = []
     for k, node in enumerate(nodes):
         if type(node) is AccumulateGrad:
@@ -79,8 +89,8 @@ def describe_graph(nodes: list, names) -> list[GraphNode]:
             parent = node.parents[i] if i < len(node.parents) else None
             constant = None
             if parent is None:
-                label = describe_constant(value, names)
-                constant = constant_info(value, names)
+                label = describe_constant(value, names, leaves)
+                constant = constant_info(value, names, leaves)
             elif type(parent) is AccumulateGrad:
                 label = f"{names.leaf(parent)} (leaf)"
             else:
@@ -100,6 +110,10 @@ def describe_graph(nodes: list, names) -> list[GraphNode]:
                 entry.saved_items.append(("result", None, list(np.shape(node.out))))
             elif saved in labels:
                 label, shape = labels[saved]
+                if label.startswith("#"):  # an unnamed result: the edge `self:` below it in the tree names it
+                    entry.saved.append(f"{saved} ({shape_text(shape)})")
+                    entry.saved_items.append((saved, None, list(shape)))
+                    continue
                 entry.saved.append(f"{saved} = {label.split(' (')[0]} ({shape_text(shape)})")
                 entry.saved_items.append((saved, label.split(' (')[0], list(shape)))
             else:

@@ -25,10 +25,13 @@ MESSAGES: dict[str, dict[str, str]] = {
     "call_title_noline_forward": {"en": "forward-mode call {index}", "ja": "順モードの呼び出し {index}"},
     "output": {"en": "output", "ja": "出力"},
     "v": {"en": "v", "ja": "v"},
-    "v_implicit": {"en": "{y} is a scalar, so backward() starts from the implicit gradient v = 1",
-                   "ja": "{y} はスカラーなので、backward() は暗黙の勾配 v = 1 から始まります"},
-    "v_implicit_api": {"en": "{y} is a scalar, so {api} starts its backward sweep from the implicit gradient v = 1",
-                       "ja": "{y} はスカラーなので、{api} の逆伝播は暗黙の勾配 v = 1 から始まります"},
+    "v_implicit": {"en": "{y} is {one}, so backward() starts from the implicit gradient v = 1",
+                   "ja": "{y} は{one}なので、backward() は暗黙の勾配 v = 1 から始まります"},
+    "v_implicit_api": {"en": "{y} is {one}, so {api} starts its backward sweep from the implicit gradient v = 1",
+                       "ja": "{y} は{one}なので、{api} の逆伝播は暗黙の勾配 v = 1 から始まります"},
+    # what lets v = 1 be implicit: one element, 0-dim or not (torch checks numel() == 1, not the shape)
+    "one_scalar": {"en": "a scalar", "ja": "スカラー"},
+    "one_element": {"en": "a one-element tensor", "ja": "要素 1 個のテンソル"},
     "v_given": {"en": "v is the gradient argument passed to {y}.backward(…)",
                 "ja": "v は {y}.backward(…) に渡した gradient 引数です"},
     "v_given_api": {"en": "v is the gradient given to {api}(…)", "ja": "v は {api}(…) に渡した勾配です"},
@@ -36,7 +39,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "v_batched": {"en": "{api} pushes back every one-hot row v = eᵢ, one vᵀJ per output element: what it returns is "
                         "the Jacobian itself",
                   "ja": "{api} は one-hot の行 v = eᵢ をすべて逆伝播し、出力の要素ごとに vᵀJ を 1 つ求めます。"
-                        "返り値はヤコビ行列そのものです"},
+                        "戻り値はヤコビ行列そのものです"},
     "call_api": {"en": "call", "ja": "呼び出し"},
     "api_accumulates": {"en": "{api}: adds each gradient into .grad", "ja": "{api}: 勾配を .grad に足し込みます"},
     "api_returns": {"en": "{api}: returns the gradient; .grad is not changed",
@@ -59,7 +62,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "api_forward_swept": {"en": "{api} is forward mode (J·t); this engine computes it with backward sweeps (the "
                                 "double-vjp trick), each explained as it ran",
                           "ja": "{api} は順モード（J·t）です。このエンジンは逆伝播（double-vjp の方法）で計算するので、"
-                                "実行した逆伝播をひとつずつ説明します"},
+                                "実行した逆伝播を 1 つずつ説明します"},
     "t_given": {"en": "t is the tangent given to {api}(…): the direction the input moves in",
                 "ja": "t は {api}(…) に渡した接ベクトルで、入力を動かす向きです"},
     "tangent_of": {"en": "{name}: its tangent is given; {name}.grad is not changed",
@@ -79,13 +82,13 @@ MESSAGES: dict[str, dict[str, str]] = {
                             "J·t multiplies it by the tangent, so the chain rule is the same product of local "
                             "derivatives, applied from the input side",
                       "ja": "順モード: ∂{y}/∂{x} はヤコビ行列タブにあります（記号形式があればそれも）。J·t はそれに接ベクトルを"
-                            "掛けたものなので、連鎖律は同じ局所微分の積を入力の側から適用したものです"},
+                            "掛けたものなので、連鎖律は同じ局所的な微分の積を入力の側から適用したものです"},
     "trace_forward": {"en": "forward mode has no backward to follow node by node: J·t is carried from the inputs "
                             "towards the output",
                       "ja": "順モードには、ノードごとにたどる逆伝播がありません。J·t は入力から出力へ運ばれます"},
     "trace_several": {"en": "backward pushed every output's v through the graph in one sweep; the node-by-node view "
                             "follows a single output, so it is not shown for several at once",
-                      "ja": "backward はすべての出力の v を 1 回の逆伝播でまとめてグラフに流しました。ノードごとの表示は"
+                      "ja": "backward はすべての出力の v を 1 回の逆伝播でまとめてグラフに流しました。ノードごとの表示は "
                             "1 つの出力をたどるものなので、複数の出力をまとめた呼び出しには示しません"},
     "fd_forward_title": {"en": "finite-difference check of J·t", "ja": "J·t の有限差分による確認"},
     "fd_forward_at": {"en": "the function replayed at x + h·t and x − h·t (float64), no derivative rule involved",
@@ -100,9 +103,9 @@ MESSAGES: dict[str, dict[str, str]] = {
                               "ベクトルとして読み、v も同じように並べます。J はそれぞれのヤコビ行列を縦に積んだもので、"
                               "vᵀJ = v₁ᵀJ₁ + v₂ᵀJ₂ + … が backward の計算する和です"},
     "returned": {"en": "{name}: the gradient is returned ({name}.grad is not changed)",
-                 "ja": "{name}: 勾配は返り値になります（{name}.grad は変わりません）"},
+                 "ja": "{name}: 勾配は戻り値になります（{name}.grad は変わりません）"},
     "returned_jacobian": {"en": "{name}: its Jacobian is returned ({name}.grad is not changed)",
-                          "ja": "{name}: ヤコビ行列は返り値になります（{name}.grad は変わりません）"},
+                          "ja": "{name}: ヤコビ行列は戻り値になります（{name}.grad は変わりません）"},
     "leaf": {"en": "leaf {name}", "ja": "葉テンソル {name}"},
     "grad_held": {"en": "{name}.grad already held a gradient; this call adds to it",
                   "ja": "{name}.grad にはすでに勾配があり、この呼び出しはそこに足し込みます"},
@@ -122,6 +125,9 @@ MESSAGES: dict[str, dict[str, str]] = {
     # Jacobian
     "jacobian_head": {"en": "J = ∂vec({y}) / ∂vec({x}): {m}x{n} ({y_shape} output, {x_shape} input)",
                       "ja": "J = ∂vec({y}) / ∂vec({x}): {m}x{n}（出力 {y_shape}、入力 {x_shape}）"},
+    # matrix calculus' vec stacks columns; here (and in PyTorch's .flatten()) a matrix is read row by row
+    "jacobian_vec_rows": {"en": " (vec: flattened row by row, as .flatten())",
+                          "ja": "（vec は行ごとに平坦化、.flatten() と同じ）"},
     "symbolic_intro": {"en": "symbolic (each input element a symbol):",
                        "ja": "記号で（入力の各要素を記号として）:"},
     # every symbol takes its value at the call: the leaf's, and those of the named constants in the formula
@@ -154,11 +160,15 @@ MESSAGES: dict[str, dict[str, str]] = {
     "kind_rows_equal": {"en": "every row equal at these values", "ja": "この値ではすべての行が等しい"},
     "kind_row": {"en": "one row (a scalar output): the row is the gradient itself",
                  "ja": "1 行（出力がスカラー）: この行がそのまま勾配です"},
+    "kind_row_one": {"en": "one row (a one-element output): the row is the gradient itself",
+                     "ja": "1 行（出力の要素が 1 個）: この行がそのまま勾配です"},
     "kind_block": {"en": "block-diagonal with {bm}x{bn} blocks: at these values, each group of outputs moves only "
                          "with its own group of inputs",
                    "ja": "{bm}x{bn} のブロック対角行列: この値では、出力の各グループは対応する入力のグループだけに応じて変わります"},
     "kind_dense": {"en": "dense ({nonzero} of {total} entries non-zero)",
                    "ja": "密（{total} 成分中 {nonzero} 個が 0 以外）"},
+    "kind_unstructured": {"en": "no diagonal or block structure in this order ({nonzero} of {total} entries non-zero)",
+                          "ja": "この並びでは対角やブロックの構造がありません（{total} 成分中 {nonzero} 個が 0 以外）"},
     "diagonal_laid_out": {"en": "only the diagonal is non-zero; here it is in the input's shape (entry i is ∂yᵢ/∂xᵢ):",
                           "ja": "0 でないのは対角成分だけです。入力の形状に並べると（i 番目が ∂yᵢ/∂xᵢ）:"},
     "block_title": {"en": "block {k} of {total}", "ja": "ブロック {k} / {total}"},
@@ -238,15 +248,23 @@ MESSAGES: dict[str, dict[str, str]] = {
                            "d²{y}/d{x}² = ∂{dy}/∂{x} です:"},
     "chain_timeout": {"en": "∂{y}/∂{x}: the chain rule took too long; numbers only",
                       "ja": "∂{y}/∂{x}: 連鎖律の計算に時間がかかりすぎました。数値のみ表示します"},
-    "chain_weighted": {"en": "backward was given the weight {v}, so the formula is {v}ᵀ·∂{y}/∂{x}; · multiplies "
-                             "element by element",
-                       "ja": "backward に重み {v} を渡したので、式は {v}ᵀ·∂{y}/∂{x} です。· は要素ごとの積です"},
+    "chain_weighted": {"en": "backward was given the weight {v}, so the formula is {v}ᵀ·∂{y}/∂{x}: its entry j is "
+                             "Σᵢ {v}ᵢ·∂{y}ᵢ/∂{x}ⱼ, a sum over the outputs (a vector-Jacobian product)",
+                       "ja": "backward に重み {v} を渡したので、式は {v}ᵀ·∂{y}/∂{x} です。その第 j 成分は "
+                             "Σᵢ {v}ᵢ·∂{y}ᵢ/∂{x}ⱼ で、出力についての和です（ベクトル・ヤコビ行列積）"},
+    "chain_weighted_diagonal": {"en": "backward was given the weight {v}, so the formula is {v}ᵀ·∂{y}/∂{x}; "
+                                      "∂{y}/∂{x} is diagonal here, so {v}ᵀ·∂{y}/∂{x} is {v} times its diagonal, "
+                                      "element by element (·)",
+                                "ja": "backward に重み {v} を渡したので、式は {v}ᵀ·∂{y}/∂{x} です。ここでは ∂{y}/∂{x} "
+                                      "が対角なので、{v}ᵀ·∂{y}/∂{x} は {v} とその対角成分の要素ごとの積（·）です"},
     "chain_elementwise": {"en": "each factor is element-wise, so the chain rule is a product, element by element",
                           "ja": "どの因子も要素ごとなので、連鎖律は要素ごとの積になります"},
     "chain_tensor": {"en": "not every node is element-wise; the gradient composed in tensor notation:",
                      "ja": "要素ごとでないノードがあるので、テンソルの記法で合成した勾配:"},
     "chain_steps": {"en": "what arrives at each node (∂{y}/∂ that node's result), from the output down:",
                     "ja": "各ノードに流れてくる勾配（∂{y}/∂ そのノードの結果）、出力から順に:"},
+    "chain_steps_weighted": {"en": "what arrives at each node ({v}ᵀ·∂{y}/∂ that node's result), from the output down:",
+                             "ja": "各ノードに流れてくる勾配（{v}ᵀ·∂{y}/∂ そのノードの結果）、出力から順に:"},
     "chain_per_element": {"en": "no tensor formula fits; element by element:",
                           "ja": "テンソルの式が当てはまらないので、要素ごとに:"},
     "chain_constant": {"en": "where {name} is a constant of the program (no name of its own):",
@@ -292,6 +310,42 @@ MESSAGES: dict[str, dict[str, str]] = {
                      "ja": "このテンソルのフック（register_hook）が勾配を変えました。以下はフックが返した値です"},
     "trace_incoming": {"en": "gradient arriving (∂ output / ∂ this node's result):",
                        "ja": "流れてくる勾配（∂ 出力 / ∂ このノードの結果）:"},
+    "trace_incoming_weighted": {"en": "gradient arriving (vᵀ · ∂ output / ∂ this node's result, v the gradient "
+                                      "argument):",
+                                "ja": "流れてくる勾配（vᵀ · ∂ 出力 / ∂ このノードの結果。v は backward に渡した勾配）:"},
+    "trace_summed_to": {"en": "  the rule gives {rule}; {input} was broadcast, so the engine then sums it over the "
+                              "broadcast dimensions to {input}'s shape ({shape}):",
+                        "ja": "  規則の結果は {rule} です。{input} はブロードキャストされたので、エンジンがその後、"
+                              "ブロードキャストした次元で和を取って {input} の形状（{shape}）にします:"},
+    # the prose inside the op table's rule formulas (engine/ops), as the Japanese panels word it: `rule_text`
+    "rule_note_mean": {"en": " (/ N for 'mean')", "ja": "（'mean' なら N で割る）"},
+    "rule_note_pow_zero": {"en": ', 0 where exponent == 0', "ja": '（exponent == 0 のところは 0）'},
+    "rule_note_pow_log": {"en": ', 0 where self == 0 and exponent >= 0', "ja": '（self == 0 かつ exponent >= 0 のところは 0）'},
+    "rule_note_threshold": {"en": ': 0 where result <= 0', "ja": ': result <= 0 のところは 0'},
+    "rule_note_leaky": {"en": ': grad where self > 0, else grad * negative_slope', "ja": ': self > 0 なら grad、それ以外は grad * negative_slope'},
+    "rule_note_elu": {"en": ': grad where self > 0, else grad * alpha * exp(self)', "ja": ': self > 0 なら grad、それ以外は grad * alpha * exp(self)'},
+    "rule_note_index_add": {"en": ': zeros with grad added at index', "ja": ': 0 の配列の index の位置に grad を加えたもの'},
+    "rule_note_padding": {"en": ', 0 at padding_idx', "ja": '（padding_idx の位置は 0）'},
+    "rule_note_embedding": {"en": ': rows of grad added at indices', "ja": ': indices の位置の行に grad の行を加えたもの'},
+    "rule_note_offset_diagonal": {"en": 'grad placed on the offset diagonal of zeros shaped like self', "ja": 'self と同じ形状の 0 の配列の、ずらした対角に grad を置いたもの'},
+    "rule_note_diagonal": {"en": 'grad on the diagonal of zeros shaped like self', "ja": 'self と同じ形状の 0 の配列の対角に grad を置いたもの'},
+    "rule_note_max_tie": {"en": ', halved where self == other, 0 where self < other', "ja": '（self == other のところは半分、self < other のところは 0）'},
+    "rule_note_min_tie": {"en": ', halved where self == other, 0 where self > other', "ja": '（self == other のところは半分、self > other のところは 0）'},
+    "rule_note_infinite": {"en": ' and 0 where infinite', "ja": '（無限大のところは 0）'},
+    "rule_note_unsqueezed": {"en": ' (result and grad unsqueezed over dim)', "ja": '（result と grad は dim で unsqueeze）'},
+    "rule_note_product_dim": {"en": '(product of the other elements along dim)', "ja": '（dim 方向の他の要素の積）'},
+    "rule_note_product": {"en": '(product of the other elements)', "ja": '（他の要素の積）'},
+    "rule_note_var_zero": {"en": ' (0 where result is 0)', "ja": '（result が 0 のところは 0）'},
+    "rule_note_norm_p0": {"en": ' (none for p = 0)', "ja": '（p = 0 では勾配なし）'},
+    "rule_note_cat": {"en": 'grads of the pieces, concatenated along dim', "ja": '各部分の勾配を dim 方向に連結したもの'},
+    "rule_note_nll_reduced": {"en": '-(grad at each target), reduced as the loss', "ja": '-(各ターゲットの位置の grad)、損失と同じように集約'},
+    "rule_note_nll": {"en": '-grad at each target', "ja": '各ターゲットの位置に -grad'},
+    "rule_note_copy_slices": {"en": 'grad with zeros where src was written', "ja": 'src を書き込んだ位置を 0 にした grad'},
+    "rule_note_written": {"en": 'grad at the written elements', "ja": '書き込んだ位置の grad'},
+    "rule_note_as_strided": {"en": ': grad added at the viewed elements', "ja": ': ビューの要素の位置に grad を加えたもの'},
+    "rule_note_viewed": {"en": 'grad at the viewed elements', "ja": 'ビューの要素の位置の grad'},
+    "rule_note_copies": {"en": 'grad summed over the copies', "ja": 'コピー全体で和を取った grad'},
+    "rule_note_reduced": {"en": ' reduced', "ja": '（損失と同じように集約）'},   # after nll_reduced, which holds it
     "trace_rule": {"en": "rule for {input}: {formula}  →  sends to {target}:",
                    "ja": "{input} の規則: {formula}  →  {target} へ送る:"},
     "trace_grad_empty": {"en": ".grad was empty: it becomes this gradient", "ja": ".grad は空でした: この勾配がそのまま入ります"},
@@ -311,7 +365,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "fd_agrees": {"en": "largest difference {diff} — agrees", "ja": "最大の差 {diff} — 一致"},
     "fd_disagrees": {"en": "largest difference {diff} — disagrees (a kink such as relu or abs at 0, a custom backward "
                            "that is not the derivative on purpose, like a straight-through estimator, or a bug)",
-                     "ja": "最大の差 {diff} — 不一致（relu や abs が 0 で折れ曲がる点のような所か、ストレート・スルー推定量の"
+                     "ja": "最大の差 {diff} — 不一致（relu や abs が 0 で折れ曲がる点のようなところか、ストレート・スルー推定量の"
                            "ようにわざと導関数と違う自作の backward か、バグ）"},
     "fd_hooked": {"en": "largest difference {diff} — differs: hooks changed the gradient during backward, and finite "
                         "differences see only the function",
@@ -363,7 +417,7 @@ MESSAGES: dict[str, dict[str, str]] = {
                            "ja": "{mark} J·t は unpack_dual({y}) で読み出した接ベクトルと一致しません"},
     "dual_unknown": {"en": "{y}'s tangent did not come only from ops that carry tangents forward (a custom Function's "
                            "jvp, or fill_ or zero_, wrote part of it), so its steps cannot be followed: not explained",
-                     "ja": "{y} の接ベクトルは、接ベクトルを前へ運ぶ演算だけから来たものではありません（カスタム Function の "
+                     "ja": "{y} の接ベクトルは、接ベクトルを前へ運ぶ演算だけから来たものではありません（自作の Function の "
                            "jvp や fill_、zero_ が一部を書きました）。そのため手順をたどれず、説明しません"},
     "dual_too_large": {"en": "the Jacobian of {y} would have {entries} entries, too many to build: not explained",
                        "ja": "{y} のヤコビ行列は成分が {entries} 個になり、作るには多すぎるため説明しません"},
@@ -390,7 +444,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "tangent_fd_bad": {"en": "{mark} differs from the finite difference along t at this op (largest difference {diff}: "
                              "a kink such as relu or abs at 0, or a bug)",
                        "ja": "{mark} この演算での t 方向の有限差分と一致しません（最大の差 {diff}。relu や abs が 0 で"
-                             "折れ曲がる点のような所か、バグ）"},
+                             "折れ曲がる点のようなところか、バグ）"},
     "tangent_step": {"en": "op {index}: {op}", "ja": "演算 {index}: {op}"},
     # a module's full backward hooks (register_full_backward_hook, register_full_backward_pre_hook)
     "module_hooked": {"en": "a module's backward hook ran inside this backward: J and vᵀJ here are what backward "
@@ -453,10 +507,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     "module_unavailable": {"en": "`{name}` is not available in snippets", "ja": "`{name}` はスニペットでは使えません"},
     "not_in_tutor_torch": {"en": "`{name}` is not part of the torch API this tutor provides (what it provides: "
                                  "docs/api.md)",
-                           "ja": "`{name}` はこの tutor の torch にはありません（使える API は docs/api.md にあります）"},
+                           "ja": "`{name}` はこのチューターの torch にはありません（使える API は docs/api.md にあります）"},
     "attribute_not_in_tutor_torch": {"en": "'{name}' is not part of the torch API this tutor provides (what it provides: "
                                            "docs/api.md)",
-                                     "ja": "'{name}' はこの tutor の torch にはありません（使える API は docs/api.md "
+                                     "ja": "'{name}' はこのチューターの torch にはありません（使える API は docs/api.md "
                                            "にあります）"},
     "dunder_internal": {"en": "'{name}': names starting with '__' are internals and not available in snippets",
                         "ja": "'{name}': '__' で始まる名前は内部用で、スニペットでは使えません"},
@@ -476,14 +530,14 @@ MESSAGES: dict[str, dict[str, str]] = {
     "raise_refused": {"en": "raising {name} is refused for safety (the runner stops snippets with it)",
                       "ja": "{name} を raise することは安全のためできません（ランナーがスニペットを止めるのに使います）"},
     "worker_cannot_start": {"en": "the tutor's snippet worker could not start: {cause}",
-                            "ja": "tutor のスニペット実行プロセスを起動できませんでした: {cause}"},
+                            "ja": "チューターのスニペット実行プロセスを起動できませんでした: {cause}"},
     "worker_not_runnable": {"en": "{program} cannot be run ({detail})", "ja": "{program} を実行できません（{detail}）"},
     "worker_signal": {"en": "it was stopped by signal {signal}", "ja": "シグナル {signal} で止まりました"},
     "worker_exit_status": {"en": "it exited with status {status} without saying why",
                            "ja": "理由を告げずに終了コード {status} で終わりました"},
     "worker_not_ready": {"en": "it did not get ready within {seconds} s", "ja": "{seconds} 秒以内に準備ができませんでした"},
     "worker_stopped_answering": {"en": "the tutor's snippet worker stopped answering",
-                                 "ja": "tutor のスニペット実行プロセスが応答しなくなりました"},
+                                 "ja": "チューターのスニペット実行プロセスが応答しなくなりました"},
     "call_cancelled": {"en": "the call was cancelled", "ja": "呼び出しは取り消されました"},
     "no_value_came_back": {"en": "no value came back", "ja": "値が返ってきませんでした"},
     "snippet_past_time_limit": {"en": "the snippet ran past its time limit and was stopped",
@@ -504,12 +558,12 @@ MESSAGES: dict[str, dict[str, str]] = {
                             "ja": "解説の計算がサンドボックスの制限（{seconds} 秒、{mb} MB）で止まりました: {cause}"},
     "explanation_own_fault": {"en": "the tutor could not work out this explanation (its own fault, not the "
                                     "program's): {error}",
-                              "ja": "tutor がこの解説を計算できませんでした（プログラムではなく tutor の不具合です）: {error}"},
+                              "ja": "チューターがこの解説を計算できませんでした（プログラムではなくチューターの不具合です）: {error}"},
     "explanation_unreadable": {"en": "the explanation could not be read back from the sandbox",
                                "ja": "サンドボックスから解説を読み戻せませんでした"},
-    "tutor_closed": {"en": "the tutor closed", "ja": "tutor が終了しました"},
+    "tutor_closed": {"en": "the tutor closed", "ja": "チューターが終了しました"},
     "no_longer_needed": {"en": "cancelled: the tutor no longer needs this answer",
-                         "ja": "取り消しました: tutor はもうこの結果を必要としていません"},
+                         "ja": "取り消しました: チューターはもうこの結果を必要としていません"},
     "too_many_bytes": {"en": "{what} would have {count} elements ({size}); the limit is {limit} per tensor",
         "ja": "{what}の要素数は {count}（{size}）になります。上限はテンソル 1 個あたり {limit} です"},
     "too_many_elements": {"en": "{what} would have {count} elements; the limit is {limit} per tensor",
@@ -663,3 +717,12 @@ MESSAGES: dict[str, dict[str, str]] = {
 }
 
 register(__name__, MESSAGES)
+
+
+def rule_text(formula: str, lang: str = "en") -> str:
+    """An op's rule formula (engine/ops) in `lang`: the code stays as it is, its prose notes (`(/ N for 'mean')`,
+    `0 where exponent == 0`) are the catalogue's `rule_note_*` in that language."""
+    for key, entry in MESSAGES.items():
+        if key.startswith("rule_note_") and lang in entry:
+            formula = formula.replace(entry["en"], entry[lang])
+    return formula

@@ -74,8 +74,8 @@ class CallExplanation:
     @property
     def v_words(self) -> str:
         if self.gradient is None:
-            return (f"{self.output_name} is a scalar, so backward() starts from the implicit "
-                    "gradient v = 1")
+            one = "a scalar" if self.output_shape == () else "a one-element tensor"
+            return f"{self.output_name} is {one}, so backward() starts from the implicit gradient v = 1"
         return f"v is the gradient argument passed to {self.output_name}.backward(…)"
 
 

@@ -122,8 +122,12 @@ class twhere(_TensorFunction):        # twhere(c, a, b) = torch.where(c, a, b)
     nargs = 3
 
 
+class texpand(_TensorFunction):       # texpand(a, (shape)) = a.expand(shape)
+    nargs = 2
+
+
 FUNCTIONS = (tsum, tmean, tsumdim, tmeandim, softmax, matmul, outer, mT, reshape, unsqueeze, ones, gt, eq,
-             between, tnorm, tclamp, tmaximum, tmax, tselect, onehot, mask, twhere)
+             between, tnorm, tclamp, tmaximum, tmax, tselect, onehot, mask, twhere, texpand)
 OPEN = sympy.nan  # an open clamp bound
 
 
@@ -205,6 +209,8 @@ def _evaluate(e, env, cache):  # noqa: C901 - one case per kind of node
             return np.expand_dims(ev(e.args[0]), _ints(e.args[1]))
         if func is ones:
             return np.ones(_ints(e.args[0]))
+        if func is texpand:
+            return np.broadcast_to(ev(e.args[0]), _ints(e.args[1]))
         if func is gt:
             return (ev(e.args[0]) > ev(e.args[1])).astype(np.float64)
         if func is eq:
@@ -249,11 +255,24 @@ def _dim(d: int, a: np.ndarray) -> int:
     return d % n
 
 
-def agrees(formula, env: dict, expected: np.ndarray) -> bool:
-    """True when `formula` at the values `env` equals `expected` (broadcast to its shape), as backward
-    computed it (float32 tolerances: the graph may have run in float32)."""
+def shaped(expr, env: dict, shape):
+    """The formula as a tensor of the gradient's own shape: `r.sum().expand(2, 1)` where r.sum() alone would
+    be one number for a c of shape (2, 1) — x.grad always has x's shape, so a formula said to equal it must
+    too. A plain number stays as it is (the same number in every entry, as one writes ∂(2x)/∂x = 2)."""
+    shape = tuple(shape)
+    if expr.is_Number or np.shape(evaluate(expr, env)) == shape:
+        return expr
+    return texpand(expr, as_tuple(shape))
+
+
+def agrees(formula, env: dict, expected: np.ndarray, exact: bool = True) -> bool:
+    """True when `formula` at the values `env` equals `expected`, as backward computed it (float32
+    tolerances: the graph may have run in float32). `exact`: of expected's very shape too (a plain number
+    stands for every entry); else broadcast to it, as a local factor multiplies element by element."""
     try:
         value = evaluate(formula, env)
+        if exact and not sympy.sympify(formula).is_Number and np.shape(value) != np.shape(expected):
+            return False
         value = np.broadcast_to(value, np.shape(expected))
     except (NotationError, ValueError, TypeError, ZeroDivisionError, OverflowError):
         return False
@@ -312,6 +331,9 @@ class TensorPrinter(StrPrinter):
 
     def _print_unsqueeze(self, e):
         return "".join([self._arg(e.args[0])] + [f".unsqueeze({d})" for d in _ints(e.args[1])])
+
+    def _print_texpand(self, e):
+        return f"{self._arg(e.args[0])}.expand({self._shape(e.args[1])})"
 
     def _print_ones(self, e):
         return f"torch.ones({self._shape(e.args[0])})"
@@ -382,7 +404,8 @@ def one_line(text: str) -> str:
     text = re.sub(r"\*\*(\d+)", lambda m: m.group(1).translate(_SUPERSCRIPT), text)
     text = re.sub(r"\*\*\((-?\d+)\)", lambda m: m.group(1).translate(_SUPERSCRIPT), text)
     text = text.replace("**", "^")
-    text = re.sub(r"(?<![\w.₀-₉⁰-⁹])(\d+)\*(?=(?!torch\.)[^\W\d]|\()", r"\1", text)  # 2x, 2·torch.ones(3)
+    # 2x and 2(x + 1), but 2·torch.ones(3), 2·layer.bias₁, 2·x.sum(): a dotted name after a number would read as one
+    text = re.sub(r"(?<![\w.₀-₉⁰-⁹])(\d+)\*(?=[^\W\d]\w*+(?!\.)|\()", r"\1", text)
     return text.replace("*", "·")
 
 

@@ -409,7 +409,7 @@ class Names:
 
     def __init__(self, *namespaces: dict | None) -> None:
         self._tensor: dict[int, str] = {}
-        self._array: dict[int, str] = {}     # the storage of tensors that need no grad: constants
+        self._array: dict[int, str] = {}     # the storage of constants: tensors that need no grad (or did not)
         self._views: list = []               # (array, name) of those constants, for their `.T` views
         self._storage: dict[int, str] = {}   # the storage of every bound tensor: a transform's copy of x
         self._leaves: dict[str, int] = {}    # leaf name -> id of the leaf tensor it names
@@ -418,6 +418,7 @@ class Names:
         self._keep: list = []  # keep named objects alive so their ids stay theirs
         self._origin: dict = {}
         given: set[str] = set()
+        later: list = []   # leaves that need grad now: constants at an earlier call (requires_grad_() after it)
         for namespace in namespaces:
             namespace = namespace or {}
             self._used |= {k for k in namespace if not k.startswith("_")}
@@ -428,11 +429,20 @@ class Names:
                 self._keep.append(value)
                 self._tensor[id(value)] = name
                 self._storage.setdefault(id(value._data), name)
-                if not value.requires_grad and id(value._data) not in self._array:
-                    self._array[id(value._data)] = name
-                    self._views.append((value._data, name))
+                if not value.requires_grad:
+                    self._constant(value._data, name)
+                elif value._grad_fn is None:
+                    later.append((value._data, name))
                 if value._grad_fn is not None:   # the tensor's own node (a Function's output k: its edge)
                     self._node.setdefault(id(value._grad_fn), name)
+        for data, name in later:   # `tensor2.requires_grad_()` after a call that used tensor2 as a constant
+            self._constant(data, name)
+
+    def _constant(self, data, name: str) -> None:
+        """The storage a constant of some call may hold answers to its tensor's name (the first name wins)."""
+        if id(data) not in self._array:
+            self._array[id(data)] = name
+            self._views.append((data, name))
 
     def add_origin(self, origin: dict) -> None:
         """Frozen copies answer to the names of the nodes and arrays they were copied from."""
@@ -479,21 +489,25 @@ class Names:
     def tensor(self, tensor) -> str | None:
         return self._tensor.get(id(tensor))
 
-    def array(self, array) -> str | None:
-        """The name of the tensor (needing no grad) whose very array a node used as a constant, if any."""
+    def array(self, array, leaves=()) -> str | None:
+        """The name of the tensor (needing no grad) whose very array a node used as a constant, if any; never
+        one of the call's `leaves`: `x.detach()` holds x's very storage, yet is a constant where x is not."""
         original = self._origin.get(id(array), array)
-        return self._array.get(id(original))
+        name = self._array.get(id(original))
+        return None if name in leaves else name
 
-    def transposed(self, array) -> str | None:
+    def transposed(self, array, leaves=()) -> str | None:
         """The name of a constant whose `.T` this array is (nn.Linear's frozen `weight.t()`): the same
-        memory, read with the axes swapped — a view of that very tensor, not equal numbers."""
+        memory, read with the axes swapped — a view of that very tensor, not equal numbers (never one of the
+        call's `leaves`, as in `array`)."""
         original = self._origin.get(id(array), array)
         if not isinstance(original, np.ndarray) or original.ndim != 2 or original.base is None:
             return None
         address = original.__array_interface__["data"][0]
         for data, name in self._views:
             if (data.ndim == 2 and data.__array_interface__["data"][0] == address and data.dtype == original.dtype
-                    and original.shape == data.shape[::-1] and original.strides == data.strides[::-1]):
+                    and original.shape == data.shape[::-1] and original.strides == data.strides[::-1]
+                    and name not in leaves):
                 return name
         return None
 

@@ -31,7 +31,7 @@ from engine.explain.matrices import (
     sum_rows,
     whole_jacobian,
 )
-from engine.explain.messages import t
+from engine.explain.messages import rule_text, t
 from engine.explain.notation import one_line
 
 WIDTH = 100  # the width a panel is laid out for when the caller does not say
@@ -88,8 +88,9 @@ def render_summary(call, *, lang: str = "en", width: int = WIDTH) -> RenderableT
     elif call.api in _CHECKS:
         lines.add_row("v", t("v_checks", lang, api=api))
     elif call.gradient is None:  # "backward()" only when the program called it
-        lines.add_row("v", t("v_implicit", lang, y=y) if call.api == "Tensor.backward"
-                      else t("v_implicit_api", lang, y=y, api=api))
+        one = t("one_scalar" if call.output_shape == () else "one_element", lang)
+        lines.add_row("v", t("v_implicit", lang, y=y, one=one) if call.api == "Tensor.backward"
+                      else t("v_implicit_api", lang, y=y, api=api, one=one))
     else:
         lines.add_row("v", t("v_given", lang, y=operand(y)) if call.api == "Tensor.backward"
                       else t("v_given_api", lang, api=api))
@@ -155,12 +156,15 @@ def render_jacobian(call, symbolic=None, *, lang: str = "en", width: int = WIDTH
         m, n = s["shape"]
         head = t("jacobian_head", lang, y=call.output_name, x=leaf.name, m=m, n=n,
                  y_shape=shape_text(call.output_shape, lang), x_shape=shape_text(leaf.shape, lang))
+        if max(len(call.output_shape), len(leaf.shape)) > 1:  # a matrix: vec's order decides J's rows or columns
+            head += t("jacobian_vec_rows", lang)
         sep = "、" if lang == "ja" else ", "
         if leaf.jacobian is None:  # sized before it was built; the reason follows
             parts += [Text(head, style="bold"),
                       Text(t("jacobian_too_large", lang, m=m, n=n, entries=m * n), style="yellow")]
             continue
-        parts.append(Text(head + sep + _kind_words(s, lang, call.output_name, leaf.name), style="bold"))
+        parts.append(Text(head + sep + _kind_words(s, lang, call.output_name, leaf.name, call.output_shape),
+                          style="bold"))
         sym = _leaf_symbolic(symbolic, leaf.name)
         if sym is not None and sym.verified:
             parts.append(Text(t("symbolic_intro", lang)))
@@ -178,13 +182,16 @@ def render_jacobian(call, symbolic=None, *, lang: str = "en", width: int = WIDTH
     return Group(*parts)
 
 
-def _kind_words(s, lang: str, y: str, x: str) -> str:
+def _kind_words(s, lang: str, y: str, x: str, y_shape: tuple) -> str:
     kind = s["kind"]
+    if kind == "row" and y_shape != ():   # one element but not 0-dim, e.g. shape (1,): not a scalar
+        return t("kind_row_one", lang)
     if kind == "block-diagonal":
         bm, bn = s["blocks"]
         return t("kind_block", lang, bm=bm, bn=bn)
-    if kind == "dense":
-        return t("kind_dense", lang, nonzero=s["nonzero"], total=s["shape"][0] * s["shape"][1])
+    if kind == "dense":   # the fallback kind: dense only when no entry is zero
+        total = s["shape"][0] * s["shape"][1]
+        return t("kind_dense" if s["nonzero"] == total else "kind_unstructured", lang, nonzero=s["nonzero"], total=total)
     return t("kind_" + kind.replace("-", "_"), lang, x=x, y=y)
 
 
@@ -302,7 +309,8 @@ def render_chain(call, symbolic=None, *, lang: str = "en", width: int = WIDTH) -
         if chain.named:
             parts.append(Text(t("chain_named", lang, names=", ".join(chain.named)), style="dim"))
         if chain.weight and all(part.isidentifier() for part in chain.weight.split(".")):
-            parts.append(Text(t("chain_weighted", lang, v=chain.weight, y=operand(y), x=x), style="dim"))
+            key = "chain_weighted_diagonal" if chain.paths else "chain_weighted"   # paths: every factor element-wise
+            parts.append(Text(t(key, lang, v=chain.weight, y=operand(y), x=x), style="dim"))
         if chain.paths:
             parts.append(Text(t("chain_elementwise", lang), style="dim"))
             if len(chain.paths) > 1:
@@ -323,7 +331,8 @@ def render_chain(call, symbolic=None, *, lang: str = "en", width: int = WIDTH) -
                 parts.append(table)
         elif chain.steps:
             parts.append(Text(t("chain_tensor", lang), style="dim"))
-            parts.append(Text(t("chain_steps", lang, y=y)))
+            parts.append(Text(t("chain_steps_weighted", lang, v=chain.weight, y=y) if chain.weight
+                              else t("chain_steps", lang, y=y)))
             for step in chain.steps:
                 parts.append(Text(f"  {step.label}: {one_line(step.formula)}"))
         elif chain.elements and chain.more_elements:
@@ -403,10 +412,15 @@ def render_trace_step(call, i: int, *, lang: str = "en", width: int = WIDTH, cal
         parts.append(Text(t("trace_hooked", lang), style="magenta"))
     if step.module_hook:
         parts.append(Text(t("trace_module_hook", lang), style="magenta"))
-    parts += [Text(t("trace_incoming", lang)), fitted(step.incoming, width - 4, lang)]
+    incoming = "trace_incoming" if call.gradient is None else "trace_incoming_weighted"   # backward(v): vᵀ·∂out/∂…
+    parts += [Text(t(incoming, lang)), fitted(step.incoming, width - 4, lang)]
     for flow in step.flows:
-        parts += [Text(t("trace_rule", lang, input=flow.input, formula=flow.formula, target=flow.target_label)),
-                  fitted(flow.cotangent, width - 4, lang)]
+        parts.append(Text(t("trace_rule", lang, input=flow.input, formula=rule_text(flow.formula, lang),
+                            target=flow.target_label)))
+        if flow.rule_shape is not None:
+            parts.append(Text(t("trace_summed_to", lang, rule=shape_text(flow.rule_shape, lang), input=flow.input,
+                                shape=shape_text(flow.cotangent.shape, lang)), style="dim"))
+        parts.append(fitted(flow.cotangent, width - 4, lang))
     if step.name == "AccumulateGrad":
         if step.grad_before is None:
             parts.append(Text(t("trace_grad_empty", lang)))
@@ -446,7 +460,7 @@ def render_tangent_step(call, i: int, *, lang: str = "en", width: int = WIDTH, c
             parts.append(Text(t("tangent_constant", lang, input=edge.input, label=label), style="dim"))
             continue
         parts += [Text(t("tangent_in", lang, input=edge.input, label=label)), fitted(tangent, width - 4, lang),
-                  Text(t("tangent_rule", lang, input=edge.input, formula=node.formula[node.inputs.index(edge)]))]
+                  Text(t("tangent_rule", lang, input=edge.input, formula=rule_text(node.formula[node.inputs.index(edge)], lang)))]
     parts += [Text(t("tangent_out", lang), style="bold"), fitted(step.tangent, width - 4, lang)]
     if step.finite_difference is not None:
         diff = float(np.nan_to_num(np.abs(step.finite_difference - step.tangent), nan=0.0).max(initial=0.0))

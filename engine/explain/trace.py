@@ -23,6 +23,7 @@ class Flow:
     target_label: str
     cotangent: np.ndarray      # what this node sends there
     formula: str
+    rule_shape: tuple | None = None   # what the rule gave, when the engine then summed it to the input's shape
 
 
 @dataclass
@@ -63,7 +64,8 @@ def trace_backward(call, names, labels: list[str]) -> list[TraceStep]:
                 continue
             target = index[original.get(parent, parent)]
             cotangent = np.array(np.broadcast_to(gi, np.shape(node.arrays[i])))
-            step.flows.append(Flow(node.op.inputs[i], target, labels[target], cotangent, node.op.formula[i]))
+            step.flows.append(Flow(node.op.inputs[i], target, labels[target], cotangent, node.op.formula[i],
+                                   _summed_from(copy, i, g)))
             received.setdefault(target, []).append((k, cotangent))
         steps.append(step)
 
@@ -79,6 +81,18 @@ def trace_backward(call, names, labels: list[str]) -> list[TraceStep]:
                                summed=received.get(k, []), grad_before=before, grad_after=after,
                                hooked=bool(edge.hooks)))
     return steps
+
+
+def _summed_from(copy, i: int, g) -> tuple | None:
+    """The shape the rule's gradient had when it was larger than input i: broadcasting in the forward pass,
+    so the engine summed it to the input's shape after the rule (as PyTorch's engine does: the rule for add's
+    self is `grad`, of the output's shape; `sum_to` makes it x's)."""
+    with np.errstate(all="ignore"):
+        raw = copy.op.vjp[i](g, copy.out, *copy.arrays, **copy.attrs)
+    shape = tuple(np.shape(copy.arrays[i]))
+    if raw is None or np.size(raw) <= int(np.prod(shape, dtype=np.int64)):
+        return None
+    return tuple(np.shape(raw))
 
 
 def _needed(nodes: list, inputs) -> set:

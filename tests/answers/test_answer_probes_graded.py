@@ -91,7 +91,7 @@ def test_the_grade_command_as_json(data_dir):
     import json
 
     tiny_zero = grade_command("probe-extremes:tiny", "[0, 0]", "--json")
-    assert json.loads(tiny_zero.output) == {"correct": False, "close": False, "diagnosis": None}
+    assert json.loads(tiny_zero.output) == {"correct": False, "close": False, "diagnosis": None, "error": None}
     pasted = grade_command("trying-autograd:mean-grad",
                            "Parameter containing:\ntensor([[1.1667, 1.3333, 1.5000],\n        [1.6667, 1.8333, 2.0000]], "
                            "requires_grad=True)", "--json")

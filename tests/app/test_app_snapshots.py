@@ -18,6 +18,11 @@ async def open_predict(pilot):
 async def answer_wrongly(pilot):
     await open_predict(pilot)
     await pilot.press("2", "tab", "4", "tab", "5", "tab", "8", "enter")
+    screen = pilot.app.screen
+    for _ in range(100):  # the step's mark turns red when the screen has handled StepView.Answered, a message later
+        if screen.step.id in screen.states and screen.states[screen.step.id].outcome is not None:
+            break
+        await pilot.pause()
     await pilot.pause()
 
 

@@ -70,3 +70,50 @@ def test_a_coloured_printout_pasted_in_a_real_terminal_is_graded_whole(tmp_path,
         assert "^[" not in shown and "**" not in shown
     finally:
         pane.close()
+
+
+def _textual_without_the_parser(monkeypatch, how: str) -> None:
+    """This Textual as a release that moved its private parser would be: `textual._xterm_parser` gone, or the
+    driver's input thread no longer looking up `XTermParser` (the guard's module not imported yet either way)."""
+    from textual.drivers import linux_driver
+
+    if how == "module":
+        monkeypatch.setitem(sys.modules, "textual._xterm_parser", None)  # (import raises ImportError)
+    else:
+        monkeypatch.delattr(linux_driver, "XTermParser")
+    monkeypatch.delitem(sys.modules, "tutor.paste_guard")
+
+
+@pytest.mark.parametrize("how", ["module", "name"])
+async def test_the_app_starts_on_the_plain_driver_when_textual_moves_its_parser(monkeypatch, data_dir, how):
+    from textual.drivers.linux_driver import LinuxDriver
+
+    from tutor.app import TutorApp
+    from tutor.paste_guard import PasteCleaningDriver
+    from tutor.screens.course import CourseScreen
+
+    assert TutorApp(lang="en", data_dir=data_dir).get_driver_class() is PasteCleaningDriver  # as it is today
+    _textual_without_the_parser(monkeypatch, how)
+    app = TutorApp(lang="en", data_dir=data_dir)
+    assert app.driver_class is LinuxDriver
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, CourseScreen)
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux for a real terminal")
+def test_the_app_starts_in_a_real_terminal_when_textual_moves_its_parser(tmp_path, data_dir):
+    from test_real_terminal import Pane
+
+    hide = tmp_path / "hide_parser.py"  # the driver imported first (it keeps its own name), then the module hidden
+    hide.write_text("import sys\nimport textual.drivers.linux_driver\nsys.modules['textual._xterm_parser'] = None\n"
+                    "from tutor.cli import main\nmain(['--lang', 'en', '--open', 'matmul-gradients:square-self-product'])\n")
+    pane = Pane(f"{sys.executable} {hide}; sleep 30", tmp_path)
+    try:
+        pane.wait_for("Your prediction of A.grad")
+        pane.tmux("send-keys", "-t", "t", "-l", "[[4, 2], [6, 4]]")
+        pane.press("Enter")
+        shown = pane.wait_for("Correct!")
+        assert "Traceback" not in shown
+    finally:
+        pane.close()

@@ -12,6 +12,7 @@ import time
 import urllib.request
 from pathlib import Path
 
+import pytest
 from test_classroom_server import ROOT, client_for, launcher_pid, make_server, read_until, student_in_class
 
 from tutor.classroom.server import CLOSE_MEMORY, MAX_COLUMNS, MAX_ROWS, InputBucket, terminal_size
@@ -228,3 +229,22 @@ def test_the_served_log_stays_clean_of_what_a_client_sends(tmp_path):
     assert "GET/?lang=[/]%1b]0;x" in flat and "[/][boldred]agent" in flat
     assert "Traceback" not in log and "Errorhandlingrequestfrom127.0.0.1:refused:400" in flat  # one line
     assert not any(character in log for character in "\x1b\x07\x9b"), repr(log[-3000:])
+
+
+@pytest.mark.parametrize("lang, says", [
+    ("en", "autograd-tutor serve: cannot listen on 127.0.0.1 port {port}: it is in use: stop what uses it"),
+    ("ja", "autograd-tutor serve: 127.0.0.1 のポート {port} は使用中のため待ち受けられません。"),
+])
+def test_a_port_in_use_is_said_with_the_fix_not_a_traceback(tmp_path, lang, says):
+    """A second `serve` on the class's port (or any program on it): the address and what to do, exit status 1,
+    and no "Serving … at" before it (the banner comes once the server listens)."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = subprocess.run([sys.executable, "-m", "tutor", "--lang", lang, "serve", "--port", str(port),
+                                 "--class-dir", str(tmp_path / "class")], cwd=ROOT, capture_output=True, text=True,
+                                timeout=120, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert says.format(port=port) in result.stderr and "Traceback" not in result.stderr, result.stderr
+    assert str(port) not in result.stdout  # no address announced

@@ -76,6 +76,29 @@ def test_unreadable_database_is_one_row_not_a_crash(class_dir):
     assert (class_dir / "students" / "bob" / "progress.sqlite3").read_bytes().startswith(b"not a database")
 
 
+@pytest.mark.parametrize("lang, says", [
+    ("en", ["Bob: {bob} cannot be read (file is not a database). Their tutor repairs it when they next join",
+            "chloé: {chloe} cannot be read, so this student's name is unknown and their answers are left out. "
+            "It is written again when they next join under their name."]),
+    ("ja", ["Bob: {bob} を読み込めません（file is not a database）。次に参加したとき、その生徒のチューターが修復します。",
+            "chloé: {chloe} を読み込めないため、この生徒の名前がわかりません。"]),
+])
+def test_each_file_the_report_cannot_read_is_named_with_its_fix(class_dir, lang, says):
+    """A damaged progress file, and a damaged student.json (the student was left out without a word): each a
+    row, and below the tables the file and what to do, in full (a table cell has no room for them)."""
+    (class_dir / "students" / "bob" / "progress.sqlite3").write_bytes(b"not a database at all" * 100)
+    (class_dir / "students" / "chloé" / "student.json").write_text('{"name": ', encoding="utf-8")
+    rows = {row.name: row for row in build_report(class_dir, [COURSE], include_bundled=False).students}
+    assert (rows["Bob"].problem_kind, rows["chloé"].problem_kind, rows["chloé"].attempts) == ("damaged", "record", 0)
+    result = CliRunner(env={"COLUMNS": "400"}).invoke(main, ["--lang", lang, "class", "report", "--class-dir",
+                                                             str(class_dir), "--lessons", str(COURSE)])
+    assert result.exit_code == 0, result.output
+    files = {"bob": class_dir / "students" / "bob" / "progress.sqlite3",
+             "chloe": class_dir / "students" / "chloé" / "student.json"}
+    for said in says:
+        assert said.format(**files) in result.output, result.output
+
+
 def test_report_never_writes(class_dir):
     database = class_dir / "students" / "alice" / "progress.sqlite3"
     before = database.stat().st_mtime_ns

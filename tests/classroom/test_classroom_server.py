@@ -588,3 +588,26 @@ def test_the_zygote_shares_parsed_css_between_apps_but_never_across_themes(monke
     red, red_again, blue = parsed("red"), parsed("red"), parsed("blue")
     assert red[0] is red_again[0]
     assert blue[0] is not red[0] and blue[0].styles.color != red[0].styles.color
+
+
+def test_the_zygote_warms_up_without_running_a_teacher_s_snippet(tmp_path):
+    """A class on a teacher's own lessons (the template's first step has a snippet, its output not shipped as
+    the bundled course's is): the warm-up visit must not run it, which would start the engine and the worker's
+    threads, and the zygote refuse to fork (each student's tutor then started alone, slower)."""
+    from tutor.cli import main
+
+    assert CliRunner().invoke(main, ["new", "first", "--dir", str(tmp_path / "pack")]).exit_code == 0
+    script = ("import importlib, sys, threading\n"
+              "from tutor.classroom import zygote\n"
+              "for name in zygote.PRELOAD: importlib.import_module(name)\n"
+              "from lessons.course import load_course\n"
+              "from tutor.classroom.student_app import class_lessons\n"
+              "folders, bundled = class_lessons(__import__('os').environ)\n"
+              "load_course(folders, user_dir=None, include_bundled=bundled)\n"
+              "zygote.share_css_parses()\n"
+              "zygote._warm_screens()\n"
+              "print(threading.active_count(), sorted({m.split('.')[0] for m in sys.modules} & {'numpy', 'sympy', 'engine'}))")
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, timeout=120,
+                            env=dict(os.environ, PYTHONPATH=str(ROOT), AUTOGRAD_TUTOR_CLASS_LESSONS=str(tmp_path / "pack"),
+                                     AUTOGRAD_TUTOR_CLASS_BUNDLED="0", AUTOGRAD_TUTOR_DATA_DIR=str(tmp_path / "data")))
+    assert result.stdout.split(None, 1) == ["1", "[]\n"], result.stdout + result.stderr

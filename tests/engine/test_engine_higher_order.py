@@ -396,3 +396,42 @@ def test_a_function_with_several_outputs_has_one_node_for_them():
     expected, actual = _both(run)
     assert actual == expected
     assert expected[0] is True
+
+
+HOOKED_SPLIT = '''
+class Split(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * 2, x ** 2
+
+    @staticmethod
+    def backward(ctx, ga, gb):
+        x, = ctx.saved_tensors
+        return ga * 2 + gb * 2 * x
+
+
+x = torch.tensor([1., -2., 3.], dtype=torch.float64, requires_grad=True)
+a, b = Split.apply(x)
+seen = []
+def pre(grad_outputs):
+    seen.append(("pre", [g.tolist() for g in grad_outputs]))
+    return grad_outputs[0], grad_outputs[1] * 10
+def post(grad_inputs, grad_outputs):
+    seen.append(("post", [g.tolist() for g in grad_inputs], [g.tolist() for g in grad_outputs]))
+a.grad_fn.register_prehook(pre)
+b.grad_fn.register_hook(post)
+(a * 3 + b * 5).sum().backward()
+seen.append(x.grad.tolist())
+'''
+
+
+def test_hooks_on_a_shared_function_node_get_one_gradient_per_output():
+    """A custom Function with several outputs has one grad_fn: its pre-hook and hook see grad_outputs as one
+    tensor per output (not the engine's packed array), and a pre-hook's replacement of one of them is used."""
+    def run(mod):
+        env = {"torch": mod}
+        exec(HOOKED_SPLIT, env)  # noqa: S102 - the program above
+        return env["seen"]
+    expected, actual = _both(run)
+    assert actual == expected

@@ -4,6 +4,8 @@ The formulas are checked here independently of the explanation's own check: the 
 evaluated with PyTorch itself (float64), at the values the program's tensors had at the backward call.
 """
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -78,6 +80,18 @@ def torch_value(formula: str, namespace: dict, constants=(), dtype=torch.float64
         torch.set_default_dtype(default)
 
 
+def as_gradient(got: torch.Tensor, formula: str, shape) -> torch.Tensor:
+    """What a formula shown as a gradient gives, which must have the gradient's own shape: only a plain number
+    stands for every entry (∂(2x)/∂x = 2). Broadcasting it first would pass `r.sum(-1, keepdim=True)` (shape
+    (1,)) as c.grad of shape (2, 1), and a formula that raises for the shape it is given would go unseen."""
+    try:
+        Fraction(formula)   # 2, -0.5, 8/3
+    except ValueError:
+        assert tuple(got.shape) == tuple(shape), f"{formula!r} has shape {tuple(got.shape)}, the gradient {tuple(shape)}"
+        return got
+    return got.expand(tuple(shape))
+
+
 @settings(max_examples=80, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(programs())
 def test_every_chain_formula_is_the_gradient(source):
@@ -85,30 +99,32 @@ def test_every_chain_formula_is_the_gradient(source):
     assert exp.ok, (exp.error, source)
     call = exp.calls[0]
     sym = explain_symbolic(exp, 0, timeout=20)
-    ns = {name: torch.tensor(exp.run.namespace[name].detach().numpy(), dtype=torch.float64)
-          for name in ("c", "w", "m", "b", "bb", "y")}  # y: a formula may use the program's own output
-    ns.update(x=torch.tensor(call.leaves[0].value, dtype=torch.float64),
-              v=torch.tensor(call.seed, dtype=torch.float64))
+    # in the program's own float32: y (a formula may use the program's output) equals exp(exp(x)) only there
+    ns = {name: torch.tensor(exp.run.namespace[name].detach().numpy(), dtype=torch.float32)
+          for name in ("c", "w", "m", "b", "bb", "y")}
+    ns.update(x=torch.tensor(call.leaves[0].value, dtype=torch.float32),
+              v=torch.tensor(call.seed, dtype=torch.float32))
     for chain, leaf in zip(sym.chains, call.leaves):
         assert chain.ok and chain.verified, (source, chain.note)
         assert chain.total, (source, "no tensor formula")  # element-wise, reductions, matmul, softmax
         expected = torch.tensor(leaf.contribution, dtype=torch.float64)
-        got = torch_value(chain.total, ns, chain.constants).expand_as(expected)
+        got = as_gradient(torch_value(chain.total, ns, chain.constants, torch.float32), chain.total, expected.shape)
         torch.testing.assert_close(got, expected, rtol=1e-4, atol=1e-5, equal_nan=True, msg=lambda m: f"{source}\n{chain.total}\n{m}")
         if chain.paths:
-            summed = sum(torch_value(p.total, ns, chain.constants).expand_as(expected) for p in chain.paths)
+            summed = sum(as_gradient(torch_value(p.total, ns, chain.constants, torch.float32), p.total, expected.shape)
+                         for p in chain.paths)
             torch.testing.assert_close(summed, expected, rtol=1e-4, atol=1e-5, equal_nan=True)
         for step in chain.steps:
             trace = next(s for s in call.trace if s.node == step.node)
-            value = torch_value(step.formula, ns, chain.constants)
-            torch.testing.assert_close(value.expand(trace.incoming.shape),
+            value = torch_value(step.formula, ns, chain.constants, torch.float32)
+            torch.testing.assert_close(as_gradient(value, step.formula, trace.incoming.shape),
                                        torch.tensor(trace.incoming, dtype=torch.float64), rtol=1e-4, atol=1e-5,
                                        equal_nan=True)
 
 
 @pytest.mark.parametrize("source, total", [
-    ("y = x.sum()**2", "2*x.sum()"),
-    ("y = torch.exp(x.mean())", "exp(x.mean())/3"),
+    ("y = x.sum()**2", "(2*x.sum()).expand(3)"),   # x.grad has x's shape (3,), as the formula
+    ("y = torch.exp(x.mean())", "(exp(x.mean())/3).expand(3)"),
     ("y = torch.log(torch.exp(x).sum())", "softmax(x, dim=0)"),
     ("y = x.relu().sum()", "(x > 0)"),
     ("y = x.abs().sum()", "sign(x)"),
@@ -148,7 +164,7 @@ def test_course_ops_in_tensor_notation(source, total):
     chain = explain_symbolic(exp, 0).chains[0]
     assert chain.verified and chain.total == total, chain.total
     namespace = {"x": torch.tensor([3., -2., 3.], dtype=torch.float64), "t": torch.ones(3, dtype=torch.float64)}
-    torch.testing.assert_close(torch_value(total, namespace).expand(3),
+    torch.testing.assert_close(as_gradient(torch_value(total, namespace), total, (3,)),
                                torch.tensor(exp.calls[0].leaves[0].contribution, dtype=torch.float64))
 
 
@@ -234,7 +250,7 @@ def test_lookalike_constants_are_never_named_by_value(program):
         if chain.weight and chain.weight not in here:  # an unnamed weight: the formula calls it v, shown as v =
             here[chain.weight] = torch.tensor(np.asarray(call.seed, dtype=np.float64))
         got = torch_value(chain.total, here, chain.constants)
-        torch.testing.assert_close(got.expand_as(expected), expected, rtol=1e-4, atol=1e-5,
+        torch.testing.assert_close(as_gradient(got, chain.total, expected.shape), expected, rtol=1e-4, atol=1e-5,
                                    msg=lambda m: f"{source}\n{chain.total} at x = {moved}\n{m}")
 
 
@@ -323,5 +339,20 @@ def test_every_shown_formula_runs_in_pytorch(source):
                 got = torch_value(text, env, chain.constants, dtype=torch.float32)   # the program's own dtype
             except Exception as error:  # noqa: BLE001 - the point: PyTorch must run what is shown
                 raise AssertionError(f"{source}\nPyTorch cannot run the shown formula {formula!r}: {error!r}")
-            torch.testing.assert_close(got.expand_as(expected), expected, rtol=1e-4, atol=1e-5, equal_nan=True,
+            torch.testing.assert_close(as_gradient(got, formula, expected.shape), expected, rtol=1e-4, atol=1e-5,
+                                       equal_nan=True,
                                        msg=lambda m, f=formula: f"{source}\n{f}\n{m}")
+
+
+def test_a_broadcast_leaf_gets_a_formula_of_its_own_shape():
+    """Lesson 040's column times row: each total is a tensor of the leaf's shape that PyTorch runs
+    (`r.sum(1, keepdim=True)` raised for the 1-D r; `c.sum(0)` had shape (1,) for r.grad of shape (3,))."""
+    program = ("import torch\nc = torch.tensor([[1.], [2.]], requires_grad=True)\n"
+               "r = torch.tensor([1., 2., 3.], requires_grad=True)\ntable = c * r\ntable.sum().backward()\n")
+    exp = explain_program(program)
+    here = run_torch(program)
+    chains = {chain.leaf: chain for chain in explain_symbolic(exp, 0).chains}
+    for leaf, grad in (("c", [[6.], [6.]]), ("r", [3., 3., 3.])):
+        got = torch_value(chains[leaf].total, here)
+        assert tuple(got.shape) == tuple(np.shape(grad)), chains[leaf].total
+        torch.testing.assert_close(got, torch.tensor(grad, dtype=torch.float64))

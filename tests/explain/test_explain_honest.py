@@ -420,3 +420,16 @@ def test_an_operator_expression_keeps_its_parentheses_before_backward():
     jacobian = explain_program("import torch\nx = torch.tensor([1., 2.])\n"
                                "J = torch.autograd.functional.jacobian(lambda x: x.softmax(0), x)\n")
     assert jacobian.calls[0].output_name == "(lambda x: x.softmax(0))(x)"   # was "lambda x: x.softmax(0)(x)"
+
+
+def test_a_one_element_output_that_is_not_0_dim_is_not_called_a_scalar():
+    """torch lets backward() start from v = 1 for any output with numel() == 1 (run: a (1,)-shaped y works), so
+    the summary, the JSON and the Jacobian's kind say "one element", and "scalar" stays for a 0-dim output."""
+    source = "import torch\nx = torch.tensor([2., 3.], requires_grad=True)\ny = (x * x).sum({})\ny.backward()\n"
+    one, scalar = (explain_program(source.format(args)).calls[0] for args in ("0, keepdim=True", ""))
+    for lang, words, wrong in (("en", "y is a one-element tensor, so", "scalar"), ("ja", "要素 1 個のテンソル", "スカラー")):
+        text = _plain(render_summary(one, lang=lang)) + _plain(render_jacobian(one, lang=lang))
+        assert words in text and wrong not in text, text
+    assert one.v_words.startswith("y is a one-element tensor")
+    assert "y is a scalar, so backward() starts" in _plain(render_summary(scalar))
+    assert scalar.v_words.startswith("y is a scalar")

@@ -219,3 +219,47 @@ def test_backward_graph_constants_are_numbers_not_vectors():
     call = exp.calls[-1]
     chain = explain_symbolic(call).chains[0]
     assert chain.verified and "[" not in chain.text(), chain.text()
+
+
+def test_a_constant_that_needs_grad_later_keeps_its_name():
+    """Lesson 010: tensor2 is a constant at the first backward and gets requires_grad_() after it (the same
+    object): the first call's explanation still calls it tensor2, not "a constant with no name of its own"."""
+    exp = explain_program("import torch\ntensor1 = torch.tensor([[1., 2.], [3., 4.]], requires_grad=True)\n"
+                          "tensor2 = torch.tensor([[5., 6.], [7., 8.]])\n"
+                          "out = (tensor1 * tensor2).mean()\nout.backward()\ntensor2.requires_grad_()\n"
+                          "out = (tensor1 * tensor2).mean()\nout.backward()\n")
+    chain = explain_symbolic(exp, 0).chains[0]
+    assert chain.text() == "∂out/∂tensor1 = tensor2/4" and not chain.constants
+    assert "other = tensor2 (2x2, no grad)" in text_of(render_graph(exp.calls[0]))
+
+
+@pytest.mark.parametrize("size", [1, 2])
+def test_a_frozen_linear_weight_is_named_in_the_graph(size):
+    """Lesson 100: nn.Linear saves a frozen weight as `weight.t()` (the same memory): the Graph tab names it
+    l2.weight.T as the chain rule does, not "constant 3" (1x1) or "constant (2x1, no grad)"."""
+    exp = explain_program("import torch\nimport torch.nn as nn\ntorch.manual_seed(0)\n"
+                          f"l1 = nn.Linear(2, {size})\nl2 = nn.Linear({size}, 1)\nl2.weight.requires_grad_(False)\n"
+                          "x = torch.tensor([[1., 2.]])\ny = l2(l1(x))\ny.sum().backward()\n")
+    text = text_of(render_graph(exp.calls[0]))
+    assert f"mat2 = l2.weight.T ({size}x1, no grad)" in text and "constant" not in text
+
+
+def test_a_detached_view_of_a_leaf_is_not_named_as_the_leaf():
+    """x.detach() holds x's very storage: a constant of the call, never called x (the leaf being differentiated),
+    even now that leaves needing grad name their storage for calls before their requires_grad_()."""
+    _, _, chain = chain_of(X + "y = (x * x.detach()).sum()\ny.backward()\n")
+    assert chain.total == "torch.tensor([1., 2., 3.])"
+    exp = explain_program(X + "y = (x * x.detach()).sum()\ny.backward()\n")
+    assert "other = x " not in text_of(render_graph(exp.calls[0]))
+
+
+def test_a_saved_unnamed_result_is_named_by_its_edge_not_an_index():
+    """020 stack-vjp-not-jv: "saved: other = #4 SelectBackward0" used an index the Graph tab never shows; the
+    saved input is the edge of that name drawn right below the node (`other: SelectBackward0`)."""
+    exp = explain_program("import torch\nx = torch.tensor([1., 2.], requires_grad=True)\n"
+                          "y = torch.stack([x[0] * x[1], x[0] ** 2])\ny.backward(torch.tensor([1., 10.]))\n")
+    for lang in ("en", "ja"):
+        text = text_of(render_graph(exp.calls[0], lang=lang))
+        assert "#" not in text and "SelectBackward0" in text
+    mul = next(node for node in exp.calls[0].graph if node.name == "MulBackward0")
+    assert {item[:2] for item in mul.saved_items} == {("self", None), ("other", None)}

@@ -48,7 +48,7 @@ def test_run_in_japanese(cli, tmp_path, monkeypatch):
 def test_new_in_japanese(cli, tmp_path):
     written = cli("--lang", "ja", "new", "Layer Norm", "--dir", tmp_path)
     in_japanese(written, "layer-norm.toml を書き出しました", "autograd-tutor check")
-    in_japanese(cli("--lang", "ja", "new", "Layer Norm", "--dir", tmp_path), "は既にあります")
+    in_japanese(cli("--lang", "ja", "new", "Layer Norm", "--dir", tmp_path), "はすでにあります")
     in_japanese(cli("--lang", "ja", "new", "trying autograd"), "レッスン id 'trying-autograd' は", "例: autograd-tutor new")
     in_japanese(cli("--lang", "ja", "new", "!!!"), "レッスン id を作れません")
 
@@ -62,7 +62,7 @@ def test_pack_and_install_in_japanese(cli, pack_dir, tmp_path):  # noqa: F811 - 
     in_japanese(cli("--lang", "ja", "install", archive), "intro 1.0.0（レッスン 2 件）を", "インストールしました")
     again = cli("--lang", "ja", "install", archive)
     assert again.exit_code == 1
-    in_japanese(again, "インストールしていません", "（バージョン 1.0.0）は既に", "--replace を付けてください")
+    in_japanese(again, "インストールしていません", "（バージョン 1.0.0）はすでに", "--replace を付けてください")
 
 
 def test_progress_in_japanese(cli, tmp_path):

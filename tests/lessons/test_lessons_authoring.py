@@ -353,17 +353,26 @@ def test_a_japanese_variant_the_term_list_avoids_is_a_warning_naming_step_varian
 
 
 def test_no_term_pattern_matches_its_own_term_and_the_app_speaks_the_course_terms():
-    """The app's catalogues and the glossary's concept names use the course's terms too."""
+    """The app's catalogues, the glossary's concept names, the misconceptions and the built-in quiz use the
+    course's terms too (the check's messages: tests/lessons/test_lessons_messages.py)."""
     from engine.explain.messages import MESSAGES
     from lessons.glossary import glossary, term_variants, terms
+    from lessons.misconceptions import CATALOGUE
     from tutor.i18n import STRINGS
+    from tutor.quiz.builtin import TEMPLATES
+    from tutor.quiz.generator import ERROR_CHOICES, QUIZ_TITLE
 
     assert len({term.en for term in terms()}) == len(terms())
     for term in terms():
         assert term.avoid and not any(pattern.search(term.ja) for pattern in term.avoid), term
+    quiz = [("title", QUIZ_TITLE), *((f"{c.error} why", c.why) for c in ERROR_CHOICES),
+            *((f"{q.id} {i}", text) for q in TEMPLATES for i, text in enumerate((q.text, *q.hints)))]
     catalogue = {**{f"i18n {k}": v for k, v in STRINGS["ja"].items()},
                  **{f"messages {k}": v["ja"] for k, v in MESSAGES.items() if "ja" in v},
-                 **{f"glossary {k}": v["ja"] for k, v in glossary().items()}}
+                 **{f"glossary {k}": v["ja"] for k, v in glossary().items()},
+                 **{f"misconception {k} {part}": getattr(m, part)["ja"] for k, m in CATALOGUE.items()
+                    for part in ("name", "explain")},
+                 **{f"quiz {k}": text.ja for k, text in quiz}}
     assert {key: term_variants(text) for key, text in catalogue.items() if term_variants(text)} == {}
 
 

@@ -162,3 +162,36 @@ def test_check_speaks_the_authors_language(tmp_path):
     assert shown.getvalue().splitlines() == [
         "答えを PyTorch 2.13.0 と比べました（プログラムはサンドボックスで実行しました）",
         "2 個のレッスンを確認、問題 0 件、警告 2 件（--strict で一覧を表示します）"]
+
+
+
+def test_a_matrix_in_a_problem_stays_on_the_problem_s_one_line(cli, tmp_path):
+    """Each problem is one `file:line: …` line (editors and grep read them so): a matrix's rows too."""
+    lesson = tmp_path / "matrix.toml"
+    lesson.write_text((MALFORMED / "expect_disagrees.toml").read_text(encoding="utf-8")
+                      .replace("torch.tensor([4., 3.])", "torch.ones(3, 2)")
+                      .replace('expression = "inp.grad"', 'expression = "inp.grad.expand(3, 2)"'),
+                      encoding="utf-8")
+    for lang in ("en", "ja"):
+        result = cli("--lang", lang, "check", lesson)
+        problems = result.output.splitlines()[:-1]
+        assert len(problems) == 1 and problems[0].startswith(f"{lesson}:18: steps[0].expect"), result.output
+        assert "tensor [[4., 2.], [4., 2.], [4., 2.]] (shape [3, 2])" in problems[0]
+        assert "tensor [[1., 1.], [1., 1.], [1., 1.]] (shape [3, 2])" in problems[0]
+
+
+@pytest.mark.parametrize("lang, says", [
+    ("en", "AttributeError: 'Tensor' object has no attribute 'median'; if PyTorch has that name, the tutor's engine "
+           "does not: write the step with what it provides (docs/api.md lists it)"),
+    ("ja", "AttributeError: 'Tensor' object has no attribute 'median'。PyTorch にその名前があるなら、チューターの"
+           "エンジンにはありません。"),
+])
+def test_a_torch_name_the_engine_lacks_points_the_author_to_the_api_list(cli, tmp_path, lang, says):
+    """`x.median()` fails with PyTorch's own AttributeError: the author is told where to see what the engine has."""
+    lesson = tmp_path / "median.toml"
+    lesson.write_text((MALFORMED / "expect_disagrees.toml").read_text(encoding="utf-8")
+                      .replace("out.backward(torch.tensor([1., 1.]))", "out.median().backward()")
+                      .replace('expect = "torch.tensor([4., 3.])"\n', ""), encoding="utf-8")
+    result = cli("--lang", lang, "check", lesson)
+    assert result.exit_code == 1 and f"{lesson}:15: steps[0].snippet: " in result.output
+    assert says in result.output, result.output

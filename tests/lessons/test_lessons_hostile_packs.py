@@ -66,6 +66,10 @@ def _hostile(name: str, pack_dir: Path, tmp_path: Path) -> Path:
         data[start:start + 16] = bytes(b ^ 0x5A for b in data[start:start + 16])
         archive.write_bytes(bytes(data))
         return archive
+    if name == "cut_off":  # a download that stopped half-way
+        data = _deflated(archive, [(n, d) for n, d, _ in good]).read_bytes()
+        archive.write_bytes(data[:len(data) // 2])
+        return archive
     if name == "deep_pack_toml":
         deep = PACK_TOML.encode() + b"glossary = " + b"[" * 100_000 + b"\n"
         return _zip(archive, [("intro/pack.toml", deep, None), *good[1:]])
@@ -93,7 +97,8 @@ HOSTILE = {
     "non_utf8_name": "is not the UTF-8 it is marked as",
     "too_many_members": "a pack may have at most 200",
     "bomb_ratio": "refusing a zip bomb",
-    "damaged_deflate": "the archive is damaged",
+    "damaged_deflate": "the archive is damaged: copy or download it again",
+    "cut_off": "the archive is cut off (it starts as a zip, its end is missing): copy or download it again",
     "deep_pack_toml": "pack.toml:7: arrays and tables are nested more than 16 deep",
     "encrypted": "is encrypted",
     "prefix_named": "the pack's folder is 'intro-x' but its pack.toml says name = 'intro'",

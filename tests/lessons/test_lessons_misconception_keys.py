@@ -104,7 +104,7 @@ def test_grade_json_fills_the_diagnosis_and_the_text_says_it(cli):
     result = cli("grade", "trying-autograd:mean-grad", "[[7, 8, 9], [10, 11, 12]]", "--lang", "ja")
     assert result.output.splitlines()[1].startswith("あなたの答えはどの値も正解の 6 倍です。")
     data = json.loads(cli("grade", "trying-autograd:mean-grad", "[[2, 5, 1], [0, 3, 9]]", "--json").output)
-    assert data == {"correct": False, "close": False, "diagnosis": None}
+    assert data == {"correct": False, "close": False, "diagnosis": None, "error": None}
 
 
 def test_check_says_it_in_japanese_under_lang_ja(cli):

@@ -132,6 +132,16 @@ def test_pack_refuses_a_broken_lesson(cli, pack_dir):
     assert result.exit_code == 1 and "steps[1].expect: the engine computes" in result.output
 
 
+@pytest.mark.parametrize("lang, says", [
+    ("en", "cannot write the archive into {target}: No such file or directory; give -o a folder you can write to"),
+    ("ja", "{target} にアーカイブを書き込めません: No such file or directory。-o には書き込めるフォルダー"),
+])
+def test_an_archive_that_cannot_be_written_says_the_place_and_the_fix(cli, pack_dir, tmp_path, lang, says):
+    target = tmp_path / "no-such-folder" / "intro.zip"
+    result = cli("--lang", lang, "pack", pack_dir, "-o", target)
+    assert result.exit_code == 1 and says.format(target=target) in result.output, result.output
+
+
 def test_pack_needs_a_pack_toml(cli, tmp_path):
     result = cli("pack", tmp_path)
     assert result.exit_code == 2 and "has no pack.toml" in result.output

@@ -184,6 +184,15 @@ class ClassFolder:
                 found.append(Student(record["name"], str(record.get("key", "")), folder))
         return sorted(found, key=lambda student: (student.key, student.name))
 
+    def damaged_records(self) -> list[Path]:
+        """Student folders whose student.json cannot be read (so whose name is unknown): left out of
+        `students`, listed here for the report to say so. A folder with neither file is nobody's yet."""
+        if not self.students_dir.is_dir():
+            return []
+        return sorted(folder for folder in self.students_dir.iterdir() if folder.is_dir()
+                      and ((folder / STUDENT_FILE).exists() or (folder / "progress.sqlite3").exists())
+                      and not isinstance((_read_record(folder) or {}).get("name"), str))
+
     def settings(self) -> dict:
         try:
             data = json.loads((self.path / SETTINGS).read_text(encoding="utf-8"))

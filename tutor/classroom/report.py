@@ -77,7 +77,8 @@ class StudentRow:
     attempts: int
     correct: int
     last_seen: datetime | None
-    problem: str | None = None  # the database could not be read
+    problem: str | None = None  # why the student's files could not be read
+    problem_kind: str | None = None  # "damaged" progress file, "newer" (a newer tutor's), "record" (student.json)
     current: Place | None = None  # the step the student was last on
     most_failed: Place | None = None  # the step with the most wrong answers (None: no wrong answer)
     most_failed_wrong: int = 0
@@ -217,7 +218,8 @@ def build_report(class_dir, lesson_dirs=None, *, include_bundled: bool = True, c
         try:
             record = _read(student)
         except (sqlite3.Error, ValueError) as error:
-            report.students.append(StudentRow(student.name, student.folder.name, 0, len(lessons), 0, 0, None, str(error)))
+            report.students.append(StudentRow(student.name, student.folder.name, 0, len(lessons), 0, 0, None, str(error),
+                                              "newer" if isinstance(error, _Newer) else "damaged"))
             continue
         for key in record.misconceptions:
             diagnosed[key].append(student.name)
@@ -263,6 +265,9 @@ def build_report(class_dir, lesson_dirs=None, *, include_bundled: bool = True, c
             stuck=failed is not None and not solved[failed] and wrong[failed] >= STUCK_AFTER,
             hints=sum(hints.values()), answers_shown=sum(outcome == "revealed" for _, _, outcome, _ in record.attempts),
             last_answer=record.last_answer))
+    for damaged in folder.damaged_records():  # the folder's name stands for the student's, unknown
+        report.students.append(StudentRow(damaged.name, damaged.name, 0, len(lessons), 0, 0, None,
+                                          "student.json cannot be read", "record"))
 
     for (lesson_id, step_id), (students, right_first, right) in per_step.items():
         where = place(lesson_id, step_id)
@@ -294,6 +299,10 @@ def _title(lesson, lesson_id: str) -> dict[str, str]:
     return {"en": lesson.title.en, "ja": lesson.title.ja or lesson.title.en}
 
 
+class _Newer(ValueError):
+    """A progress file of a schema this tutor does not know."""
+
+
 def _read(student: Student) -> _Record:
     """A student's attempts and last activity, read-only (a missing database: nothing yet)."""
     if not student.database.exists():
@@ -302,7 +311,7 @@ def _read(student: Student) -> _Record:
     try:
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         if version > LATEST_VERSION:
-            raise ValueError(f"written by a newer autograd-tutor (schema {version})")
+            raise _Newer(f"written by a newer autograd-tutor (schema {version})")
         if version == 0:
             return _Record([], {}, None, None)
         rows = conn.execute("SELECT lesson_id, step_id, outcome, hints_used, at FROM attempts ORDER BY at, id").fetchall()

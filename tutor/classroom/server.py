@@ -254,6 +254,10 @@ class StudentService(AppService):
                 pass
 
 
+class ListenError(Exception):
+    """The server cannot listen where it was asked (its message: the address, why, and what to do)."""
+
+
 class ClassroomServer(Server):
     def __init__(self, class_dir: str | os.PathLike[str], *, host: str = "127.0.0.1", port: int = 8000,
                  class_code: str | None = None, max_students: int = 40, offer: Offer | None = None,
@@ -325,7 +329,14 @@ class ClassroomServer(Server):
         await runner.setup()
         cap_connections(runner.server, lambda: self.max_connections, self._connections_full)
         site = web.TCPSite(runner, self.host, self.port, backlog=128)
-        await site.start()
+        try:
+            await site.start()
+        except OSError as error:  # the port taken (another server, a class still running), an address not ours
+            await runner.cleanup()
+            key = "serve_port_in_use" if error.errno == errno.EADDRINUSE else "serve_cannot_listen"
+            reason = os.strerror(error.errno) if error.errno else str(error)
+            raise ListenError(t(key, self.lang, host=self.host, port=self.port, reason=reason)) from None
+        self._announce()
         try:
             await stopping.wait()
         finally:
@@ -422,6 +433,9 @@ class ClassroomServer(Server):
             except OSError as error:
                 log.warning("each student's snippet worker starts on its own (slower): no warm worker (%s)", plain(error))
                 self.warm_worker = None
+
+    def _announce(self) -> None:
+        """Where the class connects, once the server listens there (not before: a port in use is said instead)."""
         lang, console = self.lang, self.console
         shown = "localhost" if self.host in ("127.0.0.1", "::1") else self.host
         urls = [f"http://{shown}:{self.port}/"]

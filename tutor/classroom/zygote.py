@@ -296,17 +296,21 @@ def share_css_parses() -> None:
 
 
 def _warm_screens() -> None:
-    """Draw the course view and open the class's first lesson once, headless, in a scratch data folder,
-    before any fork: Textual parses the app's and each screen's CSS and fills its caches on first use
+    """Draw the course view and open the bundled course's first lesson once, headless, in a scratch data
+    folder, before any fork: Textual parses the app's and each screen's CSS and fills its caches on first use
     (half of a tutor's CPU to open its first lesson), and every child inherits them filled. No sandbox
-    worker starts here (`_start_warm_up`), so no engine and no thread."""
+    worker starts here (`_start_warm_up`; that lesson's output comes with the course), so no engine and no
+    thread."""
     import asyncio
 
     from tutor.classroom.student_app import make_app
 
     folder = tempfile.mkdtemp(prefix="autograd-tutor-zygote-")
     try:
-        app = make_app({**os.environ, "AUTOGRAD_TUTOR_DATA_DIR": folder, "AUTOGRAD_TUTOR_LANG": "en"})
+        # the bundled course whatever the class's: a teacher's first lesson would run its snippet here (its
+        # output is not shipped), starting the engine (numpy) and the worker's threads: no fork then
+        app = make_app({**os.environ, "AUTOGRAD_TUTOR_DATA_DIR": folder, "AUTOGRAD_TUTOR_LANG": "en",
+                        "AUTOGRAD_TUTOR_CLASS_LESSONS": "", "AUTOGRAD_TUTOR_CLASS_BUNDLED": "1"})
         app._start_warm_up = lambda: None
 
         async def visit() -> None:

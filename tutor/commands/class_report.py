@@ -78,6 +78,12 @@ def report(ctx: click.Context, class_dir: str, csv_path: str | None, as_json: bo
         console.print(text(t("class_misconceptions_title", lang), "bold"))
         for line in result.misconception_lines(lang):
             console.print(text("  " + line))
+    files = {"damaged": "progress.sqlite3", "newer": "progress.sqlite3", "record": "student.json"}
+    for row in result.students:  # a table cell has no room for the file and the fix: said in full below
+        if row.problem_kind is not None:
+            file = Path(class_dir) / "students" / row.folder / files[row.problem_kind]
+            console.print(text(t(f"class_fix_{row.problem_kind}", lang, name=row.name, file=file, reason=row.problem),
+                               "red"))
 
 
 @command.command("view")

@@ -4,9 +4,12 @@ autograder or a notebook.
 LESSON is a lesson id (`pack/lesson` for a pack's) or its file; STEP a step id or 1-based number. ANSWER is
 what a learner would type: a prediction (a number, a nested list, a pasted printout, a formula of the
 program's names), or for a choice or error step the option's text or its number in the lesson file.
-`--json` prints one object: {"correct": bool, "close": bool, "diagnosis": null | {"id": …, "message": …}},
-the misconception behind a wrong prediction when the engine's buggy rules name it beyond doubt.
-Exit status: 0 graded (right or wrong), 1 an answer that cannot be read, 2 an unknown lesson or step.
+`--json` prints one object on stdout whatever happens, so that an autograder always has one to read:
+{"correct", "close", "diagnosis", "error"}. Graded: "correct" and "close" are booleans, "diagnosis" null or
+{"id", "message"} (the misconception behind a wrong prediction when the engine's buggy rules name it beyond
+doubt), "error" null. Refused: "correct", "close" and "diagnosis" are null and "error" is {"kind", "message"}
+(the message also goes to stderr, as without `--json`). The kinds (`KINDS`) are stable names to branch on.
+Exit status: 0 graded (right or wrong), 1 an answer that cannot be read, 2 anything else refused.
 """
 from __future__ import annotations
 
@@ -15,15 +18,53 @@ import sys
 
 import click
 
-from tutor.commands.trust import require_confinement, trust_option
+from tutor.commands.trust import confinement_refusal, trust_option
 from tutor.i18n import t
 from tutor.untrusted import echo
 
+KINDS = {  # a refusal's kind -> its exit status
+    "unreadable_answer": 1,    # the answer is not a number, list, printout, formula or option
+    "unknown_lesson": 2,       # no such lesson id, or a file that is not in the course
+    "broken_lesson": 2,        # the lesson's file has problems (`check` lists them)
+    "unknown_step": 2,
+    "no_step": 2,              # LESSON without :STEP
+    "read_step": 2,            # a read step has nothing to grade
+    "no_answer": 2,            # the step's own answer cannot be computed (`check` says why)
+    "not_sandboxed": 2,        # a stranger's lesson where the OS sandbox is missing (see --trust-lessons)
+    "worker_broken": 2,        # the snippet worker cannot start
+    "usage": 2,                # the command line itself (a missing ANSWER, an unknown option)
+}
+_OPEN_KINDS = {"open_no_lesson": "unknown_lesson", "open_no_file": "unknown_lesson",
+               "open_not_in_course": "unknown_lesson", "open_broken": "broken_lesson", "open_no_step": "unknown_step"}
 
-@click.command("grade", context_settings={"ignore_unknown_options": True})  # ANSWER may be `-4` or `-0.5 1`
+
+class Refusal(Exception):
+    """Why an answer is not graded: `kind` (a key of `KINDS`) and the message in the chosen language."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind, self.message = kind, message
+
+
+class _GradeCommand(click.Command):
+    """With `--json`, a command line click refuses is a refusal on stdout too (click's own message and usage
+    still go to stderr, with exit status 2)."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        as_json = "--json" in args
+        try:
+            return super().parse_args(ctx, args)
+        except click.UsageError as error:
+            if as_json:
+                _print_json(None, Refusal("usage", error.format_message()))
+            raise
+
+
+@click.command("grade", cls=_GradeCommand, context_settings={"ignore_unknown_options": True})  # ANSWER may be `-4` or `-0.5 1`
 @click.argument("target", metavar="LESSON:STEP")
 @click.argument("answer_text", metavar="ANSWER")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of the verdict.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print one JSON object on stdout, graded or refused (see above).")
 @click.option("--lang", type=click.Choice(["en", "ja"]), default=None, help="Language of the verdict.")
 @click.option("--lessons", "lesson_dirs", multiple=True, metavar="DIR",
               type=click.Path(exists=True, file_okay=False, dir_okay=True), help="Also load the lessons in DIR.")
@@ -33,33 +74,70 @@ from tutor.untrusted import echo
 @click.pass_context
 def command(ctx: click.Context, target: str, answer_text: str, as_json: bool, lang: str | None,
             lesson_dirs: tuple[str, ...], data_dir: str | None, trust_lessons: bool) -> None:
-    """Grade ANSWER to step STEP of LESSON, exactly as the tutor would."""
+    """Grade ANSWER to step STEP of LESSON, exactly as the tutor would.
+
+    \b
+    --json prints one object on stdout, whatever happens:
+      graded   {"correct": bool, "close": bool, "diagnosis": null | {"id", "message"}, "error": null}
+      refused  {"correct": null, "close": null, "diagnosis": null, "error": {"kind", "message"}}
+    kinds: unreadable_answer, unknown_lesson, broken_lesson, unknown_step, no_step, read_step,
+    no_answer, not_sandboxed, worker_broken, usage
+
+    \b
+    Exit status: 0 graded (right or wrong), 1 an answer that cannot be read (unreadable_answer),
+    2 anything else refused.
+    """
     from tutor.commands import top_level
 
     lang = top_level.language(ctx, lang)
+    try:
+        verdict, diagnosis = _verdict(ctx, target, answer_text, lesson_dirs, data_dir, trust_lessons, lang)
+    except Refusal as refusal:
+        if as_json:
+            _print_json(None, refusal)
+        echo(f"autograd-tutor grade: {refusal.message}", err=True)
+        sys.exit(KINDS[refusal.kind])
+    if as_json:
+        _print_json({"correct": verdict.correct, "close": bool(verdict.close and not verdict.correct),
+                     "diagnosis": None if diagnosis is None else {"id": diagnosis.id,
+                                                                  "message": diagnosis.message(lang)}}, None)
+    else:
+        echo(_describe(verdict, lang) + ("" if diagnosis is None else "\n" + diagnosis.message(lang)))
+
+
+def _print_json(graded: dict | None, refusal: Refusal | None) -> None:
+    """The one object `--json` prints: the same four keys either way."""
+    if refusal is not None:
+        graded = {"correct": None, "close": None, "diagnosis": None,
+                  "error": {"kind": refusal.kind, "message": refusal.message}}
+    else:
+        graded = {**graded, "error": None}
+    echo(json.dumps(graded))
+
+
+def _verdict(ctx: click.Context, target: str, answer_text: str, lesson_dirs: tuple[str, ...], data_dir: str | None,
+             trust_lessons: bool, lang: str):
+    """(verdict, diagnosis), or Refusal."""
+    from lessons.answers import AnswerError, compute_answer
+    from tutor.answer_input import AnswerFormatError
+    from tutor.commands import top_level
+
     course, lesson, step = _find(target, top_level.lesson_dirs(ctx, lesson_dirs), top_level.given(ctx, "data_dir", data_dir),
                                  lang)
     if lesson.path is not None:
-        require_confinement("grade", top_level.given(ctx, "trust_lessons", trust_lessons), (lesson.path,), lang=lang)
-    from lessons.answers import AnswerError, compute_answer
-
+        refusal = confinement_refusal(top_level.given(ctx, "trust_lessons", trust_lessons), (lesson.path,), lang=lang)
+        if refusal is not None:
+            raise Refusal(*refusal)
     try:
         answer = compute_answer(lesson, step)
     except AnswerError as error:
         reason = error.ja if lang == "ja" and error.ja else error.message
-        _fail(2, t("grade_no_answer", lang, target=target, reason=reason, where=lesson.path or lesson.id))
-    from tutor.answer_input import AnswerFormatError
-
+        raise Refusal("no_answer", t("grade_no_answer", lang, target=target, reason=reason,
+                                     where=lesson.path or lesson.id)) from None
     try:
-        verdict, diagnosis = _grade(course, lesson, step, answer, answer_text)
+        return _grade(course, lesson, step, answer, answer_text)
     except AnswerFormatError as error:
-        _fail(1, error.message(lang))
-    if as_json:
-        echo(json.dumps({"correct": verdict.correct, "close": bool(verdict.close and not verdict.correct),
-                         "diagnosis": None if diagnosis is None else {"id": diagnosis.id,
-                                                                      "message": diagnosis.message(lang)}}))
-    else:
-        echo(_describe(verdict, lang) + ("" if diagnosis is None else "\n" + diagnosis.message(lang)))
+        raise Refusal("unreadable_answer", error.message(lang)) from None
 
 
 def _find(target: str, lesson_dirs: tuple[str, ...], data_dir: str | None, lang: str):
@@ -71,13 +149,13 @@ def _find(target: str, lesson_dirs: tuple[str, ...], data_dir: str | None, lang:
     try:
         lesson_id, step_id = resolve(target, course)
     except OpenError as error:
-        _fail(2, error.message(lang))
+        raise Refusal(_OPEN_KINDS[error.key], error.message(lang)) from None
     lesson = next(lesson for lesson in course.lessons if lesson.id == lesson_id)
     if step_id is None:
-        _fail(2, t("grade_which_step", lang, target=target, steps=", ".join(s.id for s in lesson.steps)))
+        raise Refusal("no_step", t("grade_which_step", lang, target=target, steps=", ".join(s.id for s in lesson.steps)))
     step = lesson.step(step_id)
     if step.kind == "read":
-        _fail(2, t("grade_read_step", lang, target=target))
+        raise Refusal("read_step", t("grade_read_step", lang, target=target))
     return course, lesson, step
 
 
@@ -112,8 +190,3 @@ def _describe(verdict, lang: str) -> str:
         wrong = int((~verdict.cells).sum())
         message += (" " if lang == "en" else "") + t("grade_wrong_cells", lang, count=wrong, total=int(verdict.cells.size))
     return message
-
-
-def _fail(status: int, message: str) -> None:
-    echo(f"autograd-tutor grade: {message}", err=True)
-    sys.exit(status)

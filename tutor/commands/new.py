@@ -84,7 +84,7 @@ x = torch.tensor([1., 2., 3.], requires_grad=True)
 """
 [[steps.choices]]
 error = "RuntimeError: grad can be implicitly created only for scalar outputs"
-why = { en = "`backward()` without an argument needs a scalar output.", ja = "引数なしの `backward()` にはスカラー出力が必要です。" }
+why = { en = "`backward()` without an argument needs an output of one element; `x ** 2` has three.", ja = "引数なしの `backward()` には要素が 1 個の出力が必要です。`x ** 2` には要素が 3 個あります。" }
 [[steps.choices]]
 error = "none"                     # "none" means: the snippet runs without error
 why = { en = "It would need to know how to weight the three outputs.", ja = "3 つの出力をどう重み付けするかが必要になります。" }

@@ -38,7 +38,7 @@ def command(ctx: click.Context, host: str, port: int, class_dir: str, lesson_dir
             memory_per_student: int) -> None:
     """Serve the tutor to students' browsers; each student's progress goes to the class folder."""
     try:
-        from tutor.classroom.server import ClassroomServer, generate_code, is_local
+        from tutor.classroom.server import ClassroomServer, ListenError, generate_code, is_local
     except ImportError as error:
         raise click.ClickException(f"{error}. Install the classroom extra: pip install 'autograd-tutor[serve]'") from None
     from tutor.classroom.offer import OfferError, make_offer
@@ -59,7 +59,13 @@ def command(ctx: click.Context, host: str, port: int, class_dir: str, lesson_dir
         sys.exit(1)
     server = ClassroomServer(class_dir, host=host, port=port, class_code=class_code, max_students=max_students,
                              offer=offer, lang=lang, memory_per_student=memory_per_student * 1024 * 1024)
-    server.serve()
+    try:
+        server.serve()
+    except ListenError as error:
+        from tutor.untrusted import echo
+
+        echo(f"autograd-tutor serve: {error}", err=True)
+        sys.exit(1)
 
 
 def tell_offer(offer, lang: str, allow_broken: bool) -> bool:

@@ -269,7 +269,7 @@ TEMPLATES: tuple[BuiltinTemplate, ...] = (
                        "2 回目の backward は `.grad` を置き換えず、勾配を足し合わせます。")),
     BuiltinTemplate(
         "backward-errors", "error", ("scalar-backward", "retain-graph", "requires-grad"),
-        LocalText("What happens when this runs?", "これを実行するとどうなるでしょう？"),
+        LocalText("What happens when this runs?", "これを実行するとどうなるでしょうか？"),
         (LocalText("Can backward() choose a gradient for this output by itself? Is the graph still there?",
                    "backward() はこの出力に対する勾配を自分で決められるでしょうか？ グラフはまだ残っているでしょうか？"),),
         backward_errors,
