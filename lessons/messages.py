@@ -7,10 +7,10 @@ A call site names the kind (`say("unknown_key", key=…, hint=…)`) and gets a 
 Japanese that is Japanese). A value that is itself a `LocalText` (a hint, a type's name) is filled in
 the same language as the sentence around it.
 
-These stay outside the app's and the engine's one catalogue (`wording`): a problem is built in both languages at
-once (the author's language is chosen when it is printed), its templates are always filled (`no_japanese` writes
-literal braces as `{{ }}` with no field, where `wording.t` fills only when given parameters), and `TERMS` hold
-TOML's own braces. A new problem goes in `MESSAGES` below.
+These stay outside the app's and the engine's one catalogue (`engine.wording`): a problem is built in both
+languages at once (the author's language is chosen when it is printed), its templates are always filled
+(`no_japanese` writes literal braces as `{{ }}` with no field, where the catalogue's `t` fills only when given
+parameters), and `TERMS` hold TOML's own braces. A new problem goes in `MESSAGES` below.
 """
 from __future__ import annotations
 

@@ -1,16 +1,44 @@
 """The app's own words in English and Japanese.
 
 Lesson text carries its own translations (`LocalText.get(lang)`); this table holds only the
-interface: labels, key descriptions, messages. It is part of the one catalogue (`wording`), whose `t`
-is this module's `t`: a new interface string goes in both language blocks below, under a key no other
+interface: labels, key descriptions, messages. It is part of the one catalogue (`engine.wording`), whose
+`t` is this module's `t`: a new interface string goes in both language blocks below, under a key no other
 table holds (registering refuses a duplicate). The lookup rules (English fallback, `_one` forms, an
-unknown key showing itself) are `wording`'s.
+unknown key showing itself) are `engine.wording`'s.
 """
 from __future__ import annotations
 
+import importlib.util
 import os
+import sys
+from pathlib import Path
+from types import ModuleType
 
-from wording import LANGUAGES, by_key, register, t
+
+def _catalogue() -> ModuleType:
+    """The module `engine.wording`, loaded from its file without running `engine/__init__.py`.
+
+    The app imports this module before any lesson opens, and `import engine.wording` would first run the
+    engine package (numpy and the core), which the course view must not wait for. `find_spec("engine")` only
+    locates the package; the module is then executed under its own name and put in `sys.modules`, where
+    Python's import system finds it when the engine later imports `engine.wording`: one registry per process,
+    whichever side comes first (an engine already loaded is reused as it is).
+    """
+    loaded = sys.modules.get("engine.wording")
+    if loaded is not None:
+        return loaded
+    package = importlib.util.find_spec("engine")
+    assert package is not None and package.origin is not None, "the engine package is not installed"
+    spec = importlib.util.spec_from_file_location("engine.wording", Path(package.origin).with_name("wording.py"))
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["engine.wording"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+_wording = _catalogue()
+LANGUAGES, by_key, register, t = _wording.LANGUAGES, _wording.by_key, _wording.register, _wording.t
 
 __all__ = ["LANGUAGES", "STRINGS", "WordedError", "default_language", "error_said", "t"]
 

@@ -8,12 +8,12 @@ in the learner's language (`SnippetError.said`). Terms follow the course's
 articles: 勾配 (gradient), ヤコビ行列 (Jacobian), ベクトル・ヤコビ行列積 (VJP), 連鎖律 (chain rule),
 葉テンソル (leaf tensor), 計算グラフ, 逆伝播. A test fails when a key lacks its Japanese entry.
 
-This table is part of the one catalogue (`wording`): a new sentence of the engine goes here, under a key no other
-table holds (registering refuses a duplicate), and is looked up with `t`, the catalogue's one lookup.
+This table is part of the one catalogue (`engine.wording`): a new sentence of the engine goes here, under a key no
+other table holds (registering refuses a duplicate), and is looked up with `t`, the catalogue's one lookup.
 """
 from __future__ import annotations
 
-from wording import LANGUAGES, register, t
+from engine.wording import LANGUAGES, register, t
 
 __all__ = ["LANGUAGES", "MESSAGES", "t"]
 

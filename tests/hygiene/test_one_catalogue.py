@@ -1,13 +1,16 @@
-"""One catalogue of words (`wording`): every table registers in it, a key defined twice is refused, and the
+"""One catalogue of words (`engine.wording`): every table registers in it, a key defined twice is refused, and the
 interface's and the engine's `t` are the one lookup with one set of rules."""
 import ast
+import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 import engine.explain.messages as messages
+import engine.wording as wording
 import tutor.i18n as i18n
-import wording
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -58,3 +61,47 @@ def test_every_key_the_code_names_is_in_the_catalogue():
     assert len(named) > 500
     registered = {*messages.MESSAGES, *i18n.STRINGS["en"]}
     assert [(key, where) for key, where in named if key not in registered] == []
+
+
+def test_the_engine_names_the_catalogue_only_by_from_engine_wording_import():
+    """`from engine import wording` and `engine.wording.x` ask the package `engine` for the name, which the app's
+    loader (`tutor.i18n._catalogue`) never sets on it: only `from engine.wording import ...` works either way."""
+    offending = [f"{path.relative_to(ROOT)}:{number}"
+                 for path in ROOT.joinpath("engine").rglob("*.py")
+                 for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+                 if "engine.wording." in line or re.search(r"from engine import .*\bwording\b", line)]
+    assert offending == []
+
+
+def test_the_catalogue_imports_nothing_but_the_standard_library():
+    tree = ast.parse(ROOT.joinpath("engine", "wording.py").read_text(encoding="utf-8"))
+    imported = {alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)
+                for alias in node.names}
+    imported |= {node.module.split(".")[0] for node in ast.walk(tree)
+                 if isinstance(node, ast.ImportFrom) and node.module and node.level == 0}
+    assert imported and imported <= sys.stdlib_module_names
+
+
+ONE_REGISTRY = """
+import sys
+{first}
+{second}
+import engine.explain.messages, tutor.i18n
+catalogue = sys.modules["engine.wording"]   # not `engine.wording`: the app's loader sets no attribute on `engine`
+assert tutor.i18n.t is engine.explain.messages.t is catalogue.t
+assert tutor.i18n._wording is catalogue and "numpy" in sys.modules
+assert tutor.i18n.t("course_title", "ja") == tutor.i18n.STRINGS["ja"]["course_title"]
+assert engine.explain.messages.t("call_title", "en", index=1, line=2) == "backward call 1 (line 2)"
+"""
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("import tutor.i18n; assert 'numpy' not in sys.modules and 'engine' not in sys.modules", "import engine"),
+    ("import engine", "import tutor.i18n"),
+], ids=["app-first", "engine-first"])
+def test_the_app_and_the_engine_share_one_registry_whichever_imports_it_first(first, second):
+    """The app loads `engine/wording.py` without the engine package; the engine, imported later (or earlier),
+    must find that same module, or one side's keys would be missing from the other's `t`."""
+    code = ONE_REGISTRY.format(first=first, second=second)
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr

@@ -2,9 +2,10 @@
 
 Each table of words registers its keys here when its module is imported: the interface's
 (`tutor.i18n.STRINGS`, written language by language) and the explanations' and the runner's
-(`engine.explain.messages.MESSAGES`, written key by key). A package of its own, below the engine, because
-both the sandbox child (which imports the engine and nothing of the app) and the app (whose course view
-must open without loading the engine) import it; it imports nothing of the project.
+(`engine.explain.messages.MESSAGES`, written key by key). It imports nothing but the standard library:
+the engine imports it as `from engine.wording import ...`, and the app (whose course view must open
+without loading numpy or the engine core) loads this file without running `engine/__init__.py`
+(`tutor.i18n._catalogue`), under the same name in `sys.modules`, so the process has one registry.
 
 Where a new string goes: in the table of the layer that says it (the interface's words in `tutor.i18n`,
 the engine's in `engine.explain.messages`), under a key new to the WHOLE catalogue: `register` refuses a
