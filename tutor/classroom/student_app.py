@@ -50,7 +50,8 @@ class StudentDriver(WebDriver):
         self._enable_bracketed_paste()
 
 
-def make_app(environ=None):
+def make_app(environ=None, *, warm_up: bool = True):
+    """A student's tutor; `warm_up=False` (the zygote's copy) never starts a sandbox worker ahead of time."""
     from tutor.app import TutorApp
     from tutor.paths import ENV_VAR
 
@@ -60,7 +61,8 @@ def make_app(environ=None):
             before the sandbox workers (numpy, sympy: about a second of CPU each) start. A lesson
             opened sooner starts the worker itself. The timer is set here, on the app's loop: the
             warm-up thread has no loop to set it on."""
-            self.set_timer(WARM_UP_DELAY, super()._start_warm_up)
+            if warm_up:
+                self.set_timer(WARM_UP_DELAY, super()._start_warm_up)
 
         def get_driver_class(self):
             driver = super().get_driver_class()

@@ -299,7 +299,7 @@ def _warm_screens() -> None:
     """Draw the course view and open the bundled course's first lesson once, headless, in a scratch data
     folder, before any fork: Textual parses the app's and each screen's CSS and fills its caches on first use
     (half of a tutor's CPU to open its first lesson), and every child inherits them filled. No sandbox
-    worker starts here (`_start_warm_up`; that lesson's output comes with the course), so no engine and no
+    worker starts here (`make_app(warm_up=False)`; that lesson's output comes with the course), so no engine and no
     thread."""
     import asyncio
 
@@ -310,8 +310,7 @@ def _warm_screens() -> None:
         # the bundled course whatever the class's: a teacher's first lesson would run its snippet here (its
         # output is not shipped), starting the engine (numpy) and the worker's threads: no fork then
         app = make_app({**os.environ, "AUTOGRAD_TUTOR_DATA_DIR": folder, "AUTOGRAD_TUTOR_LANG": "en",
-                        "AUTOGRAD_TUTOR_CLASS_LESSONS": "", "AUTOGRAD_TUTOR_CLASS_BUNDLED": "1"})
-        app._start_warm_up = lambda: None
+                        "AUTOGRAD_TUTOR_CLASS_LESSONS": "", "AUTOGRAD_TUTOR_CLASS_BUNDLED": "1"}, warm_up=False)
 
         async def visit() -> None:
             async with app.run_test(size=(110, 32)) as pilot:
