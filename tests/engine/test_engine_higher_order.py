@@ -122,6 +122,15 @@ def _both(fn):
     return fn(torch), fn(engine)
 
 
+def _ran(source: str, *names: str) -> tuple:
+    """`source` run as a snippet on real PyTorch and on the engine: the values of `names` after each run."""
+    def run(lib):
+        env = {"torch": lib}
+        exec(source, env)  # noqa: S102 - the tests' own snippets
+        return tuple(env[name] for name in names) if len(names) > 1 else env[names[0]]
+    return _both(run)
+
+
 def _same(a, b):
     if isinstance(a, tuple):
         assert isinstance(b, tuple) and len(a) == len(b)
@@ -322,11 +331,7 @@ out.append(torch.autograd.gradgradcheck(lambda t: (t ** 3).sum(), (x,)))
 
 
 def test_custom_function_docs_examples_match_torch():
-    def run(lib):
-        env = {"torch": lib}
-        exec(DOCS_FUNCTION, env)
-        return env["out"]
-    expected, actual = _both(run)
+    expected, actual = _ran(DOCS_FUNCTION, "out")
     assert actual == expected
 
 
@@ -349,11 +354,7 @@ except RuntimeError as err:
 quiet = torch.autograd.gradcheck(Wrong.apply, (x,), raise_exception=False)
 '''
 
-    def run(lib):
-        env = {"torch": lib}
-        exec(code, env)
-        return env["message"], env["quiet"]
-    expected, actual = _both(run)
+    expected, actual = _ran(code, "message", "quiet")
     assert actual == expected
 
 
@@ -389,11 +390,7 @@ out.append(torch.autograd.grad(g.sum(), x)[0].tolist())
 def test_a_function_with_several_outputs_has_one_node_for_them():
     """PyTorch gives a custom Function one node: each output's grad_fn is that node, reached by an edge numbered
     as the output (`next_functions` shows (node, 1) for the second); gradients are unchanged."""
-    def run(lib):
-        env = {"torch": lib}
-        exec(SEVERAL_OUTPUTS, env)
-        return env["out"]
-    expected, actual = _both(run)
+    expected, actual = _ran(SEVERAL_OUTPUTS, "out")
     assert actual == expected
     assert expected[0] is True
 
