@@ -13,14 +13,13 @@ Exit status: 0 graded (right or wrong), 1 an answer that cannot be read, 2 anyth
 """
 from __future__ import annotations
 
-import json
 import sys
 
 import click
 
 from tutor.commands.trust import confinement_refusal, trust_option
 from tutor.i18n import t
-from tutor.untrusted import echo
+from tutor.untrusted import echo, json_dumps
 
 KINDS = {  # a refusal's kind -> its exit status
     "unreadable_answer": 1,    # the answer is not a number, list, printout, formula or option
@@ -112,7 +111,7 @@ def _print_json(graded: dict | None, refusal: Refusal | None) -> None:
                   "error": {"kind": refusal.kind, "message": refusal.message}}
     else:
         graded = {**graded, "error": None}
-    echo(json.dumps(graded))
+    echo(json_dumps(graded))
 
 
 def _verdict(ctx: click.Context, target: str, answer_text: str, lesson_dirs: tuple[str, ...], data_dir: str | None,
