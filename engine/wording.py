@@ -68,3 +68,18 @@ def t(key: str, lang: str = "en", **params: object) -> str:
     entry = _ENTRIES.get(key, {})
     template = entry.get(lang) or entry.get("en", key)
     return template.format(**params) if params else template
+
+
+def said(key: str, params: Mapping[str, object], lang: str = "en") -> str:
+    """`key` in `lang` with `params`, where a parameter may itself be words of the catalogue (a cause, the problem
+    inside a place), said in `lang` too: a `(key, params)` pair as the app writes it, or `{"key", "params"}` as
+    a reason comes through the sandbox's JSON."""
+    return t(key, lang, **{name: _said_within(value, lang) for name, value in params.items()})
+
+
+def _said_within(value: object, lang: str) -> object:
+    if type(value) is tuple:
+        return said(value[0], value[1], lang)
+    if isinstance(value, dict) and value.keys() == {"key", "params"}:
+        return said(value["key"], value["params"], lang)
+    return value

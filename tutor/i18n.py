@@ -38,7 +38,8 @@ def _catalogue() -> ModuleType:
 
 
 _wording = _catalogue()
-LANGUAGES, by_key, register, t = _wording.LANGUAGES, _wording.by_key, _wording.register, _wording.t
+LANGUAGES, by_key, register, said, t = (_wording.LANGUAGES, _wording.by_key, _wording.register, _wording.said,
+                                        _wording.t)
 
 __all__ = ["LANGUAGES", "STRINGS", "WordedError", "default_language", "error_said", "t"]
 
@@ -1071,9 +1072,7 @@ class WordedError(Exception):
 
     def said(self, lang: str, key: str | None = None, params: dict[str, object] | None = None) -> str:
         """In `lang`; a parameter given as (key, params) — the problem inside a place, say — is said in `lang` too."""
-        key, params = key or self.key, self.params if params is None else params
-        return t(key, lang, **{name: t(value[0], lang, **value[1]) if type(value) is tuple else value
-                               for name, value in params.items()})
+        return said(key or self.key, self.params if params is None else params, lang)
 
 
 def error_said(error: BaseException, lang: str) -> str:

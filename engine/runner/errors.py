@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from engine.explain.messages import t
+from engine.wording import said
 
 SAFETY = " (refused for safety)"
 
@@ -40,12 +41,6 @@ def _data(value: object) -> object:
     if getattr(value, "key", ""):
         return {"key": value.key, "params": value.params}
     return value if isinstance(value, (int, float)) else str(value)
-
-
-def _words(key: str, params: dict[str, object], lang: str) -> str:
-    """The reason `key` in `lang`, with a cause among its parameters said in `lang` too."""
-    return t(key, lang, **{name: _words(value["key"], value["params"], lang) if isinstance(value, dict) else value
-                           for name, value in params.items()})
 
 
 def restored(data: dict) -> str:
@@ -101,8 +96,8 @@ class SnippetError:
         """`Type: message` without the line, the message in `lang` when it is the runner's or the sandbox's."""
         if lang == "en" or not self.key:
             return f"{self.type}: {self.message}"
-        text = _words(self.key, self.params, lang)
-        if self.message.endswith(SAFETY) and not _words(self.key, self.params, "en").endswith(SAFETY):
+        text = said(self.key, self.params, lang)
+        if self.message.endswith(SAFETY) and not said(self.key, self.params, "en").endswith(SAFETY):
             text += t("refused_for_safety", lang)
         return f"{self.type}: {text}"
 

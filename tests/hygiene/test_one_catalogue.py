@@ -40,6 +40,21 @@ def test_the_lookup_rules_hold_for_the_engine_s_words_too():
     assert i18n.t("due_days", "en", n=1) == i18n.STRINGS["en"]["due_days_one"].format(n=1)
 
 
+def test_words_within_words_are_said_in_the_same_language_in_both_forms_they_travel():
+    """The app's errors carry a cause as a (key, params) pair, the runner's reasons as {"key", "params"} (JSON,
+    through the sandbox's pipe): one `said` fills both, to any depth; any other dict is a plain value."""
+    wording.register("tests.nested", {"outer_word": {"en": "outer: {cause}", "ja": "外: {cause}"},
+                                      "inner_word": {"en": "inner {n}", "ja": "内 {n}"}})
+    try:
+        assert wording.said("outer_word", {"cause": ("inner_word", {"n": 2})}, "ja") == "外: 内 2"
+        assert wording.said("outer_word", {"cause": {"key": "outer_word", "params": {
+            "cause": {"key": "inner_word", "params": {"n": 3}}}}}, "ja") == "外: 外: 内 3"
+        assert wording.said("outer_word", {"cause": {"n": 4}}, "en") == "outer: {'n': 4}"
+        assert i18n.WordedError("outer_word", cause=("inner_word", {"n": 5})).said("ja") == "外: 内 5"
+    finally:
+        wording.register("tests.nested", {})
+
+
 def test_a_table_registered_again_by_its_own_module_replaces_its_keys():
     wording.register("tests.reloaded", {"reloaded_word": {"en": "old", "ja": "古い"}})
     wording.register("tests.reloaded", {"reloaded_word": {"en": "new"}})
